@@ -1,0 +1,183 @@
+//! The CNPJ (Brazilian company tax id), numeric and the 2026 alphanumeric form.
+
+use std::fmt;
+
+/// A valid CNPJ: 14 characters, 12 of `0-9A-Z` then 2 numeric check digits, no punctuation.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cnpj(String);
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CnpjError {
+    #[error("must be 14 characters without dots, dashes or slashes (got {0})")]
+    Length(usize),
+    #[error("must be written without punctuation: {bare}")]
+    Punctuated { bare: String },
+    #[error("may only contain digits and upper-case letters, with two digits at the end")]
+    Characters,
+    #[error("check digits do not match (expected {expected})")]
+    CheckDigits { expected: String },
+    #[error("is not a real CNPJ (all characters identical)")]
+    Repeated,
+}
+
+const WEIGHTS_FIRST: [u32; 12] = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+const WEIGHTS_SECOND: [u32; 13] = [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+
+fn char_value(c: u8) -> u32 {
+    u32::from(c) - 48
+}
+
+fn check_digit(chars: &[u8], weights: &[u32]) -> u8 {
+    let sum: u32 = chars
+        .iter()
+        .zip(weights)
+        .map(|(&c, &w)| char_value(c) * w)
+        .sum();
+    let r = sum % 11;
+    if r < 2 { 0 } else { (11 - r) as u8 }
+}
+
+/// The two check digits for a 12-character base (`0-9A-Z`).
+pub fn check_digits(base: &[u8; 12]) -> [u8; 2] {
+    let first = check_digit(base, &WEIGHTS_FIRST);
+    let mut with_first = [0u8; 13];
+    with_first[..12].copy_from_slice(base);
+    with_first[12] = b'0' + first;
+    [first, check_digit(&with_first, &WEIGHTS_SECOND)]
+}
+
+impl Cnpj {
+    pub fn parse(input: &str) -> Result<Self, CnpjError> {
+        let bytes = input.as_bytes();
+        if input.chars().any(|c| matches!(c, '.' | '/' | '-' | ' ')) {
+            let bare: String = input
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric())
+                .collect();
+            return Err(CnpjError::Punctuated { bare });
+        }
+        if bytes.len() != 14 {
+            return Err(CnpjError::Length(input.chars().count()));
+        }
+        let base_ok = bytes[..12]
+            .iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase());
+        let dv_ok = bytes[12..].iter().all(u8::is_ascii_digit);
+        if !base_ok || !dv_ok {
+            return Err(CnpjError::Characters);
+        }
+        if bytes.iter().all(|&c| c == bytes[0]) {
+            return Err(CnpjError::Repeated);
+        }
+        let base: [u8; 12] = bytes[..12].try_into().expect("length checked");
+        let [d1, d2] = check_digits(&base);
+        if bytes[12] - b'0' != d1 || bytes[13] - b'0' != d2 {
+            return Err(CnpjError::CheckDigits {
+                expected: format!("{d1}{d2}"),
+            });
+        }
+        Ok(Cnpj(input.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The conventional display form, `12.ABC.345/01DE-35`.
+    pub fn formatted(&self) -> String {
+        let s = &self.0;
+        format!(
+            "{}.{}.{}/{}-{}",
+            &s[..2],
+            &s[2..5],
+            &s[5..8],
+            &s[8..12],
+            &s[12..]
+        )
+    }
+}
+
+impl fmt::Display for Cnpj {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn published_examples_are_valid() {
+        for ok in [
+            "12ABC34501DE35",
+            "AA345678000A29",
+            "11222333000181",
+            "00000000000191",
+            "33000167000101",
+        ] {
+            assert!(Cnpj::parse(ok).is_ok(), "{ok} should be valid");
+        }
+    }
+
+    #[test]
+    fn traps_are_rejected() {
+        assert_eq!(Cnpj::parse("00000000000000"), Err(CnpjError::Repeated));
+        assert_eq!(
+            Cnpj::parse("A1B2C3D41A2B99"),
+            Err(CnpjError::CheckDigits {
+                expected: "62".into()
+            })
+        );
+        assert_eq!(
+            Cnpj::parse("12.ABC.345/01DE-35"),
+            Err(CnpjError::Punctuated {
+                bare: "12ABC34501DE35".into()
+            })
+        );
+        assert_eq!(
+            Cnpj::parse("11.222.333/0001-81").unwrap_err().to_string(),
+            "must be written without punctuation: 11222333000181"
+        );
+        assert_eq!(Cnpj::parse("12abc34501de35"), Err(CnpjError::Characters));
+        assert_eq!(Cnpj::parse("1122233300018"), Err(CnpjError::Length(13)));
+        assert_eq!(Cnpj::parse("112223330001AB"), Err(CnpjError::Characters));
+        assert!(matches!(
+            Cnpj::parse("11222333000182"),
+            Err(CnpjError::CheckDigits { .. })
+        ));
+    }
+
+    #[test]
+    fn formats_with_punctuation_for_display() {
+        assert_eq!(
+            Cnpj::parse("12ABC34501DE35").unwrap().formatted(),
+            "12.ABC.345/01DE-35"
+        );
+    }
+
+    fn base_strategy() -> impl Strategy<Value = [u8; 12]> {
+        proptest::array::uniform12(prop_oneof![b'0'..=b'9', b'A'..=b'Z'])
+    }
+
+    proptest! {
+        #[test]
+        fn computed_check_digits_always_validate(base in base_strategy()) {
+            let [d1, d2] = check_digits(&base);
+            let s = format!("{}{d1}{d2}", std::str::from_utf8(&base).unwrap());
+            let all_same = s.bytes().all(|c| c == s.as_bytes()[0]);
+            prop_assert_eq!(Cnpj::parse(&s).is_ok(), !all_same);
+        }
+
+        #[test]
+        fn any_wrong_check_digit_is_rejected(base in base_strategy(), wrong in 0u8..10, which in 0usize..2) {
+            let mut dv = check_digits(&base);
+            prop_assume!(dv[which] != wrong);
+            dv[which] = wrong;
+            let s = format!("{}{}{}", std::str::from_utf8(&base).unwrap(), dv[0], dv[1]);
+            let rejected = matches!(Cnpj::parse(&s), Err(CnpjError::CheckDigits { .. }) | Err(CnpjError::Repeated));
+            prop_assert!(rejected);
+        }
+    }
+}

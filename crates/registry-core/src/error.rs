@@ -1,0 +1,92 @@
+//! The one error envelope of the API, and the field error codes of product.md §1.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Every error answer: `{"message", "code", "errors"?, "_id"?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErrorBody {
+    pub message: String,
+    pub code: String,
+    /// Every failing field, for `validation_failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<FieldError>>,
+    /// The existing record, for `duplicate_facility`.
+    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FieldError {
+    /// Path of the field in the request, e.g. `address[0].city`.
+    pub field: String,
+    pub code: FieldCode,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, code: FieldCode, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldCode {
+    Required,
+    InvalidCnpj,
+    CnpjLocked,
+    InvalidTelephone,
+    InvalidDepartment,
+    InvalidPractice,
+    InvalidRadioisotope,
+    DuplicateRadioisotope,
+    InvalidQuantity,
+    InvalidResponsibility,
+    DuplicateRole,
+    UserNotFound,
+    UserInactive,
+    GroupNotFound,
+    InvalidEmail,
+    WeakPassword,
+    InvalidValue,
+}
+
+/// Collects field errors while a payload is read, so that all of them are reported at once.
+#[derive(Debug, Default)]
+pub struct FieldErrors(Vec<FieldError>);
+
+impl FieldErrors {
+    pub fn push(&mut self, field: impl Into<String>, code: FieldCode, message: impl Into<String>) {
+        self.0.push(FieldError::new(field, code, message));
+    }
+
+    pub fn extend(&mut self, more: impl IntoIterator<Item = FieldError>) {
+        self.0.extend(more);
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `Ok(value)` when nothing failed.
+    pub fn finish<T>(self, value: T) -> Result<T, Vec<FieldError>> {
+        if self.0.is_empty() {
+            Ok(value)
+        } else {
+            Err(self.0)
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<FieldError> {
+        self.0
+    }
+}

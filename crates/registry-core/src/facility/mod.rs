@@ -1,0 +1,502 @@
+//! The facility rules: reading a create or edit payload into valid values (all field errors at
+//! once), the one-holder-per-main-role rule with replacement on edit, and the cnpj lock.
+
+use crate::cnpj::Cnpj;
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::payload::{ObjectReader, reference_id};
+use crate::values::{
+    Department, MainRole, Practice, Radioisotope, Responsibility, Telephone, WeeklyQuantity,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use utoipa::ToSchema;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Address {
+    pub street: String,
+    pub city: String,
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complement: Option<String>,
+    #[serde(rename = "zipCode", default, skip_serializing_if = "Option::is_none")]
+    pub zip_code: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RadioisotopeGrant {
+    pub name: Radioisotope,
+    pub quantity: WeeklyQuantity,
+}
+
+/// A user linked to a facility with the responsibilities they hold there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserLink {
+    pub user_id: String,
+    pub responsibilities: Vec<Responsibility>,
+}
+
+/// A validated facility payload. On create every required field is `Some`; on edit an absent
+/// key is `None` and leaves the stored value unchanged.
+#[derive(Debug, Clone, Default)]
+pub struct FacilityChanges {
+    pub name: Option<String>,
+    pub company_name: Option<String>,
+    pub cnpj: Option<Cnpj>,
+    pub telephone: Option<Telephone>,
+    pub department: Option<Department>,
+    /// `Some(None)` clears the group.
+    pub group: Option<Option<String>>,
+    pub address: Option<Vec<Address>>,
+    /// `Some(None)` clears the registry number.
+    pub cnen_registry: Option<Option<String>>,
+    pub users: Option<Vec<UserLink>>,
+    pub radioisotopes: Option<Vec<RadioisotopeGrant>>,
+    pub practices: Option<BTreeSet<Practice>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Create,
+    Edit,
+}
+
+/// Reads a facility payload. `extra_responsibilities` are the deployer's custom values.
+pub fn read_facility(
+    body: &Value,
+    mode: Mode,
+    extra_responsibilities: &[String],
+) -> Result<FacilityChanges, Vec<FieldError>> {
+    let (changes, errs) = read_facility_partial(body, mode, extra_responsibilities);
+    errs.finish(changes)
+}
+
+/// Like [`read_facility`], but also returns what could be read when some fields fail, so that
+/// checks needing the store (users, group) can add their errors to the same answer.
+pub fn read_facility_partial(
+    body: &Value,
+    mode: Mode,
+    extra_responsibilities: &[String],
+) -> (FacilityChanges, FieldErrors) {
+    let mut errs = FieldErrors::default();
+    let Some(obj) = body.as_object() else {
+        errs.push(
+            "",
+            FieldCode::InvalidValue,
+            "the body must be a JSON object",
+        );
+        return (FacilityChanges::default(), errs);
+    };
+    let r = ObjectReader::new(obj, "");
+    let create = mode == Mode::Create;
+    let string = |key: &str, errs: &mut FieldErrors| {
+        if create {
+            r.required_string(key, errs)
+        } else {
+            r.string_if_present(key, errs)
+        }
+    };
+
+    let mut out = FacilityChanges {
+        name: string("name", &mut errs),
+        company_name: string("companyName", &mut errs),
+        ..Default::default()
+    };
+
+    out.cnpj = string("cnpj", &mut errs).and_then(|raw| match Cnpj::parse(&raw) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            errs.push("cnpj", FieldCode::InvalidCnpj, e.to_string());
+            None
+        }
+    });
+
+    out.telephone = string("telephone", &mut errs).and_then(|raw| {
+        let t = Telephone::parse(&raw);
+        if t.is_none() {
+            errs.push(
+                "telephone",
+                FieldCode::InvalidTelephone,
+                "must include the area code, e.g. (11) 98765-4321: 10 or 11 digits, optionally after +55",
+            );
+        }
+        t
+    });
+
+    out.department = string("department", &mut errs).and_then(|raw| {
+        let d = Department::parse(&raw);
+        if d.is_none() {
+            errs.push(
+                "department",
+                FieldCode::InvalidDepartment,
+                format!("must be one of: {}", Department::allowed()),
+            );
+        }
+        d
+    });
+
+    out.group = match r.get("group") {
+        None => None,
+        Some(Value::Null) => Some(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Some(None),
+        Some(v) => match reference_id(v) {
+            Some(id) => Some(Some(id)),
+            None => {
+                errs.push(
+                    "group",
+                    FieldCode::InvalidValue,
+                    "must be a group _id or {\"_id\": ...}",
+                );
+                None
+            }
+        },
+    };
+
+    out.address = read_addresses(r.get("address"), create, &mut errs);
+    out.cnen_registry = r.clearable_string("CNENregistry", &mut errs);
+    out.users = r
+        .array_if_present("users", &mut errs)
+        .map(|items| read_user_links(items, extra_responsibilities, &mut errs));
+    out.radioisotopes = r
+        .array_if_present("radioisotopes", &mut errs)
+        .map(|items| read_radioisotopes(items, &mut errs));
+    out.practices = r
+        .array_if_present("practices", &mut errs)
+        .map(|items| read_practices(items, &mut errs));
+
+    (out, errs)
+}
+
+fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Option<Vec<Address>> {
+    let items: Vec<&Value> = match v {
+        None if !create => return None,
+        None | Some(Value::Null) => {
+            errs.push(
+                "address",
+                FieldCode::Required,
+                "is required: at least one {street, city, state}",
+            );
+            return None;
+        }
+        Some(Value::Array(items)) if items.is_empty() => {
+            errs.push(
+                "address",
+                FieldCode::Required,
+                "must have at least one {street, city, state}",
+            );
+            return None;
+        }
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(obj @ Value::Object(_)) => vec![obj],
+        Some(_) => {
+            errs.push(
+                "address",
+                FieldCode::InvalidValue,
+                "must be an array of {street, city, state}",
+            );
+            return None;
+        }
+    };
+    let before = errs.len();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        let Some(obj) = item.as_object() else {
+            errs.push(
+                format!("address[{i}]"),
+                FieldCode::InvalidValue,
+                "must be an object {street, city, state}",
+            );
+            continue;
+        };
+        let a = ObjectReader::new(obj, format!("address[{i}]."));
+        let street = a.required_string("street", errs);
+        let city = a.required_string("city", errs);
+        let state = a.required_string("state", errs);
+        let complement = a.clearable_string("complement", errs).flatten();
+        let zip_code = a.clearable_string("zipCode", errs).flatten();
+        if let (Some(street), Some(city), Some(state)) = (street, city, state) {
+            out.push(Address {
+                street,
+                city,
+                state,
+                complement,
+                zip_code,
+            });
+        }
+    }
+    (errs.len() == before).then_some(out)
+}
+
+fn read_user_links(items: &[Value], extra: &[String], errs: &mut FieldErrors) -> Vec<UserLink> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Some(obj) = item.as_object() else {
+            errs.push(
+                format!("users[{i}]"),
+                FieldCode::InvalidValue,
+                "must be an object {_id, responsabilities}",
+            );
+            continue;
+        };
+        let u = ObjectReader::new(obj, format!("users[{i}]."));
+        let id = u.required_string("_id", errs);
+        let mut responsibilities: Vec<Responsibility> = Vec::new();
+        for (k, value) in u
+            .array_if_present("responsabilities", errs)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let field = format!("users[{i}].responsabilities[{k}]");
+            match value
+                .as_str()
+                .and_then(|s| Responsibility::parse(s.trim(), extra))
+            {
+                Some(r) if !responsibilities.contains(&r) => responsibilities.push(r),
+                Some(_) => {}
+                None => {
+                    let mut allowed = MainRole::allowed();
+                    for e in extra {
+                        allowed.push_str(", ");
+                        allowed.push_str(e);
+                    }
+                    errs.push(
+                        field,
+                        FieldCode::InvalidResponsibility,
+                        format!("must be one of: {allowed}"),
+                    );
+                }
+            }
+        }
+        if let Some(id) = id {
+            if !seen.insert(id.clone()) {
+                errs.push(
+                    format!("users[{i}]._id"),
+                    FieldCode::InvalidValue,
+                    "this user is listed more than once",
+                );
+                continue;
+            }
+            out.push(UserLink {
+                user_id: id,
+                responsibilities,
+            });
+        }
+    }
+    out
+}
+
+fn read_radioisotopes(items: &[Value], errs: &mut FieldErrors) -> Vec<RadioisotopeGrant> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Some(obj) = item.as_object() else {
+            errs.push(
+                format!("radioisotopes[{i}]"),
+                FieldCode::InvalidValue,
+                "must be an object {name, quantity}",
+            );
+            continue;
+        };
+        let name = match obj.get("name") {
+            None | Some(Value::Null) => {
+                errs.push(
+                    format!("radioisotopes[{i}].name"),
+                    FieldCode::Required,
+                    "is required",
+                );
+                None
+            }
+            Some(v) => match v.as_str().and_then(Radioisotope::parse) {
+                Some(n) if !seen.insert(n) => {
+                    errs.push(
+                        format!("radioisotopes[{i}].name"),
+                        FieldCode::DuplicateRadioisotope,
+                        format!("{n} is listed more than once"),
+                    );
+                    None
+                }
+                Some(n) => Some(n),
+                None => {
+                    errs.push(
+                        format!("radioisotopes[{i}].name"),
+                        FieldCode::InvalidRadioisotope,
+                        format!("must be one of: {}", Radioisotope::allowed()),
+                    );
+                    None
+                }
+            },
+        };
+        let quantity = match obj.get("quantity") {
+            None | Some(Value::Null) => {
+                errs.push(
+                    format!("radioisotopes[{i}].quantity"),
+                    FieldCode::Required,
+                    "is required (mCi per week)",
+                );
+                None
+            }
+            Some(v) => {
+                let q = WeeklyQuantity::from_json(v);
+                if q.is_none() {
+                    errs.push(
+                        format!("radioisotopes[{i}].quantity"),
+                        FieldCode::InvalidQuantity,
+                        "must be a positive number of mCi per week, with a dot as decimal separator (e.g. 12.5)",
+                    );
+                }
+                q
+            }
+        };
+        if let (Some(name), Some(quantity)) = (name, quantity) {
+            out.push(RadioisotopeGrant { name, quantity });
+        }
+    }
+    out
+}
+
+fn read_practices(items: &[Value], errs: &mut FieldErrors) -> BTreeSet<Practice> {
+    let mut out = BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        match item.as_str().and_then(Practice::parse) {
+            Some(p) => {
+                out.insert(p);
+            }
+            None => errs.push(
+                format!("practices[{i}]"),
+                FieldCode::InvalidPractice,
+                format!("must be one of: {}", Practice::allowed()),
+            ),
+        }
+    }
+    out
+}
+
+/// A change of holder of a main role, recorded in the audit log (the regulator must be told of a
+/// new Titular, RT or Supervisor within 30 days).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RoleChange {
+    pub role: MainRole,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+/// Applies incoming user links over the current ones (empty on create). Each main role has at
+/// most one holder: a user newly given a main role replaces its previous holder, who keeps the
+/// rest of their responsibilities; two new holders of one role are an error.
+pub fn apply_user_links(
+    current: &[UserLink],
+    mut incoming: Vec<UserLink>,
+) -> Result<(Vec<UserLink>, Vec<RoleChange>), Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let holders_of = |links: &[UserLink], role: MainRole| -> Vec<String> {
+        links
+            .iter()
+            .filter(|l| l.responsibilities.iter().any(|r| r.main() == Some(role)))
+            .map(|l| l.user_id.clone())
+            .collect()
+    };
+    for &role in MainRole::ALL {
+        let previous = holders_of(current, role);
+        let new_holders: Vec<usize> = incoming
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| {
+                l.responsibilities.iter().any(|r| r.main() == Some(role))
+                    && !previous.contains(&l.user_id)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        match new_holders.as_slice() {
+            [] => {}
+            [winner] => {
+                for (i, link) in incoming.iter_mut().enumerate() {
+                    if i != *winner {
+                        link.responsibilities.retain(|r| r.main() != Some(role));
+                    }
+                }
+            }
+            [_, rest @ ..] => {
+                for &i in rest {
+                    let k = incoming[i]
+                        .responsibilities
+                        .iter()
+                        .position(|r| r.main() == Some(role))
+                        .unwrap_or(0);
+                    errs.push(
+                        format!("users[{i}].responsabilities[{k}]"),
+                        FieldCode::DuplicateRole,
+                        format!("{role} can have only one holder per facility"),
+                    );
+                }
+            }
+        }
+    }
+    if !errs.is_empty() {
+        return Err(errs.into_vec());
+    }
+    let changes = MainRole::ALL
+        .iter()
+        .filter_map(|&role| {
+            let before = holders_of(current, role).into_iter().next();
+            let after = holders_of(&incoming, role).into_iter().next();
+            (before != after).then_some(RoleChange {
+                role,
+                from: before,
+                to: after,
+            })
+        })
+        .collect();
+    Ok((incoming, changes))
+}
+
+/// What the store knows of a referenced user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserState {
+    Active,
+    Inactive,
+}
+
+/// Every linked user must exist and be active.
+pub fn check_linked_users(
+    links: &[UserLink],
+    known: &BTreeMap<String, UserState>,
+) -> Vec<FieldError> {
+    links
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| match known.get(&l.user_id) {
+            Some(UserState::Active) => None,
+            Some(UserState::Inactive) => Some(FieldError::new(
+                format!("users[{i}]._id"),
+                FieldCode::UserInactive,
+                format!("user {} is deactivated", l.user_id),
+            )),
+            None => Some(FieldError::new(
+                format!("users[{i}]._id"),
+                FieldCode::UserNotFound,
+                format!("no user with _id {}", l.user_id),
+            )),
+        })
+        .collect()
+}
+
+/// The cnpj cannot change once the facility is linked to records (equipment, documents, tests).
+pub fn check_cnpj_lock(
+    stored: &str,
+    incoming: Option<&Cnpj>,
+    linked_to_records: bool,
+) -> Option<FieldError> {
+    match incoming {
+        Some(new) if new.as_str() != stored && linked_to_records => Some(FieldError::new(
+            "cnpj",
+            FieldCode::CnpjLocked,
+            "cannot be changed: the facility is already linked to equipment, documents or tests",
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

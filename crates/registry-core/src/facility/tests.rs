@@ -1,0 +1,317 @@
+use super::*;
+use serde_json::json;
+
+fn valid() -> Value {
+    json!({
+        "name": "Clínica Nuclear Paulista",
+        "companyName": "CNP Serviços Médicos Ltda",
+        "cnpj": "11222333000181",
+        "telephone": "(11) 3456-7890",
+        "department": "Medicina Nuclear",
+        "address": [{"street": "Av. Paulista, 1000", "city": "São Paulo", "state": "SP"}],
+        "CNENregistry": "CNEN-1234",
+        "users": [{"_id": "u1", "responsabilities": ["Titular", "Responsável Técnico"]}],
+        "radioisotopes": [{"name": "Tc(99m)", "quantity": 1500}, {"name": "I(131)", "quantity": "200.5"}],
+        "practices": ["Diagnóstico", "Terapia Ambulatorial", "Diagnóstico"]
+    })
+}
+
+fn codes(errs: Vec<FieldError>) -> Vec<(String, FieldCode)> {
+    errs.into_iter().map(|e| (e.field, e.code)).collect()
+}
+
+fn link(id: &str, roles: &[MainRole]) -> UserLink {
+    UserLink {
+        user_id: id.into(),
+        responsibilities: roles.iter().map(|r| Responsibility::Main(*r)).collect(),
+    }
+}
+
+#[test]
+fn reads_a_complete_create_payload() {
+    let f = read_facility(&valid(), Mode::Create, &[]).unwrap();
+    assert_eq!(f.name.as_deref(), Some("Clínica Nuclear Paulista"));
+    assert_eq!(f.department, Some(Department::NuclearMedicine));
+    assert_eq!(f.radioisotopes.as_ref().unwrap()[1].quantity.mci(), 200.5);
+    assert_eq!(
+        f.practices.unwrap().len(),
+        2,
+        "duplicate practices collapse"
+    );
+    assert_eq!(f.cnen_registry, Some(Some("CNEN-1234".into())));
+    assert_eq!(f.users.unwrap()[0].responsibilities.len(), 2);
+}
+
+#[test]
+fn create_reports_every_missing_required_field_at_once() {
+    let errs = read_facility(&json!({}), Mode::Create, &[]).unwrap_err();
+    assert_eq!(
+        codes(errs),
+        [
+            "name",
+            "companyName",
+            "cnpj",
+            "telephone",
+            "department",
+            "address"
+        ]
+        .map(|f| (f.to_string(), FieldCode::Required))
+        .to_vec()
+    );
+}
+
+#[test]
+fn blank_strings_and_address_parts_are_required() {
+    let mut body = valid();
+    body["name"] = json!("   ");
+    body["address"] = json!([{"street": "", "city": "Recife"}]);
+    let errs = read_facility(&body, Mode::Create, &[]).unwrap_err();
+    assert_eq!(
+        codes(errs),
+        vec![
+            ("name".into(), FieldCode::Required),
+            ("address[0].street".into(), FieldCode::Required),
+            ("address[0].state".into(), FieldCode::Required)
+        ]
+    );
+}
+
+#[test]
+fn a_single_address_object_is_accepted() {
+    let mut body = valid();
+    body["address"] =
+        json!({"street": "Rua A, 1", "city": "Natal", "state": "RN", "zipCode": "59000-000"});
+    let f = read_facility(&body, Mode::Create, &[]).unwrap();
+    assert_eq!(f.address.unwrap()[0].zip_code.as_deref(), Some("59000-000"));
+}
+
+#[test]
+fn field_rules_each_give_their_code() {
+    let body = json!({
+        "name": 12,
+        "companyName": "X",
+        "cnpj": "11.222.333/0001-81",
+        "telephone": "3456-7890",
+        "department": "Cardiologia",
+        "address": [{"street": "s", "city": "c", "state": "st"}],
+        "group": 5,
+        "users": [{"_id": "u1", "responsabilities": ["Chefe"]}, {"_id": "u1"}],
+        "radioisotopes": [{"name": "Tc(99m)", "quantity": "12,5"}, {"name": "Xx(1)", "quantity": 1}, {"name": "Tc(99m)", "quantity": -2}, {"name": "F(18)"}],
+        "practices": ["Cirurgia"]
+    });
+    let errs = read_facility(&body, Mode::Create, &[]).unwrap_err();
+    assert_eq!(
+        codes(errs.clone()),
+        vec![
+            ("name".into(), FieldCode::InvalidValue),
+            ("cnpj".into(), FieldCode::InvalidCnpj),
+            ("telephone".into(), FieldCode::InvalidTelephone),
+            ("department".into(), FieldCode::InvalidDepartment),
+            ("group".into(), FieldCode::InvalidValue),
+            (
+                "users[0].responsabilities[0]".into(),
+                FieldCode::InvalidResponsibility
+            ),
+            ("users[1]._id".into(), FieldCode::InvalidValue),
+            (
+                "radioisotopes[0].quantity".into(),
+                FieldCode::InvalidQuantity
+            ),
+            (
+                "radioisotopes[1].name".into(),
+                FieldCode::InvalidRadioisotope
+            ),
+            (
+                "radioisotopes[2].name".into(),
+                FieldCode::DuplicateRadioisotope
+            ),
+            (
+                "radioisotopes[2].quantity".into(),
+                FieldCode::InvalidQuantity
+            ),
+            ("radioisotopes[3].quantity".into(), FieldCode::Required),
+            ("practices[0]".into(), FieldCode::InvalidPractice),
+        ]
+    );
+    let cnpj = errs.iter().find(|e| e.field == "cnpj").unwrap();
+    assert!(
+        cnpj.message.contains("11222333000181"),
+        "shows the bare form: {}",
+        cnpj.message
+    );
+}
+
+#[test]
+fn invalid_and_alphanumeric_cnpjs() {
+    let mut body = valid();
+    body["cnpj"] = json!("12ABC34501DE35");
+    assert!(read_facility(&body, Mode::Create, &[]).is_ok());
+    for bad in [
+        "00000000000000",
+        "A1B2C3D41A2B99",
+        "11222333000182",
+        "1122233300018",
+    ] {
+        body["cnpj"] = json!(bad);
+        assert_eq!(
+            codes(read_facility(&body, Mode::Create, &[]).unwrap_err()),
+            vec![("cnpj".into(), FieldCode::InvalidCnpj)],
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn custom_responsibilities_only_when_configured() {
+    let mut body = valid();
+    body["users"] = json!([{"_id": "u1", "responsabilities": ["Físico Médico"]}]);
+    assert!(read_facility(&body, Mode::Create, &[]).is_err());
+    let f = read_facility(&body, Mode::Create, &["Físico Médico".into()]).unwrap();
+    assert_eq!(
+        f.users.unwrap()[0].responsibilities,
+        vec![Responsibility::Custom("Físico Médico".into())]
+    );
+}
+
+#[test]
+fn edit_accepts_partial_payloads_and_keeps_absent_parts() {
+    let f = read_facility(
+        &json!({"_id": "x", "telephone": "(21) 2222-3333"}),
+        Mode::Edit,
+        &[],
+    )
+    .unwrap();
+    assert!(
+        f.name.is_none()
+            && f.address.is_none()
+            && f.users.is_none()
+            && f.department.is_none()
+            && f.group.is_none()
+    );
+    assert_eq!(f.telephone.unwrap().as_str(), "(21) 2222-3333");
+    let f = read_facility(
+        &json!({"group": null, "CNENregistry": "", "radioisotopes": []}),
+        Mode::Edit,
+        &[],
+    )
+    .unwrap();
+    assert_eq!(f.group, Some(None));
+    assert_eq!(f.cnen_registry, Some(None));
+    assert_eq!(f.radioisotopes.unwrap().len(), 0);
+}
+
+#[test]
+fn edit_cannot_blank_a_required_field() {
+    let errs = read_facility(&json!({"name": "", "address": []}), Mode::Edit, &[]).unwrap_err();
+    assert_eq!(
+        codes(errs),
+        vec![
+            ("name".into(), FieldCode::Required),
+            ("address".into(), FieldCode::Required)
+        ]
+    );
+}
+
+#[test]
+fn create_refuses_two_holders_of_a_main_role() {
+    let incoming = vec![
+        link("a", &[MainRole::TechnicalResponsible]),
+        link("b", &[MainRole::TechnicalResponsible, MainRole::Titular]),
+    ];
+    let errs = apply_user_links(&[], incoming).unwrap_err();
+    assert_eq!(
+        codes(errs),
+        vec![(
+            "users[1].responsabilities[0]".into(),
+            FieldCode::DuplicateRole
+        )]
+    );
+}
+
+#[test]
+fn a_new_holder_replaces_the_previous_one_who_keeps_other_roles() {
+    let current = vec![
+        link(
+            "old",
+            &[MainRole::TechnicalResponsible, MainRole::Supervisor],
+        ),
+        link("t", &[MainRole::Titular]),
+    ];
+    // The client sends the full list, still showing the old holder with the role.
+    let incoming = vec![
+        link(
+            "old",
+            &[MainRole::TechnicalResponsible, MainRole::Supervisor],
+        ),
+        link("t", &[MainRole::Titular]),
+        link("new", &[MainRole::TechnicalResponsible]),
+    ];
+    let (links, changes) = apply_user_links(&current, incoming).unwrap();
+    assert_eq!(links[0], link("old", &[MainRole::Supervisor]));
+    assert_eq!(links[2], link("new", &[MainRole::TechnicalResponsible]));
+    assert_eq!(
+        changes,
+        vec![RoleChange {
+            role: MainRole::TechnicalResponsible,
+            from: Some("old".into()),
+            to: Some("new".into())
+        }]
+    );
+}
+
+#[test]
+fn two_new_holders_of_one_role_are_refused_on_edit() {
+    let current = vec![link("old", &[MainRole::Substitute])];
+    let incoming = vec![
+        link("old", &[MainRole::Substitute]),
+        link("a", &[MainRole::Substitute]),
+        link("b", &[MainRole::Substitute]),
+    ];
+    let errs = apply_user_links(&current, incoming).unwrap_err();
+    assert_eq!(
+        codes(errs),
+        vec![(
+            "users[2].responsabilities[0]".into(),
+            FieldCode::DuplicateRole
+        )]
+    );
+}
+
+#[test]
+fn keeping_the_same_holder_changes_nothing() {
+    let current = vec![link("a", &[MainRole::Titular])];
+    let (links, changes) = apply_user_links(&current, current.clone()).unwrap();
+    assert_eq!(links, current);
+    assert!(changes.is_empty());
+}
+
+#[test]
+fn linked_users_must_exist_and_be_active() {
+    let links = vec![link("a", &[]), link("b", &[]), link("c", &[])];
+    let known = BTreeMap::from([
+        ("a".to_string(), UserState::Active),
+        ("b".to_string(), UserState::Inactive),
+    ]);
+    assert_eq!(
+        codes(check_linked_users(&links, &known)),
+        vec![
+            ("users[1]._id".into(), FieldCode::UserInactive),
+            ("users[2]._id".into(), FieldCode::UserNotFound)
+        ]
+    );
+}
+
+#[test]
+fn cnpj_lock_only_bites_when_linked_and_changed() {
+    let other = Cnpj::parse("33000167000101").unwrap();
+    let same = Cnpj::parse("11222333000181").unwrap();
+    assert_eq!(
+        check_cnpj_lock("11222333000181", Some(&other), true)
+            .unwrap()
+            .code,
+        FieldCode::CnpjLocked
+    );
+    assert!(check_cnpj_lock("11222333000181", Some(&other), false).is_none());
+    assert!(check_cnpj_lock("11222333000181", Some(&same), true).is_none());
+    assert!(check_cnpj_lock("11222333000181", None, true).is_none());
+}

@@ -1,0 +1,14 @@
+//! The facility registry's domain: values valid by construction, the facility rules, the API's
+//! shared request/response types and its error envelope. No IO.
+
+pub mod api;
+pub mod cnpj;
+pub mod error;
+pub mod facility;
+pub mod payload;
+pub mod user;
+pub mod values;
+
+pub use cnpj::{Cnpj, CnpjError};
+pub use error::{ErrorBody, FieldCode, FieldError, FieldErrors};
+pub use values::{Department, MainRole, Practice, Radioisotope, Responsibility, Role};

@@ -1,0 +1,216 @@
+//! User payloads (register and edit) and who may create, edit or grant roles to whom.
+
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::payload::ObjectReader;
+use crate::values::{Cpf, Email, Role, Telephone, password_problem};
+use serde_json::Value;
+
+/// Licence data of a user (two kinds: AN and FM). Validity dates are `YYYY-MM-DD`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LicenceChanges {
+    pub an_number: Option<Option<String>>,
+    pub an_validity: Option<Option<String>>,
+    pub fm_number: Option<Option<String>>,
+    pub fm_validity: Option<Option<String>>,
+}
+
+/// A validated user payload. On register, name, email and password are `Some`.
+#[derive(Debug, Clone, Default)]
+pub struct UserChanges {
+    pub name: Option<String>,
+    pub email: Option<Email>,
+    pub password: Option<String>,
+    /// `Some(None)` clears it.
+    pub telephone: Option<Option<Telephone>>,
+    pub cpf: Option<Option<Cpf>>,
+    pub roles: Option<Vec<Role>>,
+    pub active: Option<bool>,
+    pub licences: LicenceChanges,
+}
+
+pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let Some(obj) = body.as_object() else {
+        errs.push(
+            "",
+            FieldCode::InvalidValue,
+            "the body must be a JSON object",
+        );
+        return Err(errs.into_vec());
+    };
+    let r = ObjectReader::new(obj, "");
+    let string = |key: &str, errs: &mut FieldErrors| {
+        if register {
+            r.required_string(key, errs)
+        } else {
+            r.string_if_present(key, errs)
+        }
+    };
+    let mut out = UserChanges {
+        name: string("name", &mut errs),
+        ..Default::default()
+    };
+    out.email = string("email", &mut errs).and_then(|raw| {
+        let e = Email::parse(&raw);
+        if e.is_none() {
+            errs.push(
+                "email",
+                FieldCode::InvalidEmail,
+                "is not a valid e-mail address",
+            );
+        }
+        e
+    });
+    if register {
+        out.password = match r.get("password") {
+            Some(Value::String(p)) => match password_problem(p) {
+                Some(problem) => {
+                    errs.push("password", FieldCode::WeakPassword, problem);
+                    None
+                }
+                None => Some(p.clone()),
+            },
+            None | Some(Value::Null) => {
+                errs.push("password", FieldCode::Required, "is required");
+                None
+            }
+            Some(_) => {
+                errs.push("password", FieldCode::InvalidValue, "must be a string");
+                None
+            }
+        };
+    }
+    out.telephone = r.clearable_string("telephone", &mut errs).map(|t| {
+        t.and_then(|raw| {
+            let parsed = Telephone::parse(&raw);
+            if parsed.is_none() {
+                errs.push(
+                    "telephone",
+                    FieldCode::InvalidTelephone,
+                    "must include the area code, e.g. (11) 98765-4321",
+                );
+            }
+            parsed
+        })
+    });
+    out.cpf = r.clearable_string("cpf", &mut errs).map(|c| {
+        c.and_then(|raw| {
+            let parsed = Cpf::parse(&raw);
+            if parsed.is_none() {
+                errs.push("cpf", FieldCode::InvalidValue, "is not a valid CPF");
+            }
+            parsed
+        })
+    });
+    out.roles = r.array_if_present("roles", &mut errs).map(|items| {
+        let mut roles = Vec::new();
+        for (i, v) in items.iter().enumerate() {
+            match v.as_str().and_then(Role::parse) {
+                Some(role) if !roles.contains(&role) => roles.push(role),
+                Some(_) => {}
+                None => errs.push(
+                    format!("roles[{i}]"),
+                    FieldCode::InvalidValue,
+                    format!("must be one of: {}", Role::allowed()),
+                ),
+            }
+        }
+        roles
+    });
+    out.active = r.bool_if_present("active", &mut errs);
+    let date = |key: &str, errs: &mut FieldErrors| {
+        r.clearable_string(key, errs).map(|d| {
+            d.filter(|s| {
+                let ok = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
+                if !ok {
+                    errs.push(key, FieldCode::InvalidValue, "must be a date YYYY-MM-DD");
+                }
+                ok
+            })
+        })
+    };
+    out.licences = LicenceChanges {
+        an_number: r.clearable_string("ANLicenseNumber", &mut errs),
+        an_validity: date("ANLicenseValidity", &mut errs),
+        fm_number: r.clearable_string("FMLicenseNumber", &mut errs),
+        fm_validity: date("FMLicenseValidity", &mut errs),
+    };
+    errs.finish(out)
+}
+
+/// Roles a caller may give to a user they create or edit (product.md §3): an Administrator any
+/// role; the other staff roles only `Cliente`; a `Cliente` none.
+pub fn may_grant(caller: &[Role], role: Role) -> bool {
+    if caller.contains(&Role::Administrator) {
+        true
+    } else {
+        role == Role::Client && caller.iter().any(|r| r.is_staff())
+    }
+}
+
+/// Whether a caller may edit or deactivate a user holding `target_roles` (themself aside).
+pub fn may_manage(caller: &[Role], target_roles: &[Role]) -> bool {
+    target_roles.iter().all(|&r| may_grant(caller, r)) && caller.iter().any(|r| r.is_staff())
+}
+
+pub fn is_staff(roles: &[Role]) -> bool {
+    roles.iter().any(|r| r.is_staff())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fields(e: Vec<FieldError>) -> Vec<(String, FieldCode)> {
+        e.into_iter().map(|f| (f.field, f.code)).collect()
+    }
+
+    #[test]
+    fn register_requires_name_email_password_and_reports_all() {
+        let e = read_user(&json!({"email": "bad", "password": "short", "cpf": "123", "roles": ["Chefe"], "ANLicenseValidity": "31/12/2026"}), true).unwrap_err();
+        assert_eq!(
+            fields(e),
+            vec![
+                ("name".into(), FieldCode::Required),
+                ("email".into(), FieldCode::InvalidEmail),
+                ("password".into(), FieldCode::WeakPassword),
+                ("cpf".into(), FieldCode::InvalidValue),
+                ("roles[0]".into(), FieldCode::InvalidValue),
+                ("ANLicenseValidity".into(), FieldCode::InvalidValue),
+            ]
+        );
+    }
+
+    #[test]
+    fn register_reads_a_full_user() {
+        let u = read_user(
+            &json!({"name": "Ana", "email": "Ana@X.com", "password": "12345678", "roles": ["Físico"], "telephone": "(11) 3333-4444", "ANLicenseNumber": "AN-1", "ANLicenseValidity": "2027-01-31"}),
+            true,
+        )
+        .unwrap();
+        assert_eq!(u.email.unwrap().as_str(), "ana@x.com");
+        assert_eq!(u.roles, Some(vec![Role::Physicist]));
+        assert_eq!(u.licences.an_validity, Some(Some("2027-01-31".into())));
+    }
+
+    #[test]
+    fn edit_leaves_absent_fields_alone() {
+        let u = read_user(&json!({"telephone": null}), false).unwrap();
+        assert!(u.name.is_none() && u.email.is_none() && u.roles.is_none());
+        assert_eq!(u.telephone, Some(None));
+    }
+
+    #[test]
+    fn grant_rules_follow_the_permission_table() {
+        use Role::*;
+        assert!(may_grant(&[Administrator], Admin));
+        assert!(may_grant(&[Admin], Client));
+        assert!(!may_grant(&[Admin], Physicist));
+        assert!(!may_grant(&[Reports], Administrator));
+        assert!(!may_grant(&[Client], Client));
+        assert!(may_manage(&[Physicist], &[Client]));
+        assert!(!may_manage(&[Physicist], &[Client, Reports]));
+        assert!(!may_manage(&[Client], &[Client]));
+    }
+}

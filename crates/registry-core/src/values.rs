@@ -1,0 +1,416 @@
+//! Field values of the registry that are valid by construction: enums with the spec's exact
+//! strings, and newtypes whose only constructor is a `parse` that checks the rule.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use utoipa::ToSchema;
+
+/// Declares an enum whose wire form is the spec's exact (Portuguese) string.
+macro_rules! spec_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+        pub enum $name { $(#[serde(rename = $text)] $variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($text => Some($name::$variant),)+ _ => None }
+            }
+
+            /// The allowed values, for error messages and prompts.
+            pub fn allowed() -> String {
+                Self::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        }
+    };
+}
+
+spec_enum!(
+    /// The two departments a facility belongs to.
+    Department { NuclearMedicine => "Medicina Nuclear", Radiodiagnosis => "Radiodiagnóstico" }
+);
+
+spec_enum!(
+    /// Practices a facility may be authorised for (spec §2.5).
+    Practice {
+        InpatientTherapy => "Terapia com Internação",
+        OutpatientTherapy => "Terapia Ambulatorial",
+        Diagnosis => "Diagnóstico",
+    }
+);
+
+spec_enum!(
+    /// Radioisotopes a facility may be authorised for (spec §2.4). `Ra(233)` is kept exactly as the
+    /// spec writes it; the therapeutic isotope in use is Ra-223 and the spec's value is most likely a typo.
+    Radioisotope {
+        C11 => "C(11)", Cr51 => "Cr(51)", F18 => "F(18)", Ga67 => "Ga(67)", Ga68 => "Ga(68)",
+        I123 => "I(123)", I125 => "I(125)", I131 => "I(131)", In111 => "In(111)", Lu177 => "Lu(177)",
+        Ra233 => "Ra(233)", Sm153 => "Sm(153)", Tc99m => "Tc(99m)", Tl201 => "Tl(201)", Y90 => "Y(90)",
+    }
+);
+
+spec_enum!(
+    /// The four main responsibilities; each has at most one holder per facility.
+    MainRole {
+        Titular => "Titular",
+        TechnicalResponsible => "Responsável Técnico",
+        Substitute => "Substituto",
+        Supervisor => "Supervisor",
+    }
+);
+
+spec_enum!(
+    /// User roles: four staff roles and the facility-side `Cliente`.
+    Role { Administrator => "Administrator", Admin => "Admin", Physicist => "Físico", Reports => "Laudos", Client => "Cliente" }
+);
+
+impl Role {
+    pub fn is_staff(self) -> bool {
+        self != Role::Client
+    }
+}
+
+/// A responsibility a user holds at a facility: one of the four main roles, or a custom value
+/// configured by the deployer (`REGISTRY_EXTRA_RESPONSIBILITIES`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Responsibility {
+    Main(MainRole),
+    Custom(String),
+}
+
+impl Responsibility {
+    /// Accepts the four main roles and any of `extra` (exact match).
+    pub fn parse(s: &str, extra: &[String]) -> Option<Self> {
+        MainRole::parse(s).map(Responsibility::Main).or_else(|| {
+            extra
+                .iter()
+                .any(|e| e == s)
+                .then(|| Responsibility::Custom(s.to_owned()))
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Responsibility::Main(r) => r.as_str(),
+            Responsibility::Custom(s) => s,
+        }
+    }
+
+    pub fn main(&self) -> Option<MainRole> {
+        match self {
+            Responsibility::Main(r) => Some(*r),
+            Responsibility::Custom(_) => None,
+        }
+    }
+}
+
+impl Serialize for Responsibility {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Authorised weekly activity in mCi: a finite number greater than zero.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+pub struct WeeklyQuantity(f64);
+
+impl WeeklyQuantity {
+    /// From a JSON value: a number, or a string of digits with an optional dot decimal part.
+    /// Commas, exponents in strings, signs and any other characters are refused.
+    pub fn from_json(v: &serde_json::Value) -> Option<Self> {
+        let n = match v {
+            serde_json::Value::Number(n) => n.as_f64()?,
+            serde_json::Value::String(s) => Self::parse_decimal(s)?,
+            _ => return None,
+        };
+        Self::new(n)
+    }
+
+    pub fn new(n: f64) -> Option<Self> {
+        (n.is_finite() && n > 0.0).then_some(WeeklyQuantity(n))
+    }
+
+    fn parse_decimal(s: &str) -> Option<f64> {
+        let (int, frac) = match s.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (s, None),
+        };
+        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+            return None;
+        }
+        s.parse().ok()
+    }
+
+    pub fn mci(self) -> f64 {
+        self.0
+    }
+
+    /// The same activity in MBq (1 mCi = 37 MBq exactly).
+    pub fn mbq(self) -> f64 {
+        self.0 * 37.0
+    }
+}
+
+/// A telephone number that includes the area code: after removing spaces, `()` and `-`, 10–11
+/// digits, optionally preceded by `+55`. Stored as given, trimmed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Telephone(String);
+
+impl Telephone {
+    pub fn parse(s: &str) -> Option<Self> {
+        let trimmed = s.trim();
+        let compact: String = trimmed
+            .chars()
+            .filter(|c| !matches!(c, ' ' | '(' | ')' | '-'))
+            .collect();
+        let digits = compact.strip_prefix("+55").unwrap_or(&compact);
+        let ok = (10..=11).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
+        ok.then(|| Telephone(trimmed.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An e-mail address, stored lower-case.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Email(String);
+
+impl Email {
+    pub fn parse(s: &str) -> Option<Self> {
+        let s = s.trim().to_lowercase();
+        let (local, domain) = s.split_once('@')?;
+        let ok = !local.is_empty()
+            && s.len() <= 254
+            && !domain.contains('@')
+            && domain.contains('.')
+            && !domain.starts_with('.')
+            && !domain.ends_with('.')
+            && !domain.contains("..")
+            && !s
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | ',' | ';'));
+        ok.then_some(Email(s))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The password policy: at least 8 characters, at most 256, not only spaces.
+pub fn password_problem(p: &str) -> Option<&'static str> {
+    let n = p.chars().count();
+    if n < 8 {
+        Some("must have at least 8 characters")
+    } else if n > 256 {
+        Some("must have at most 256 characters")
+    } else if p.trim().is_empty() {
+        Some("must not be only spaces")
+    } else {
+        None
+    }
+}
+
+/// A CPF (individual tax id): 11 digits with two check digits. Punctuation (`123.456.789-09`) is
+/// accepted and removed; the stored form is digits only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cpf(String);
+
+impl Cpf {
+    pub fn parse(s: &str) -> Option<Self> {
+        let digits: String = s
+            .trim()
+            .chars()
+            .filter(|c| !matches!(c, '.' | '-' | ' '))
+            .collect();
+        let d: Vec<u32> = digits
+            .chars()
+            .map(|c| c.to_digit(10))
+            .collect::<Option<_>>()?;
+        if d.len() != 11 || d.iter().all(|&x| x == d[0]) {
+            return None;
+        }
+        let dv = |n: usize| {
+            let sum: u32 = d[..n]
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| x * (n as u32 + 1 - i as u32))
+                .sum();
+            let r = (sum * 10) % 11;
+            if r == 10 { 0 } else { r }
+        };
+        (dv(9) == d[9] && dv(10) == d[10]).then_some(Cpf(digits))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn enums_use_the_spec_strings() {
+        assert_eq!(
+            serde_json::to_value(Department::Radiodiagnosis).unwrap(),
+            json!("Radiodiagnóstico")
+        );
+        assert_eq!(
+            Department::parse("Medicina Nuclear"),
+            Some(Department::NuclearMedicine)
+        );
+        assert_eq!(Department::parse("medicina nuclear"), None);
+        assert_eq!(Radioisotope::ALL.len(), 15);
+        assert_eq!(Radioisotope::parse("Tc(99m)"), Some(Radioisotope::Tc99m));
+        assert_eq!(Radioisotope::parse("Ra(233)"), Some(Radioisotope::Ra233));
+        assert_eq!(Radioisotope::parse("Tc-99m"), None);
+        assert_eq!(
+            Practice::parse("Terapia com Internação"),
+            Some(Practice::InpatientTherapy)
+        );
+        assert_eq!(Role::parse("Físico"), Some(Role::Physicist));
+        assert!(!Role::Client.is_staff() && Role::Reports.is_staff());
+    }
+
+    #[test]
+    fn responsibilities_accept_configured_custom_values_only() {
+        let extra = vec!["Físico Médico".to_owned()];
+        assert_eq!(
+            Responsibility::parse("Responsável Técnico", &[]),
+            Some(Responsibility::Main(MainRole::TechnicalResponsible))
+        );
+        assert_eq!(
+            Responsibility::parse("Físico Médico", &extra),
+            Some(Responsibility::Custom("Físico Médico".into()))
+        );
+        assert_eq!(Responsibility::parse("Físico Médico", &[]), None);
+        assert_eq!(Responsibility::parse("titular", &[]), None);
+    }
+
+    #[test]
+    fn quantities() {
+        let q = |v: serde_json::Value| WeeklyQuantity::from_json(&v).map(WeeklyQuantity::mci);
+        assert_eq!(q(json!(10)), Some(10.0));
+        assert_eq!(q(json!(0.5)), Some(0.5));
+        assert_eq!(q(json!("12.75")), Some(12.75));
+        assert_eq!(q(json!("3")), Some(3.0));
+        for bad in [
+            json!("12,5"),
+            json!(0),
+            json!(-1),
+            json!("-1"),
+            json!("abc"),
+            json!("NaN"),
+            json!(""),
+            json!("1e3"),
+            json!(" 5"),
+            json!("5."),
+            json!(".5"),
+            json!(null),
+            json!(true),
+            json!("0.0"),
+        ] {
+            assert_eq!(q(bad.clone()), None, "{bad} must be refused");
+        }
+        assert_eq!(WeeklyQuantity::new(2.0).unwrap().mbq(), 74.0);
+    }
+
+    #[test]
+    fn telephones() {
+        for ok in [
+            "(11) 98765-4321",
+            "(21) 3456-7890",
+            "11987654321",
+            "+55 (11) 98765-4321",
+            "  (61) 3333-4444 ",
+        ] {
+            assert!(Telephone::parse(ok).is_some(), "{ok}");
+        }
+        assert_eq!(
+            Telephone::parse("  (61) 3333-4444 ").unwrap().as_str(),
+            "(61) 3333-4444"
+        );
+        for bad in [
+            "98765-4321",
+            "(11) 98765-43210",
+            "+1 (11) 98765-4321",
+            "phone",
+            "",
+            "(11) 9876a-4321",
+        ] {
+            assert!(Telephone::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn emails_and_passwords() {
+        assert_eq!(
+            Email::parse(" Ana.Souza@Clinica.COM.br ").unwrap().as_str(),
+            "ana.souza@clinica.com.br"
+        );
+        for bad in [
+            "ana",
+            "ana@",
+            "@x.com",
+            "ana@x",
+            "a b@x.com",
+            "a@x..com",
+            "a@@x.com",
+        ] {
+            assert!(Email::parse(bad).is_none(), "{bad}");
+        }
+        assert!(password_problem("short").is_some());
+        assert!(password_problem("        ").is_some());
+        assert!(password_problem("long enough").is_none());
+    }
+
+    #[test]
+    fn cpfs() {
+        assert_eq!(
+            Cpf::parse("529.982.247-25").unwrap().as_str(),
+            "52998224725"
+        );
+        assert!(Cpf::parse("52998224725").is_some());
+        assert!(Cpf::parse("52998224724").is_none());
+        assert!(Cpf::parse("11111111111").is_none());
+        assert!(Cpf::parse("5299822472").is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn decimal_strings_round_trip(int in 0u32..100_000, frac in 0u32..10_000) {
+            let s = format!("{int}.{frac:04}");
+            let expected: f64 = s.parse().unwrap();
+            let got = WeeklyQuantity::from_json(&serde_json::Value::String(s.clone()));
+            prop_assert_eq!(got.map(WeeklyQuantity::mci), (expected > 0.0).then_some(expected));
+        }
+
+        #[test]
+        fn a_comma_is_never_accepted(int in 0u32..100_000, frac in 0u32..10_000) {
+            let s = format!("{int},{frac}");
+            prop_assert!(WeeklyQuantity::from_json(&serde_json::Value::String(s)).is_none());
+        }
+
+        #[test]
+        fn positive_numbers_are_accepted(n in 1e-9f64..1e9) {
+            prop_assert_eq!(WeeklyQuantity::from_json(&serde_json::json!(n)).map(WeeklyQuantity::mci), Some(n));
+        }
+    }
+}

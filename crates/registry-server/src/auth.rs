@@ -1,0 +1,230 @@
+//! Authentication: argon2id password hashes (off the async threads), HS256 JWTs, and the
+//! `Caller` extractor that admits only tokens of active users issued since their last password
+//! change or deactivation.
+
+use crate::app::AppState;
+use crate::error::{ApiError, Result};
+use anyhow::Context;
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
+use axum::extract::FromRequestParts;
+use axum::http::{header, request::Parts};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use registry_core::Role;
+use registry_core::user::is_staff;
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+
+pub struct JwtKeys {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+}
+
+impl JwtKeys {
+    pub fn new(secret: &[u8]) -> Self {
+        JwtKeys {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+        }
+    }
+}
+
+/// The token's claims (product.md §3). `ver` is the user's token version when it was issued.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Claims {
+    pub sub: String,
+    pub id: String,
+    pub email: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub roles: Vec<Role>,
+    pub iat: i64,
+    pub exp: i64,
+    pub ver: i64,
+}
+
+pub struct TokenSubject<'a> {
+    pub id: &'a str,
+    pub email: &'a str,
+    pub name: &'a str,
+    pub roles: &'a [Role],
+    pub token_version: i64,
+}
+
+pub fn issue_token(state: &AppState, who: TokenSubject<'_>) -> Result<String> {
+    let now = chrono::Utc::now().timestamp();
+    let claims = Claims {
+        sub: who.id.to_owned(),
+        id: who.id.to_owned(),
+        email: who.email.to_owned(),
+        name: who.name.to_owned(),
+        kind: who
+            .roles
+            .first()
+            .map(|r| r.as_str().to_owned())
+            .unwrap_or_default(),
+        roles: who.roles.to_vec(),
+        iat: now,
+        exp: now + state.config.token_ttl.as_secs() as i64,
+        ver: who.token_version,
+    };
+    jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        &claims,
+        &state.keys.encoding,
+    )
+    .context("cannot sign token")
+    .map_err(ApiError::from)
+}
+
+pub async fn hash_password(password: String) -> Result<String> {
+    tokio::task::spawn_blocking(move || {
+        Argon2::default()
+            .hash_password(password.as_bytes())
+            .map(|h| h.to_string())
+    })
+    .await
+    .context("hashing task failed")?
+    .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot hash password: {e}")))
+}
+
+/// Verifies a password against a stored PHC string. With no stored hash (unknown e-mail) a dummy
+/// hash is checked, so that both cases take the same time.
+pub async fn verify_password(password: String, stored: Option<String>) -> Result<bool> {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let known = stored.is_some();
+    let ok = tokio::task::spawn_blocking(move || {
+        let stored = stored.unwrap_or_else(|| {
+            DUMMY
+                .get_or_init(|| {
+                    Argon2::default()
+                        .hash_password(b"timing equaliser")
+                        .map(|h| h.to_string())
+                        .unwrap_or_default()
+                })
+                .clone()
+        });
+        PasswordHash::new(&stored)
+            .map(|h| {
+                Argon2::default()
+                    .verify_password(password.as_bytes(), &h)
+                    .is_ok()
+            })
+            .unwrap_or(false)
+    })
+    .await
+    .context("verification task failed")?;
+    Ok(ok && known)
+}
+
+/// The authenticated user making the request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub roles: Vec<Role>,
+}
+
+impl Caller {
+    pub fn is_staff(&self) -> bool {
+        is_staff(&self.roles)
+    }
+
+    pub fn has(&self, role: Role) -> bool {
+        self.roles.contains(&role)
+    }
+
+    pub fn require_staff(&self) -> Result<()> {
+        if self.is_staff() {
+            Ok(())
+        } else {
+            Err(ApiError::denied())
+        }
+    }
+
+    /// Passes when the caller holds one of `roles`.
+    pub fn require_any(&self, roles: &[Role]) -> Result<()> {
+        if roles.iter().any(|r| self.has(*r)) {
+            Ok(())
+        } else {
+            Err(ApiError::denied())
+        }
+    }
+}
+
+fn unauthorized(msg: &str) -> ApiError {
+    ApiError::Unauthorized(msg.to_owned())
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let header = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
+            unauthorized("Authentication required: send Authorization: Bearer <token>.")
+        })?;
+        let token = header
+            .to_str()
+            .ok()
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| unauthorized("The Authorization header must be: Bearer <token>."))?;
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 5;
+        let claims = jsonwebtoken::decode::<Claims>(token, &state.keys.decoding, &validation)
+            .map_err(|e| match e.kind() {
+                jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
+                    unauthorized("The token has expired; log in again.")
+                }
+                _ => unauthorized("The token is not valid."),
+            })?
+            .claims;
+        let mut conn = state.db.read().await?;
+        let row = sqlx::query(
+            "SELECT name, email, roles, active, token_version FROM users WHERE id = $1",
+        )
+        .bind(&claims.id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .ok_or_else(|| unauthorized("The token's user no longer exists."))?;
+        if row.try_get::<i64, _>("active")? == 0 {
+            return Err(unauthorized("This account is deactivated."));
+        }
+        if row.try_get::<i64, _>("token_version")? != claims.ver {
+            return Err(unauthorized(
+                "The token was issued before a password change; log in again.",
+            ));
+        }
+        Ok(Caller {
+            id: claims.id,
+            name: row.try_get("name")?,
+            email: row.try_get("email")?,
+            roles: serde_json::from_str(&row.try_get::<String, _>("roles")?)
+                .context("stored roles")?,
+        })
+    }
+}
+
+/// `Some(caller)` with a valid token, `None` without an Authorization header; a bad token is
+/// still refused.
+pub struct MaybeCaller(pub Option<Caller>);
+
+impl FromRequestParts<AppState> for MaybeCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        if parts.headers.contains_key(header::AUTHORIZATION) {
+            Ok(MaybeCaller(Some(
+                Caller::from_request_parts(parts, state).await?,
+            )))
+        } else {
+            Ok(MaybeCaller(None))
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Server configuration from `REGISTRY_*` environment variables (product.md §6).
+
+use anyhow::{Context, bail};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Environment {
+    Production,
+    Staging,
+    Development,
+}
+
+/// A secret that never prints.
+#[derive(Clone)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `sqlite://…` or `postgres://…`; `None` means a SQLite file in the data folder.
+    pub database_url: Option<String>,
+    pub bind: String,
+    pub data_dir: PathBuf,
+    pub jwt_secret: Option<Secret>,
+    pub admin_email: Option<String>,
+    pub admin_password: Option<Secret>,
+    pub smtp_url: Option<Secret>,
+    pub mail_from: String,
+    pub object_store_url: Option<String>,
+    pub environment: Environment,
+    pub extra_responsibilities: Vec<String>,
+    /// Whether `POST /register/` without a token creates a `Cliente`.
+    pub self_registration: bool,
+    pub token_ttl: Duration,
+    /// Failed logins per e-mail address allowed within `login_window` before 429.
+    pub login_max_failures: i64,
+    pub login_window: Duration,
+    /// Public base URL used in e-mails (password recovery links).
+    pub public_url: String,
+}
+
+impl Config {
+    /// Defaults for everything, rooted at `data_dir`.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Config {
+            database_url: None,
+            bind: "127.0.0.1:8080".into(),
+            data_dir: data_dir.into(),
+            jwt_secret: None,
+            admin_email: None,
+            admin_password: None,
+            smtp_url: None,
+            mail_from: "Facility Registry <registry@localhost>".into(),
+            object_store_url: None,
+            environment: Environment::Development,
+            extra_responsibilities: Vec::new(),
+            self_registration: true,
+            token_ttl: Duration::from_secs(12 * 3600),
+            login_max_failures: 5,
+            login_window: Duration::from_secs(15 * 60),
+            public_url: "http://127.0.0.1:8080".into(),
+        }
+    }
+
+    pub fn from_env() -> anyhow::Result<Self> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let mut c = Config::new(var("REGISTRY_DATA_DIR").unwrap_or_else(|| "data".into()));
+        c.database_url = var("REGISTRY_DATABASE_URL");
+        if let Some(bind) = var("REGISTRY_BIND") {
+            c.bind = bind;
+        }
+        c.public_url = var("REGISTRY_PUBLIC_URL").unwrap_or_else(|| format!("http://{}", c.bind));
+        c.jwt_secret = var("REGISTRY_JWT_SECRET").map(Secret);
+        c.admin_email = var("REGISTRY_ADMIN_EMAIL");
+        c.admin_password = var("REGISTRY_ADMIN_PASSWORD").map(Secret);
+        c.smtp_url = var("REGISTRY_SMTP_URL").map(Secret);
+        if let Some(from) = var("REGISTRY_MAIL_FROM") {
+            c.mail_from = from;
+        }
+        c.object_store_url = var("REGISTRY_OBJECT_STORE_URL");
+        c.environment = match var("REGISTRY_ENV").as_deref() {
+            None | Some("development") => Environment::Development,
+            Some("staging") => Environment::Staging,
+            Some("production") => Environment::Production,
+            Some(other) => {
+                bail!("REGISTRY_ENV must be production, staging or development (got {other:?})")
+            }
+        };
+        c.extra_responsibilities = var("REGISTRY_EXTRA_RESPONSIBILITIES")
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(v) = var("REGISTRY_SELF_REGISTRATION") {
+            c.self_registration =
+                parse_bool(&v).context("REGISTRY_SELF_REGISTRATION must be true or false")?;
+        }
+        if let Some(v) = var("REGISTRY_TOKEN_TTL_MINUTES") {
+            let minutes: u64 = v
+                .parse()
+                .context("REGISTRY_TOKEN_TTL_MINUTES must be a whole number")?;
+            c.token_ttl = Duration::from_secs(minutes * 60);
+        }
+        if c.admin_email.is_some() != c.admin_password.is_some() {
+            bail!("set both REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD, or neither");
+        }
+        Ok(c)
+    }
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}

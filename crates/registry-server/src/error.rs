@@ -1,0 +1,140 @@
+//! The HTTP error type: every failure becomes the one error envelope with its status; internal
+//! errors are logged and never described to the client.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use registry_core::{ErrorBody, FieldCode, FieldError};
+
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    PermissionDenied(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{message}")]
+    Conflict {
+        code: &'static str,
+        message: String,
+        id: Option<String>,
+    },
+    #[error("the record changed since it was read")]
+    VersionMismatch,
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("validation failed")]
+    Validation(Vec<FieldError>),
+    #[error("too many attempts")]
+    RateLimited { retry_after_secs: u64 },
+    #[error("internal error: {0:#}")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl ApiError {
+    pub fn not_found(what: &str) -> Self {
+        ApiError::NotFound(format!("{what} not found"))
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::Conflict {
+            code,
+            message: message.into(),
+            id: None,
+        }
+    }
+
+    pub fn field(field: &str, code: FieldCode, message: impl Into<String>) -> Self {
+        ApiError::Validation(vec![FieldError::new(field, code, message)])
+    }
+
+    pub fn denied() -> Self {
+        ApiError::PermissionDenied("permission denied: your role may not do this".into())
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> Self {
+        ApiError::Internal(e.into())
+    }
+}
+
+fn validation_message(errors: &[FieldError]) -> String {
+    let parts: Vec<String> = errors
+        .iter()
+        .take(5)
+        .map(|e| {
+            if e.field.is_empty() {
+                e.message.clone()
+            } else {
+                format!("{} {}", e.field, e.message)
+            }
+        })
+        .collect();
+    let more = errors.len().saturating_sub(5);
+    let tail = if more > 0 {
+        format!(" (and {more} more)")
+    } else {
+        String::new()
+    };
+    format!("Invalid input: {}{tail}.", parts.join("; "))
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, message) = match &self {
+            ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, "bad_request", m.clone()),
+            ApiError::Unauthorized(m) => (StatusCode::UNAUTHORIZED, "unauthorized", m.clone()),
+            ApiError::PermissionDenied(m) => (StatusCode::FORBIDDEN, "permission_denied", m.clone()),
+            ApiError::NotFound(m) => (StatusCode::NOT_FOUND, "not_found", m.clone()),
+            ApiError::Conflict { code, message, .. } => (StatusCode::CONFLICT, *code, message.clone()),
+            ApiError::VersionMismatch => (
+                StatusCode::PRECONDITION_FAILED,
+                "version_mismatch",
+                "The record was changed by someone else since you read it (If-Match does not match); reload and retry.".into(),
+            ),
+            ApiError::PayloadTooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", m.clone()),
+            ApiError::Validation(errors) => (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed", validation_message(errors)),
+            ApiError::RateLimited { retry_after_secs } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                format!("Too many failed attempts; try again in {retry_after_secs} seconds."),
+            ),
+            ApiError::Internal(e) => {
+                tracing::error!(error = format!("{e:#}"), "internal error");
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal", "Internal server error; it has been logged.".into())
+            }
+        };
+        let body = ErrorBody {
+            message,
+            code: code.to_owned(),
+            errors: match &self {
+                ApiError::Validation(e) => Some(e.clone()),
+                _ => None,
+            },
+            id: match &self {
+                ApiError::Conflict { id, .. } => id.clone(),
+                _ => None,
+            },
+        };
+        let mut response = (status, axum::Json(body)).into_response();
+        match self {
+            ApiError::Unauthorized(_) => {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            ApiError::RateLimited { retry_after_secs } => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            }
+            _ => {}
+        }
+        response
+    }
+}

@@ -1,0 +1,160 @@
+//! Request extractors: the JSON body (read lazily, so permission checks come before parse
+//! errors) and list parameters (`?filters=<json>` as the web client sends them, or plain params).
+
+use crate::error::ApiError;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Query, Request};
+use axum::http::{StatusCode, header, request::Parts};
+use serde_json::{Map, Value};
+
+pub const DEFAULT_PAGE_SIZE: i64 = 20;
+pub const MAX_PAGE_SIZE: i64 = 200;
+
+/// A request body that must be JSON; parsed when the handler asks for it.
+pub struct JsonBody {
+    bytes: Bytes,
+    is_json: bool,
+}
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let is_json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|m| {
+                let m = m.trim().to_ascii_lowercase();
+                m == "application/json" || m.ends_with("+json")
+            })
+            .unwrap_or(false);
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
+            } else {
+                ApiError::BadRequest("The request body could not be read.".into())
+            }
+        })?;
+        Ok(JsonBody { bytes, is_json })
+    }
+}
+
+impl JsonBody {
+    pub fn value(&self) -> Result<Value, ApiError> {
+        if !self.is_json {
+            return Err(ApiError::BadRequest(
+                "Expected a JSON body with Content-Type: application/json.".into(),
+            ));
+        }
+        serde_json::from_slice(&self.bytes)
+            .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))
+    }
+
+    /// The body's `_id` (a required string), for the POST forms that carry the id in the body.
+    pub fn id(value: &Value) -> Result<String, ApiError> {
+        match value.get("_id") {
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
+            Some(Value::Null) | None => Err(ApiError::field(
+                "_id",
+                registry_core::FieldCode::Required,
+                "is required",
+            )),
+            Some(_) => Err(ApiError::field(
+                "_id",
+                registry_core::FieldCode::InvalidValue,
+                "must be a string",
+            )),
+        }
+    }
+}
+
+/// Paging and filters of a list request.
+#[derive(Debug, Clone)]
+pub struct ListParams {
+    pub page_num: i64,
+    pub page_size: i64,
+    filters: Map<String, Value>,
+}
+
+impl ListParams {
+    pub fn offset(&self) -> i64 {
+        (self.page_num - 1) * self.page_size
+    }
+
+    /// A filter as text (strings as given, numbers and booleans written out); blank is absent.
+    pub fn text(&self, key: &str) -> Option<String> {
+        match self.filters.get(key)? {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Object(o) => match o.get("_id") {
+                Some(Value::String(s)) => Some(s.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn paging(&self, total: i64) -> registry_core::api::Paging {
+        registry_core::api::Paging {
+            total,
+            page_num: self.page_num,
+            page_size: self.page_size,
+        }
+    }
+}
+
+fn positive_int(v: &Value, key: &str) -> Result<i64, ApiError> {
+    let n = match v {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    };
+    n.filter(|n| *n >= 1)
+        .ok_or_else(|| ApiError::BadRequest(format!("{key} must be a whole number of at least 1.")))
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ListParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::BadRequest("The query string could not be read.".into()))?;
+        let mut filters = Map::new();
+        for (k, v) in pairs {
+            if k == "filters" {
+                match serde_json::from_str::<Value>(&v) {
+                    Ok(Value::Object(o)) => filters.extend(o),
+                    Ok(Value::Null) => {}
+                    _ => {
+                        return Err(ApiError::BadRequest(
+                            "filters must be a JSON object, e.g. filters={\"pageNum\":1}.".into(),
+                        ));
+                    }
+                }
+            } else {
+                filters.insert(k, Value::String(v));
+            }
+        }
+        let page_num = filters
+            .get("pageNum")
+            .map(|v| positive_int(v, "pageNum"))
+            .transpose()?
+            .unwrap_or(1);
+        let page_size = filters
+            .get("pageSize")
+            .or_else(|| filters.get("limit"))
+            .map(|v| positive_int(v, "pageSize"))
+            .transpose()?
+            .unwrap_or(DEFAULT_PAGE_SIZE)
+            .min(MAX_PAGE_SIZE);
+        Ok(ListParams {
+            page_num,
+            page_size,
+            filters,
+        })
+    }
+}

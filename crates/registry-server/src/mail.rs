@@ -1,0 +1,79 @@
+//! Outgoing e-mail: through SMTP when `REGISTRY_SMTP_URL` is set, otherwise as `.eml` files in the
+//! data folder's outbox (so a fresh install works without a mail server).
+
+use anyhow::Context;
+use lettre::message::{Mailbox, Message, header::ContentType};
+use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
+use std::path::PathBuf;
+
+pub enum Transport {
+    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    Outbox(AsyncFileTransport<Tokio1Executor>, PathBuf),
+}
+
+pub struct Mailer {
+    transport: Transport,
+    from: Mailbox,
+}
+
+impl Mailer {
+    pub fn new(smtp_url: Option<&str>, outbox: PathBuf, from: &str) -> anyhow::Result<Self> {
+        let from: Mailbox = from
+            .parse()
+            .context("REGISTRY_MAIL_FROM is not a valid address")?;
+        let transport = match smtp_url {
+            Some(url) => Transport::Smtp(
+                AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
+                    .context("REGISTRY_SMTP_URL is not a valid SMTP URL")?
+                    .build(),
+            ),
+            None => {
+                std::fs::create_dir_all(&outbox).with_context(|| {
+                    format!("cannot create the outbox folder {}", outbox.display())
+                })?;
+                Transport::Outbox(AsyncFileTransport::new(&outbox), outbox)
+            }
+        };
+        Ok(Mailer { transport, from })
+    }
+
+    pub fn describe(&self) -> String {
+        match &self.transport {
+            Transport::Smtp(_) => "SMTP".into(),
+            Transport::Outbox(_, dir) => format!("outbox folder {}", dir.display()),
+        }
+    }
+
+    pub async fn send(&self, to: &str, subject: &str, body: String) -> anyhow::Result<()> {
+        let to: Mailbox = to
+            .parse()
+            .with_context(|| format!("invalid recipient {to}"))?;
+        let message = Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(subject)
+            .header(ContentType::TEXT_PLAIN)
+            .body(body)
+            .context("cannot build the message")?;
+        self.deliver(message).await
+    }
+
+    pub async fn deliver(&self, message: Message) -> anyhow::Result<()> {
+        match &self.transport {
+            Transport::Smtp(t) => t
+                .send(message)
+                .await
+                .map(|_| ())
+                .context("SMTP delivery failed"),
+            Transport::Outbox(t, _) => t
+                .send(message)
+                .await
+                .map(|_| ())
+                .context("cannot write to the outbox"),
+        }
+    }
+
+    pub fn from(&self) -> &Mailbox {
+        &self.from
+    }
+}

@@ -1,0 +1,599 @@
+//! Authentication endpoints (spec §4.1): login, register, edit, exclude, change password and
+//! password recovery, with the grant rules of product.md §3 and a failed-login limit.
+
+use crate::app::AppState;
+use crate::auth::{Caller, MaybeCaller, TokenSubject, hash_password, issue_token, verify_password};
+use crate::db::{new_id, now, timestamp};
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::store::audit;
+use crate::store::users::{self, UserRow};
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::post;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use rand::RngCore;
+use registry_core::api::{LoginResponse, Message, User};
+use registry_core::user::{may_grant, may_manage, read_user};
+use registry_core::values::password_problem;
+use registry_core::{FieldCode, Role};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use sqlx::{AnyConnection, Row};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/login", post(login))
+        .route("/register", post(register))
+        .route("/edit", post(edit))
+        .route("/exclude", post(exclude))
+        .route("/changePassword", post(change_password))
+        .route("/change_password", post(change_password))
+        .route("/password_recover", post(password_recover))
+}
+
+fn required_str<'a>(v: &'a Value, key: &str) -> Result<&'a str> {
+    match v.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Ok(s),
+        Some(Value::String(_)) | Some(Value::Null) | None => {
+            Err(ApiError::field(key, FieldCode::Required, "is required"))
+        }
+        Some(_) => Err(ApiError::field(
+            key,
+            FieldCode::InvalidValue,
+            "must be a string",
+        )),
+    }
+}
+
+fn user_json(u: &UserRow) -> Result<Value> {
+    serde_json::to_value(u.view()).map_err(|e| ApiError::Internal(e.into()))
+}
+
+async fn audit_user(
+    conn: &mut AnyConnection,
+    actor: Option<&str>,
+    action: &str,
+    before: Option<&UserRow>,
+    after: Option<&UserRow>,
+) -> Result<()> {
+    let before = before.map(user_json).transpose()?;
+    let after = after.map(user_json).transpose()?;
+    let entity_id = after
+        .as_ref()
+        .or(before.as_ref())
+        .and_then(|v| v["_id"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    audit::record(
+        conn,
+        audit::Change {
+            entity: "user",
+            entity_id: &entity_id,
+            action,
+            actor,
+            before: before.as_ref(),
+            after: after.as_ref(),
+            role_changes: &[],
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+fn token_for(state: &AppState, u: &UserRow) -> Result<String> {
+    issue_token(
+        state,
+        TokenSubject {
+            id: &u.id,
+            email: &u.email,
+            name: &u.name,
+            roles: &u.roles,
+            token_version: u.token_version,
+        },
+    )
+}
+
+/// Seconds until the login block of `email` lifts, when it is blocked.
+async fn login_blocked_for(state: &AppState, email: &str) -> Result<Option<u64>> {
+    let mut conn = state.db.read().await?;
+    let row = sqlx::query("SELECT failures, window_start FROM login_failures WHERE email = $1")
+        .bind(email)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some(row) = row else { return Ok(None) };
+    let failures: i64 = row.try_get("failures")?;
+    let start: String = row.try_get("window_start")?;
+    let start = DateTime::parse_from_rfc3339(&start)
+        .map_err(anyhow::Error::from)?
+        .with_timezone(&Utc);
+    let ends = start + state.config.login_window;
+    let now = Utc::now();
+    if failures >= state.config.login_max_failures && ends > now {
+        Ok(Some((ends - now).num_seconds().max(1) as u64))
+    } else {
+        Ok(None)
+    }
+}
+
+async fn record_login_failure(state: &AppState, email: &str) -> Result<()> {
+    let mut tx = state.db.begin().await?;
+    let row = sqlx::query("SELECT failures, window_start FROM login_failures WHERE email = $1")
+        .bind(email)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let now = Utc::now();
+    let (failures, start) = match row {
+        Some(r) => {
+            let start: String = r.try_get("window_start")?;
+            let started = DateTime::parse_from_rfc3339(&start)
+                .map_err(anyhow::Error::from)?
+                .with_timezone(&Utc);
+            if started + state.config.login_window > now {
+                (r.try_get::<i64, _>("failures")? + 1, start)
+            } else {
+                (1, timestamp(now))
+            }
+        }
+        None => (1, timestamp(now)),
+    };
+    sqlx::query(
+        "INSERT INTO login_failures (email, failures, window_start) VALUES ($1, $2, $3) \
+         ON CONFLICT (email) DO UPDATE SET failures = excluded.failures, window_start = excluded.window_start",
+    )
+    .bind(email)
+    .bind(failures)
+    .bind(start)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn login(State(state): State<AppState>, body: JsonBody) -> Result<Json<LoginResponse>> {
+    let value = body.value()?;
+    let email = required_str(&value, "email")?.trim().to_lowercase();
+    let password = required_str(&value, "password")?.to_owned();
+    if let Some(retry_after_secs) = login_blocked_for(&state, &email).await? {
+        return Err(ApiError::RateLimited { retry_after_secs });
+    }
+    let user = {
+        let mut conn = state.db.read().await?;
+        users::by_email(&mut conn, &email).await?
+    };
+    if !verify_password(password, user.as_ref().map(|u| u.password_hash.clone())).await? {
+        record_login_failure(&state, &email).await?;
+        return Err(ApiError::Unauthorized("Wrong e-mail or password.".into()));
+    }
+    let user = user.expect("verified against a stored hash");
+    if !user.active {
+        return Err(ApiError::Unauthorized(
+            "This account is deactivated.".into(),
+        ));
+    }
+    let mut tx = state.db.begin().await?;
+    sqlx::query("DELETE FROM login_failures WHERE email = $1")
+        .bind(&email)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(Json(LoginResponse {
+        token: token_for(&state, &user)?,
+        user: user.view(),
+    }))
+}
+
+async fn register(
+    State(state): State<AppState>,
+    MaybeCaller(caller): MaybeCaller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<User>)> {
+    match &caller {
+        None if !state.config.self_registration => {
+            return Err(ApiError::PermissionDenied(
+                "Self-registration is disabled on this server; ask a staff member.".into(),
+            ));
+        }
+        Some(c) if !c.is_staff() => return Err(ApiError::denied()),
+        _ => {}
+    }
+    let value = body.value()?;
+    let changes = read_user(&value, true).map_err(ApiError::Validation)?;
+    let roles = changes
+        .roles
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| vec![Role::Client]);
+    let allowed = match &caller {
+        None => roles == [Role::Client],
+        Some(c) => roles.iter().all(|r| may_grant(&c.roles, *r)),
+    };
+    if !allowed {
+        return Err(ApiError::PermissionDenied(
+            "You may not grant the requested roles.".into(),
+        ));
+    }
+    let email = changes
+        .email
+        .expect("required on register")
+        .as_str()
+        .to_owned();
+    let password_hash = hash_password(changes.password.expect("required on register")).await?;
+    let at = now();
+    let user = UserRow {
+        id: new_id(),
+        name: changes.name.expect("required on register"),
+        email,
+        telephone: changes.telephone.flatten().map(|t| t.as_str().to_owned()),
+        cpf: changes.cpf.flatten().map(|c| c.as_str().to_owned()),
+        roles,
+        active: true,
+        licences: registry_core::api::Licences {
+            an_number: changes.licences.an_number.flatten(),
+            an_validity: changes.licences.an_validity.flatten(),
+            fm_number: changes.licences.fm_number.flatten(),
+            fm_validity: changes.licences.fm_validity.flatten(),
+        },
+        password_hash,
+        token_version: 0,
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    let mut tx = state.db.begin().await?;
+    if users::email_taken(&mut tx, &user.email, "").await? {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!("A user with e-mail {} already exists.", user.email),
+        ));
+    }
+    users::save(&mut tx, &user, true).await?;
+    audit_user(
+        &mut tx,
+        caller.as_ref().map(|c| c.id.as_str()),
+        "create",
+        None,
+        Some(&user),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(user.view())))
+}
+
+/// Refuses to leave the service without an active Administrator.
+async fn keep_an_administrator(
+    conn: &mut AnyConnection,
+    before: &UserRow,
+    after: &UserRow,
+) -> Result<()> {
+    let was = before.active && before.roles.contains(&Role::Administrator);
+    let is = after.active && after.roles.contains(&Role::Administrator);
+    if was && !is && users::count_active_with_role(conn, Role::Administrator).await? <= 1 {
+        return Err(ApiError::conflict(
+            "conflict",
+            "This is the last active Administrator; make another Administrator first.",
+        ));
+    }
+    Ok(())
+}
+
+/// The target of an edit or exclude, when the caller may manage them.
+async fn managed_target(conn: &mut AnyConnection, caller: &Caller, id: &str) -> Result<UserRow> {
+    let target = users::by_id(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    if target.id != caller.id && !may_manage(&caller.roles, &target.roles) {
+        return Err(if caller.is_staff() {
+            ApiError::denied()
+        } else {
+            ApiError::not_found("user")
+        });
+    }
+    Ok(target)
+}
+
+async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> Result<Json<User>> {
+    let value = body.value()?;
+    let id = match value.get("_id") {
+        None | Some(Value::Null) => caller.id.clone(),
+        Some(_) => JsonBody::id(&value)?,
+    };
+    let changes = read_user(&value, false).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let before = managed_target(&mut tx, &caller, &id).await?;
+    let mut user = before.clone();
+    if let Some(roles) = changes.roles {
+        let roles = if roles.is_empty() {
+            vec![Role::Client]
+        } else {
+            roles
+        };
+        let changing = roles != user.roles;
+        if changing
+            && !roles
+                .iter()
+                .chain(user.roles.iter())
+                .all(|r| may_grant(&caller.roles, *r))
+        {
+            return Err(ApiError::PermissionDenied(
+                "You may not grant or remove these roles.".into(),
+            ));
+        }
+        user.roles = roles;
+    }
+    if let Some(active) = changes.active {
+        if !active && user.active {
+            user.token_version += 1;
+        }
+        user.active = active;
+    }
+    if let Some(name) = changes.name {
+        user.name = name;
+    }
+    if let Some(email) = changes.email {
+        if users::email_taken(&mut tx, email.as_str(), &user.id).await? {
+            return Err(ApiError::conflict(
+                "conflict",
+                format!("A user with e-mail {} already exists.", email.as_str()),
+            ));
+        }
+        user.email = email.as_str().to_owned();
+    }
+    if let Some(t) = changes.telephone {
+        user.telephone = t.map(|t| t.as_str().to_owned());
+    }
+    if let Some(c) = changes.cpf {
+        user.cpf = c.map(|c| c.as_str().to_owned());
+    }
+    let l = changes.licences;
+    for (change, slot) in [
+        (l.an_number, &mut user.licences.an_number),
+        (l.an_validity, &mut user.licences.an_validity),
+        (l.fm_number, &mut user.licences.fm_number),
+        (l.fm_validity, &mut user.licences.fm_validity),
+    ] {
+        if let Some(v) = change {
+            *slot = v;
+        }
+    }
+    keep_an_administrator(&mut tx, &before, &user).await?;
+    if user.view() != before.view() || user.token_version != before.token_version {
+        user.updated_at = now();
+        users::save(&mut tx, &user, false).await?;
+        audit_user(
+            &mut tx,
+            Some(&caller.id),
+            "edit",
+            Some(&before),
+            Some(&user),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(user.view()))
+}
+
+async fn exclude(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    let before = managed_target(&mut tx, &caller, &id).await?;
+    let mut user = before.clone();
+    if user.active {
+        user.active = false;
+        user.token_version += 1;
+        user.updated_at = now();
+        keep_an_administrator(&mut tx, &before, &user).await?;
+        users::save(&mut tx, &user, false).await?;
+        audit_user(
+            &mut tx,
+            Some(&caller.id),
+            "deactivate",
+            Some(&before),
+            Some(&user),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(Message {
+        message: "User deactivated.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}
+
+fn new_password(value: &Value) -> Result<String> {
+    let p = required_str(value, "newPassword")?;
+    match password_problem(p) {
+        Some(problem) => Err(ApiError::field(
+            "newPassword",
+            FieldCode::WeakPassword,
+            problem,
+        )),
+        None => Ok(p.to_owned()),
+    }
+}
+
+/// Sets a password and invalidates every token issued before.
+async fn set_password(
+    state: &AppState,
+    actor: Option<&str>,
+    mut user: UserRow,
+    password: String,
+) -> Result<UserRow> {
+    let before = user.clone();
+    user.password_hash = hash_password(password).await?;
+    user.token_version += 1;
+    user.updated_at = now();
+    let mut tx = state.db.begin().await?;
+    users::save(&mut tx, &user, false).await?;
+    audit_user(
+        &mut tx,
+        actor,
+        "password_change",
+        Some(&before),
+        Some(&user),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(user)
+}
+
+async fn change_password(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    let value = body.value()?;
+    let target = match value.get("_id").and_then(Value::as_str) {
+        Some(id) if id != caller.id => {
+            caller.require_any(&[Role::Administrator])?;
+            Some(id.to_owned())
+        }
+        _ => None,
+    };
+    let mut conn = state.db.read().await?;
+    match target {
+        Some(id) => {
+            let password = new_password(&value)?;
+            let user = users::by_id(&mut conn, &id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("user"))?;
+            drop(conn);
+            set_password(&state, Some(&caller.id), user, password).await?;
+            Ok(Json(Message {
+                message: "Password changed; the user's sessions were ended.".into(),
+                id: Some(id),
+                token: None,
+            }))
+        }
+        None => {
+            let current = required_str(&value, "currentPassword")?.to_owned();
+            let password = new_password(&value)?;
+            let user = users::by_id(&mut conn, &caller.id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("user"))?;
+            drop(conn);
+            if !verify_password(current, Some(user.password_hash.clone())).await? {
+                return Err(ApiError::field(
+                    "currentPassword",
+                    FieldCode::InvalidValue,
+                    "is not your current password",
+                ));
+            }
+            let user = set_password(&state, Some(&caller.id), user, password).await?;
+            Ok(Json(Message {
+                message: "Password changed; other sessions were ended.".into(),
+                id: Some(user.id.clone()),
+                token: Some(token_for(&state, &user)?),
+            }))
+        }
+    }
+}
+
+fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// `{email}` mails a single-use token (always 202, so accounts cannot be discovered);
+/// `{token, newPassword}` sets the password.
+async fn password_recover(
+    State(state): State<AppState>,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<Message>)> {
+    let value = body.value()?;
+    if value.get("token").is_some() {
+        let token = required_str(&value, "token")?;
+        let password = new_password(&value)?;
+        let mut tx = state.db.begin().await?;
+        let row = sqlx::query(
+            "SELECT user_id, expires_at, used_at FROM password_resets WHERE token_hash = $1",
+        )
+        .bind(token_hash(token))
+        .fetch_optional(&mut *tx)
+        .await?;
+        let invalid = || {
+            ApiError::field(
+                "token",
+                FieldCode::InvalidValue,
+                "is invalid, already used or expired; ask for a new one",
+            )
+        };
+        let row = row.ok_or_else(invalid)?;
+        let expires: String = row.try_get("expires_at")?;
+        let used: Option<String> = row.try_get("used_at")?;
+        if used.is_some() || expires < now() {
+            return Err(invalid());
+        }
+        let user_id: String = row.try_get("user_id")?;
+        sqlx::query("UPDATE password_resets SET used_at = $2 WHERE token_hash = $1")
+            .bind(token_hash(token))
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+        let user = users::by_id(&mut tx, &user_id)
+            .await?
+            .filter(|u| u.active)
+            .ok_or_else(invalid)?;
+        tx.commit().await?;
+        set_password(&state, Some(&user_id), user, password).await?;
+        return Ok((
+            StatusCode::OK,
+            Json(Message {
+                message: "Password changed; you can log in now.".into(),
+                id: None,
+                token: None,
+            }),
+        ));
+    }
+    let email = required_str(&value, "email")?.trim().to_lowercase();
+    let user = {
+        let mut conn = state.db.read().await?;
+        users::by_email(&mut conn, &email).await?
+    };
+    if let Some(user) = user.filter(|u| u.active) {
+        let mut raw = [0u8; 32];
+        rand::rng().fill_bytes(&mut raw);
+        let token = hex::encode(raw);
+        let expires = timestamp(Utc::now() + chrono::Duration::hours(1));
+        let mut tx = state.db.begin().await?;
+        sqlx::query(
+            "INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
+        )
+        .bind(token_hash(&token))
+        .bind(&user.id)
+        .bind(expires)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        let body = format!(
+            "Hello {},\n\nA password recovery was requested for your Facility Registry account.\n\
+             Your recovery code (valid for 1 hour, usable once):\n\n    {token}\n\n\
+             Set a new password with: POST {}/api/password_recover/ {{\"token\": \"<code>\", \"newPassword\": \"...\"}}\n\
+             or `registry user reset-password --token <code>`.\n\nIf you did not ask for this, ignore this message.\n",
+            user.name, state.config.public_url
+        );
+        if let Err(e) = state
+            .mailer
+            .send(&user.email, "Password recovery — Facility Registry", body)
+            .await
+        {
+            tracing::error!(
+                error = format!("{e:#}"),
+                "password recovery e-mail not sent"
+            );
+        }
+    }
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(Message {
+            message:
+                "If the address belongs to an active account, a recovery e-mail has been sent."
+                    .into(),
+            id: None,
+            token: None,
+        }),
+    ))
+}

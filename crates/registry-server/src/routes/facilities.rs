@@ -1,0 +1,493 @@
+//! Facility endpoints (spec §4.3): lists, details, register, both edit forms, users/edit, archive,
+//! history, with ETag/If-Match and an audit event for every change.
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::{JsonBody, ListParams};
+use crate::store::facilities::{self as store, FacilityRecord, ListScope};
+use crate::store::{audit, groups, users};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
+use registry_core::api::{Facility, ListEnvelope, Message};
+use registry_core::facility::{
+    FacilityChanges, Mode, apply_user_links, check_cnpj_lock, check_linked_users,
+    read_facility_partial,
+};
+use registry_core::{Department, FieldCode, FieldError};
+use serde_json::{Value, json};
+use sqlx::AnyConnection;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/facilities", get(list_all))
+        .route("/nuclearmedicinefacilities", get(list_nuclear_medicine))
+        .route("/radiodiagnosisfacilities", get(list_radiodiagnosis))
+        .route("/facility/register", post(register))
+        .route("/facility/edit", post(edit_by_body))
+        .route("/facility/users/edit", post(edit_users))
+        .route("/facility/exclude", post(exclude))
+        .route("/facility/{id}", get(show))
+        .route("/facility/{id}/edit", put(edit_by_path))
+        .route("/facility/{id}/history", get(history))
+}
+
+/// Staff read every facility; a `Cliente` only the facilities they are linked to.
+pub fn scope_for(caller: &Caller) -> Option<String> {
+    (!caller.is_staff()).then(|| caller.id.clone())
+}
+
+/// Loads a live facility the caller may see, or 404.
+pub async fn visible(conn: &mut AnyConnection, caller: &Caller, id: &str) -> Result<Facility> {
+    let facility = store::view(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("facility"))?;
+    if !caller.is_staff() && !store::is_member(conn, id, &caller.id).await? {
+        return Err(ApiError::not_found("facility"));
+    }
+    Ok(facility)
+}
+
+pub fn etag(version: i64) -> HeaderValue {
+    HeaderValue::from_str(&format!("W/\"{version}\"")).expect("ascii")
+}
+
+/// The facility with its ETag.
+pub fn with_etag(status: StatusCode, facility: Facility) -> Response {
+    let tag = etag(facility.version);
+    let mut response = (status, Json(facility)).into_response();
+    response.headers_mut().insert(header::ETAG, tag);
+    response
+}
+
+/// `If-Match` against the current version: absent passes; `*` passes; otherwise one of the listed
+/// tags (`W/"3"`, `"3"` or `3`) must name it.
+pub fn check_if_match(headers: &HeaderMap, version: i64) -> Result<()> {
+    let Some(value) = headers.get(header::IF_MATCH) else {
+        return Ok(());
+    };
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::BadRequest("If-Match must be text.".into()))?;
+    let matches = value.split(',').map(str::trim).any(|tag| {
+        tag == "*"
+            || tag
+                .trim_start_matches("W/")
+                .trim_matches('"')
+                .parse::<i64>()
+                .ok()
+                == Some(version)
+    });
+    if matches {
+        Ok(())
+    } else {
+        Err(ApiError::VersionMismatch)
+    }
+}
+
+async fn list(
+    state: &AppState,
+    caller: &Caller,
+    params: &ListParams,
+    department: Option<Department>,
+) -> Result<Json<ListEnvelope<Facility>>> {
+    let mut conn = state.db.read().await?;
+    let scope = ListScope {
+        department,
+        member: scope_for(caller),
+    };
+    let (list, total) = store::list(&mut conn, params, &scope).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+async fn list_all(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<Facility>>> {
+    list(&state, &caller, &params, None).await
+}
+
+async fn list_nuclear_medicine(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<Facility>>> {
+    list(&state, &caller, &params, Some(Department::NuclearMedicine)).await
+}
+
+async fn list_radiodiagnosis(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<Facility>>> {
+    list(&state, &caller, &params, Some(Department::Radiodiagnosis)).await
+}
+
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response> {
+    let mut conn = state.db.read().await?;
+    Ok(with_etag(
+        StatusCode::OK,
+        visible(&mut conn, &caller, &id).await?,
+    ))
+}
+
+/// Checks that need the store (linked users, group, the one-holder rule), adding to `errors`.
+/// Returns the resulting user links and role changes when the payload changes them.
+async fn check_references(
+    conn: &mut AnyConnection,
+    changes: &FacilityChanges,
+    current_links: &[registry_core::facility::UserLink],
+    errors: &mut Vec<FieldError>,
+) -> Result<
+    Option<(
+        Vec<registry_core::facility::UserLink>,
+        Vec<registry_core::facility::RoleChange>,
+    )>,
+> {
+    if let Some(Some(group)) = &changes.group {
+        if groups::get(conn, group).await?.is_none() {
+            errors.push(FieldError::new(
+                "group",
+                FieldCode::GroupNotFound,
+                format!("no group with _id {group}"),
+            ));
+        }
+    }
+    let Some(links) = &changes.users else {
+        return Ok(None);
+    };
+    let ids: Vec<&str> = links.iter().map(|l| l.user_id.as_str()).collect();
+    let known = users::states(conn, &ids).await?;
+    errors.extend(check_linked_users(links, &known));
+    match apply_user_links(current_links, links.clone()) {
+        Ok(applied) => Ok(Some(applied)),
+        Err(e) => {
+            errors.extend(e);
+            Ok(None)
+        }
+    }
+}
+
+fn duplicate(id: String) -> ApiError {
+    ApiError::Conflict {
+        code: "duplicate_facility",
+        message: "A live facility with this cnpj is already registered in this department.".into(),
+        id: Some(id),
+    }
+}
+
+async fn register(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let (changes, errs) =
+        read_facility_partial(&value, Mode::Create, &state.config.extra_responsibilities);
+    let mut errors = errs.into_vec();
+    let mut tx = state.db.begin().await?;
+    let links = check_references(&mut tx, &changes, &[], &mut errors).await?;
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    let (
+        Some(name),
+        Some(company_name),
+        Some(cnpj),
+        Some(telephone),
+        Some(department),
+        Some(address),
+    ) = (
+        changes.name,
+        changes.company_name,
+        changes.cnpj,
+        changes.telephone,
+        changes.department,
+        changes.address,
+    )
+    else {
+        unreachable!("create mode reports every missing required field");
+    };
+    if let Some(existing) = store::live_duplicate(&mut tx, cnpj.as_str(), department, "").await? {
+        return Err(duplicate(existing));
+    }
+    let (user_links, role_changes) = links.unwrap_or_default();
+    let at = now();
+    let record = FacilityRecord {
+        id: new_id(),
+        name,
+        company_name,
+        cnpj: cnpj.as_str().to_owned(),
+        telephone: telephone.as_str().to_owned(),
+        department,
+        group_id: changes.group.flatten(),
+        cnen_registry: changes.cnen_registry.flatten(),
+        address,
+        users: user_links,
+        radioisotopes: changes.radioisotopes.unwrap_or_default(),
+        practices: changes.practices.unwrap_or_default(),
+        version: 1,
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    if let Err(e) = store::insert(&mut tx, &record).await {
+        if crate::db::is_unique_violation(&e) {
+            drop(tx);
+            let mut conn = state.db.read().await?;
+            if let Some(existing) =
+                store::live_duplicate(&mut conn, &record.cnpj, department, "").await?
+            {
+                return Err(duplicate(existing));
+            }
+        }
+        return Err(e.into());
+    }
+    let facility = store::view(&mut tx, &record.id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("facility vanished after insert"))?;
+    let after = serde_json::to_value(&facility).map_err(anyhow::Error::from)?;
+    audit::record(
+        &mut tx,
+        audit::Change {
+            entity: "facility",
+            entity_id: &record.id,
+            action: "create",
+            actor: Some(&caller.id),
+            before: None,
+            after: Some(&after),
+            role_changes: &role_changes,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    let mut response = with_etag(StatusCode::CREATED, facility);
+    let location =
+        HeaderValue::from_str(&format!("/api/facility/{}", record.id)).expect("ascii id");
+    response.headers_mut().insert(header::LOCATION, location);
+    Ok(response)
+}
+
+/// Applies an edit payload to facility `id` (both edit forms and users/edit).
+async fn apply_edit(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    value: &Value,
+    headers: &HeaderMap,
+    action: &str,
+) -> Result<Response> {
+    let mut tx = state.db.begin().await?;
+    let before = store::view(&mut tx, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("facility"))?;
+    check_if_match(headers, before.version)?;
+    let (changes, errs) =
+        read_facility_partial(value, Mode::Edit, &state.config.extra_responsibilities);
+    let mut errors = errs.into_vec();
+    let mut record = FacilityRecord::from_view(&before)?;
+    let links = check_references(&mut tx, &changes, &record.users, &mut errors).await?;
+    let linked = store::has_records(&mut tx, id).await?;
+    errors.extend(check_cnpj_lock(&record.cnpj, changes.cnpj.as_ref(), linked));
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    let original = record.clone();
+    let role_changes = match links {
+        Some((links, role_changes)) => {
+            record.users = links;
+            role_changes
+        }
+        None => Vec::new(),
+    };
+    if let Some(v) = changes.name {
+        record.name = v;
+    }
+    if let Some(v) = changes.company_name {
+        record.company_name = v;
+    }
+    if let Some(v) = changes.cnpj {
+        record.cnpj = v.as_str().to_owned();
+    }
+    if let Some(v) = changes.telephone {
+        record.telephone = v.as_str().to_owned();
+    }
+    if let Some(v) = changes.department {
+        record.department = v;
+    }
+    if let Some(v) = changes.group {
+        record.group_id = v;
+    }
+    if let Some(v) = changes.address {
+        record.address = v;
+    }
+    if let Some(v) = changes.cnen_registry {
+        record.cnen_registry = v;
+    }
+    if let Some(v) = changes.radioisotopes {
+        record.radioisotopes = v;
+    }
+    if let Some(v) = changes.practices {
+        record.practices = v;
+    }
+    if record == original {
+        return Ok(with_etag(StatusCode::OK, before));
+    }
+    if (record.cnpj != original.cnpj || record.department != original.department)
+        && let Some(existing) =
+            store::live_duplicate(&mut tx, &record.cnpj, record.department, id).await?
+    {
+        return Err(duplicate(existing));
+    }
+    record.version += 1;
+    record.updated_at = now();
+    store::update(&mut tx, &record).await?;
+    let after = store::view(&mut tx, id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("facility vanished during edit"))?;
+    let before_json = serde_json::to_value(&before).map_err(anyhow::Error::from)?;
+    let after_json = serde_json::to_value(&after).map_err(anyhow::Error::from)?;
+    audit::record(
+        &mut tx,
+        audit::Change {
+            entity: "facility",
+            entity_id: id,
+            action,
+            actor: Some(&caller.id),
+            before: Some(&before_json),
+            after: Some(&after_json),
+            role_changes: &role_changes,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(with_etag(StatusCode::OK, after))
+}
+
+async fn edit_by_body(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    apply_edit(&state, &caller, &id, &value, &headers, "edit").await
+}
+
+async fn edit_by_path(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    match value.get("_id") {
+        Some(Value::String(body_id)) if body_id.trim() != id => {
+            return Err(ApiError::field(
+                "_id",
+                FieldCode::InvalidValue,
+                format!("does not match the facility in the path ({id})"),
+            ));
+        }
+        _ => {}
+    }
+    apply_edit(&state, &caller, &id, &value, &headers, "edit").await
+}
+
+async fn edit_users(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let users = match value.get("users") {
+        None | Some(Value::Null) => {
+            return Err(ApiError::field(
+                "users",
+                FieldCode::Required,
+                "is required: the full list of linked users",
+            ));
+        }
+        Some(users) => users.clone(),
+    };
+    apply_edit(
+        &state,
+        &caller,
+        &id,
+        &json!({ "users": users }),
+        &headers,
+        "users_edit",
+    )
+    .await
+}
+
+async fn exclude(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    caller.require_staff()?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    let before = store::view(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("facility"))?;
+    store::archive(&mut tx, &id, &now()).await?;
+    let before_json = serde_json::to_value(&before).map_err(anyhow::Error::from)?;
+    audit::record(
+        &mut tx,
+        audit::Change {
+            entity: "facility",
+            entity_id: &id,
+            action: "archive",
+            actor: Some(&caller.id),
+            before: Some(&before_json),
+            after: None,
+            role_changes: &[],
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Facility archived.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}
+
+async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<registry_core::api::AuditEvent>>> {
+    caller.require_staff()?;
+    let mut conn = state.db.read().await?;
+    let (list, total) = audit::history(&mut conn, "facility", &id, &params).await?;
+    if total == 0 {
+        return Err(ApiError::not_found("facility"));
+    }
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}

@@ -1,0 +1,198 @@
+//! Groups of facilities (spec §4.7): staff create and edit, Administrators delete, and a group
+//! still used by live facilities cannot be deleted.
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::{JsonBody, ListParams};
+use crate::routes::facilities::scope_for;
+use crate::store::{audit, groups};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use registry_core::api::{Group, ListEnvelope, Message};
+use registry_core::payload::ObjectReader;
+use registry_core::{FieldCode, FieldErrors, Role};
+use serde_json::Value;
+use sqlx::AnyConnection;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/group", get(list))
+        .route("/group/register", post(register))
+        .route("/group/edit", post(edit))
+        .route("/group/exclude", post(exclude))
+        .route("/group/{id}", get(show))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    _caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<Group>>> {
+    let mut conn = state.db.read().await?;
+    let (list, total) = groups::list(&mut conn, &params).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Group>> {
+    let mut conn = state.db.read().await?;
+    let mut group = groups::get(&mut conn, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("group"))?;
+    group.facilities =
+        Some(groups::facilities(&mut conn, &id, scope_for(&caller).as_deref()).await?);
+    Ok(Json(group))
+}
+
+/// Reads `{name, description}`; on edit both are optional.
+fn read_group(value: &Value, create: bool) -> Result<(Option<String>, Option<Option<String>>)> {
+    let obj = value.as_object().ok_or_else(|| {
+        ApiError::field(
+            "",
+            FieldCode::InvalidValue,
+            "the body must be a JSON object",
+        )
+    })?;
+    let r = ObjectReader::new(obj, "");
+    let mut errs = FieldErrors::default();
+    let name = if create {
+        r.required_string("name", &mut errs)
+    } else {
+        r.string_if_present("name", &mut errs)
+    };
+    let description = r.clearable_string("description", &mut errs);
+    errs.finish((name, description))
+        .map_err(ApiError::Validation)
+}
+
+async fn ensure_unique_name(conn: &mut AnyConnection, name: &str, id: &str) -> Result<()> {
+    if groups::name_taken(conn, name, id).await? {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!("A group named {name:?} already exists."),
+        ));
+    }
+    Ok(())
+}
+
+async fn record(
+    conn: &mut AnyConnection,
+    caller: &Caller,
+    action: &str,
+    before: Option<&Group>,
+    after: Option<&Group>,
+) -> Result<()> {
+    let json = |g: Option<&Group>| {
+        g.map(serde_json::to_value)
+            .transpose()
+            .map_err(anyhow::Error::from)
+    };
+    let (b, a) = (json(before)?, json(after)?);
+    let id = after.or(before).map(|g| g.id.clone()).unwrap_or_default();
+    audit::record(
+        conn,
+        audit::Change {
+            entity: "group",
+            entity_id: &id,
+            action,
+            actor: Some(&caller.id),
+            before: b.as_ref(),
+            after: a.as_ref(),
+            role_changes: &[],
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+async fn register(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<Group>)> {
+    caller.require_staff()?;
+    let (name, description) = read_group(&body.value()?, true)?;
+    let at = now();
+    let group = Group {
+        id: new_id(),
+        name: name.expect("required on create"),
+        description: description.flatten(),
+        facilities: None,
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    let mut tx = state.db.begin().await?;
+    ensure_unique_name(&mut tx, &group.name, &group.id).await?;
+    groups::save(&mut tx, &group, true).await?;
+    record(&mut tx, &caller, "create", None, Some(&group)).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(group)))
+}
+
+async fn edit(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Group>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let (name, description) = read_group(&value, false)?;
+    let mut tx = state.db.begin().await?;
+    let before = groups::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("group"))?;
+    let mut group = before.clone();
+    if let Some(name) = name {
+        ensure_unique_name(&mut tx, &name, &id).await?;
+        group.name = name;
+    }
+    if let Some(description) = description {
+        group.description = description;
+    }
+    if group != before {
+        group.updated_at = now();
+        groups::save(&mut tx, &group, false).await?;
+        record(&mut tx, &caller, "edit", Some(&before), Some(&group)).await?;
+        tx.commit().await?;
+    }
+    Ok(Json(group))
+}
+
+async fn exclude(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    caller.require_any(&[Role::Administrator])?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    let group = groups::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("group"))?;
+    let used_by = groups::facilities(&mut tx, &id, None).await?.len();
+    if used_by > 0 {
+        return Err(ApiError::conflict(
+            "in_use",
+            format!("The group is used by {used_by} facilities; move them to another group first."),
+        ));
+    }
+    groups::delete(&mut tx, &id).await?;
+    record(&mut tx, &caller, "delete", Some(&group), None).await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Group deleted.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}

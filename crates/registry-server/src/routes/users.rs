@@ -1,0 +1,81 @@
+//! User endpoints (spec §4.2): the list (staff), one user and their facilities (staff or self).
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, Result};
+use crate::extract::ListParams;
+use crate::store::facilities::{self, ListScope};
+use crate::store::users;
+use axum::extract::{Path, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use registry_core::api::{Facility, ListEnvelope, User};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/users", get(list))
+        .route("/user/{id}", get(show))
+        .route("/user/{id}/facilities", get(user_facilities))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<User>>> {
+    caller.require_staff()?;
+    let mut conn = state.db.read().await?;
+    let (rows, total) = users::list(&mut conn, &params).await?;
+    Ok(Json(ListEnvelope {
+        list: rows.iter().map(|u| u.view()).collect(),
+        paging: params.paging(total),
+    }))
+}
+
+/// Staff see every user; others only themselves (anyone else is "not found").
+fn may_see(caller: &Caller, id: &str) -> Result<()> {
+    if caller.is_staff() || caller.id == id {
+        Ok(())
+    } else {
+        Err(ApiError::not_found("user"))
+    }
+}
+
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<User>> {
+    may_see(&caller, &id)?;
+    let mut conn = state.db.read().await?;
+    let user = users::by_id(&mut conn, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    Ok(Json(user.view()))
+}
+
+async fn user_facilities(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<Facility>>> {
+    may_see(&caller, &id)?;
+    let mut conn = state.db.read().await?;
+    users::by_id(&mut conn, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    let (list, total) = facilities::list(
+        &mut conn,
+        &params,
+        &ListScope {
+            department: None,
+            member: Some(id),
+        },
+    )
+    .await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}

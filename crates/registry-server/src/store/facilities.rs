@@ -1,0 +1,671 @@
+//! Facility records: the facility row and its children (addresses, user links, radioisotopes,
+//! practices, images), loaded for a page in a fixed number of queries.
+
+use super::opt;
+use crate::db::{contains_pattern, placeholders, search_key};
+use crate::extract::ListParams;
+use registry_core::api::{Facility, FacilityUserView, GroupRef, Licences, RadioisotopeView};
+use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
+use registry_core::values::WeeklyQuantity;
+use registry_core::{Department, Practice, Radioisotope, Responsibility};
+use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
+use std::collections::{BTreeSet, HashMap};
+
+/// A facility as stored, before enrichment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FacilityRecord {
+    pub id: String,
+    pub name: String,
+    pub company_name: String,
+    pub cnpj: String,
+    pub telephone: String,
+    pub department: Department,
+    pub group_id: Option<String>,
+    pub cnen_registry: Option<String>,
+    pub address: Vec<Address>,
+    pub users: Vec<UserLink>,
+    pub radioisotopes: Vec<RadioisotopeGrant>,
+    pub practices: BTreeSet<Practice>,
+    pub version: i64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// Tables whose rows link a facility to records; a linked facility's cnpj is locked.
+/// Each later resource (equipment, documents, QC tests) adds its table here.
+const RECORD_LINKS: &[&str] = &[];
+
+/// The image kinds a facility can carry, with the path segment that serves each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageKind {
+    Logo,
+    Background,
+}
+
+impl ImageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageKind::Logo => "logo",
+            ImageKind::Background => "background",
+        }
+    }
+}
+
+fn decode_err(msg: String) -> sqlx::Error {
+    sqlx::Error::Decode(msg.into())
+}
+
+fn search_text(r: &FacilityRecord) -> String {
+    let cities: Vec<&str> = r.address.iter().map(|a| a.city.as_str()).collect();
+    search_key(&format!(
+        "{} {} {} {}",
+        r.name,
+        r.company_name,
+        r.cnpj,
+        cities.join(" ")
+    ))
+}
+
+pub async fn insert(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, group_id, cnen_registry, search_text, \
+         version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+    )
+    .bind(&r.id)
+    .bind(&r.name)
+    .bind(&r.company_name)
+    .bind(&r.cnpj)
+    .bind(&r.telephone)
+    .bind(r.department.as_str())
+    .bind(&r.group_id)
+    .bind(&r.cnen_registry)
+    .bind(search_text(r))
+    .bind(r.version)
+    .bind(&r.created_at)
+    .bind(&r.updated_at)
+    .execute(&mut *conn)
+    .await?;
+    insert_children(conn, r).await
+}
+
+/// Saves the row and replaces its children.
+pub async fn update(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE facilities SET name = $2, company_name = $3, cnpj = $4, telephone = $5, department = $6, group_id = $7, \
+         cnen_registry = $8, search_text = $9, version = $10, updated_at = $11 WHERE id = $1",
+    )
+    .bind(&r.id)
+    .bind(&r.name)
+    .bind(&r.company_name)
+    .bind(&r.cnpj)
+    .bind(&r.telephone)
+    .bind(r.department.as_str())
+    .bind(&r.group_id)
+    .bind(&r.cnen_registry)
+    .bind(search_text(r))
+    .bind(r.version)
+    .bind(&r.updated_at)
+    .execute(&mut *conn)
+    .await?;
+    for table in [
+        "facility_addresses",
+        "facility_users",
+        "facility_radioisotopes",
+        "facility_practices",
+    ] {
+        sqlx::query(AssertSqlSafe(format!(
+            "DELETE FROM {table} WHERE facility_id = $1"
+        )))
+        .bind(&r.id)
+        .execute(&mut *conn)
+        .await?;
+    }
+    insert_children(conn, r).await
+}
+
+/// A value bound into a multi-row insert.
+enum Param {
+    Text(Option<String>),
+    Int(i64),
+    Real(f64),
+}
+
+fn text(s: &str) -> Param {
+    Param::Text(Some(s.to_owned()))
+}
+
+/// Inserts `rows` (each with one value per column) into `table` in one statement.
+async fn insert_rows(
+    conn: &mut AnyConnection,
+    table: &str,
+    columns: &[&str],
+    rows: Vec<Vec<Param>>,
+) -> Result<(), sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let width = columns.len();
+    let values: Vec<String> = (0..rows.len())
+        .map(|i| format!("({})", placeholders(i * width + 1, width)))
+        .collect();
+    let sql = format!(
+        "INSERT INTO {table} ({}) VALUES {}",
+        columns.join(", "),
+        values.join(", ")
+    );
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for v in rows.into_iter().flatten() {
+        q = match v {
+            Param::Text(t) => q.bind(t),
+            Param::Int(i) => q.bind(i),
+            Param::Real(f) => q.bind(f),
+        };
+    }
+    q.execute(conn).await?;
+    Ok(())
+}
+
+async fn insert_children(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
+    let addresses = r
+        .address
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            vec![
+                text(&r.id),
+                Param::Int(i as i64),
+                text(&a.street),
+                text(&a.city),
+                text(&a.state),
+                Param::Text(a.complement.clone()),
+                Param::Text(a.zip_code.clone()),
+                text(&search_key(&a.city)),
+                text(&search_key(&a.state)),
+            ]
+        })
+        .collect();
+    let columns = [
+        "facility_id",
+        "position",
+        "street",
+        "city",
+        "state",
+        "complement",
+        "zip_code",
+        "city_key",
+        "state_key",
+    ];
+    insert_rows(conn, "facility_addresses", &columns, addresses).await?;
+    let users = r
+        .users
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let resp: Vec<&str> = l
+                .responsibilities
+                .iter()
+                .map(Responsibility::as_str)
+                .collect();
+            vec![
+                text(&r.id),
+                text(&l.user_id),
+                Param::Int(i as i64),
+                text(&serde_json::to_string(&resp).expect("strings serialise")),
+            ]
+        })
+        .collect();
+    insert_rows(
+        conn,
+        "facility_users",
+        &["facility_id", "user_id", "position", "responsibilities"],
+        users,
+    )
+    .await?;
+    let isotopes = r
+        .radioisotopes
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            vec![
+                text(&r.id),
+                text(g.name.as_str()),
+                Param::Int(i as i64),
+                Param::Real(g.quantity.mci()),
+            ]
+        })
+        .collect();
+    insert_rows(
+        conn,
+        "facility_radioisotopes",
+        &["facility_id", "name", "position", "quantity"],
+        isotopes,
+    )
+    .await?;
+    let practices = r
+        .practices
+        .iter()
+        .map(|p| vec![text(&r.id), text(p.as_str())])
+        .collect();
+    insert_rows(
+        conn,
+        "facility_practices",
+        &["facility_id", "practice"],
+        practices,
+    )
+    .await
+}
+
+impl FacilityRecord {
+    /// The stored form of a loaded facility (to apply an edit to it).
+    pub fn from_view(f: &Facility) -> Result<Self, sqlx::Error> {
+        Ok(FacilityRecord {
+            id: f.id.clone(),
+            name: f.name.clone(),
+            company_name: f.company_name.clone(),
+            cnpj: f.cnpj.clone(),
+            telephone: f.telephone.clone(),
+            department: f.department,
+            group_id: f.group.as_ref().map(|g| g.id.clone()),
+            cnen_registry: f.cnen_registry.clone(),
+            address: f.address.clone(),
+            users: f
+                .users
+                .iter()
+                .map(|u| UserLink {
+                    user_id: u.id.clone(),
+                    responsibilities: u
+                        .responsabilities
+                        .iter()
+                        .map(|s| stored_responsibility(s))
+                        .collect(),
+                })
+                .collect(),
+            radioisotopes: f
+                .radioisotopes
+                .iter()
+                .map(|g| {
+                    WeeklyQuantity::new(g.quantity)
+                        .map(|quantity| RadioisotopeGrant {
+                            name: g.name,
+                            quantity,
+                        })
+                        .ok_or_else(|| {
+                            decode_err(format!("stored quantity {} is not positive", g.quantity))
+                        })
+                })
+                .collect::<Result<_, _>>()?,
+            practices: f.practices.iter().copied().collect(),
+            version: f.version,
+            created_at: f.created_at.clone(),
+            updated_at: f.updated_at.clone(),
+        })
+    }
+}
+
+/// A stored responsibility: a main role, or a custom value (even one no longer configured).
+fn stored_responsibility(s: &str) -> Responsibility {
+    registry_core::MainRole::parse(s)
+        .map(Responsibility::Main)
+        .unwrap_or_else(|| Responsibility::Custom(s.to_owned()))
+}
+
+fn bind_strs<'q>(
+    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    values: &'q [String],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    for v in values {
+        q = q.bind(v.as_str());
+    }
+    q
+}
+
+async fn rows_for(
+    conn: &mut AnyConnection,
+    sql: &str,
+    ids: &[String],
+) -> Result<Vec<AnyRow>, sqlx::Error> {
+    let sql = sql.replace("{ids}", &placeholders(1, ids.len()));
+    bind_strs(sqlx::query(AssertSqlSafe(sql)), ids)
+        .fetch_all(conn)
+        .await
+}
+
+/// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
+pub async fn views(conn: &mut AnyConnection, ids: &[String]) -> Result<Vec<Facility>, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut addresses: HashMap<String, Vec<Address>> = HashMap::new();
+    for r in rows_for(conn, "SELECT facility_id, street, city, state, complement, zip_code FROM facility_addresses WHERE facility_id IN ({ids}) ORDER BY facility_id, position", ids).await? {
+        addresses.entry(r.try_get("facility_id")?).or_default().push(Address {
+            street: r.try_get("street")?,
+            city: r.try_get("city")?,
+            state: r.try_get("state")?,
+            complement: opt(&r, "complement")?,
+            zip_code: opt(&r, "zip_code")?,
+        });
+    }
+    let mut users: HashMap<String, Vec<FacilityUserView>> = HashMap::new();
+    let user_sql = "SELECT fu.facility_id, fu.user_id, fu.responsibilities, u.name, u.email, u.an_license_number, \
+        u.an_license_validity, u.fm_license_number, u.fm_license_validity \
+        FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id IN ({ids}) ORDER BY fu.facility_id, fu.position";
+    for r in rows_for(conn, user_sql, ids).await? {
+        let resp: String = r.try_get("responsibilities")?;
+        users
+            .entry(r.try_get("facility_id")?)
+            .or_default()
+            .push(FacilityUserView {
+                id: r.try_get("user_id")?,
+                responsabilities: serde_json::from_str(&resp)
+                    .map_err(|e| decode_err(e.to_string()))?,
+                name: r.try_get("name")?,
+                email: r.try_get("email")?,
+                licences: Licences {
+                    an_number: opt(&r, "an_license_number")?,
+                    an_validity: opt(&r, "an_license_validity")?,
+                    fm_number: opt(&r, "fm_license_number")?,
+                    fm_validity: opt(&r, "fm_license_validity")?,
+                },
+            });
+    }
+    let mut isotopes: HashMap<String, Vec<RadioisotopeView>> = HashMap::new();
+    for r in rows_for(conn, "SELECT facility_id, name, quantity FROM facility_radioisotopes WHERE facility_id IN ({ids}) ORDER BY facility_id, position", ids).await? {
+        let name: String = r.try_get("name")?;
+        isotopes.entry(r.try_get("facility_id")?).or_default().push(RadioisotopeView {
+            name: Radioisotope::parse(&name).ok_or_else(|| decode_err(format!("unknown radioisotope {name}")))?,
+            quantity: r.try_get("quantity")?,
+        });
+    }
+    let mut practices: HashMap<String, Vec<Practice>> = HashMap::new();
+    for r in rows_for(
+        conn,
+        "SELECT facility_id, practice FROM facility_practices WHERE facility_id IN ({ids})",
+        ids,
+    )
+    .await?
+    {
+        let p: String = r.try_get("practice")?;
+        practices
+            .entry(r.try_get("facility_id")?)
+            .or_default()
+            .push(Practice::parse(&p).ok_or_else(|| decode_err(format!("unknown practice {p}")))?);
+    }
+    let mut images: HashMap<String, Vec<String>> = HashMap::new();
+    for r in rows_for(
+        conn,
+        "SELECT facility_id, kind FROM facility_images WHERE facility_id IN ({ids})",
+        ids,
+    )
+    .await?
+    {
+        images
+            .entry(r.try_get("facility_id")?)
+            .or_default()
+            .push(r.try_get("kind")?);
+    }
+    let main_sql = "SELECT f.id, f.name, f.company_name, f.cnpj, f.telephone, f.department, f.group_id, g.name AS group_name, \
+        f.cnen_registry, f.version, f.created_at, f.updated_at \
+        FROM facilities f LEFT JOIN facility_groups g ON g.id = f.group_id WHERE f.archived_at IS NULL AND f.id IN ({ids})";
+    let mut by_id: HashMap<String, Facility> = HashMap::new();
+    for r in rows_for(conn, main_sql, ids).await? {
+        let id: String = r.try_get("id")?;
+        let department: String = r.try_get("department")?;
+        let group_id: Option<String> = r.try_get("group_id")?;
+        let mut practices = practices.remove(&id).unwrap_or_default();
+        practices.sort();
+        let kinds = images.remove(&id).unwrap_or_default();
+        let image = |kind: ImageKind| {
+            kinds
+                .iter()
+                .any(|k| k == kind.as_str())
+                .then(|| format!("/api/facility/{id}/{}", kind.as_str()))
+        };
+        let facility = Facility {
+            name: r.try_get("name")?,
+            company_name: r.try_get("company_name")?,
+            cnpj: r.try_get("cnpj")?,
+            telephone: r.try_get("telephone")?,
+            department: Department::parse(&department)
+                .ok_or_else(|| decode_err(format!("unknown department {department}")))?,
+            group: match group_id {
+                Some(gid) => Some(GroupRef {
+                    id: gid,
+                    name: opt(&r, "group_name")?.unwrap_or_default(),
+                }),
+                None => None,
+            },
+            address: addresses.remove(&id).unwrap_or_default(),
+            cnen_registry: opt(&r, "cnen_registry")?,
+            practices,
+            radioisotopes: isotopes.remove(&id).unwrap_or_default(),
+            users: users.remove(&id).unwrap_or_default(),
+            logo: image(ImageKind::Logo),
+            background_image: image(ImageKind::Background),
+            version: r.try_get("version")?,
+            created_at: r.try_get("created_at")?,
+            updated_at: r.try_get("updated_at")?,
+            id: id.clone(),
+        };
+        by_id.insert(id, facility);
+    }
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+}
+
+pub async fn view(conn: &mut AnyConnection, id: &str) -> Result<Option<Facility>, sqlx::Error> {
+    Ok(views(conn, &[id.to_owned()]).await?.pop())
+}
+
+/// Who may see which facilities: staff see all; a `Cliente` only those they are linked to.
+#[derive(Debug, Clone, Default)]
+pub struct ListScope {
+    pub department: Option<Department>,
+    pub member: Option<String>,
+}
+
+/// A page of live facilities, newest first, with the filters of product.md §2.
+pub async fn list(
+    conn: &mut AnyConnection,
+    params: &ListParams,
+    scope: &ListScope,
+) -> Result<(Vec<Facility>, i64), sqlx::Error> {
+    let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
+    let mut binds: Vec<String> = Vec::new();
+    let mut add = |clause: &str, value: String| {
+        binds.push(value);
+        clauses.push(clause.replace("$?", &format!("${}", binds.len())));
+    };
+    let department = scope
+        .department
+        .map(|d| d.as_str().to_owned())
+        .or_else(|| params.text("department"));
+    if let Some(d) = department {
+        add("f.department = $?", d);
+    }
+    if let Some(member) = &scope.member {
+        add(
+            "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = f.id AND m.user_id = $?)",
+            member.clone(),
+        );
+    }
+    if let Some(q) = params.text("q") {
+        add("f.search_text LIKE $? ESCAPE '\\'", contains_pattern(&q));
+    }
+    if let Some(state) = params.text("state") {
+        add(
+            "EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.state_key = $?)",
+            search_key(&state),
+        );
+    }
+    if let Some(city) = params.text("city") {
+        add(
+            "EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.city_key = $?)",
+            search_key(&city),
+        );
+    }
+    if let Some(group) = params.text("group") {
+        add("f.group_id = $?", group);
+    }
+    if let Some(iso) = params.text("radioisotope") {
+        add(
+            "EXISTS (SELECT 1 FROM facility_radioisotopes r WHERE r.facility_id = f.id AND r.name = $?)",
+            iso,
+        );
+    }
+    if let Some(practice) = params.text("practice") {
+        add(
+            "EXISTS (SELECT 1 FROM facility_practices p WHERE p.facility_id = f.id AND p.practice = $?)",
+            practice,
+        );
+    }
+    if let Some(user) = params.text("userId") {
+        add(
+            "EXISTS (SELECT 1 FROM facility_users u WHERE u.facility_id = f.id AND u.user_id = $?)",
+            user,
+        );
+    }
+    let filter = clauses.join(" AND ");
+    let total: i64 = {
+        let sql = format!("SELECT COUNT(*) FROM facilities f WHERE {filter}");
+        let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        q.fetch_one(&mut *conn).await?
+    };
+    let n = binds.len();
+    let sql = format!(
+        "SELECT f.id FROM facilities f WHERE {filter} ORDER BY f.id DESC LIMIT ${} OFFSET ${}",
+        n + 1,
+        n + 2
+    );
+    let ids: Vec<String> = {
+        let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        q.bind(params.page_size)
+            .bind(params.offset())
+            .fetch_all(&mut *conn)
+            .await?
+    };
+    Ok((views(conn, &ids).await?, total))
+}
+
+/// The live facility already registered with this cnpj in this department, if any.
+pub async fn live_duplicate(
+    conn: &mut AnyConnection,
+    cnpj: &str,
+    department: Department,
+    except_id: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM facilities WHERE cnpj = $1 AND department = $2 AND archived_at IS NULL AND id <> $3")
+        .bind(cnpj)
+        .bind(department.as_str())
+        .bind(except_id)
+        .fetch_optional(conn)
+        .await
+}
+
+/// Whether equipment, documents or QC tests refer to the facility.
+pub async fn has_records(conn: &mut AnyConnection, id: &str) -> Result<bool, sqlx::Error> {
+    for table in RECORD_LINKS {
+        let sql = format!(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE facility_id = $1 LIMIT 1) x"
+        );
+        let n: i64 = sqlx::query_scalar(AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_one(&mut *conn)
+            .await?;
+        if n > 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+pub async fn is_member(
+    conn: &mut AnyConnection,
+    facility_id: &str,
+    user_id: &str,
+) -> Result<bool, sqlx::Error> {
+    let n: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM facility_users WHERE facility_id = $1 AND user_id = $2",
+    )
+    .bind(facility_id)
+    .bind(user_id)
+    .fetch_one(conn)
+    .await?;
+    Ok(n > 0)
+}
+
+pub async fn archive(conn: &mut AnyConnection, id: &str, at: &str) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1 WHERE id = $1 AND archived_at IS NULL")
+        .bind(id)
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+pub async fn touch(conn: &mut AnyConnection, id: &str, at: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE facilities SET updated_at = $2, version = version + 1 WHERE id = $1")
+        .bind(id)
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn set_image(
+    conn: &mut AnyConnection,
+    id: &str,
+    kind: ImageKind,
+    content_type: &str,
+    data: &[u8],
+    at: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM facility_images WHERE facility_id = $1 AND kind = $2")
+        .bind(id)
+        .bind(kind.as_str())
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("INSERT INTO facility_images (facility_id, kind, content_type, data, updated_at) VALUES ($1, $2, $3, $4, $5)")
+        .bind(id)
+        .bind(kind.as_str())
+        .bind(content_type)
+        .bind(data)
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn image(
+    conn: &mut AnyConnection,
+    id: &str,
+    kind: ImageKind,
+) -> Result<Option<(String, Vec<u8>)>, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT content_type, data FROM facility_images WHERE facility_id = $1 AND kind = $2",
+    )
+    .bind(id)
+    .bind(kind.as_str())
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| Ok((r.try_get("content_type")?, r.try_get("data")?)))
+        .transpose()
+}
+
+pub async fn remove_image(
+    conn: &mut AnyConnection,
+    id: &str,
+    kind: ImageKind,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query("DELETE FROM facility_images WHERE facility_id = $1 AND kind = $2")
+        .bind(id)
+        .bind(kind.as_str())
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() > 0)
+}

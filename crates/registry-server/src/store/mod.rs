@@ -1,0 +1,15 @@
+//! Queries, one module per resource. Every function takes a connection, so the same code runs
+//! inside a request's write transaction or on a pooled read connection.
+
+pub mod audit;
+pub mod facilities;
+pub mod groups;
+pub mod users;
+
+use sqlx::Row;
+use sqlx::any::AnyRow;
+
+/// An optional text column.
+pub(crate) fn opt(row: &AnyRow, col: &str) -> Result<Option<String>, sqlx::Error> {
+    row.try_get::<Option<String>, _>(col)
+}

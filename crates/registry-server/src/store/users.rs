@@ -1,0 +1,246 @@
+//! User records.
+
+use super::opt;
+use crate::db::{contains_pattern, placeholders, search_key};
+use crate::extract::ListParams;
+use registry_core::Role;
+use registry_core::api::{Licences, User};
+use registry_core::facility::UserState;
+use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone)]
+pub struct UserRow {
+    pub id: String,
+    pub name: String,
+    pub email: String,
+    pub telephone: Option<String>,
+    pub cpf: Option<String>,
+    pub roles: Vec<Role>,
+    pub active: bool,
+    pub licences: Licences,
+    pub password_hash: String,
+    pub token_version: i64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+const COLUMNS: &str = "id, name, email, telephone, cpf, roles, active, an_license_number, an_license_validity, \
+    fm_license_number, fm_license_validity, password_hash, token_version, created_at, updated_at";
+
+impl UserRow {
+    fn from_row(r: &AnyRow) -> Result<Self, sqlx::Error> {
+        let roles: String = r.try_get("roles")?;
+        Ok(UserRow {
+            id: r.try_get("id")?,
+            name: r.try_get("name")?,
+            email: r.try_get("email")?,
+            telephone: opt(r, "telephone")?,
+            cpf: opt(r, "cpf")?,
+            roles: serde_json::from_str(&roles).map_err(|e| sqlx::Error::Decode(e.into()))?,
+            active: r.try_get::<i64, _>("active")? != 0,
+            licences: Licences {
+                an_number: opt(r, "an_license_number")?,
+                an_validity: opt(r, "an_license_validity")?,
+                fm_number: opt(r, "fm_license_number")?,
+                fm_validity: opt(r, "fm_license_validity")?,
+            },
+            password_hash: r.try_get("password_hash")?,
+            token_version: r.try_get("token_version")?,
+            created_at: r.try_get("created_at")?,
+            updated_at: r.try_get("updated_at")?,
+        })
+    }
+
+    /// The public view: never the password hash.
+    pub fn view(&self) -> User {
+        User {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            email: self.email.clone(),
+            telephone: self.telephone.clone(),
+            cpf: self.cpf.clone(),
+            roles: self.roles.clone(),
+            active: self.active,
+            licences: self.licences.clone(),
+            created_at: self.created_at.clone(),
+            updated_at: self.updated_at.clone(),
+        }
+    }
+}
+
+pub async fn by_id(conn: &mut AnyConnection, id: &str) -> Result<Option<UserRow>, sqlx::Error> {
+    let sql = format!("SELECT {COLUMNS} FROM users WHERE id = $1");
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .as_ref()
+        .map(UserRow::from_row)
+        .transpose()
+}
+
+pub async fn by_email(
+    conn: &mut AnyConnection,
+    email: &str,
+) -> Result<Option<UserRow>, sqlx::Error> {
+    let sql = format!("SELECT {COLUMNS} FROM users WHERE email = $1");
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(email)
+        .fetch_optional(conn)
+        .await?
+        .as_ref()
+        .map(UserRow::from_row)
+        .transpose()
+}
+
+pub async fn count(conn: &mut AnyConnection) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM users")
+        .fetch_one(conn)
+        .await
+}
+
+pub async fn email_taken(
+    conn: &mut AnyConnection,
+    email: &str,
+    except_id: &str,
+) -> Result<bool, sqlx::Error> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE email = $1 AND id <> $2")
+        .bind(email)
+        .bind(except_id)
+        .fetch_one(conn)
+        .await?;
+    Ok(n > 0)
+}
+
+/// Inserts or replaces the whole row.
+pub async fn save(conn: &mut AnyConnection, u: &UserRow, insert: bool) -> Result<(), sqlx::Error> {
+    let roles = serde_json::to_string(&u.roles).expect("roles serialise");
+    let search = search_key(&format!("{} {}", u.name, u.email));
+    let sql = if insert {
+        "INSERT INTO users (id, name, email, telephone, cpf, roles, active, an_license_number, an_license_validity, \
+         fm_license_number, fm_license_validity, password_hash, token_version, search_text, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+    } else {
+        "UPDATE users SET name = $2, email = $3, telephone = $4, cpf = $5, roles = $6, active = $7, an_license_number = $8, \
+         an_license_validity = $9, fm_license_number = $10, fm_license_validity = $11, password_hash = $12, \
+         token_version = $13, search_text = $14, created_at = $15, updated_at = $16 WHERE id = $1"
+    };
+    sqlx::query(sql)
+        .bind(&u.id)
+        .bind(&u.name)
+        .bind(&u.email)
+        .bind(&u.telephone)
+        .bind(&u.cpf)
+        .bind(roles)
+        .bind(i64::from(u.active))
+        .bind(&u.licences.an_number)
+        .bind(&u.licences.an_validity)
+        .bind(&u.licences.fm_number)
+        .bind(&u.licences.fm_validity)
+        .bind(&u.password_hash)
+        .bind(u.token_version)
+        .bind(search)
+        .bind(&u.created_at)
+        .bind(&u.updated_at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Users, newest first, filtered by `q` (name or e-mail), `role` and `active`.
+pub async fn list(
+    conn: &mut AnyConnection,
+    params: &ListParams,
+) -> Result<(Vec<UserRow>, i64), sqlx::Error> {
+    let mut clauses = vec!["1 = 1".to_owned()];
+    let mut binds: Vec<String> = Vec::new();
+    if let Some(q) = params.text("q") {
+        binds.push(contains_pattern(&q));
+        clauses.push(format!("search_text LIKE ${} ESCAPE '\\'", binds.len()));
+    }
+    if let Some(role) = params.text("role") {
+        binds.push(format!("%\"{}\"%", role.replace('"', "")));
+        clauses.push(format!("roles LIKE ${}", binds.len()));
+    }
+    if let Some(active) = params.text("active") {
+        clauses.push(format!(
+            "active = {}",
+            if matches!(active.as_str(), "true" | "1") {
+                1
+            } else {
+                0
+            }
+        ));
+    }
+    let filter = clauses.join(" AND ");
+    let count_sql = format!("SELECT COUNT(*) FROM users WHERE {filter}");
+    let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(count_sql));
+    for b in &binds {
+        count = count.bind(b);
+    }
+    let total = count.fetch_one(&mut *conn).await?;
+    let n = binds.len();
+    let sql = format!(
+        "SELECT {COLUMNS} FROM users WHERE {filter} ORDER BY id DESC LIMIT ${} OFFSET ${}",
+        n + 1,
+        n + 2
+    );
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b);
+    }
+    let rows = q
+        .bind(params.page_size)
+        .bind(params.offset())
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok((
+        rows.iter()
+            .map(UserRow::from_row)
+            .collect::<Result<_, _>>()?,
+        total,
+    ))
+}
+
+/// Whether each of `ids` exists and is active (absent from the map when it does not exist).
+pub async fn states(
+    conn: &mut AnyConnection,
+    ids: &[&str],
+) -> Result<BTreeMap<String, UserState>, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let sql = format!(
+        "SELECT id, active FROM users WHERE id IN ({})",
+        placeholders(1, ids.len())
+    );
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for id in ids {
+        q = q.bind(*id);
+    }
+    q.fetch_all(conn)
+        .await?
+        .iter()
+        .map(|r| {
+            let state = if r.try_get::<i64, _>("active")? != 0 {
+                UserState::Active
+            } else {
+                UserState::Inactive
+            };
+            Ok((r.try_get("id")?, state))
+        })
+        .collect()
+}
+
+/// Active users holding a role.
+pub async fn count_active_with_role(
+    conn: &mut AnyConnection,
+    role: Role,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE active = 1 AND roles LIKE $1")
+        .bind(format!("%\"{}\"%", role.as_str()))
+        .fetch_one(conn)
+        .await
+}

@@ -1,0 +1,1 @@
+//! Workspace root package: owns the black-box tests in tests/ and the examples in examples/.
