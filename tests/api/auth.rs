@@ -1,0 +1,335 @@
+use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, Backend, PASSWORD, TestApp};
+use crate::on_both_databases;
+use base64::Engine;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+on_both_databases!(
+    login_gives_a_token_with_the_documented_claims,
+    wrong_email_and_wrong_password_look_the_same,
+    repeated_failed_logins_are_rate_limited,
+    password_change_ends_older_tokens,
+    deactivated_users_are_locked_out,
+    register_grants_only_what_the_caller_may,
+    password_recovery_by_mail,
+);
+
+fn claims(token: &str) -> Value {
+    let payload = token.split('.').nth(1).unwrap();
+    serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload)
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+async fn login_gives_a_token_with_the_documented_claims(app: TestApp) {
+    let res = app
+        .call(
+            Method::POST,
+            "/api/login",
+            None,
+            Some(&json!({"email": "ADMIN@example.com ", "password": ADMIN_PASSWORD})),
+        )
+        .await
+        .expect(200);
+    assert_eq!(res["user"]["email"], ADMIN_EMAIL);
+    assert_eq!(res["user"]["roles"], json!(["Administrator"]));
+    assert!(
+        !res.to_string().contains("password"),
+        "no password or hash in the answer: {res}"
+    );
+    let c = claims(res["token"].as_str().unwrap());
+    assert_eq!(c["sub"], res["user"]["_id"]);
+    assert_eq!(c["id"], res["user"]["_id"]);
+    assert_eq!(c["email"], ADMIN_EMAIL);
+    assert_eq!(c["type"], "Administrator");
+    assert_eq!(c["roles"], json!(["Administrator"]));
+    assert!(c["exp"].as_i64().unwrap() > chrono::Utc::now().timestamp());
+    app.call(
+        Method::POST,
+        "/api/login/",
+        None,
+        Some(&json!({"email": ADMIN_EMAIL})),
+    )
+    .await
+    .expect_error(422, "validation_failed");
+}
+
+async fn wrong_email_and_wrong_password_look_the_same(app: TestApp) {
+    let a = app
+        .call(
+            Method::POST,
+            "/api/login/",
+            None,
+            Some(&json!({"email": ADMIN_EMAIL, "password": "wrong-password"})),
+        )
+        .await;
+    let b = app
+        .call(
+            Method::POST,
+            "/api/login/",
+            None,
+            Some(&json!({"email": "nobody@example.com", "password": "wrong-password"})),
+        )
+        .await;
+    let a = a.expect_error(401, "unauthorized").body;
+    let b = b.expect_error(401, "unauthorized").body;
+    assert_eq!(a, b);
+}
+
+async fn repeated_failed_logins_are_rate_limited(app: TestApp) {
+    let (_, _) = app.user_with(&["Cliente"], "Target").await;
+    let attempt = |password: &'static str| {
+        app.post_anon(
+            "/api/login/",
+            json!({"email": ADMIN_EMAIL, "password": password}),
+        )
+    };
+    for _ in 0..5 {
+        attempt("wrong-password")
+            .await
+            .expect_error(401, "unauthorized");
+    }
+    let blocked = attempt(ADMIN_PASSWORD).await;
+    let retry: u64 = blocked.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry > 0 && retry <= 15 * 60);
+    blocked.expect_error(429, "rate_limited");
+}
+
+async fn password_change_ends_older_tokens(app: TestApp) {
+    let (id, old_token) = app.user_with(&["Físico"], "Fis Ico").await;
+    let res = app
+        .post(
+            "/api/changePassword/",
+            &old_token,
+            json!({"currentPassword": "not-it-at-all", "newPassword": "new-password-1"}),
+        )
+        .await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("currentPassword", "invalid_value")
+    );
+    let res = app
+        .post(
+            "/api/changePassword/",
+            &old_token,
+            json!({"currentPassword": PASSWORD, "newPassword": "short"}),
+        )
+        .await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("newPassword", "weak_password")
+    );
+    let res = app
+        .post(
+            "/api/changePassword/",
+            &old_token,
+            json!({"currentPassword": PASSWORD, "newPassword": "new-password-1"}),
+        )
+        .await
+        .expect(200);
+    let fresh = res["token"].as_str().unwrap().to_owned();
+    app.get("/api/facilities", &old_token)
+        .await
+        .expect_error(401, "unauthorized");
+    app.get("/api/facilities", &fresh).await.expect(200);
+    // The snake_case alias works; a non-Administrator may not set someone else's password.
+    let (other, other_token) = app.user_with(&["Admin"], "Adm In").await;
+    app.post(
+        "/api/change_password/",
+        &fresh,
+        json!({"_id": other, "newPassword": "whatever-123"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    // An Administrator may, and that user's tokens end too.
+    app.post(
+        "/api/change_password",
+        &app.admin,
+        json!({"_id": other, "newPassword": "set-by-admin-1"}),
+    )
+    .await
+    .expect(200);
+    app.get("/api/facilities", &other_token)
+        .await
+        .expect_error(401, "unauthorized");
+    let email = app
+        .get(&format!("/api/user/{other}"), &app.admin)
+        .await
+        .expect(200)["email"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.login(&email, "set-by-admin-1").await;
+    let _ = id;
+}
+
+async fn deactivated_users_are_locked_out(app: TestApp) {
+    let (id, token) = app.user_with(&["Laudos"], "Lau Dos").await;
+    let email = app
+        .get(&format!("/api/user/{id}"), &app.admin)
+        .await
+        .expect(200)["email"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.post("/api/exclude/", &app.admin, json!({"_id": id}))
+        .await
+        .expect(200);
+    app.get("/api/facilities", &token)
+        .await
+        .expect_error(401, "unauthorized");
+    app.call(
+        Method::POST,
+        "/api/login/",
+        None,
+        Some(&json!({"email": email, "password": PASSWORD})),
+    )
+    .await
+    .expect_error(401, "unauthorized");
+    // History is kept: the user is still there, inactive.
+    assert_eq!(
+        app.get(&format!("/api/user/{id}"), &app.admin)
+            .await
+            .expect(200)["active"],
+        false
+    );
+    // The last active Administrator cannot be deactivated.
+    let me = app
+        .get("/api/users?role=Administrator", &app.admin)
+        .await
+        .expect(200)["list"][0]["_id"]
+        .clone();
+    app.post("/api/exclude/", &app.admin, json!({"_id": me}))
+        .await
+        .expect_error(409, "conflict");
+}
+
+async fn register_grants_only_what_the_caller_may(app: TestApp) {
+    let anon = |body: Value| app.post_anon("/api/register/", body);
+    let me = anon(json!({"name": "Self Made", "email": "Self@Example.com", "password": PASSWORD}))
+        .await
+        .expect(201);
+    assert_eq!(me["roles"], json!(["Cliente"]));
+    assert_eq!(me["email"], "self@example.com");
+    assert_eq!(me["active"], true);
+    assert!(me.get("password").is_none() && me.get("password_hash").is_none());
+    anon(json!({"name": "Sneaky", "email": "sneaky@example.com", "password": PASSWORD, "roles": ["Administrator"]})).await.expect_error(403, "permission_denied");
+    anon(json!({"name": "Dup", "email": "self@example.com", "password": PASSWORD}))
+        .await
+        .expect_error(409, "conflict");
+    let res = anon(json!({"email": "bad", "password": "short"}))
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(
+        res.has_field_error("name", "required")
+            && res.has_field_error("email", "invalid_email")
+            && res.has_field_error("password", "weak_password")
+    );
+    // Staff other than Administrator may create only Cliente users; a Cliente none.
+    for role in ["Admin", "Físico", "Laudos"] {
+        let (_, token) = app.user_with(&[role], &format!("Grantor {role}")).await;
+        let ok = json!({"name": "C", "email": format!("c-{}@example.com", role.len()), "password": PASSWORD, "roles": ["Cliente"]});
+        let mut ok = ok;
+        ok["email"] = json!(format!(
+            "client-by-{}@example.com",
+            role.to_lowercase().replace('í', "i")
+        ));
+        app.post("/api/register/", &token, ok).await.expect(201);
+        let bad = json!({"name": "F", "email": format!("f-by-{}@example.com", role.len()), "password": PASSWORD, "roles": ["Físico"]});
+        app.post("/api/register/", &token, bad)
+            .await
+            .expect_error(403, "permission_denied");
+    }
+    let (_, client) = app.user_with(&["Cliente"], "Plain Client").await;
+    app.post(
+        "/api/register/",
+        &client,
+        json!({"name": "X", "email": "x@example.com", "password": PASSWORD}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    let admin = app.post("/api/register/", &app.admin, json!({"name": "Adm", "email": "adm@example.com", "password": PASSWORD, "roles": ["Admin", "Físico"]})).await;
+    assert_eq!(admin.expect(201)["roles"], json!(["Admin", "Físico"]));
+    // The deployer can turn self-registration off.
+    if let Some(closed) = TestApp::spawn_with(app.backend, |c| c.self_registration = false).await {
+        closed
+            .call(
+                Method::POST,
+                "/api/register/",
+                None,
+                Some(&json!({"name": "N", "email": "n@example.com", "password": PASSWORD})),
+            )
+            .await
+            .expect_error(403, "permission_denied");
+    }
+    let _ = Backend::Sqlite;
+}
+
+async fn password_recovery_by_mail(app: TestApp) {
+    let (_, _) = app.user_with(&["Cliente"], "Forgetful").await;
+    let email = app
+        .get("/api/users?q=forgetful", &app.admin)
+        .await
+        .expect(200)["list"][0]["email"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let unknown = app
+        .call(
+            Method::POST,
+            "/api/password_recover/",
+            None,
+            Some(&json!({"email": "nobody@example.com"})),
+        )
+        .await;
+    let known = app
+        .call(
+            Method::POST,
+            "/api/password_recover/",
+            None,
+            Some(&json!({"email": email})),
+        )
+        .await;
+    assert_eq!(unknown.status, 202);
+    assert_eq!(known.status, 202);
+    assert_eq!(unknown.body, known.body, "no account enumeration");
+    let outbox = app.data_dir.path().join("outbox");
+    let mails: Vec<_> = std::fs::read_dir(&outbox)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+        .collect();
+    assert_eq!(mails.len(), 1, "exactly one mail, for the known address");
+    let mail = std::fs::read_to_string(&mails[0]).unwrap();
+    assert!(mail.contains(&email));
+    let token = mail
+        .lines()
+        .map(str::trim)
+        .find(|l| l.len() == 64 && l.chars().all(|c| c.is_ascii_hexdigit()))
+        .expect("token in mail")
+        .to_owned();
+    let set = |t: &str, p: &str| {
+        app.post_anon(
+            "/api/password_recover/",
+            json!({"token": t, "newPassword": p}),
+        )
+    };
+    assert!(
+        set("0".repeat(64).as_str(), "recovered-pass-1")
+            .await
+            .expect_error(422, "validation_failed")
+            .has_field_error("token", "invalid_value")
+    );
+    set(&token, "recovered-pass-1").await.expect(200);
+    app.login(&email, "recovered-pass-1").await;
+    set(&token, "recovered-pass-2")
+        .await
+        .expect_error(422, "validation_failed");
+}

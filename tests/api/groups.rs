@@ -1,0 +1,84 @@
+use crate::helpers::{TestApp, facility_payload};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(groups_lifecycle_and_permissions);
+
+async fn groups_lifecycle_and_permissions(app: TestApp) {
+    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
+    let (_, admin_role) = app.user_with(&["Admin"], "Adm").await;
+    app.post("/api/group/register", &client, json!({"name": "G"}))
+        .await
+        .expect_error(403, "permission_denied");
+    let g = app
+        .post(
+            "/api/group/register/",
+            &admin_role,
+            json!({"name": "Rede Norte", "description": "Hospitais do Norte"}),
+        )
+        .await
+        .expect(201);
+    let id = g["_id"].as_str().unwrap();
+    assert_eq!(g["description"], "Hospitais do Norte");
+    app.post(
+        "/api/group/register",
+        &app.admin,
+        json!({"name": "rede norte"}),
+    )
+    .await
+    .expect_error(409, "conflict");
+    assert!(
+        app.post(
+            "/api/group/register",
+            &app.admin,
+            json!({"description": "x"})
+        )
+        .await
+        .expect_error(422, "validation_failed")
+        .has_field_error("name", "required")
+    );
+    let edited = app
+        .post(
+            "/api/group/edit",
+            &admin_role,
+            json!({"_id": id, "name": "Rede Norte e Nordeste"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(edited["name"], "Rede Norte e Nordeste");
+    assert_eq!(edited["description"], "Hospitais do Norte");
+    let list = app.get("/api/group", &client).await.expect(200);
+    assert_eq!(list["paging"]["total"], 1);
+    let mut p = facility_payload("No Grupo");
+    p["group"] = json!({"_id": id});
+    let f = app.create_facility(p).await;
+    assert_eq!(
+        f["group"],
+        json!({"_id": id, "name": "Rede Norte e Nordeste"})
+    );
+    let shown = app
+        .get(&format!("/api/group/{id}"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(shown["facilities"][0]["_id"], f["_id"]);
+    // Deleting: Administrator only, and not while facilities use the group.
+    app.post("/api/group/exclude", &admin_role, json!({"_id": id}))
+        .await
+        .expect_error(403, "permission_denied");
+    app.post("/api/group/exclude", &app.admin, json!({"_id": id}))
+        .await
+        .expect_error(409, "in_use");
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"_id": f["_id"], "group": null}),
+    )
+    .await
+    .expect(200);
+    app.post("/api/group/exclude/", &app.admin, json!({"_id": id}))
+        .await
+        .expect(200);
+    app.get(&format!("/api/group/{id}"), &app.admin)
+        .await
+        .expect_error(404, "not_found");
+}

@@ -1,0 +1,122 @@
+use crate::helpers::{TestApp, facility_payload};
+use crate::on_both_databases;
+use reqwest::multipart::{Form, Part};
+use serde_json::json;
+
+on_both_databases!(logo_and_background_upload_read_remove);
+
+const PNG: &[u8] = &[
+    0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R',
+];
+
+async fn upload(
+    app: &TestApp,
+    token: &str,
+    path: &str,
+    bytes: Vec<u8>,
+) -> (u16, serde_json::Value) {
+    let form = Form::new().part("file", Part::bytes(bytes).file_name("logo.png"));
+    let res = app
+        .client
+        .post(app.url(path))
+        .bearer_auth(token)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap_or_default())
+}
+
+async fn logo_and_background_upload_read_remove(app: TestApp) {
+    let f = app.create_facility(facility_payload("Com Logo")).await;
+    let id = f["_id"].as_str().unwrap();
+    let (status, body) = upload(
+        &app,
+        &app.admin,
+        &format!("/api/facility/{id}/logo"),
+        PNG.to_vec(),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["logo"], format!("/api/facility/{id}/logo"));
+    assert_eq!(body["version"], 2);
+    let res = app
+        .client
+        .get(app.url(&format!("/api/facility/{id}/logo")))
+        .bearer_auth(&app.admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["content-type"], "image/png");
+    assert_eq!(res.bytes().await.unwrap().as_ref(), PNG);
+    let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3].to_vec();
+    let (status, body) = upload(
+        &app,
+        &app.admin,
+        &format!("/api/facility/{id}/background"),
+        jpeg,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["backgroundImage"],
+        format!("/api/facility/{id}/background")
+    );
+    // Wrong type, too large, no permission.
+    let (status, body) = upload(
+        &app,
+        &app.admin,
+        &format!("/api/facility/{id}/logo"),
+        b"%PDF-1.7".to_vec(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (422, Some("validation_failed"))
+    );
+    let mut big = PNG.to_vec();
+    big.resize(2 * 1024 * 1024 + 1, 0);
+    let (status, body) = upload(&app, &app.admin, &format!("/api/facility/{id}/logo"), big).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (413, Some("payload_too_large"))
+    );
+    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
+    let (status, _) = upload(
+        &app,
+        &client,
+        &format!("/api/facility/{id}/logo"),
+        PNG.to_vec(),
+    )
+    .await;
+    assert_eq!(status, 403);
+    // Removal by the client layer's paths and by DELETE.
+    let removed = app
+        .post("/api/facility/removeLogo", &app.admin, json!({"_id": id}))
+        .await
+        .expect(200);
+    assert_eq!(removed["logo"], json!(null));
+    app.get(&format!("/api/facility/{id}/logo"), &app.admin)
+        .await
+        .expect_error(404, "not_found");
+    let res = app
+        .client
+        .delete(app.url(&format!("/api/facility/{id}/background")))
+        .bearer_auth(&app.admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let shown = app
+        .get(&format!("/api/facility/{id}"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(shown["backgroundImage"], json!(null));
+    app.post(
+        "/api/facility/removeBackgroundImage/",
+        &app.admin,
+        json!({"_id": id}),
+    )
+    .await
+    .expect(200);
+}

@@ -1,0 +1,10 @@
+//! Black-box API tests: a real server over a real database, driven over HTTP. Every test runs on
+//! SQLite and on PostgreSQL.
+
+mod helpers;
+
+mod auth;
+mod facilities;
+mod groups;
+mod images;
+mod users;
