@@ -32,9 +32,9 @@ pub struct FacilityRecord {
     pub updated_at: String,
 }
 
-/// Tables whose rows link a facility to records; a linked facility's cnpj is locked.
-/// Each later resource (equipment, documents, QC tests) adds its table here.
-const RECORD_LINKS: &[&str] = &[];
+/// Tables whose rows link a facility to records (equipment, documents, QC tests); a linked
+/// facility's cnpj is locked. Archived records still count: they are history.
+const RECORD_LINKS: &[&str] = &["equipment", "qc_tests"];
 
 /// The image kinds a facility can carry, with the path segment that serves each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
