@@ -13,7 +13,14 @@ async fn main() -> anyhow::Result<()> {
     let password = std::env::var("REGISTRY_PASSWORD").unwrap_or_else(|_| "change-me-now".into());
     let http = reqwest::Client::new();
 
-    let login: Value = http.post(format!("{base}/api/login/")).json(&json!({"email": email, "password": password})).send().await?.error_for_status()?.json().await?;
+    let login: Value = http
+        .post(format!("{base}/api/login/"))
+        .json(&json!({"email": email, "password": password}))
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
     let token = login["token"].as_str().unwrap_or_default().to_owned();
 
     let facility = json!({
@@ -27,7 +34,12 @@ async fn main() -> anyhow::Result<()> {
         "practices": ["Diagnóstico", "Terapia Ambulatorial"],
         "radioisotopes": [{"name": "Tc(99m)", "quantity": 1500}, {"name": "I(131)", "quantity": 200.5}]
     });
-    let res = http.post(format!("{base}/api/facility/register/")).bearer_auth(&token).json(&facility).send().await?;
+    let res = http
+        .post(format!("{base}/api/facility/register/"))
+        .bearer_auth(&token)
+        .json(&facility)
+        .send()
+        .await?;
     let status = res.status();
     let body: Value = res.json().await?;
     match status.as_u16() {
@@ -45,9 +57,17 @@ async fn main() -> anyhow::Result<()> {
         .error_for_status()?
         .json()
         .await?;
-    println!("{} matching nuclear-medicine facilities:", list["paging"]["total"]);
+    println!(
+        "{} matching nuclear-medicine facilities:",
+        list["paging"]["total"]
+    );
     for f in list["list"].as_array().into_iter().flatten() {
-        println!("  {}  {}  {}", f["cnpj"].as_str().unwrap_or(""), f["name"].as_str().unwrap_or(""), f["address"][0]["city"].as_str().unwrap_or(""));
+        println!(
+            "  {}  {}  {}",
+            f["cnpj"].as_str().unwrap_or(""),
+            f["name"].as_str().unwrap_or(""),
+            f["address"][0]["city"].as_str().unwrap_or("")
+        );
     }
     Ok(())
 }

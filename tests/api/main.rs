@@ -7,4 +7,5 @@ mod auth;
 mod facilities;
 mod groups;
 mod images;
+mod service;
 mod users;

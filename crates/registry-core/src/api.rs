@@ -192,3 +192,126 @@ pub struct AuditEvent {
     #[serde(rename = "roleChanges", default, skip_serializing_if = "Vec::is_empty")]
     pub role_changes: Vec<crate::facility::RoleChange>,
 }
+
+/// The facility create and edit payload (spec §2.1). On create, name, companyName, cnpj, telephone,
+/// department and address are required; on edit, absent keys leave the stored values unchanged.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FacilityInput {
+    /// The facility being edited (edit only).
+    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub company_name: Option<String>,
+    /// 14 characters, no punctuation: numeric or the 2026 alphanumeric form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnpj: Option<String>,
+    /// With the area code, e.g. `(11) 3456-7890`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telephone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub department: Option<Department>,
+    /// A group `_id` (or `{"_id": ...}`); null clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// At least one address (a single object is accepted too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<Vec<Address>>,
+    #[serde(
+        rename = "CNENregistry",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cnen_registry: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<Vec<FacilityUserInput>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radioisotopes: Option<Vec<RadioisotopeView>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub practices: Option<Vec<Practice>>,
+}
+
+/// A user link in a facility payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FacilityUserInput {
+    #[serde(rename = "_id")]
+    pub id: String,
+    /// `Titular`, `Responsável Técnico`, `Substituto`, `Supervisor` or a configured custom value.
+    pub responsabilities: Vec<String>,
+}
+
+/// `POST /facility/users/edit`: the full list of user links of a facility.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FacilityUsersInput {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub users: Vec<FacilityUserInput>,
+}
+
+/// A body that only names a record.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct IdInput {
+    #[serde(rename = "_id")]
+    pub id: String,
+}
+
+/// The user register and edit payload. On register, name, email and password are required.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct UserInput {
+    /// The user being edited (edit only; defaults to the caller).
+    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// At least 8 characters (register only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telephone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpf: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<Role>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active: Option<bool>,
+    #[serde(flatten)]
+    pub licences: Licences,
+}
+
+/// `POST /changePassword/`: your own password with `currentPassword`, or (Administrator) another user's with `_id`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangePasswordInput {
+    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_password: Option<String>,
+    pub new_password: String,
+}
+
+/// `POST /password_recover/`: `{email}` asks for a code by e-mail; `{token, newPassword}` uses it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PasswordRecoverInput {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_password: Option<String>,
+}
+
+/// Group register and edit payload.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct GroupInput {
+    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}

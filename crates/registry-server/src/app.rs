@@ -19,7 +19,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tower::Layer;
-use tower_http::normalize_path::NormalizePathLayer;
+use tower::util::MapRequestLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
@@ -92,12 +92,34 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         // Trailing slashes are trimmed before routing, so every path answers with and without one.
-        let app = NormalizePathLayer::trim_trailing_slash().layer(self.router);
+        let app = MapRequestLayer::new(trim_trailing_slash).layer(self.router);
         let service = axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app);
         axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await
     }
+}
+
+/// `/api/facilities/` → `/api/facilities` (query kept). Swagger UI's own pages under `/api/docs/`
+/// need their slash, so they are left alone.
+fn trim_trailing_slash<B>(mut req: Request<B>) -> Request<B> {
+    let path = req.uri().path();
+    if path.len() > 1 && path.ends_with('/') && !path.starts_with("/api/docs") {
+        let trimmed = path.trim_end_matches('/');
+        let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
+        let path_and_query = match req.uri().query() {
+            Some(q) => format!("{trimmed}?{q}"),
+            None => trimmed.to_owned(),
+        };
+        let mut parts = req.uri().clone().into_parts();
+        if let Ok(pq) = path_and_query.parse() {
+            parts.path_and_query = Some(pq);
+            if let Ok(uri) = axum::http::Uri::from_parts(parts) {
+                *req.uri_mut() = uri;
+            }
+        }
+    }
+    req
 }
 
 pub fn router(state: AppState) -> Router {

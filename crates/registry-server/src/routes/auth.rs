@@ -14,6 +14,10 @@ use axum::routing::post;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use rand::RngCore;
+use registry_core::ErrorBody;
+use registry_core::api::{
+    ChangePasswordInput, IdInput, LoginRequest, PasswordRecoverInput, UserInput,
+};
 use registry_core::api::{LoginResponse, Message, User};
 use registry_core::user::{may_grant, may_manage, read_user};
 use registry_core::values::password_problem;
@@ -21,6 +25,27 @@ use registry_core::{FieldCode, Role};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use sqlx::{AnyConnection, Row};
+
+/// This module's part of the OpenAPI description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    #[derive(utoipa::OpenApi)]
+    #[openapi(
+        paths(login, register, edit, exclude, change_password, password_recover),
+        components(schemas(
+            LoginRequest,
+            LoginResponse,
+            User,
+            UserInput,
+            IdInput,
+            ChangePasswordInput,
+            PasswordRecoverInput,
+            Message,
+            ErrorBody
+        ))
+    )]
+    struct Doc;
+    <Doc as utoipa::OpenApi>::openapi()
+}
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -151,6 +176,7 @@ async fn record_login_failure(state: &AppState, email: &str) -> Result<()> {
     Ok(())
 }
 
+#[utoipa::path(post, path = "/api/login", tag = "authentication", summary = "Log in", request_body = LoginRequest, responses((status = 200, description = "OK", body = LoginResponse), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Wrong e-mail or password", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody), (status = 429, description = "Too many failed attempts (Retry-After)", body = ErrorBody)))]
 async fn login(State(state): State<AppState>, body: JsonBody) -> Result<Json<LoginResponse>> {
     let value = body.value()?;
     let email = required_str(&value, "email")?.trim().to_lowercase();
@@ -184,6 +210,7 @@ async fn login(State(state): State<AppState>, body: JsonBody) -> Result<Json<Log
     }))
 }
 
+#[utoipa::path(post, path = "/api/register", tag = "authentication", summary = "Create a user (without a token: self-registration as Cliente)", request_body = UserInput, responses((status = 201, description = "Created", body = User), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 409, description = "E-mail already used", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn register(
     State(state): State<AppState>,
     MaybeCaller(caller): MaybeCaller,
@@ -291,6 +318,7 @@ async fn managed_target(conn: &mut AnyConnection, caller: &Caller, id: &str) -> 
     Ok(target)
 }
 
+#[utoipa::path(post, path = "/api/edit", tag = "authentication", summary = "Edit a user", request_body = UserInput, responses((status = 200, description = "OK", body = User), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "E-mail already used, or last Administrator", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> Result<Json<User>> {
     let value = body.value()?;
     let id = match value.get("_id") {
@@ -372,6 +400,7 @@ async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
     Ok(Json(user.view()))
 }
 
+#[utoipa::path(post, path = "/api/exclude", tag = "authentication", summary = "Deactivate a user", request_body = IdInput, responses((status = 200, description = "Deactivated", body = Message), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "Last active Administrator", body = ErrorBody)), security(("bearer" = [])))]
 async fn exclude(
     State(state): State<AppState>,
     caller: Caller,
@@ -441,6 +470,7 @@ async fn set_password(
     Ok(user)
 }
 
+#[utoipa::path(post, path = "/api/changePassword", tag = "authentication", summary = "Change a password (also /api/change_password)", request_body = ChangePasswordInput, responses((status = 200, description = "Changed; a fresh token for the caller", body = Message), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn change_password(
     State(state): State<AppState>,
     caller: Caller,
@@ -499,6 +529,7 @@ fn token_hash(token: &str) -> String {
 
 /// `{email}` mails a single-use token (always 202, so accounts cannot be discovered);
 /// `{token, newPassword}` sets the password.
+#[utoipa::path(post, path = "/api/password_recover", tag = "authentication", summary = "Password recovery", request_body = PasswordRecoverInput, responses((status = 202, description = "Recovery e-mail sent if the account exists", body = Message), (status = 200, description = "Password set with a recovery code", body = Message), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)))]
 async fn password_recover(
     State(state): State<AppState>,
     body: JsonBody,

@@ -13,6 +13,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
+use registry_core::ErrorBody;
+use registry_core::api::{
+    AuditEvent, FacilityInput, FacilityUserInput, FacilityUsersInput, IdInput,
+};
 use registry_core::api::{Facility, ListEnvelope, Message};
 use registry_core::facility::{
     FacilityChanges, Mode, apply_user_links, check_cnpj_lock, check_linked_users,
@@ -21,6 +25,37 @@ use registry_core::facility::{
 use registry_core::{Department, FieldCode, FieldError};
 use serde_json::{Value, json};
 use sqlx::AnyConnection;
+
+/// This module's part of the OpenAPI description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    #[derive(utoipa::OpenApi)]
+    #[openapi(
+        paths(
+            list_all,
+            list_nuclear_medicine,
+            list_radiodiagnosis,
+            show,
+            register,
+            edit_by_body,
+            edit_by_path,
+            edit_users,
+            exclude,
+            history
+        ),
+        components(schemas(
+            Facility,
+            FacilityInput,
+            FacilityUsersInput,
+            FacilityUserInput,
+            IdInput,
+            Message,
+            AuditEvent,
+            ErrorBody
+        ))
+    )]
+    struct Doc;
+    <Doc as utoipa::OpenApi>::openapi()
+}
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -107,6 +142,7 @@ async fn list(
     }))
 }
 
+#[utoipa::path(get, path = "/api/facilities", tag = "facilities", summary = "List facilities, paginated", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query), ("q" = Option<String>, Query, description = "name, company name, cnpj or city"), ("state" = Option<String>, Query), ("city" = Option<String>, Query), ("group" = Option<String>, Query), ("radioisotope" = Option<String>, Query), ("practice" = Option<String>, Query), ("userId" = Option<String>, Query)), responses((status = 200, description = "OK", body = ListEnvelope<Facility>), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
 async fn list_all(
     State(state): State<AppState>,
     caller: Caller,
@@ -115,6 +151,7 @@ async fn list_all(
     list(&state, &caller, &params, None).await
 }
 
+#[utoipa::path(get, path = "/api/nuclearmedicinefacilities", tag = "facilities", summary = "List nuclear-medicine facilities", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query), ("q" = Option<String>, Query, description = "name, company name, cnpj or city"), ("state" = Option<String>, Query), ("city" = Option<String>, Query), ("group" = Option<String>, Query), ("radioisotope" = Option<String>, Query), ("practice" = Option<String>, Query), ("userId" = Option<String>, Query)), responses((status = 200, description = "OK", body = ListEnvelope<Facility>), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
 async fn list_nuclear_medicine(
     State(state): State<AppState>,
     caller: Caller,
@@ -123,6 +160,7 @@ async fn list_nuclear_medicine(
     list(&state, &caller, &params, Some(Department::NuclearMedicine)).await
 }
 
+#[utoipa::path(get, path = "/api/radiodiagnosisfacilities", tag = "facilities", summary = "List radiodiagnosis facilities", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query), ("q" = Option<String>, Query, description = "name, company name, cnpj or city"), ("state" = Option<String>, Query), ("city" = Option<String>, Query), ("group" = Option<String>, Query), ("radioisotope" = Option<String>, Query), ("practice" = Option<String>, Query), ("userId" = Option<String>, Query)), responses((status = 200, description = "OK", body = ListEnvelope<Facility>), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
 async fn list_radiodiagnosis(
     State(state): State<AppState>,
     caller: Caller,
@@ -131,6 +169,7 @@ async fn list_radiodiagnosis(
     list(&state, &caller, &params, Some(Department::Radiodiagnosis)).await
 }
 
+#[utoipa::path(get, path = "/api/facility/{id}", tag = "facilities", summary = "Facility details", params(("id" = String, Path)), responses((status = 200, description = "The facility, with its ETag (W/\"version\")", body = Facility), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
 async fn show(
     State(state): State<AppState>,
     caller: Caller,
@@ -156,14 +195,14 @@ async fn check_references(
         Vec<registry_core::facility::RoleChange>,
     )>,
 > {
-    if let Some(Some(group)) = &changes.group {
-        if groups::get(conn, group).await?.is_none() {
-            errors.push(FieldError::new(
-                "group",
-                FieldCode::GroupNotFound,
-                format!("no group with _id {group}"),
-            ));
-        }
+    if let Some(Some(group)) = &changes.group
+        && groups::get(conn, group).await?.is_none()
+    {
+        errors.push(FieldError::new(
+            "group",
+            FieldCode::GroupNotFound,
+            format!("no group with _id {group}"),
+        ));
     }
     let Some(links) = &changes.users else {
         return Ok(None);
@@ -188,6 +227,7 @@ fn duplicate(id: String) -> ApiError {
     }
 }
 
+#[utoipa::path(post, path = "/api/facility/register", tag = "facilities", summary = "Create a facility", request_body = FacilityInput, responses((status = 201, description = "Created", body = Facility), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody), (status = 409, description = "duplicate_facility: already registered; the body carries its _id", body = ErrorBody)), security(("bearer" = [])))]
 async fn register(
     State(state): State<AppState>,
     caller: Caller,
@@ -376,6 +416,7 @@ async fn apply_edit(
     Ok(with_etag(StatusCode::OK, after))
 }
 
+#[utoipa::path(post, path = "/api/facility/edit", tag = "facilities", summary = "Edit a facility (body carries _id)", params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")), request_body = FacilityInput, responses((status = 200, description = "Edited", body = Facility), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "duplicate_facility", body = ErrorBody), (status = 412, description = "version_mismatch", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn edit_by_body(
     State(state): State<AppState>,
     caller: Caller,
@@ -388,6 +429,7 @@ async fn edit_by_body(
     apply_edit(&state, &caller, &id, &value, &headers, "edit").await
 }
 
+#[utoipa::path(put, path = "/api/facility/{id}/edit", tag = "facilities", summary = "Edit a facility", params(("id" = String, Path), ("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")), request_body = FacilityInput, responses((status = 200, description = "Edited", body = Facility), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "duplicate_facility", body = ErrorBody), (status = 412, description = "version_mismatch", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn edit_by_path(
     State(state): State<AppState>,
     caller: Caller,
@@ -410,6 +452,7 @@ async fn edit_by_path(
     apply_edit(&state, &caller, &id, &value, &headers, "edit").await
 }
 
+#[utoipa::path(post, path = "/api/facility/users/edit", tag = "facilities", summary = "Replace the user links of a facility", request_body = FacilityUsersInput, responses((status = 200, description = "Edited", body = Facility), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn edit_users(
     State(state): State<AppState>,
     caller: Caller,
@@ -440,6 +483,7 @@ async fn edit_users(
     .await
 }
 
+#[utoipa::path(post, path = "/api/facility/exclude", tag = "facilities", summary = "Archive a facility", request_body = IdInput, responses((status = 200, description = "Archived", body = Message), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
 async fn exclude(
     State(state): State<AppState>,
     caller: Caller,
@@ -474,6 +518,7 @@ async fn exclude(
     }))
 }
 
+#[utoipa::path(get, path = "/api/facility/{id}/history", tag = "facilities", summary = "Change history of a facility", params(("id" = String, Path), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)), responses((status = 200, description = "Audit events, newest first", body = ListEnvelope<AuditEvent>), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
 async fn history(
     State(state): State<AppState>,
     caller: Caller,

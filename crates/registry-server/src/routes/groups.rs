@@ -12,11 +12,24 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use registry_core::ErrorBody;
 use registry_core::api::{Group, ListEnvelope, Message};
+use registry_core::api::{GroupInput, IdInput};
 use registry_core::payload::ObjectReader;
 use registry_core::{FieldCode, FieldErrors, Role};
 use serde_json::Value;
 use sqlx::AnyConnection;
+
+/// This module's part of the OpenAPI description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    #[derive(utoipa::OpenApi)]
+    #[openapi(
+        paths(list, show, register, edit, exclude),
+        components(schemas(Group, GroupInput, IdInput, Message, ErrorBody))
+    )]
+    struct Doc;
+    <Doc as utoipa::OpenApi>::openapi()
+}
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -27,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .route("/group/{id}", get(show))
 }
 
+#[utoipa::path(get, path = "/api/group", tag = "groups", summary = "List groups", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query, description = "1-based page"), ("pageSize" = Option<i64>, Query, description = "20 by default, at most 200"), ("q" = Option<String>, Query, description = "search text")), responses((status = 200, description = "OK", body = ListEnvelope<Group>), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
 async fn list(
     State(state): State<AppState>,
     _caller: Caller,
@@ -40,6 +54,7 @@ async fn list(
     }))
 }
 
+#[utoipa::path(get, path = "/api/group/{id}", tag = "groups", summary = "One group", params(("id" = String, Path)), responses((status = 200, description = "The group with its facilities", body = Group), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
 async fn show(
     State(state): State<AppState>,
     caller: Caller,
@@ -115,6 +130,7 @@ async fn record(
     Ok(())
 }
 
+#[utoipa::path(post, path = "/api/group/register", tag = "groups", summary = "Create a group", request_body = GroupInput, responses((status = 201, description = "Created", body = Group), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 409, description = "Name already used", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn register(
     State(state): State<AppState>,
     caller: Caller,
@@ -139,6 +155,7 @@ async fn register(
     Ok((StatusCode::CREATED, Json(group)))
 }
 
+#[utoipa::path(post, path = "/api/group/edit", tag = "groups", summary = "Edit a group", request_body = GroupInput, responses((status = 200, description = "OK", body = Group), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "Name already used", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn edit(
     State(state): State<AppState>,
     caller: Caller,
@@ -169,6 +186,7 @@ async fn edit(
     Ok(Json(group))
 }
 
+#[utoipa::path(post, path = "/api/group/exclude", tag = "groups", summary = "Delete a group (Administrator)", request_body = IdInput, responses((status = 200, description = "Deleted", body = Message), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "in_use: facilities still use the group", body = ErrorBody)), security(("bearer" = [])))]
 async fn exclude(
     State(state): State<AppState>,
     caller: Caller,

@@ -14,35 +14,43 @@ use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use registry_core::ErrorBody;
 use registry_core::FieldCode;
+use registry_core::api::{Facility, IdInput};
 
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
 
+/// This module's part of the OpenAPI description.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    #[derive(utoipa::OpenApi)]
+    #[openapi(
+        paths(upload, read, remove_by_path, remove_logo, remove_background),
+        components(schemas(Facility, IdInput, ErrorBody))
+    )]
+    struct Doc;
+    <Doc as utoipa::OpenApi>::openapi()
+}
+
 pub fn router() -> Router<AppState> {
-    let upload_limit = DefaultBodyLimit::max(MAX_IMAGE_BYTES + 64 * 1024);
     Router::new()
         .route(
-            "/facility/{id}/logo",
-            get(|s, c, p| read(s, c, p, ImageKind::Logo))
-                .post(|s, c, p, m| upload(s, c, p, m, ImageKind::Logo))
-                .layer(upload_limit)
-                .delete(|s, c, p: Path<String>| remove(s, c, p.0, ImageKind::Logo)),
+            "/facility/{id}/{kind}",
+            get(read)
+                .post(upload)
+                .layer(DefaultBodyLimit::max(MAX_IMAGE_BYTES + 64 * 1024))
+                .delete(remove_by_path),
         )
-        .route(
-            "/facility/{id}/background",
-            get(|s, c, p| read(s, c, p, ImageKind::Background))
-                .post(|s, c, p, m| upload(s, c, p, m, ImageKind::Background))
-                .layer(upload_limit)
-                .delete(|s, c, p: Path<String>| remove(s, c, p.0, ImageKind::Background)),
-        )
-        .route(
-            "/facility/removeLogo",
-            post(|s, c, b| remove_by_body(s, c, b, ImageKind::Logo)),
-        )
-        .route(
-            "/facility/removeBackgroundImage",
-            post(|s, c, b| remove_by_body(s, c, b, ImageKind::Background)),
-        )
+        .route("/facility/removeLogo", post(remove_logo))
+        .route("/facility/removeBackgroundImage", post(remove_background))
+}
+
+/// The `logo` or `background` path segment.
+fn kind(segment: &str) -> Result<ImageKind> {
+    match segment {
+        "logo" => Ok(ImageKind::Logo),
+        "background" => Ok(ImageKind::Background),
+        _ => Err(ApiError::NotFound("No such endpoint.".into())),
+    }
 }
 
 /// The image type from its first bytes.
@@ -73,13 +81,19 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
     }
 }
 
+#[utoipa::path(post, path = "/api/facility/{id}/{kind}", tag = "facilities", summary = "Upload the logo or background image",
+    params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
+    request_body(content_type = "multipart/form-data", description = "a `file` part: PNG, JPEG or WebP, at most 2 MiB"),
+    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 413, description = "Over 2 MiB", body = ErrorBody), (status = 422, description = "Not an image", body = ErrorBody)),
+    security(("bearer" = [])))]
 async fn upload(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
-    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
-    kind: ImageKind,
+    Path((id, segment)): Path<(String, String)>,
+    multipart: std::result::Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Response> {
+    let kind = kind(&segment)?;
     caller.require_staff()?;
     let mut multipart = multipart.map_err(|_| {
         ApiError::BadRequest("Expected a multipart/form-data body with a `file` part.".into())
@@ -138,12 +152,16 @@ async fn upload(
     Ok(with_etag(StatusCode::OK, facility))
 }
 
+#[utoipa::path(get, path = "/api/facility/{id}/{kind}", tag = "facilities", summary = "Read the logo or background image",
+    params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
+    responses((status = 200, description = "The image bytes", content_type = "image/*"), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
 async fn read(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
-    kind: ImageKind,
+    Path((id, segment)): Path<(String, String)>,
 ) -> Result<Response> {
+    let kind = kind(&segment)?;
     let mut conn = state.db.read().await?;
     visible(&mut conn, &caller, &id).await?;
     let (content_type, data) = store::image(&mut conn, &id, kind)
@@ -191,6 +209,37 @@ async fn remove(
         .ok_or_else(|| ApiError::not_found("facility"))?;
     tx.commit().await?;
     Ok(with_etag(StatusCode::OK, facility))
+}
+
+#[utoipa::path(delete, path = "/api/facility/{id}/{kind}", tag = "facilities", summary = "Remove the logo or background image",
+    params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
+    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn remove_by_path(
+    state: State<AppState>,
+    caller: Caller,
+    Path((id, segment)): Path<(String, String)>,
+) -> Result<Response> {
+    let kind = kind(&segment)?;
+    remove(state, caller, id, kind).await
+}
+
+#[utoipa::path(post, path = "/api/facility/removeLogo", tag = "facilities", summary = "Remove the logo", request_body = IdInput,
+    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn remove_logo(state: State<AppState>, caller: Caller, body: JsonBody) -> Result<Response> {
+    remove_by_body(state, caller, body, ImageKind::Logo).await
+}
+
+#[utoipa::path(post, path = "/api/facility/removeBackgroundImage", tag = "facilities", summary = "Remove the background image", request_body = IdInput,
+    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn remove_background(
+    state: State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response> {
+    remove_by_body(state, caller, body, ImageKind::Background).await
 }
 
 async fn remove_by_body(
