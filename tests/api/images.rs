@@ -16,8 +16,8 @@ async fn upload(
     bytes: Vec<u8>,
 ) -> (u16, serde_json::Value) {
     let form = Form::new().part("file", Part::bytes(bytes).file_name("logo.png"));
-    let res = app
-        .client
+    // A fresh connection each time: the server closes one whose body it refused (413).
+    let res = reqwest::Client::new()
         .post(app.url(path))
         .bearer_auth(token)
         .multipart(form)
