@@ -1,4 +1,6 @@
-//! Server configuration from `REGISTRY_*` environment variables (product.md §6).
+//! Server configuration from `REGISTRY_*` environment variables (product.md §6), optionally from
+//! a TOML file named by `REGISTRY_CONFIG` whose keys are the variable names without the prefix, in
+//! lower case (`bind = "0.0.0.0:8080"`); the environment wins over the file.
 
 use anyhow::{Context, bail};
 use std::path::PathBuf;
@@ -69,7 +71,45 @@ impl Config {
     }
 
     pub fn from_env() -> anyhow::Result<Self> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let file = match std::env::var("REGISTRY_CONFIG") {
+            Ok(path) if !path.trim().is_empty() => {
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read REGISTRY_CONFIG file {path}"))?;
+                let table: toml::Table = text
+                    .parse()
+                    .with_context(|| format!("{path} is not valid TOML"))?;
+                table
+            }
+            _ => toml::Table::new(),
+        };
+        Self::from_sources(|name| std::env::var(name).ok(), &file)
+    }
+
+    /// Reads every setting from `env` first, then from the file's key (`REGISTRY_BIND` → `bind`).
+    pub fn from_sources(
+        env: impl Fn(&str) -> Option<String>,
+        file: &toml::Table,
+    ) -> anyhow::Result<Self> {
+        let var = |name: &str| {
+            env(name)
+                .or_else(|| {
+                    let key = name.trim_start_matches("REGISTRY_").to_ascii_lowercase();
+                    file.get(&key).map(|v| match v {
+                        toml::Value::String(s) => s.clone(),
+                        toml::Value::Array(items) => items
+                            .iter()
+                            .map(|i| {
+                                i.as_str()
+                                    .map(str::to_owned)
+                                    .unwrap_or_else(|| i.to_string())
+                            })
+                            .collect::<Vec<_>>()
+                            .join(","),
+                        other => other.to_string(),
+                    })
+                })
+                .filter(|v| !v.trim().is_empty())
+        };
         let mut c = Config::new(var("REGISTRY_DATA_DIR").unwrap_or_else(|| "data".into()));
         c.database_url = var("REGISTRY_DATABASE_URL");
         if let Some(bind) = var("REGISTRY_BIND") {
@@ -122,5 +162,43 @@ fn parse_bool(v: &str) -> Option<bool> {
         "1" | "true" | "yes" | "on" => Some(true),
         "0" | "false" | "no" | "off" => Some(false),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(env: &[(&str, &str)], file: &str) -> anyhow::Result<Config> {
+        let env: std::collections::HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_sources(|k| env.get(k).cloned(), &file.parse().unwrap())
+    }
+
+    #[test]
+    fn environment_wins_over_the_file() {
+        let file = "bind = \"0.0.0.0:9000\"\ndata_dir = \"/srv/registry\"\nextra_responsibilities = [\"Físico Médico\", \"Enfermeiro\"]\ntoken_ttl_minutes = 30\nself_registration = false";
+        let c = config(&[("REGISTRY_BIND", "127.0.0.1:7000")], file).unwrap();
+        assert_eq!(c.bind, "127.0.0.1:7000");
+        assert_eq!(c.data_dir, std::path::PathBuf::from("/srv/registry"));
+        assert_eq!(
+            c.extra_responsibilities,
+            vec!["Físico Médico", "Enfermeiro"]
+        );
+        assert_eq!(c.token_ttl, Duration::from_secs(1800));
+        assert!(!c.self_registration);
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_the_variable_named() {
+        let e = config(&[("REGISTRY_ENV", "prod")], "").unwrap_err();
+        assert!(e.to_string().contains("REGISTRY_ENV"));
+        let e = config(&[("REGISTRY_ADMIN_EMAIL", "a@b.c")], "").unwrap_err();
+        assert!(e.to_string().contains("REGISTRY_ADMIN_PASSWORD"));
+        let c = config(&[], "").unwrap();
+        assert_eq!(c.bind, "127.0.0.1:8080");
+        assert!(c.self_registration);
     }
 }
