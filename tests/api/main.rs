@@ -4,6 +4,9 @@
 mod helpers;
 
 mod auth;
+mod documents;
+mod document_email;
+mod test_servers;
 mod facilities;
 mod groups;
 mod images;

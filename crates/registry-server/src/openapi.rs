@@ -13,5 +13,6 @@ use utoipa_swagger_ui::SwaggerUi;
 pub struct ApiDoc;
 
 pub fn router() -> Router<AppState> {
-    Router::new().merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", ApiDoc::openapi()))
+    let doc = ApiDoc::openapi().merge_from(crate::routes::documents::openapi());
+    Router::new().merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc))
 }

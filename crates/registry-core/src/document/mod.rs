@@ -9,6 +9,9 @@ use sha2::{Digest, Sha256};
 use std::fmt;
 use utoipa::ToSchema;
 
+mod draft;
+pub use draft::{DocumentDraft, parse_date, read_document, validity_after_date};
+
 /// Where a document is in its review: the exact Portuguese values of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 pub enum DocumentStatus {

@@ -163,3 +163,32 @@ fn a_signature_verifies_and_tampering_is_caught() {
     assert_eq!(public_key_from_base64(&encoded), Ok(public));
     assert_eq!(public_key_from_base64("abc"), Err(VerifyError::BadKey));
 }
+
+#[test]
+fn an_upload_needs_name_facility_date_and_a_later_validity() {
+    let obj = |v: serde_json::Value| v.as_object().unwrap().clone();
+    let errs = read_document(&obj(serde_json::json!({})), true).unwrap_err();
+    let fields: Vec<_> = errs.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["name", "facility", "date", "validity"]);
+    let errs = read_document(
+        &obj(serde_json::json!({"name": "R", "facility": "f", "date": "2026-11-01", "validity": "2026-10-01"})),
+        true,
+    )
+    .unwrap_err();
+    assert_eq!(errs[0].field, "validity");
+    let ok = read_document(
+        &obj(serde_json::json!({"name": "R", "facility": {"_id": "f"}, "date": "2026-11-01T12:00:00Z",
+            "validity": "2027-11-01", "draft": "true", "equipment": "", "status": "assinado"})),
+        true,
+    )
+    .unwrap();
+    assert_eq!(ok.date.as_deref(), Some("2026-11-01"));
+    assert_eq!(ok.facility.as_deref(), Some("f"));
+    assert_eq!(ok.equipment, Some(None));
+    assert!(ok.draft);
+    assert_eq!(ok.status, None, "status is read on edits only");
+    let edit = read_document(&obj(serde_json::json!({"status": "falta-assinar"})), false).unwrap();
+    assert_eq!(edit.status, Some(AwaitingSignature));
+    let bad = read_document(&obj(serde_json::json!({"status": "Done", "date": "01/11/2026"})), false).unwrap_err();
+    assert_eq!(bad.len(), 2);
+}
