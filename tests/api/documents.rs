@@ -215,7 +215,7 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     let res = upload(&app, &app.admin, &facility, b"PK\x03\x04 zip".to_vec(), &[]).await;
     assert!(res.expect_error(422, "validation_failed").has_field_error("file", "invalid_value"));
     // No file, no fields: every problem at once.
-    let res = send_form(&app, "/api/document/register", &app.admin, form(&[], None)).await;
+    let res = send_form(&app, "/api/document/register", &app.admin, form(&[("conclusion", "x")], None)).await;
     let res = res.expect_error(422, "validation_failed");
     for field in ["file", "name", "facility", "date", "validity"] {
         assert!(res.has_field_error(field, "required"), "{field}: {}", res.body);
