@@ -4,10 +4,10 @@
 mod helpers;
 
 mod auth;
-mod documents;
 mod document_email;
-mod test_servers;
+mod documents;
 mod facilities;
 mod groups;
 mod images;
+mod test_servers;
 mod users;

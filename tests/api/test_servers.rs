@@ -71,7 +71,10 @@ async fn start(
     };
     let server = Server { child, port };
     for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return Some(server);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

@@ -63,10 +63,8 @@ impl Application {
             config.data_dir.join("outbox"),
             &config.mail_from,
         )?;
-        let objects = crate::objects::Objects::open(
-            config.object_store_url.as_deref(),
-            &config.data_dir,
-        )?;
+        let objects =
+            crate::objects::Objects::open(config.object_store_url.as_deref(), &config.data_dir)?;
         let signing_key = crate::signing::load_or_create(&config)?;
         tracing::info!(database = ?db.backend, mail = mailer.describe(), files = objects.describe(), "storage ready");
         let state = AppState {

@@ -60,7 +60,10 @@ pub async fn run_once(state: &AppState, instance: &str) -> anyhow::Result<usize>
                 let attempt = job.attempts + 1;
                 let retry = (attempt < settings.email_max_attempts).then(|| {
                     let factor = 2u32.saturating_pow((attempt - 1).clamp(0, 20) as u32);
-                    let delay = settings.email_retry_base.saturating_mul(factor).min(MAX_BACKOFF);
+                    let delay = settings
+                        .email_retry_base
+                        .saturating_mul(factor)
+                        .min(MAX_BACKOFF);
                     timestamp(now + chrono::Duration::from_std(delay).unwrap_or_default())
                 });
                 (Some(format!("{e:#}")), retry)
@@ -105,7 +108,9 @@ pub async fn run_once(state: &AppState, instance: &str) -> anyhow::Result<usize>
         tx.commit().await?;
         match &error {
             None => tracing::info!(schedule = %job.id, "scheduled e-mail sent"),
-            Some(e) => tracing::warn!(schedule = %job.id, error = %e, retry = ?retry_at, "scheduled e-mail not sent"),
+            Some(e) => {
+                tracing::warn!(schedule = %job.id, error = %e, retry = ?retry_at, "scheduled e-mail not sent")
+            }
         }
     }
     Ok(claimed.len())
@@ -139,7 +144,9 @@ async fn send(state: &AppState, job: &ClaimedEmail) -> anyhow::Result<()> {
         .from(state.mailer.from().clone())
         .subject(format!("{} — {}", doc.name, doc.facility_name));
     for to in &job.recipients {
-        builder = builder.to(to.parse().with_context(|| format!("invalid recipient {to}"))?);
+        builder = builder.to(to
+            .parse()
+            .with_context(|| format!("invalid recipient {to}"))?);
     }
     let body = SinglePart::plain(text);
     let message = if attach {

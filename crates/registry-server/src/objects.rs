@@ -138,9 +138,9 @@ fn s3_store(raw: &str) -> anyhow::Result<(Arc<dyn ObjectStore>, String)> {
         .context("REGISTRY_OBJECT_STORE_URL names no bucket (s3://BUCKET)")?;
     let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
     for (key, value) in url.query_pairs() {
-        let key: AmazonS3ConfigKey = key.parse().with_context(|| {
-            format!("REGISTRY_OBJECT_STORE_URL: unknown S3 option {key:?}")
-        })?;
+        let key: AmazonS3ConfigKey = key
+            .parse()
+            .with_context(|| format!("REGISTRY_OBJECT_STORE_URL: unknown S3 option {key:?}"))?;
         builder = builder.with_config(key, value.into_owned());
     }
     let store = builder

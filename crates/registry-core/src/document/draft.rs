@@ -37,7 +37,10 @@ pub fn validity_after_date(date: &str, validity: &str) -> bool {
     validity > date
 }
 
-pub fn read_document(obj: &Map<String, Value>, create: bool) -> Result<DocumentDraft, Vec<FieldError>> {
+pub fn read_document(
+    obj: &Map<String, Value>,
+    create: bool,
+) -> Result<DocumentDraft, Vec<FieldError>> {
     let mut errs = FieldErrors::default();
     let r = ObjectReader::new(obj, "");
     let mut out = DocumentDraft {
@@ -49,13 +52,19 @@ pub fn read_document(obj: &Map<String, Value>, create: bool) -> Result<DocumentD
         ..Default::default()
     };
     match r.get("facility").or_else(|| r.get("facilityId")) {
-        None | Some(Value::Null) if create => {
-            errs.push("facility", FieldCode::Required, "is required: the facility's _id")
-        }
+        None | Some(Value::Null) if create => errs.push(
+            "facility",
+            FieldCode::Required,
+            "is required: the facility's _id",
+        ),
         None | Some(Value::Null) => {}
         Some(v) => match reference_id(v) {
             Some(id) => out.facility = Some(id),
-            None => errs.push("facility", FieldCode::InvalidValue, "must be a facility _id"),
+            None => errs.push(
+                "facility",
+                FieldCode::InvalidValue,
+                "must be a facility _id",
+            ),
         },
     }
     for (key, slot) in [("equipment", &mut out.equipment), ("test", &mut out.test)] {
@@ -82,10 +91,10 @@ pub fn read_document(obj: &Map<String, Value>, create: bool) -> Result<DocumentD
             }
         }
     }
-    if let (Some(date), Some(validity)) = (&out.date, &out.validity) {
-        if !validity_after_date(date, validity) {
-            errs.push("validity", FieldCode::InvalidValue, "must be after date");
-        }
+    if let (Some(date), Some(validity)) = (&out.date, &out.validity)
+        && !validity_after_date(date, validity)
+    {
+        errs.push("validity", FieldCode::InvalidValue, "must be after date");
     }
     out.conclusion = r.clearable_string("conclusion", &mut errs);
     out.draft = flag(r.get("draft"), "draft", &mut errs);

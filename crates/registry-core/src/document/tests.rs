@@ -189,6 +189,10 @@ fn an_upload_needs_name_facility_date_and_a_later_validity() {
     assert_eq!(ok.status, None, "status is read on edits only");
     let edit = read_document(&obj(serde_json::json!({"status": "falta-assinar"})), false).unwrap();
     assert_eq!(edit.status, Some(AwaitingSignature));
-    let bad = read_document(&obj(serde_json::json!({"status": "Done", "date": "01/11/2026"})), false).unwrap_err();
+    let bad = read_document(
+        &obj(serde_json::json!({"status": "Done", "date": "01/11/2026"})),
+        false,
+    )
+    .unwrap_err();
     assert_eq!(bad.len(), 2);
 }

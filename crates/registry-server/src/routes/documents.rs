@@ -203,14 +203,14 @@ async fn check_references(
     effective_equipment: Option<&str>,
     errs: &mut FieldErrors,
 ) -> Result<()> {
-    if let Some(eq) = equipment {
-        if !store::equipment_in_facility(conn, eq, facility_id).await? {
-            errs.push(
-                "equipment",
-                FieldCode::InvalidValue,
-                "is not live equipment of the document's facility",
-            );
-        }
+    if let Some(eq) = equipment
+        && !store::equipment_in_facility(conn, eq, facility_id).await?
+    {
+        errs.push(
+            "equipment",
+            FieldCode::InvalidValue,
+            "is not live equipment of the document's facility",
+        );
     }
     if let Some(test) = test {
         match store::test_equipment(conn, test, facility_id).await? {
@@ -231,10 +231,7 @@ async fn check_references(
 }
 
 fn invalid_transition(e: document::InvalidTransition) -> ApiError {
-    ApiError::conflict(
-        "invalid_transition",
-        format!("Invalid transition: {e}."),
-    )
+    ApiError::conflict("invalid_transition", format!("Invalid transition: {e}."))
 }
 
 fn snapshot(doc: &Document) -> Value {
@@ -297,13 +294,20 @@ async fn load_state(conn: &mut AnyConnection, id: &str) -> Result<DocumentState>
         (status = 422, body = ErrorBody)
     )
 )]
-async fn register(State(state): State<AppState>, caller: Caller, request: Request) -> Result<Response> {
+async fn register(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: Request,
+) -> Result<Response> {
     caller.require_staff()?;
-    let multipart = Multipart::from_request(request, &state).await.map_err(|_| {
-        ApiError::BadRequest(
-            "Expected a multipart/form-data body with a `file` part and the document's fields.".into(),
-        )
-    })?;
+    let multipart = Multipart::from_request(request, &state)
+        .await
+        .map_err(|_| {
+            ApiError::BadRequest(
+                "Expected a multipart/form-data body with a `file` part and the document's fields."
+                    .into(),
+            )
+        })?;
     let upload = read_upload(&state, multipart).await?;
     let mut errs = FieldErrors::default();
     let draft = match document::read_document(&upload.fields, true) {
@@ -314,7 +318,11 @@ async fn register(State(state): State<AppState>, caller: Caller, request: Reques
         }
     };
     if upload.file.is_none() {
-        errs.push("file", FieldCode::Required, "is required: a PDF or an image");
+        errs.push(
+            "file",
+            FieldCode::Required,
+            "is required: a PDF or an image",
+        );
     }
     let (Some(draft), Some((staged, file_name))) = (draft, upload.file) else {
         return Err(ApiError::Validation(errs.into_vec()));
@@ -334,7 +342,11 @@ async fn register(State(state): State<AppState>, caller: Caller, request: Reques
     {
         let mut conn = state.db.read().await?;
         if visible(&mut conn, &caller, facility_id).await.is_err() {
-            errs.push("facility", FieldCode::InvalidValue, "is not a live facility");
+            errs.push(
+                "facility",
+                FieldCode::InvalidValue,
+                "is not a live facility",
+            );
         } else {
             check_references(
                 &mut conn,
@@ -399,11 +411,17 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, JSON_BODY_LIMIT)
         .await
-        .map_err(|_| ApiError::PayloadTooLarge("The request body is larger than allowed.".into()))?;
+        .map_err(|_| {
+            ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
+        })?;
     let body = JsonBody::from_request(Request::from_parts(parts, Body::from(bytes)), state).await?;
     match body.value()? {
         Value::Object(fields) => Ok(Upload { fields, file: None }),
-        _ => Err(ApiError::field("", FieldCode::InvalidValue, "the body must be a JSON object")),
+        _ => Err(ApiError::field(
+            "",
+            FieldCode::InvalidValue,
+            "the body must be a JSON object",
+        )),
     }
 }
 
@@ -498,7 +516,11 @@ async fn check_edit(
         document::transition(current.status, m).map_err(invalid_transition)?;
     }
     let mut errs = FieldErrors::default();
-    if draft.facility.as_ref().is_some_and(|f| *f != current.facility_id) {
+    if draft
+        .facility
+        .as_ref()
+        .is_some_and(|f| *f != current.facility_id)
+    {
         errs.push(
             "facility",
             FieldCode::InvalidValue,
@@ -588,7 +610,11 @@ async fn sign(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
         (status = 409, description = "`invalid_transition`", body = ErrorBody)
     )
 )]
-async fn liberate(State(state): State<AppState>, caller: Caller, body: JsonBody) -> Result<Response> {
+async fn liberate(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response> {
     caller.require_any(RELEASERS)?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
@@ -597,7 +623,15 @@ async fn liberate(State(state): State<AppState>, caller: Caller, body: JsonBody)
     let before = load(&mut tx, &caller, &id).await?;
     store::liberate(&mut tx, &id, &caller.id, &now()).await?;
     let after = load(&mut tx, &caller, &id).await?;
-    record(&mut tx, &id, "liberated", &caller, Some(&before), Some(&after)).await?;
+    record(
+        &mut tx,
+        &id,
+        "liberated",
+        &caller,
+        Some(&before),
+        Some(&after),
+    )
+    .await?;
     tx.commit().await?;
     Ok(Json(after).into_response())
 }
@@ -610,7 +644,11 @@ async fn liberate(State(state): State<AppState>, caller: Caller, body: JsonBody)
         (status = 200, body = registry_core::api::Message), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)
     )
 )]
-async fn exclude(State(state): State<AppState>, caller: Caller, body: JsonBody) -> Result<Response> {
+async fn exclude(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response> {
     caller.require_staff()?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
@@ -647,7 +685,13 @@ async fn comment(
         Some(Value::String(_)) | Some(Value::Null) | None => {
             return Err(ApiError::field("text", FieldCode::Required, "is required"));
         }
-        Some(_) => return Err(ApiError::field("text", FieldCode::InvalidValue, "must be a string")),
+        Some(_) => {
+            return Err(ApiError::field(
+                "text",
+                FieldCode::InvalidValue,
+                "must be a string",
+            ));
+        }
     };
     let mut tx = state.db.begin().await?;
     load(&mut tx, &caller, &id).await?;
@@ -684,7 +728,11 @@ async fn comment(
         (status = 422, body = ErrorBody)
     )
 )]
-async fn schedule_email(State(state): State<AppState>, caller: Caller, body: JsonBody) -> Result<Response> {
+async fn schedule_email(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response> {
     caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
@@ -695,18 +743,31 @@ async fn schedule_email(State(state): State<AppState>, caller: Caller, body: Jso
         Some(Value::String(s)) => match chrono::DateTime::parse_from_rfc3339(s.trim()) {
             Ok(t) => t.with_timezone(&chrono::Utc),
             Err(_) => {
-                errs.push("sendAt", FieldCode::InvalidValue, "must be an RFC 3339 time, e.g. 2026-11-21T09:00:00Z");
+                errs.push(
+                    "sendAt",
+                    FieldCode::InvalidValue,
+                    "must be an RFC 3339 time, e.g. 2026-11-21T09:00:00Z",
+                );
                 chrono::Utc::now()
             }
         },
         Some(_) => {
-            errs.push("sendAt", FieldCode::InvalidValue, "must be an RFC 3339 time string");
+            errs.push(
+                "sendAt",
+                FieldCode::InvalidValue,
+                "must be an RFC 3339 time string",
+            );
             chrono::Utc::now()
         }
     };
     let given: Option<Vec<String>> = match value.get("to") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.split([',', ';']).map(|a| a.trim().to_owned()).filter(|a| !a.is_empty()).collect()),
+        Some(Value::String(s)) => Some(
+            s.split([',', ';'])
+                .map(|a| a.trim().to_owned())
+                .filter(|a| !a.is_empty())
+                .collect(),
+        ),
         Some(Value::Array(items)) => Some(
             items
                 .iter()
@@ -714,14 +775,22 @@ async fn schedule_email(State(state): State<AppState>, caller: Caller, body: Jso
                 .filter_map(|(i, v)| match v.as_str() {
                     Some(s) => Some(s.trim().to_owned()),
                     None => {
-                        errs.push(format!("to[{i}]"), FieldCode::InvalidEmail, "must be an e-mail address");
+                        errs.push(
+                            format!("to[{i}]"),
+                            FieldCode::InvalidEmail,
+                            "must be an e-mail address",
+                        );
                         None
                     }
                 })
                 .collect(),
         ),
         Some(_) => {
-            errs.push("to", FieldCode::InvalidValue, "must be an array of e-mail addresses");
+            errs.push(
+                "to",
+                FieldCode::InvalidValue,
+                "must be an array of e-mail addresses",
+            );
             None
         }
     };
@@ -729,7 +798,11 @@ async fn schedule_email(State(state): State<AppState>, caller: Caller, body: Jso
     for (i, raw) in given.iter().flatten().enumerate() {
         match registry_core::values::Email::parse(raw) {
             Some(e) => recipients.push(e.as_str().to_owned()),
-            None => errs.push(format!("to[{i}]"), FieldCode::InvalidEmail, "is not a valid e-mail address"),
+            None => errs.push(
+                format!("to[{i}]"),
+                FieldCode::InvalidEmail,
+                "is not a valid e-mail address",
+            ),
         }
     }
     let mut tx = state.db.begin().await?;
@@ -737,13 +810,20 @@ async fn schedule_email(State(state): State<AppState>, caller: Caller, body: Jso
     if current.status != DocumentStatus::Released {
         return Err(ApiError::conflict(
             "conflict",
-            format!("Only released (Liberado) documents can be e-mailed; this one is \"{}\".", current.status),
+            format!(
+                "Only released (Liberado) documents can be e-mailed; this one is \"{}\".",
+                current.status
+            ),
         ));
     }
     if given.is_none() {
         recipients = store::facility_recipients(&mut tx, &current.facility_id).await?;
         if recipients.is_empty() {
-            errs.push("to", FieldCode::Required, "is required: the facility has no active users to send to");
+            errs.push(
+                "to",
+                FieldCode::Required,
+                "is required: the facility has no active users to send to",
+            );
         }
     } else if recipients.is_empty() && errs.is_empty() {
         errs.push("to", FieldCode::Required, "needs at least one address");
@@ -767,7 +847,8 @@ async fn schedule_email(State(state): State<AppState>, caller: Caller, body: Jso
     )
     .await?;
     let after = load(&mut tx, &caller, &id).await?;
-    let detail = serde_json::json!({ "_id": schedule_id, "sendAt": timestamp(send_at), "to": recipients });
+    let detail =
+        serde_json::json!({ "_id": schedule_id, "sendAt": timestamp(send_at), "to": recipients });
     audit::record(
         &mut tx,
         audit::Change {
@@ -790,7 +871,11 @@ async fn schedule_email(State(state): State<AppState>, caller: Caller, body: Jso
     params(("id" = String, Path, description = "Document `_id`")),
     responses((status = 200, body = Document), (status = 404, body = ErrorBody))
 )]
-async fn show(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Response> {
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response> {
     let mut conn = state.db.read().await?;
     Ok(Json(load(&mut conn, &caller, &id).await?).into_response())
 }
@@ -828,7 +913,11 @@ async fn download(
     let body = Body::from_stream(stream.map_err(std::io::Error::other));
     let disposition = format!(
         "attachment; filename=\"{}\"; filename*=UTF-8''{}",
-        file.name.replace(['"', '\\', '\r', '\n'], "_").chars().filter(char::is_ascii).collect::<String>(),
+        file.name
+            .replace(['"', '\\', '\r', '\n'], "_")
+            .chars()
+            .filter(char::is_ascii)
+            .collect::<String>(),
         url::form_urlencoded::byte_serialize(file.name.as_bytes()).collect::<String>()
     );
     Ok((
@@ -848,13 +937,23 @@ fn filter_from(params: &ListParams, caller: &Caller) -> Result<DocumentFilter> {
     let mut filter = scope(caller);
     if let Some(s) = params.text("status") {
         filter.status = Some(DocumentStatus::parse_value_or_slug(&s).ok_or_else(|| {
-            ApiError::BadRequest(format!("status must be one of {}.", DocumentStatus::allowed()))
+            ApiError::BadRequest(format!(
+                "status must be one of {}.",
+                DocumentStatus::allowed()
+            ))
         })?);
     }
-    filter.facility_id = params.text("facilityId").or_else(|| params.text("facility"));
-    filter.equipment_id = params.text("equipmentId").or_else(|| params.text("equipment"));
+    filter.facility_id = params
+        .text("facilityId")
+        .or_else(|| params.text("facility"));
+    filter.equipment_id = params
+        .text("equipmentId")
+        .or_else(|| params.text("equipment"));
     filter.test_id = params.text("testId").or_else(|| params.text("test"));
-    for (key, slot) in [("dateGte", &mut filter.date_gte), ("dateLt", &mut filter.date_lt)] {
+    for (key, slot) in [
+        ("dateGte", &mut filter.date_gte),
+        ("dateLt", &mut filter.date_lt),
+    ] {
         if let Some(raw) = params.text(key) {
             *slot = Some(document::parse_date(&raw).ok_or_else(|| {
                 ApiError::BadRequest(format!("{key} must be a date as YYYY-MM-DD."))
@@ -865,7 +964,11 @@ fn filter_from(params: &ListParams, caller: &Caller) -> Result<DocumentFilter> {
     Ok(filter)
 }
 
-async fn list_with(state: &AppState, filter: DocumentFilter, params: &ListParams) -> Result<Response> {
+async fn list_with(
+    state: &AppState,
+    filter: DocumentFilter,
+    params: &ListParams,
+) -> Result<Response> {
     let mut conn = state.db.read().await?;
     let (list, total) = store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
     Ok(Json(ListEnvelope {
@@ -882,7 +985,11 @@ async fn list_with(state: &AppState, filter: DocumentFilter, params: &ListParams
         A `Cliente` sees only released documents of their facilities.",
     responses((status = 200, body = ListEnvelope<Document>), (status = 400, body = ErrorBody))
 )]
-async fn list(State(state): State<AppState>, caller: Caller, params: ListParams) -> Result<Response> {
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Response> {
     let filter = filter_from(&params, &caller)?;
     list_with(&state, filter, &params).await
 }

@@ -38,7 +38,10 @@ pub struct DocumentState {
     pub validity: String,
 }
 
-pub async fn state(conn: &mut AnyConnection, id: &str) -> Result<Option<DocumentState>, sqlx::Error> {
+pub async fn state(
+    conn: &mut AnyConnection,
+    id: &str,
+) -> Result<Option<DocumentState>, sqlx::Error> {
     let sql = format!(
         "SELECT d.facility_id, d.equipment_id, d.status, d.file_version, cf.sha256, cf.size, d.name, f.name AS facility_name, d.date, d.validity \
          FROM documents d JOIN facilities f ON f.id = d.facility_id \
@@ -380,7 +383,10 @@ impl DocumentFilter {
         let mut binds = Vec::new();
         let mut add = |cond: &str, value: String, binds: &mut Vec<String>| {
             binds.push(value);
-            sql.push_str(&format!(" AND {}", cond.replace('?', &format!("${}", first + binds.len() - 1))));
+            sql.push_str(&format!(
+                " AND {}",
+                cond.replace('?', &format!("${}", first + binds.len() - 1))
+            ));
         };
         if let Some(client) = &self.client {
             add(
@@ -388,7 +394,11 @@ impl DocumentFilter {
                 client.clone(),
                 &mut binds,
             );
-            add("d.status = ?", DocumentStatus::Released.as_str().into(), &mut binds);
+            add(
+                "d.status = ?",
+                DocumentStatus::Released.as_str().into(),
+                &mut binds,
+            );
         }
         if let Some(s) = self.status {
             add("d.status = ?", s.as_str().into(), &mut binds);
@@ -409,7 +419,11 @@ impl DocumentFilter {
             add("d.date < ?", v.clone(), &mut binds);
         }
         if let Some(q) = &self.q {
-            add("d.search_text LIKE ? ESCAPE '\\'", contains_pattern(q), &mut binds);
+            add(
+                "d.search_text LIKE ? ESCAPE '\\'",
+                contains_pattern(q),
+                &mut binds,
+            );
         }
         (sql, binds)
     }
@@ -467,7 +481,10 @@ fn person(r: &AnyRow, id: &str, name: &str) -> Result<Option<Person>, sqlx::Erro
 }
 
 /// Documents from their rows, with comments, versions and e-mail state loaded in one query each.
-async fn assemble(conn: &mut AnyConnection, rows: Vec<AnyRow>) -> Result<Vec<Document>, sqlx::Error> {
+async fn assemble(
+    conn: &mut AnyConnection,
+    rows: Vec<AnyRow>,
+) -> Result<Vec<Document>, sqlx::Error> {
     if rows.is_empty() {
         return Ok(Vec::new());
     }
@@ -538,15 +555,17 @@ async fn comments_of(
     }
     let mut out: HashMap<String, Vec<Comment>> = HashMap::new();
     for r in query.fetch_all(conn).await? {
-        out.entry(r.try_get("document_id")?).or_default().push(Comment {
-            id: r.try_get("id")?,
-            author: Person {
-                id: r.try_get("author_id")?,
-                name: r.try_get("name")?,
-            },
-            text: r.try_get("text")?,
-            created_at: r.try_get("created_at")?,
-        });
+        out.entry(r.try_get("document_id")?)
+            .or_default()
+            .push(Comment {
+                id: r.try_get("id")?,
+                author: Person {
+                    id: r.try_get("author_id")?,
+                    name: r.try_get("name")?,
+                },
+                text: r.try_get("text")?,
+                created_at: r.try_get("created_at")?,
+            });
     }
     Ok(out)
 }
@@ -566,20 +585,22 @@ async fn versions_of(
     }
     let mut out: HashMap<String, Vec<FileVersion>> = HashMap::new();
     for r in query.fetch_all(conn).await? {
-        out.entry(r.try_get("document_id")?).or_default().push(FileVersion {
-            version: r.try_get("version")?,
-            file: FileInfo {
-                name: r.try_get("name")?,
-                content_type: r.try_get("content_type")?,
-                size: r.try_get("size")?,
-                sha256: r.try_get("sha256")?,
-            },
-            uploaded_by: Person {
-                id: r.try_get("uploaded_by")?,
-                name: r.try_get("uploader")?,
-            },
-            uploaded_at: r.try_get("uploaded_at")?,
-        });
+        out.entry(r.try_get("document_id")?)
+            .or_default()
+            .push(FileVersion {
+                version: r.try_get("version")?,
+                file: FileInfo {
+                    name: r.try_get("name")?,
+                    content_type: r.try_get("content_type")?,
+                    size: r.try_get("size")?,
+                    sha256: r.try_get("sha256")?,
+                },
+                uploaded_by: Person {
+                    id: r.try_get("uploaded_by")?,
+                    name: r.try_get("uploader")?,
+                },
+                uploaded_at: r.try_get("uploaded_at")?,
+            });
     }
     Ok(out)
 }
@@ -653,7 +674,10 @@ pub struct NewSchedule<'a> {
     pub at: &'a str,
 }
 
-pub async fn schedule_email(conn: &mut AnyConnection, s: &NewSchedule<'_>) -> Result<(), sqlx::Error> {
+pub async fn schedule_email(
+    conn: &mut AnyConnection,
+    s: &NewSchedule<'_>,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO email_schedules (id, document_id, recipients, send_at, status, attempts, next_attempt_at, created_by, created_at, updated_at) \
          VALUES ($1, $2, $3, $4, 'pending', 0, $4, $5, $6, $6)",
