@@ -23,6 +23,8 @@ pub struct TestApp {
     pub admin: String,
     pub backend: Backend,
     pub data_dir: tempfile::TempDir,
+    /// The server's state, for tests that must set up rows no endpoint of this branch creates.
+    pub state: registry_server::AppState,
 }
 
 /// A JSON answer: status, headers and body.
@@ -155,6 +157,7 @@ impl TestApp {
         configure(&mut config);
         let app = Application::build(config).await.expect("server starts");
         let base = format!("http://{}", app.local_addr());
+        let state = app.state().clone();
         tokio::spawn(app.run_until(std::future::pending()));
         let client = reqwest::Client::new();
         let mut test = TestApp {
@@ -163,6 +166,7 @@ impl TestApp {
             admin: String::new(),
             backend,
             data_dir,
+            state,
         };
         test.admin = test.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
         Some(test)

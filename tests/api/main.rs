@@ -4,8 +4,11 @@
 mod helpers;
 
 mod auth;
+mod document_email;
+mod documents;
 mod facilities;
 mod groups;
 mod images;
 mod service;
+mod test_servers;
 mod users;

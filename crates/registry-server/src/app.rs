@@ -32,6 +32,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub keys: Arc<JwtKeys>,
     pub mailer: Arc<Mailer>,
+    pub objects: Arc<crate::objects::Objects>,
+    pub signing_key: Arc<ed25519_dalek::SigningKey>,
 }
 
 pub struct Application {
@@ -61,12 +63,17 @@ impl Application {
             config.data_dir.join("outbox"),
             &config.mail_from,
         )?;
-        tracing::info!(database = ?db.backend, mail = mailer.describe(), "storage ready");
+        let objects =
+            crate::objects::Objects::open(config.object_store_url.as_deref(), &config.data_dir)?;
+        let signing_key = crate::signing::load_or_create(&config)?;
+        tracing::info!(database = ?db.backend, mail = mailer.describe(), files = objects.describe(), "storage ready");
         let state = AppState {
             db,
             config: Arc::new(config),
             keys: Arc::new(JwtKeys::new(&secret)),
             mailer: Arc::new(mailer),
+            objects: Arc::new(objects),
+            signing_key: Arc::new(signing_key),
         };
         ensure_first_administrator(&state).await?;
         let listener = TcpListener::bind(&state.config.bind)
@@ -94,9 +101,12 @@ impl Application {
         // Trailing slashes are trimmed before routing, so every path answers with and without one.
         let app = MapRequestLayer::new(trim_trailing_slash).layer(self.router);
         let service = axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app);
-        axum::serve(self.listener, service)
+        let worker = crate::email_worker::spawn(self.state.clone());
+        let served = axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
-            .await
+            .await;
+        worker.abort();
+        served
     }
 }
 

@@ -45,6 +45,39 @@ pub struct Config {
     pub login_window: Duration,
     /// Public base URL used in e-mails (password recovery links).
     pub public_url: String,
+    pub documents: DocumentSettings,
+}
+
+/// Uploads, signing and the scheduled e-mail worker (product.md §5).
+#[derive(Clone, Debug)]
+pub struct DocumentSettings {
+    /// Largest accepted document file (`REGISTRY_UPLOAD_LIMIT_MIB`, default 25 MiB).
+    pub upload_limit: u64,
+    /// Base64 of the 32-byte Ed25519 seed (`REGISTRY_SIGNING_KEY`); `None`: generated once and
+    /// kept in the data folder.
+    pub signing_key: Option<Secret>,
+    /// How often the worker looks for due e-mails (`REGISTRY_EMAIL_POLL_SECONDS`, default 15).
+    pub email_poll_interval: Duration,
+    /// First retry delay; doubled after each failure, capped at one hour.
+    pub email_retry_base: Duration,
+    /// Attempts before a schedule is marked `failed`.
+    pub email_max_attempts: i64,
+    /// How long a claimed schedule belongs to the instance sending it; past that (the instance
+    /// died mid-send) another instance may claim it again.
+    pub email_claim_lease: Duration,
+}
+
+impl Default for DocumentSettings {
+    fn default() -> Self {
+        DocumentSettings {
+            upload_limit: 25 * 1024 * 1024,
+            signing_key: None,
+            email_poll_interval: Duration::from_secs(15),
+            email_retry_base: Duration::from_secs(30),
+            email_max_attempts: 8,
+            email_claim_lease: Duration::from_secs(600),
+        }
+    }
 }
 
 impl Config {
@@ -67,6 +100,7 @@ impl Config {
             login_max_failures: 5,
             login_window: Duration::from_secs(15 * 60),
             public_url: "http://127.0.0.1:8080".into(),
+            documents: DocumentSettings::default(),
         }
     }
 
@@ -149,6 +183,19 @@ impl Config {
                 .parse()
                 .context("REGISTRY_TOKEN_TTL_MINUTES must be a whole number")?;
             c.token_ttl = Duration::from_secs(minutes * 60);
+        }
+        if let Some(v) = var("REGISTRY_UPLOAD_LIMIT_MIB") {
+            let mib: u64 = v
+                .parse()
+                .context("REGISTRY_UPLOAD_LIMIT_MIB must be a whole number")?;
+            c.documents.upload_limit = mib * 1024 * 1024;
+        }
+        c.documents.signing_key = var("REGISTRY_SIGNING_KEY").map(Secret);
+        if let Some(v) = var("REGISTRY_EMAIL_POLL_SECONDS") {
+            let secs: u64 = v
+                .parse()
+                .context("REGISTRY_EMAIL_POLL_SECONDS must be a whole number")?;
+            c.documents.email_poll_interval = Duration::from_secs(secs.max(1));
         }
         if c.admin_email.is_some() != c.admin_password.is_some() {
             bail!("set both REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD, or neither");

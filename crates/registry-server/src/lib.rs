@@ -4,11 +4,14 @@ pub mod app;
 pub mod auth;
 pub mod config;
 pub mod db;
+pub mod email_worker;
 pub mod error;
 pub mod extract;
 pub mod mail;
+pub mod objects;
 pub mod openapi;
 pub mod routes;
+pub mod signing;
 pub mod store;
 
 pub use app::{AppState, Application};

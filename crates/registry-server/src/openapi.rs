@@ -21,7 +21,8 @@ pub fn document() -> utoipa::openapi::OpenApi {
         .merge_from(users::openapi())
         .merge_from(facilities::openapi())
         .merge_from(images::openapi())
-        .merge_from(groups::openapi());
+        .merge_from(groups::openapi())
+        .merge_from(documents::openapi());
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
         "bearer",

@@ -1,6 +1,7 @@
 //! The HTTP routes, one module per resource, merged under `/api`.
 
 pub mod auth;
+pub mod documents;
 pub mod facilities;
 pub mod groups;
 pub mod images;
@@ -16,4 +17,5 @@ pub fn api() -> Router<AppState> {
         .merge(facilities::router())
         .merge(images::router())
         .merge(groups::router())
+        .merge(documents::router())
 }

@@ -34,7 +34,7 @@ pub struct FacilityRecord {
 
 /// Tables whose rows link a facility to records (equipment, documents, QC tests); a linked
 /// facility's cnpj is locked. Archived records still count: they are history.
-const RECORD_LINKS: &[&str] = &["equipment", "qc_tests"];
+const RECORD_LINKS: &[&str] = &["equipment", "qc_tests", "documents"];
 
 /// The image kinds a facility can carry, with the path segment that serves each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

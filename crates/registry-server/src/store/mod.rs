@@ -2,6 +2,7 @@
 //! inside a request's write transaction or on a pooled read connection.
 
 pub mod audit;
+pub mod documents;
 pub mod facilities;
 pub mod groups;
 pub mod users;

@@ -1,0 +1,136 @@
+//! Reading an upload's or an edit's fields (from JSON, or multipart text parts where everything
+//! arrives as a string), reporting every failing field at once.
+
+use super::DocumentStatus;
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::payload::{ObjectReader, reference_id};
+use serde_json::{Map, Value};
+
+/// The fields of an upload (`create`) or an edit. On create, `name`, `facility`, `date` and
+/// `validity` are `Some`. `Some(None)` clears an optional field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentDraft {
+    pub name: Option<String>,
+    pub facility: Option<String>,
+    pub equipment: Option<Option<String>>,
+    pub test: Option<Option<String>>,
+    pub date: Option<String>,
+    pub validity: Option<String>,
+    pub conclusion: Option<Option<String>>,
+    pub draft: bool,
+    pub status: Option<DocumentStatus>,
+}
+
+/// A calendar date as `YYYY-MM-DD`, from that form or a full RFC 3339 time (clients send both).
+pub fn parse_date(s: &str) -> Option<String> {
+    let s = s.trim();
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Some(d.format("%Y-%m-%d").to_string());
+    }
+    chrono::DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.date_naive().format("%Y-%m-%d").to_string())
+}
+
+/// `validity` must fall after `date` (both `YYYY-MM-DD`, so text order is date order).
+pub fn validity_after_date(date: &str, validity: &str) -> bool {
+    validity > date
+}
+
+pub fn read_document(
+    obj: &Map<String, Value>,
+    create: bool,
+) -> Result<DocumentDraft, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let r = ObjectReader::new(obj, "");
+    let mut out = DocumentDraft {
+        name: if create {
+            r.required_string("name", &mut errs)
+        } else {
+            r.string_if_present("name", &mut errs)
+        },
+        ..Default::default()
+    };
+    match r.get("facility").or_else(|| r.get("facilityId")) {
+        None | Some(Value::Null) if create => errs.push(
+            "facility",
+            FieldCode::Required,
+            "is required: the facility's _id",
+        ),
+        None | Some(Value::Null) => {}
+        Some(v) => match reference_id(v) {
+            Some(id) => out.facility = Some(id),
+            None => errs.push(
+                "facility",
+                FieldCode::InvalidValue,
+                "must be a facility _id",
+            ),
+        },
+    }
+    for (key, slot) in [("equipment", &mut out.equipment), ("test", &mut out.test)] {
+        match r.get(key) {
+            None => {}
+            Some(Value::Null) => *slot = Some(None),
+            Some(Value::String(s)) if s.trim().is_empty() => *slot = Some(None),
+            Some(v) => match reference_id(v) {
+                Some(id) => *slot = Some(Some(id)),
+                None => errs.push(key, FieldCode::InvalidValue, "must be an _id"),
+            },
+        }
+    }
+    for (key, slot) in [("date", &mut out.date), ("validity", &mut out.validity)] {
+        let raw = if create {
+            r.required_string(key, &mut errs)
+        } else {
+            r.string_if_present(key, &mut errs)
+        };
+        if let Some(raw) = raw {
+            match parse_date(&raw) {
+                Some(d) => *slot = Some(d),
+                None => errs.push(key, FieldCode::InvalidValue, "must be a date as YYYY-MM-DD"),
+            }
+        }
+    }
+    if let (Some(date), Some(validity)) = (&out.date, &out.validity)
+        && !validity_after_date(date, validity)
+    {
+        errs.push("validity", FieldCode::InvalidValue, "must be after date");
+    }
+    out.conclusion = r.clearable_string("conclusion", &mut errs);
+    out.draft = flag(r.get("draft"), "draft", &mut errs);
+    if !create {
+        match r.get("status") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(s)) => match DocumentStatus::parse_value_or_slug(s) {
+                Some(st) => out.status = Some(st),
+                None => errs.push(
+                    "status",
+                    FieldCode::InvalidValue,
+                    format!("must be one of {}", DocumentStatus::allowed()),
+                ),
+            },
+            Some(_) => errs.push("status", FieldCode::InvalidValue, "must be a string"),
+        }
+    }
+    errs.finish(out)
+}
+
+/// A boolean, also as the text a multipart part carries.
+fn flag(v: Option<&Value>, key: &str, errs: &mut FieldErrors) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "on" | "yes" => true,
+            "false" | "0" | "off" | "no" | "" => false,
+            _ => {
+                errs.push(key, FieldCode::InvalidValue, "must be true or false");
+                false
+            }
+        },
+        Some(_) => {
+            errs.push(key, FieldCode::InvalidValue, "must be true or false");
+            false
+        }
+    }
+}

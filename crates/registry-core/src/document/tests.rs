@@ -1,0 +1,198 @@
+use super::*;
+use DocumentStatus::*;
+
+#[test]
+fn exact_values_and_slugs_round_trip() {
+    let expected = [
+        (InProgress, "Em andamento", "em-andamento"),
+        (ToCorrect, "Corrigir", "corrigir"),
+        (AwaitingSignature, "Falta assinar", "falta-assinar"),
+        (Signed, "Assinado", "assinado"),
+        (Released, "Liberado", "liberado"),
+    ];
+    for (status, value, slug) in expected {
+        assert_eq!(status.as_str(), value);
+        assert_eq!(status.slug(), slug);
+        assert_eq!(DocumentStatus::parse(value), Some(status));
+        assert_eq!(DocumentStatus::parse_value_or_slug(slug), Some(status));
+        assert_eq!(
+            serde_json::to_value(status).unwrap(),
+            serde_json::json!(value)
+        );
+    }
+    assert_eq!(DocumentStatus::parse("liberado"), None);
+    assert_eq!(DocumentStatus::parse_value_or_slug("Released"), None);
+}
+
+#[test]
+fn every_allowed_move_and_every_refused_one() {
+    let moves = [Move::Submit, Move::SendBack, Move::Sign, Move::Liberate];
+    let allowed = [
+        (InProgress, Move::Submit, AwaitingSignature),
+        (ToCorrect, Move::Submit, AwaitingSignature),
+        (AwaitingSignature, Move::SendBack, ToCorrect),
+        (AwaitingSignature, Move::Sign, Signed),
+        (Signed, Move::Liberate, Released),
+    ];
+    for from in DocumentStatus::ALL.iter().copied() {
+        for m in moves {
+            let expected = allowed
+                .iter()
+                .find(|(f, mv, _)| *f == from && *mv == m)
+                .map(|(_, _, to)| *to);
+            match expected {
+                Some(to) => assert_eq!(transition(from, m), Ok(to), "{from} {m:?}"),
+                None => assert_eq!(
+                    transition(from, m),
+                    Err(InvalidTransition {
+                        from,
+                        to: m.target()
+                    }),
+                    "{from} {m:?}"
+                ),
+            }
+        }
+    }
+    assert_eq!(Move::towards(InProgress), None);
+    assert!(Signed.is_frozen() && Released.is_frozen() && !AwaitingSignature.is_frozen());
+}
+
+#[test]
+fn authenticity_codes_use_the_unambiguous_alphabet() {
+    for ambiguous in b"0O1IL" {
+        assert!(!CODE_ALPHABET.contains(ambiguous));
+    }
+    let code = authenticity_code([0, 30, 31, 255, 100, 7, 8, 200]);
+    assert_eq!(code.len(), 8);
+    assert!(is_authenticity_code(&code), "{code}");
+    assert!(!is_authenticity_code("ABCDEFG0"));
+    assert!(!is_authenticity_code("ABCDEFG"));
+}
+
+fn signed_document(key: &SigningKey, file: &[u8]) -> Document {
+    let person = Person {
+        id: "user-1".into(),
+        name: "Física".into(),
+    };
+    let mut doc = Document {
+        id: "doc-1".into(),
+        name: "Relatório".into(),
+        facility: RecordRef {
+            id: "fac-1".into(),
+            name: Some("Clínica".into()),
+        },
+        equipment: None,
+        test: None,
+        date: "2026-11-01".into(),
+        validity: "2027-11-01".into(),
+        conclusion: None,
+        status: Signed,
+        file: FileInfo {
+            name: "r.pdf".into(),
+            content_type: "application/pdf".into(),
+            size: file.len() as i64,
+            sha256: sha256_hex(file),
+        },
+        uploaded_by: person.clone(),
+        uploaded_at: "2026-11-01T10:00:00.000000Z".into(),
+        signed_by: Some(person),
+        signed_at: Some("2026-11-02T10:00:00.000000Z".into()),
+        code: Some("ABCD2345".into()),
+        signature: None,
+        liberated_by: None,
+        liberated_at: None,
+        comments: vec![],
+        scheduled_email: None,
+        sent_email: None,
+        versions: vec![],
+        created_at: "2026-11-01T10:00:00.000000Z".into(),
+        updated_at: "2026-11-02T10:00:00.000000Z".into(),
+    };
+    let claim = SignedClaim {
+        file_sha256: &doc.file.sha256,
+        document_id: &doc.id,
+        signer: "user-1",
+        signed_at: doc.signed_at.as_deref().unwrap(),
+        code: "ABCD2345",
+    };
+    doc.signature = Some(claim.sign(key));
+    doc
+}
+
+#[test]
+fn a_signature_verifies_and_tampering_is_caught() {
+    let key = SigningKey::from_bytes(&[7u8; 32]);
+    let public = key.verifying_key();
+    let file = b"%PDF-1.7 report".to_vec();
+    let doc = signed_document(&key, &file);
+    assert_eq!(verify_document(&file, &doc, &public), Ok(()));
+
+    let mut tampered = file.clone();
+    tampered[5] ^= 1;
+    assert!(matches!(
+        verify_document(&tampered, &doc, &public),
+        Err(VerifyError::FileMismatch { .. })
+    ));
+
+    for change in [
+        |d: &mut Document| d.id = "doc-2".into(),
+        |d: &mut Document| d.signed_at = Some("2026-11-03T10:00:00.000000Z".into()),
+        |d: &mut Document| d.signed_by.as_mut().unwrap().id = "user-2".into(),
+        |d: &mut Document| d.code = Some("ZZZZ2345".into()),
+    ] {
+        let mut other = doc.clone();
+        change(&mut other);
+        assert_eq!(
+            verify_document(&file, &other, &public),
+            Err(VerifyError::BadSignature)
+        );
+    }
+
+    let stranger = SigningKey::from_bytes(&[8u8; 32]).verifying_key();
+    assert_eq!(
+        verify_document(&file, &doc, &stranger),
+        Err(VerifyError::BadSignature)
+    );
+    let mut unsigned = doc.clone();
+    unsigned.signature = None;
+    assert_eq!(
+        verify_document(&file, &unsigned, &public),
+        Err(VerifyError::NotSigned)
+    );
+    let encoded = BASE64.encode(public.to_bytes());
+    assert_eq!(public_key_from_base64(&encoded), Ok(public));
+    assert_eq!(public_key_from_base64("abc"), Err(VerifyError::BadKey));
+}
+
+#[test]
+fn an_upload_needs_name_facility_date_and_a_later_validity() {
+    let obj = |v: serde_json::Value| v.as_object().unwrap().clone();
+    let errs = read_document(&obj(serde_json::json!({})), true).unwrap_err();
+    let fields: Vec<_> = errs.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["name", "facility", "date", "validity"]);
+    let errs = read_document(
+        &obj(serde_json::json!({"name": "R", "facility": "f", "date": "2026-11-01", "validity": "2026-10-01"})),
+        true,
+    )
+    .unwrap_err();
+    assert_eq!(errs[0].field, "validity");
+    let ok = read_document(
+        &obj(serde_json::json!({"name": "R", "facility": {"_id": "f"}, "date": "2026-11-01T12:00:00Z",
+            "validity": "2027-11-01", "draft": "true", "equipment": "", "status": "assinado"})),
+        true,
+    )
+    .unwrap();
+    assert_eq!(ok.date.as_deref(), Some("2026-11-01"));
+    assert_eq!(ok.facility.as_deref(), Some("f"));
+    assert_eq!(ok.equipment, Some(None));
+    assert!(ok.draft);
+    assert_eq!(ok.status, None, "status is read on edits only");
+    let edit = read_document(&obj(serde_json::json!({"status": "falta-assinar"})), false).unwrap();
+    assert_eq!(edit.status, Some(AwaitingSignature));
+    let bad = read_document(
+        &obj(serde_json::json!({"status": "Done", "date": "01/11/2026"})),
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(bad.len(), 2);
+}

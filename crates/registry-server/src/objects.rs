@@ -1,0 +1,228 @@
+//! Document file storage: content-addressed by SHA-256 in an `object_store` — a local folder
+//! (`<data>/objects`) by default, an S3-compatible bucket when `REGISTRY_OBJECT_STORE_URL` is set —
+//! and the streaming intake that stages an upload in a temporary file while hashing it.
+
+use crate::error::ApiError;
+use anyhow::Context;
+use axum::body::Bytes;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as ObjectPath;
+use object_store::prefix::PrefixStore;
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Parts of a multipart upload to the store. S3 needs at least 5 MiB per part; one part in
+/// flight at a time keeps memory flat whatever the file size.
+const PART_SIZE: usize = 5 * 1024 * 1024;
+
+pub struct Objects {
+    store: Arc<dyn ObjectStore>,
+    description: String,
+    staging: PathBuf,
+}
+
+impl Objects {
+    /// The store named by `url` (`s3://bucket[/prefix]?endpoint=…&region=…`), or `<data>/objects`.
+    pub fn open(url: Option<&str>, data_dir: &Path) -> anyhow::Result<Objects> {
+        let staging = data_dir.join("uploads");
+        std::fs::create_dir_all(&staging)
+            .with_context(|| format!("cannot create {}", staging.display()))?;
+        let (store, description): (Arc<dyn ObjectStore>, String) = match url {
+            None => {
+                let dir = data_dir.join("objects");
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+                let store = LocalFileSystem::new_with_prefix(&dir)?;
+                (Arc::new(store), format!("folder {}", dir.display()))
+            }
+            Some(url) => s3_store(url)?,
+        };
+        Ok(Objects {
+            store,
+            description,
+            staging,
+        })
+    }
+
+    pub fn describe(&self) -> &str {
+        &self.description
+    }
+
+    fn location(sha256: &str) -> ObjectPath {
+        ObjectPath::from(format!("sha256/{}/{sha256}", &sha256[..2]))
+    }
+
+    /// Stores a staged file under its hash; an identical file already stored is not sent again.
+    pub async fn put_staged(&self, staged: &StagedFile) -> anyhow::Result<()> {
+        let location = Self::location(&staged.sha256);
+        if self.store.head(&location).await.is_ok() {
+            return Ok(());
+        }
+        let mut file = tokio::fs::File::open(staged.path())
+            .await
+            .context("cannot reopen the staged upload")?;
+        if (staged.size as usize) <= PART_SIZE {
+            let mut bytes = Vec::with_capacity(staged.size as usize);
+            file.read_to_end(&mut bytes).await?;
+            self.store
+                .put(&location, PutPayload::from(bytes))
+                .await
+                .context("cannot store the file")?;
+            return Ok(());
+        }
+        let upload = self
+            .store
+            .put_multipart(&location)
+            .await
+            .context("cannot start storing the file")?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = file.read(&mut buf).await?;
+            if n == 0 {
+                break;
+            }
+            writer
+                .wait_for_capacity(1)
+                .await
+                .context("cannot store the file")?;
+            writer.write(&buf[..n]);
+        }
+        writer.finish().await.context("cannot store the file")?;
+        Ok(())
+    }
+
+    /// The stored bytes as a stream.
+    pub async fn stream(
+        &self,
+        sha256: &str,
+    ) -> anyhow::Result<BoxStream<'static, Result<Bytes, object_store::Error>>> {
+        let result = self
+            .store
+            .get(&Self::location(sha256))
+            .await
+            .with_context(|| format!("stored file {sha256} is missing"))?;
+        Ok(result.into_stream())
+    }
+
+    /// The whole file, for e-mail attachments (bounded by the caller).
+    pub async fn read(&self, sha256: &str) -> anyhow::Result<Vec<u8>> {
+        let chunks: Vec<Bytes> = self.stream(sha256).await?.try_collect().await?;
+        Ok(chunks.concat())
+    }
+
+    pub fn staging_dir(&self) -> &Path {
+        &self.staging
+    }
+}
+
+/// `s3://bucket[/prefix]?key=value…`: every query key is an `object_store` S3 option
+/// (`endpoint`, `region`, `allow_http`, `access_key_id`, `secret_access_key`…); the standard
+/// `AWS_*` environment variables fill in what the URL leaves out.
+fn s3_store(raw: &str) -> anyhow::Result<(Arc<dyn ObjectStore>, String)> {
+    let url = url::Url::parse(raw).context("REGISTRY_OBJECT_STORE_URL is not a URL")?;
+    anyhow::ensure!(
+        url.scheme() == "s3",
+        "REGISTRY_OBJECT_STORE_URL must start with s3:// (got {}://)",
+        url.scheme()
+    );
+    let bucket = url
+        .host_str()
+        .filter(|b| !b.is_empty())
+        .context("REGISTRY_OBJECT_STORE_URL names no bucket (s3://BUCKET)")?;
+    let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+    for (key, value) in url.query_pairs() {
+        let key: AmazonS3ConfigKey = key
+            .parse()
+            .with_context(|| format!("REGISTRY_OBJECT_STORE_URL: unknown S3 option {key:?}"))?;
+        builder = builder.with_config(key, value.into_owned());
+    }
+    let store = builder
+        .build()
+        .context("REGISTRY_OBJECT_STORE_URL: cannot configure the S3 store")?;
+    let prefix = url.path().trim_matches('/').to_owned();
+    let description = format!("S3 bucket {bucket}");
+    if prefix.is_empty() {
+        Ok((Arc::new(store), description))
+    } else {
+        Ok((
+            Arc::new(PrefixStore::new(store, prefix.as_str())),
+            format!("{description}, prefix {prefix}"),
+        ))
+    }
+}
+
+/// An upload written to a temporary file (removed on drop), with what was learnt on the way.
+pub struct StagedFile {
+    file: tempfile::TempPath,
+    pub sha256: String,
+    pub size: u64,
+    pub head: Vec<u8>,
+}
+
+impl StagedFile {
+    pub fn path(&self) -> &Path {
+        &self.file
+    }
+}
+
+/// How many leading bytes are kept to recognise the file type.
+const HEAD_BYTES: usize = 16;
+
+/// Streams `chunks` to a temporary file in `dir`, hashing as it goes; past `limit` bytes the
+/// upload is abandoned with 413 without reading the rest.
+pub async fn stage<S, E>(dir: &Path, mut chunks: S, limit: u64) -> Result<StagedFile, ApiError>
+where
+    S: futures::Stream<Item = Result<Bytes, E>> + Unpin,
+    ApiError: From<E>,
+{
+    let temp = tempfile::Builder::new()
+        .prefix("upload-")
+        .tempfile_in(dir)
+        .context("cannot create a temporary file")?;
+    let (std_file, path) = temp.into_parts();
+    let mut file = tokio::fs::File::from_std(std_file);
+    let mut hasher = Sha256::new();
+    let mut size = 0u64;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk?;
+        size += chunk.len() as u64;
+        if size > limit {
+            return Err(ApiError::PayloadTooLarge(format!(
+                "The file is larger than the upload limit of {} MiB.",
+                limit / (1024 * 1024)
+            )));
+        }
+        if head.len() < HEAD_BYTES {
+            let take = (HEAD_BYTES - head.len()).min(chunk.len());
+            head.extend_from_slice(&chunk[..take]);
+        }
+        hasher.update(&chunk);
+        file.write_all(&chunk)
+            .await
+            .context("cannot write the upload")?;
+    }
+    file.flush().await.context("cannot write the upload")?;
+    Ok(StagedFile {
+        file: path,
+        sha256: hex::encode(hasher.finalize()),
+        size,
+        head,
+    })
+}
+
+/// The accepted document types, by magic bytes: PDF or an image.
+pub fn sniff_document(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"%PDF-") {
+        Some("application/pdf")
+    } else {
+        crate::routes::images::sniff_image(head)
+    }
+}

@@ -1,0 +1,247 @@
+use crate::documents::{new_facility, pdf, upload};
+use crate::helpers::{Backend, TestApp, facility_payload};
+use crate::on_both_backends;
+use crate::test_servers::{SmtpSink, free_port};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+on_both_backends!(
+    scheduled_email_goes_out_once_through_smtp,
+    failed_sends_are_retried_with_backoff
+);
+
+/// A fast worker: polls often, retries soon.
+fn fast_worker(c: &mut registry_server::Config, smtp: String) {
+    c.smtp_url = Some(registry_server::config::Secret(smtp));
+    c.documents.email_poll_interval = Duration::from_millis(100);
+    c.documents.email_retry_base = Duration::from_millis(300);
+}
+
+/// Uploads, signs and releases a document: its `_id`.
+async fn released(app: &TestApp, token: &str, facility: &str, name: &str) -> String {
+    let doc = upload(app, token, facility, pdf(5000, 1), &[("name", name)])
+        .await
+        .expect(201);
+    let id = doc["_id"].as_str().unwrap().to_owned();
+    app.post("/api/document/sign", token, json!({"_id": id}))
+        .await
+        .expect(200);
+    app.post("/api/document/liberate", token, json!({"_id": id}))
+        .await
+        .expect(200);
+    id
+}
+
+/// Polls the document until `done` holds (or fails after 20 s).
+async fn wait_for(app: &TestApp, token: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..200 {
+        let doc = app
+            .get(&format!("/api/document/{id}"), token)
+            .await
+            .expect(200);
+        if done(&doc) {
+            return doc;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("document {id} did not reach the expected e-mail state");
+}
+
+async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
+    let Some(smtp) = SmtpSink::start().await else {
+        return;
+    };
+    let url = smtp.url();
+    let Some(app) = TestApp::spawn_with(backend, |c| fast_worker(c, url)).await else {
+        return;
+    };
+    let (user_id, _) = app.user_with(&["Cliente"], "Cliente Email").await;
+    let mut payload = facility_payload("Clínica E-mail");
+    payload["users"] = json!([{"_id": user_id, "responsabilities": ["Titular"]}]);
+    let facility = app.create_facility(payload).await["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Only released documents are mailed.
+    let draft = upload(&app, &app.admin, &facility, pdf(100, 1), &[])
+        .await
+        .expect(201);
+    app.post(
+        "/api/document/scheduleEmail",
+        &app.admin,
+        json!({"_id": draft["_id"]}),
+    )
+    .await
+    .expect_error(409, "conflict");
+    let id = released(&app, &app.admin, &facility, "Relatório Anual").await;
+    let res = app
+        .post(
+            "/api/document/scheduleEmail/",
+            &app.admin,
+            json!({"_id": id, "to": ["ok@example.com", "not-an-address"]}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(
+        res.has_field_error("to[1]", "invalid_email"),
+        "{}",
+        res.body
+    );
+    app.post(
+        "/api/document/scheduleEmail",
+        &app.admin,
+        json!({"_id": id, "sendAt": "amanhã"}),
+    )
+    .await
+    .expect_error(422, "validation_failed");
+    // Default recipients: the facility's active users; a time a moment ahead.
+    let send_at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
+    let doc = app
+        .post(
+            "/api/document/scheduleEmail",
+            &app.admin,
+            json!({"_id": id, "sendAt": send_at.to_rfc3339()}),
+        )
+        .await
+        .expect(202);
+    assert_eq!(doc["scheduledEmail"]["status"], "pending");
+    assert_eq!(doc["scheduledEmail"]["to"].as_array().unwrap().len(), 1);
+    assert!(doc["sentEmail"].is_null());
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(smtp.messages().is_empty(), "sent before its time");
+    let doc = wait_for(&app, &app.admin, &id, |d| d["sentEmail"].is_object()).await;
+    assert_eq!(doc["scheduledEmail"]["status"], "sent");
+    assert_eq!(doc["scheduledEmail"]["attempts"], 1);
+    let recipient = doc["sentEmail"]["to"][0].as_str().unwrap().to_owned();
+    assert!(recipient.starts_with("cliente.email-"));
+    // More polls do not send it again.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let messages = smtp.messages();
+    assert_eq!(messages.len(), 1);
+    let m = &messages[0];
+    assert!(m.contains(&recipient), "{m}");
+    assert!(
+        m.contains("Content-Disposition: attachment"),
+        "the file travels attached: {m}"
+    );
+    assert!(m.contains("relatorio.pdf"));
+    let actions: Vec<String> = sqlx::query_scalar(
+        "SELECT action FROM audit_events WHERE entity_id = $1 AND action LIKE 'email%' ORDER BY id",
+    )
+    .bind(&id)
+    .fetch_all(&app.state.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(actions, ["email_scheduled", "email_sent"]);
+}
+
+async fn failed_sends_are_retried_with_backoff(backend: Backend) {
+    // The registry points at a port where no SMTP server listens yet.
+    let port = free_port();
+    let Some(app) = TestApp::spawn_with(backend, |c| {
+        fast_worker(c, format!("smtp://127.0.0.1:{port}"))
+    })
+    .await
+    else {
+        return;
+    };
+    let facility = new_facility(&app, "Clínica Retentativa").await;
+    let id = released(&app, &app.admin, &facility, "Licença").await;
+    app.post(
+        "/api/document/scheduleEmail",
+        &app.admin,
+        json!({"_id": id, "to": "fisica@example.com"}),
+    )
+    .await
+    .expect(202);
+    let doc = wait_for(&app, &app.admin, &id, |d| {
+        d["scheduledEmail"]["attempts"].as_i64() >= Some(2)
+    })
+    .await;
+    let s = &doc["scheduledEmail"];
+    assert_eq!(s["status"], "pending");
+    assert!(
+        s["lastError"].as_str().is_some_and(|e| !e.is_empty()),
+        "{s}"
+    );
+    assert!(doc["sentEmail"].is_null());
+    let first_retry = sqlx::query_scalar::<_, String>(
+        "SELECT next_attempt_at FROM email_schedules WHERE document_id = $1",
+    )
+    .bind(&id)
+    .fetch_one(&app.state.db.pool)
+    .await
+    .unwrap();
+    assert!(first_retry.as_str() > s["sendAt"].as_str().unwrap());
+    // The server comes up; the next retry delivers, once.
+    let Some(smtp) = SmtpSink::start_on(Some(port)).await else {
+        return;
+    };
+    let doc = wait_for(&app, &app.admin, &id, |d| d["sentEmail"].is_object()).await;
+    assert!(doc["scheduledEmail"]["attempts"].as_i64().unwrap() >= 3);
+    assert_eq!(doc["sentEmail"]["to"], json!(["fisica@example.com"]));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(smtp.messages().len(), 1);
+}
+
+/// Two servers on one PostgreSQL database (and one data folder, as a shared volume) with a fast
+/// worker each: every schedule is delivered exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_send_each_schedule_exactly_once() {
+    let Some(smtp) = SmtpSink::start().await else {
+        return;
+    };
+    let url = smtp.url();
+    let first_url = url.clone();
+    let Some(first) = TestApp::spawn_with(Backend::Postgres, |c| fast_worker(c, first_url)).await
+    else {
+        return;
+    };
+    let database = first.state.config.database_url.clone();
+    let data_dir = first.data_dir.path().to_owned();
+    let second = TestApp::spawn_with(Backend::Postgres, |c| {
+        fast_worker(c, url);
+        c.database_url = database;
+        c.data_dir = data_dir;
+    })
+    .await
+    .expect("second instance");
+    let facility = new_facility(&first, "Clínica Duas Instâncias").await;
+    const N: usize = 12;
+    let mut ids = Vec::new();
+    for i in 0..N {
+        let app = if i % 2 == 0 { &first } else { &second };
+        ids.push(released(app, &app.admin, &facility, &format!("Documento {i:02}")).await);
+    }
+    // All due at the same moment, while both workers poll.
+    let send_at = (chrono::Utc::now() + chrono::Duration::seconds(1)).to_rfc3339();
+    for (i, id) in ids.iter().enumerate() {
+        first
+            .post(
+                "/api/document/scheduleEmail",
+                &first.admin,
+                json!({"_id": id, "sendAt": send_at, "to": [format!("dest{i}@example.com")]}),
+            )
+            .await
+            .expect(202);
+    }
+    for id in &ids {
+        wait_for(&second, &second.admin, id, |d| d["sentEmail"].is_object()).await;
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let messages = smtp.messages();
+    assert_eq!(messages.len(), N, "each schedule exactly once");
+    for i in 0..N {
+        let to = format!("dest{i}@example.com");
+        assert_eq!(
+            messages.iter().filter(|m| m.contains(&to)).count(),
+            1,
+            "{to}"
+        );
+    }
+    let attempts: Vec<i64> = sqlx::query_scalar("SELECT attempts FROM email_schedules")
+        .fetch_all(&first.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(attempts, vec![1; N]);
+}
