@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod cnpj;
+pub mod equipment;
 pub mod error;
 pub mod facility;
 pub mod payload;
