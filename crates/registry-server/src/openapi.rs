@@ -13,5 +13,13 @@ use utoipa_swagger_ui::SwaggerUi;
 pub struct ApiDoc;
 
 pub fn router() -> Router<AppState> {
-    Router::new().merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", ApiDoc::openapi()))
+    Router::new().merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", api_doc()))
+}
+
+/// The whole description: the base document merged with each resource module's paths.
+pub fn api_doc() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+        .merge_from(crate::routes::equipment_types::openapi())
+        .merge_from(crate::routes::equipment::openapi())
+        .merge_from(crate::routes::qc_tests::openapi())
 }

@@ -1,9 +1,12 @@
 //! The HTTP routes, one module per resource, merged under `/api`.
 
 pub mod auth;
+pub mod equipment;
+pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
 pub mod images;
+pub mod qc_tests;
 pub mod users;
 
 use crate::app::AppState;
@@ -16,4 +19,7 @@ pub fn api() -> Router<AppState> {
         .merge(facilities::router())
         .merge(images::router())
         .merge(groups::router())
+        .merge(equipment_types::router())
+        .merge(equipment::router())
+        .merge(qc_tests::router())
 }

@@ -2,8 +2,11 @@
 //! inside a request's write transaction or on a pooled read connection.
 
 pub mod audit;
+pub mod equipment;
+pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
+pub mod qc_tests;
 pub mod users;
 
 use sqlx::Row;
