@@ -4,6 +4,7 @@
 mod helpers;
 
 mod auth;
+mod equipment;
 mod facilities;
 mod groups;
 mod images;
