@@ -9,6 +9,7 @@ pub mod extract;
 pub mod mail;
 pub mod openapi;
 pub mod routes;
+pub mod seed;
 pub mod store;
 
 pub use app::{AppState, Application};
