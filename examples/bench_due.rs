@@ -86,7 +86,9 @@ async fn bench(label: &str, database_url: Option<String>) -> anyhow::Result<Vec<
     config.database_url = database_url;
     config.admin_email = Some(ADMIN_EMAIL.into());
     config.admin_password = Some(Secret(ADMIN_PASSWORD.into()));
-    config.jwt_secret = Some(Secret("bench-secret-0123456789-0123456789-0123456789".into()));
+    config.jwt_secret = Some(Secret(
+        "bench-secret-0123456789-0123456789-0123456789".into(),
+    ));
     let app = Application::build(config).await?;
     let db = app.state().db.clone();
     let started = Instant::now();

@@ -18,7 +18,12 @@ struct Api {
 }
 
 impl Api {
-    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> anyhow::Result<Value> {
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> anyhow::Result<Value> {
         let mut req = self
             .client
             .request(method, format!("{}/api{path}", self.base))
@@ -26,11 +31,17 @@ impl Api {
         if let Some(body) = body {
             req = req.json(&body);
         }
-        let res = req.send().await.with_context(|| format!("cannot reach {}", self.base))?;
+        let res = req
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {}", self.base))?;
         let status = res.status();
         let body: Value = res.json().await.unwrap_or(Value::Null);
         if !status.is_success() {
-            bail!("{path}: {status}: {}", body["message"].as_str().unwrap_or("no message"));
+            bail!(
+                "{path}: {status}: {}",
+                body["message"].as_str().unwrap_or("no message")
+            );
         }
         Ok(body)
     }
@@ -66,7 +77,10 @@ async fn main() -> anyhow::Result<()> {
     let login: Value = login.json().await?;
     let api = Api {
         base,
-        token: login["token"].as_str().context("no token in the login answer")?.to_owned(),
+        token: login["token"]
+            .as_str()
+            .context("no token in the login answer")?
+            .to_owned(),
         client,
     };
 
@@ -89,7 +103,9 @@ async fn main() -> anyhow::Result<()> {
         }
     };
     let equipment_id = equipment["_id"].as_str().context("equipment without _id")?;
-    let equipment_type = equipment["typeOfEquipment"]["_id"].as_str().context("equipment without type")?;
+    let equipment_type = equipment["typeOfEquipment"]["_id"]
+        .as_str()
+        .context("equipment without type")?;
     let test_type = match first_id(&api.get(&format!("/typeOfTest?typeOfEquipment={equipment_type}")).await?) {
         Some(id) => id,
         None => api

@@ -98,14 +98,22 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
         .await
         .expect_error(404, "not_found");
 
-    app.post("/api/typeOfEquipment/register", &client, json!({"name": "Ultrassom"}))
-        .await
-        .expect_error(403, "permission_denied");
+    app.post(
+        "/api/typeOfEquipment/register",
+        &client,
+        json!({"name": "Ultrassom"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
     assert!(
-        app.post("/api/typeOfEquipment/register", &laudos, json!({"description": 3}))
-            .await
-            .expect_error(422, "validation_failed")
-            .has_field_error("name", "required")
+        app.post(
+            "/api/typeOfEquipment/register",
+            &laudos,
+            json!({"description": 3})
+        )
+        .await
+        .expect_error(422, "validation_failed")
+        .has_field_error("name", "required")
     );
     let created = app
         .post(
@@ -117,9 +125,13 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
         .expect(201);
     let us = id(&created);
     assert!(created["createdAt"].as_str().unwrap().ends_with('Z'));
-    app.post("/api/typeOfEquipment/register", &laudos, json!({"name": "ultrassom"}))
-        .await
-        .expect_error(409, "conflict");
+    app.post(
+        "/api/typeOfEquipment/register",
+        &laudos,
+        json!({"name": "ultrassom"}),
+    )
+    .await
+    .expect_error(409, "conflict");
     let edited = app
         .post(
             "/api/typeOfEquipment/edit",
@@ -130,33 +142,57 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
         .expect(200);
     assert_eq!(edited["name"], "Ultrassonógrafo");
     assert_eq!(edited["description"], "US");
-    app.post("/api/typeOfEquipment/edit", &client, json!({"_id": us, "name": "X"}))
-        .await
-        .expect_error(403, "permission_denied");
+    app.post(
+        "/api/typeOfEquipment/edit",
+        &client,
+        json!({"_id": us, "name": "X"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
 
     // Delete: Administrator only, and not while a test type or equipment uses the type.
     let tt = test_type(&app, &us, "Uniformidade", 30).await;
-    app.post("/api/typeOfEquipment/exclude", &admin_role, json!({"_id": us}))
-        .await
-        .expect_error(403, "permission_denied");
-    app.post("/api/typeOfEquipment/exclude", &app.admin, json!({"_id": us}))
-        .await
-        .expect_error(409, "in_use");
+    app.post(
+        "/api/typeOfEquipment/exclude",
+        &admin_role,
+        json!({"_id": us}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/typeOfEquipment/exclude",
+        &app.admin,
+        json!({"_id": us}),
+    )
+    .await
+    .expect_error(409, "in_use");
     app.post("/api/typeOfTest/exclude", &app.admin, json!({"_id": tt}))
         .await
         .expect(200);
     let f = app.create_facility(facility_payload("Tipos")).await;
     equipment(&app, &id(&f), &us).await;
-    app.post("/api/typeOfEquipment/exclude", &app.admin, json!({"_id": us}))
-        .await
-        .expect_error(409, "in_use");
+    app.post(
+        "/api/typeOfEquipment/exclude",
+        &app.admin,
+        json!({"_id": us}),
+    )
+    .await
+    .expect_error(409, "in_use");
     let unused = id(&app
-        .post("/api/typeOfEquipment/register", &laudos, json!({"name": "Densitômetro"}))
+        .post(
+            "/api/typeOfEquipment/register",
+            &laudos,
+            json!({"name": "Densitômetro"}),
+        )
         .await
         .expect(201));
-    app.post("/api/typeOfEquipment/exclude/", &app.admin, json!({"_id": unused}))
-        .await
-        .expect(200);
+    app.post(
+        "/api/typeOfEquipment/exclude/",
+        &app.admin,
+        json!({"_id": unused}),
+    )
+    .await
+    .expect(200);
     app.get(&format!("/api/typeOfEquipment/{unused}"), &client)
         .await
         .expect_error(404, "not_found");
@@ -242,7 +278,9 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
     assert_eq!(shown, edited);
 
     // Once a test of this type is recorded, the type keeps its equipment type and cannot go.
-    let f = app.create_facility(facility_payload("Tipos de teste")).await;
+    let f = app
+        .create_facility(facility_payload("Tipos de teste"))
+        .await;
     let eq = equipment(&app, &id(&f), DOSE_CALIBRATOR).await;
     record(&app, &eq, &exactness, &days_ago(1)).await;
     app.post(
@@ -255,12 +293,20 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
     .has_field_error("typeOfEquipment", "invalid_value")
     .then_some(())
     .expect("typeOfEquipment locked");
-    app.post("/api/typeOfTest/exclude", &fisico, json!({"_id": exactness}))
-        .await
-        .expect_error(403, "permission_denied");
-    app.post("/api/typeOfTest/exclude", &app.admin, json!({"_id": exactness}))
-        .await
-        .expect_error(409, "in_use");
+    app.post(
+        "/api/typeOfTest/exclude",
+        &fisico,
+        json!({"_id": exactness}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/typeOfTest/exclude",
+        &app.admin,
+        json!({"_id": exactness}),
+    )
+    .await
+    .expect_error(409, "in_use");
 }
 
 async fn equipment_crud_on_every_path(app: TestApp) {
@@ -286,7 +332,10 @@ async fn equipment_crud_on_every_path(app: TestApp) {
         created["typeOfEquipment"],
         json!({"_id": GAMMA_CAMERA, "name": "Gama Câmara"})
     );
-    assert_eq!(created["attributes"]["collimators"], json!(["LEHR", "MEGP"]));
+    assert_eq!(
+        created["attributes"]["collimators"],
+        json!(["LEHR", "MEGP"])
+    );
     assert_eq!(created["serialNumber"], "GC-001");
     assert_eq!(created["active"], true);
     let second = app
@@ -384,12 +433,20 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     .expect_error(404, "not_found");
 
     // Archive: gone from reads, kept in the audit log.
-    app.post("/api/facility/equipment/exclude", &client, json!({"_id": eq}))
-        .await
-        .expect_error(403, "permission_denied");
-    app.post("/api/facility/equipment/exclude/", &laudos, json!({"_id": eq}))
-        .await
-        .expect(200);
+    app.post(
+        "/api/facility/equipment/exclude",
+        &client,
+        json!({"_id": eq}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/facility/equipment/exclude/",
+        &laudos,
+        json!({"_id": eq}),
+    )
+    .await
+    .expect(200);
     app.get(&format!("/api/equipment/{eq}"), &laudos)
         .await
         .expect_error(404, "not_found");
@@ -450,9 +507,7 @@ async fn clients_see_only_their_facilities_equipment(app: TestApp) {
         format!("/api/test/{other_test}"),
         format!("/api/equipment/{other_eq}/tests/due"),
     ] {
-        app.get(&path, &token)
-            .await
-            .expect_error(404, "not_found");
+        app.get(&path, &token).await.expect_error(404, "not_found");
     }
     let due = app
         .get("/api/tests/due?state=due_soon", &token)
@@ -473,9 +528,13 @@ async fn clients_see_only_their_facilities_equipment(app: TestApp) {
     )
     .await
     .expect_error(403, "permission_denied");
-    app.put(&format!("/api/test/{mine_test}"), &token, json!({"notes": "x"}))
-        .await
-        .expect_error(403, "permission_denied");
+    app.put(
+        &format!("/api/test/{mine_test}"),
+        &token,
+        json!({"notes": "x"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
     app.post(&format!("/api/test/{mine_test}"), &token, json!({}))
         .await
         .expect_error(403, "permission_denied");
@@ -521,7 +580,10 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
         assert!(missing.has_field_error(field, "required"), "{field}");
     }
     // performedBy must be an active user.
-    for (performer, code) in [(gone.as_str(), "user_inactive"), ("nobody", "user_not_found")] {
+    for (performer, code) in [
+        (gone.as_str(), "user_inactive"),
+        ("nobody", "user_not_found"),
+    ] {
         assert!(
             app.post(
                 "/api/test",
@@ -597,7 +659,10 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
         .json::<Value>()
         .await
         .unwrap();
-    assert_eq!(paged["paging"], json!({"total": 1, "pageNum": 1, "pageSize": 1}));
+    assert_eq!(
+        paged["paging"],
+        json!({"total": 1, "pageNum": 1, "pageSize": 1})
+    );
     app.get(&format!("/api/test/{eq}/{tt}?dateGte=ontem"), &fisico)
         .await
         .expect_error(400, "bad_request");
@@ -770,7 +835,10 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
         .collect();
     assert_eq!(states, ["never_done", "overdue", "due_soon", "ok"]);
     let only = app
-        .get(&format!("/api/equipment/{eq}/tests/due?state=ok"), &app.admin)
+        .get(
+            &format!("/api/equipment/{eq}/tests/due?state=ok"),
+            &app.admin,
+        )
         .await
         .expect(200);
     assert_eq!(only["paging"]["total"], 1);
@@ -792,7 +860,10 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
         .expect(200);
     assert_eq!(overdue_all["paging"]["total"], 2);
     // The one due longest ago comes first.
-    assert_eq!(overdue_all["list"][0]["equipment"]["_id"], other_eq.as_str());
+    assert_eq!(
+        overdue_all["list"][0]["equipment"]["_id"],
+        other_eq.as_str()
+    );
     assert_eq!(overdue_all["list"][1]["equipment"]["_id"], eq.as_str());
     let soon_all = app
         .get("/api/tests/due/?state=due_soon", &app.admin)
@@ -804,10 +875,16 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
     let attention = app.get("/api/tests/due", &app.admin).await.expect(200);
     assert_eq!(attention["paging"]["total"], 3 + 4);
     let both = app
-        .get("/api/tests/due?state=overdue,due_soon&pageSize=2&pageNum=2", &app.admin)
+        .get(
+            "/api/tests/due?state=overdue,due_soon&pageSize=2&pageNum=2",
+            &app.admin,
+        )
         .await
         .expect(200);
-    assert_eq!(both["paging"], json!({"total": 3, "pageNum": 2, "pageSize": 2}));
+    assert_eq!(
+        both["paging"],
+        json!({"total": 3, "pageNum": 2, "pageSize": 2})
+    );
     assert_eq!(both["list"].as_array().unwrap().len(), 1);
     let beyond = app
         .get("/api/tests/due?state=overdue&pageNum=9", &app.admin)
@@ -816,7 +893,10 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
     assert_eq!(beyond["paging"]["total"], 2);
     assert_eq!(beyond["list"], json!([]));
     let by_facility = app
-        .get(&format!("/api/tests/due?state=overdue&facilityId={f}"), &app.admin)
+        .get(
+            &format!("/api/tests/due?state=overdue&facilityId={f}"),
+            &app.admin,
+        )
         .await
         .expect(200);
     assert_eq!(by_facility["paging"]["total"], 1);
@@ -878,9 +958,13 @@ async fn cnpj_is_locked_once_the_facility_has_equipment(app: TestApp) {
         .expect(200);
     assert_eq!(same["name"], "Trava Nova");
     // Archived equipment is history: the lock stays.
-    app.post("/api/facility/equipment/exclude", &app.admin, json!({"_id": eq}))
-        .await
-        .expect(200);
+    app.post(
+        "/api/facility/equipment/exclude",
+        &app.admin,
+        json!({"_id": eq}),
+    )
+    .await
+    .expect(200);
     app.post(
         "/api/facility/edit",
         &app.admin,

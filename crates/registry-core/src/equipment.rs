@@ -271,12 +271,7 @@ fn name_field(r: &ObjectReader, key: &str, create: bool, errs: &mut FieldErrors)
 
 /// A reference to another record (`"id"` or `{"_id": "id"}`): required on create; on edit
 /// optional but not clearable.
-fn reference(
-    r: &ObjectReader,
-    key: &str,
-    create: bool,
-    errs: &mut FieldErrors,
-) -> Option<String> {
+fn reference(r: &ObjectReader, key: &str, create: bool, errs: &mut FieldErrors) -> Option<String> {
     match r.get(key) {
         None if !create => None,
         None | Some(Value::Null) => {
@@ -462,10 +457,19 @@ mod tests {
         let today = day("2026-11-21");
         assert_eq!(due_state(None, 30, today), DueState::NeverDone);
         // Due yesterday → overdue; due today → still due_soon.
-        assert_eq!(due_state(Some(day("2026-10-21")), 30, today), DueState::Overdue);
-        assert_eq!(due_state(Some(day("2026-10-22")), 30, today), DueState::DueSoon);
+        assert_eq!(
+            due_state(Some(day("2026-10-21")), 30, today),
+            DueState::Overdue
+        );
+        assert_eq!(
+            due_state(Some(day("2026-10-22")), 30, today),
+            DueState::DueSoon
+        );
         // Exactly 14 days ahead is due_soon; 15 is ok.
-        assert_eq!(due_state(Some(day("2026-11-05")), 30, today), DueState::DueSoon);
+        assert_eq!(
+            due_state(Some(day("2026-11-05")), 30, today),
+            DueState::DueSoon
+        );
         assert_eq!(due_state(Some(day("2026-11-06")), 30, today), DueState::Ok);
         assert_eq!(due_state(Some(today), 1, today), DueState::DueSoon);
         assert_eq!(due_state(Some(today), 365, today), DueState::Ok);
@@ -494,7 +498,11 @@ mod tests {
                 .iter()
                 .map(|c| c.as_str())
                 .collect::<Vec<_>>(),
-            ["Satisfatório", "Satisfatório com observações", "Insatisfatório"]
+            [
+                "Satisfatório",
+                "Satisfatório com observações",
+                "Insatisfatório"
+            ]
         );
         assert_eq!(
             serde_json::to_value(Conclusion::SatisfactoryWithRemarks).unwrap(),
@@ -509,7 +517,10 @@ mod tests {
             .with_timezone(&Utc);
         assert_eq!(local_date(late_evening), day("2026-11-21"));
         assert_eq!(parse_date("2026-11-21"), Some(day("2026-11-21")));
-        assert_eq!(parse_date("2026-11-21T10:00:00-03:00"), Some(day("2026-11-21")));
+        assert_eq!(
+            parse_date("2026-11-21T10:00:00-03:00"),
+            Some(day("2026-11-21"))
+        );
         assert_eq!(parse_date("21/11/2026"), None);
         assert_eq!(parse_date("2026-2-1"), None);
     }
@@ -533,13 +544,17 @@ mod tests {
         .unwrap();
         assert_eq!(ok.expiration_in_days, Some(90));
         assert_eq!(ok.equipment_type_id.as_deref(), Some("t1"));
-        assert_eq!(read_test_type(&json!({}), false).unwrap(), TestTypeChanges::default());
+        assert_eq!(
+            read_test_type(&json!({}), false).unwrap(),
+            TestTypeChanges::default()
+        );
         assert!(read_test_type(&json!({"expirationInDays": 1.5}), false).is_err());
     }
 
     #[test]
     fn equipment_requires_facility_and_type_and_an_object_of_attributes() {
-        let errors = read_equipment(&json!({"attributes": [1], "active": "yes"}), true).unwrap_err();
+        let errors =
+            read_equipment(&json!({"attributes": [1], "active": "yes"}), true).unwrap_err();
         assert_eq!(
             codes(&errors),
             [
@@ -591,8 +606,8 @@ mod tests {
         assert_eq!(ok.performed_by, None);
         assert_eq!(ok.conclusion, Some(Conclusion::Unsatisfactory));
         assert_eq!(ok.measurements, Some(Some(json!({"Cs-137": 0.98}))));
-        let cleared = read_qc_test(&json!({"notes": null, "measurements": null}), false, today)
-            .unwrap();
+        let cleared =
+            read_qc_test(&json!({"notes": null, "measurements": null}), false, today).unwrap();
         assert_eq!(cleared.notes, Some(None));
         assert_eq!(cleared.measurements, Some(None));
     }

@@ -50,17 +50,59 @@ const BATCH_ROWS: usize = 1000;
 const TEST_TYPES: &[(&str, &[(&str, i64)])] = &[
     (
         "00000000-0000-7000-8000-000000000001",
-        &[("Constância", 1), ("Exatidão", 365), ("Precisão", 365), ("Linearidade", 90), ("Geometria", 365)],
+        &[
+            ("Constância", 1),
+            ("Exatidão", 365),
+            ("Precisão", 365),
+            ("Linearidade", 90),
+            ("Geometria", 365),
+        ],
     ),
     (
         "00000000-0000-7000-8000-000000000002",
-        &[("Uniformidade", 7), ("Resolução espacial", 180), ("Centro de rotação", 30), ("Resolução energética", 180)],
+        &[
+            ("Uniformidade", 7),
+            ("Resolução espacial", 180),
+            ("Centro de rotação", 30),
+            ("Resolução energética", 180),
+        ],
     ),
-    ("00000000-0000-7000-8000-000000000003", &[("Teste de fonte", 7), ("Calibração", 365)]),
-    ("00000000-0000-7000-8000-000000000004", &[("Normalização", 90), ("Uniformidade", 1), ("Sensibilidade", 180)]),
-    ("00000000-0000-7000-8000-000000000005", &[("Kerma", 365), ("Camada semirredutora", 365), ("Colimação", 180)]),
-    ("00000000-0000-7000-8000-000000000006", &[("Número CT", 30), ("Ruído", 30), ("Espessura de corte", 365)]),
-    ("00000000-0000-7000-8000-000000000007", &[("Dose glandular", 365), ("Imagem de simulador", 7), ("CAE", 30)]),
+    (
+        "00000000-0000-7000-8000-000000000003",
+        &[("Teste de fonte", 7), ("Calibração", 365)],
+    ),
+    (
+        "00000000-0000-7000-8000-000000000004",
+        &[
+            ("Normalização", 90),
+            ("Uniformidade", 1),
+            ("Sensibilidade", 180),
+        ],
+    ),
+    (
+        "00000000-0000-7000-8000-000000000005",
+        &[
+            ("Kerma", 365),
+            ("Camada semirredutora", 365),
+            ("Colimação", 180),
+        ],
+    ),
+    (
+        "00000000-0000-7000-8000-000000000006",
+        &[
+            ("Número CT", 30),
+            ("Ruído", 30),
+            ("Espessura de corte", 365),
+        ],
+    ),
+    (
+        "00000000-0000-7000-8000-000000000007",
+        &[
+            ("Dose glandular", 365),
+            ("Imagem de simulador", 7),
+            ("CAE", 30),
+        ],
+    ),
 ];
 
 const CITIES: &[(&str, &str)] = &[
@@ -121,7 +163,15 @@ async fn test_types(conn: &mut AnyConnection) -> anyhow::Result<Vec<(String, Vec
                     insert_rows(
                         conn,
                         "test_types",
-                        &["id", "name", "name_key", "equipment_type_id", "expiration_in_days", "created_at", "updated_at"],
+                        &[
+                            "id",
+                            "name",
+                            "name_key",
+                            "equipment_type_id",
+                            "expiration_in_days",
+                            "created_at",
+                            "updated_at",
+                        ],
                         vec![vec![
                             Param::Text(Some(id.clone())),
                             Param::Text(Some((*name).to_owned())),
@@ -206,7 +256,11 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
             company_name: format!("Clínica {i} Serviços Médicos Ltda"),
             cnpj: cnpj(i),
             telephone: "(11) 3456-7890".into(),
-            department: if i % 3 == 0 { Department::Radiodiagnosis } else { Department::NuclearMedicine },
+            department: if i % 3 == 0 {
+                Department::Radiodiagnosis
+            } else {
+                Department::NuclearMedicine
+            },
             group_id: None,
             cnen_registry: Some(format!("CNEN-{i}")),
             address: vec![Address {
@@ -265,14 +319,29 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
     insert_batched(
         db,
         "equipment",
-        &["id", "facility_id", "equipment_type_id", "manufacturer", "model", "serial_number", "attributes", "active", "created_at", "updated_at"],
+        &[
+            "id",
+            "facility_id",
+            "equipment_type_id",
+            "manufacturer",
+            "model",
+            "serial_number",
+            "attributes",
+            "active",
+            "created_at",
+            "updated_at",
+        ],
         equipment_rows,
     )
     .await?;
 
     let today: NaiveDate = local_date(chrono::Utc::now());
     let mut test_rows = Vec::with_capacity(plan.qc_tests);
-    let tests_to_seed = if equipment.is_empty() { 0 } else { plan.qc_tests };
+    let tests_to_seed = if equipment.is_empty() {
+        0
+    } else {
+        plan.qc_tests
+    };
     for _ in 0..tests_to_seed {
         let (equipment_id, facility_id, kind) = &equipment[rng.random_range(0..equipment.len())];
         let tests = &types[*kind].1;
@@ -283,7 +352,9 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
             Param::Text(Some(tests[rng.random_range(0..tests.len())].clone())),
             Param::Text(Some(facility_id.clone())),
             Param::Text(Some(date.to_string())),
-            Param::Text(Some(seeded.physicist_ids[rng.random_range(0..seeded.physicist_ids.len())].clone())),
+            Param::Text(Some(
+                seeded.physicist_ids[rng.random_range(0..seeded.physicist_ids.len())].clone(),
+            )),
             Param::Text(Some("Satisfatório".into())),
             Param::Text(Some(at.clone())),
             Param::Text(Some(at.clone())),
@@ -292,7 +363,17 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
     insert_batched(
         db,
         "qc_tests",
-        &["id", "equipment_id", "test_type_id", "facility_id", "date", "performed_by", "conclusion", "created_at", "updated_at"],
+        &[
+            "id",
+            "equipment_id",
+            "test_type_id",
+            "facility_id",
+            "date",
+            "performed_by",
+            "conclusion",
+            "created_at",
+            "updated_at",
+        ],
         test_rows,
     )
     .await?;

@@ -297,7 +297,10 @@ async fn edit(
         (&mut equipment.manufacturer, changes.manufacturer),
         (&mut equipment.model, changes.model),
         (&mut equipment.serial_number, changes.serial_number),
-        (&mut equipment.patrimonial_number, changes.patrimonial_number),
+        (
+            &mut equipment.patrimonial_number,
+            changes.patrimonial_number,
+        ),
         (&mut equipment.localization, changes.localization),
     ];
     for (field, change) in fields {
@@ -344,7 +347,16 @@ async fn exclude(
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    audit_change(&mut tx, &caller, "equipment", &id, "archive", Some(&before), None).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "equipment",
+        &id,
+        "archive",
+        Some(&before),
+        None,
+    )
+    .await?;
     tx.commit().await?;
     Ok(Json(Message {
         message: "Equipment archived.".into(),

@@ -123,7 +123,16 @@ async fn register_type(
     let mut tx = state.db.begin().await?;
     ensure_unique_type_name(&mut tx, &t.name, &t.id).await?;
     store::save_type(&mut tx, &t, true).await?;
-    audit_change(&mut tx, &caller, "equipment_type", &t.id, "create", None, Some(&t)).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "equipment_type",
+        &t.id,
+        "create",
+        None,
+        Some(&t),
+    )
+    .await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(t)))
 }
@@ -154,7 +163,16 @@ async fn edit_type(
     if t != before {
         t.updated_at = now();
         store::save_type(&mut tx, &t, false).await?;
-        audit_change(&mut tx, &caller, "equipment_type", &id, "edit", Some(&before), Some(&t)).await?;
+        audit_change(
+            &mut tx,
+            &caller,
+            "equipment_type",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&t),
+        )
+        .await?;
         tx.commit().await?;
     }
     Ok(Json(t))
@@ -183,7 +201,16 @@ async fn exclude_type(
         ));
     }
     store::delete_type(&mut tx, &id).await?;
-    audit_change(&mut tx, &caller, "equipment_type", &id, "delete", Some(&t), None).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "equipment_type",
+        &id,
+        "delete",
+        Some(&t),
+        None,
+    )
+    .await?;
     tx.commit().await?;
     Ok(Json(Message {
         message: "Equipment type deleted.".into(),
@@ -287,7 +314,16 @@ async fn register_test_type(
     };
     ensure_unique_test_name(&mut tx, &t).await?;
     store::save_test_type(&mut tx, &t, true).await?;
-    audit_change(&mut tx, &caller, "test_type", &t.id, "create", None, Some(&t)).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "test_type",
+        &t.id,
+        "create",
+        None,
+        Some(&t),
+    )
+    .await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(t)))
 }
@@ -309,7 +345,10 @@ async fn edit_test_type(
     let mut tx = state.db.begin().await?;
     let before = test_type(&mut tx, &id).await?;
     let mut t = before.clone();
-    if let Some(type_id) = changes.equipment_type_id.filter(|e| *e != before.type_of_equipment.id) {
+    if let Some(type_id) = changes
+        .equipment_type_id
+        .filter(|e| *e != before.type_of_equipment.id)
+    {
         t.type_of_equipment = equipment_type_ref(&mut tx, &type_id).await?;
         if store::test_type_records(&mut tx, &id).await? > 0 {
             return Err(ApiError::field(
@@ -332,7 +371,16 @@ async fn edit_test_type(
         ensure_unique_test_name(&mut tx, &t).await?;
         t.updated_at = now();
         store::save_test_type(&mut tx, &t, false).await?;
-        audit_change(&mut tx, &caller, "test_type", &id, "edit", Some(&before), Some(&t)).await?;
+        audit_change(
+            &mut tx,
+            &caller,
+            "test_type",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&t),
+        )
+        .await?;
         tx.commit().await?;
     }
     Ok(Json(t))

@@ -37,15 +37,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     use utoipa::OpenApi;
     #[derive(OpenApi)]
     #[openapi(
-        paths(
-            create,
-            show,
-            edit,
-            delete,
-            history,
-            due_for_equipment,
-            due_everywhere
-        ),
+        paths(create, show, edit, delete, history, due_for_equipment, due_everywhere),
         components(schemas(
             QcTest,
             Conclusion,
@@ -138,7 +130,9 @@ async fn apply(
     record: &mut QcTest,
     changes: QcTestChanges,
 ) -> Result<()> {
-    let equipment_id = changes.equipment_id.unwrap_or_else(|| record.equipment.clone());
+    let equipment_id = changes
+        .equipment_id
+        .unwrap_or_else(|| record.equipment.clone());
     let test_type_id = changes
         .test_type_id
         .unwrap_or_else(|| record.type_of_test.id.clone());
@@ -206,7 +200,16 @@ async fn create(
     let mut tx = state.db.begin().await?;
     apply(&mut tx, &mut record, changes).await?;
     store::save(&mut tx, &record, true).await?;
-    audit_change(&mut tx, &caller, "qc_test", &record.id, "create", None, Some(&record)).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "qc_test",
+        &record.id,
+        "create",
+        None,
+        Some(&record),
+    )
+    .await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(record)))
 }
@@ -266,7 +269,16 @@ async fn edit(
     if record != before {
         record.updated_at = now();
         store::save(&mut tx, &record, false).await?;
-        audit_change(&mut tx, &caller, "qc_test", &id, "edit", Some(&before), Some(&record)).await?;
+        audit_change(
+            &mut tx,
+            &caller,
+            "qc_test",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&record),
+        )
+        .await?;
         tx.commit().await?;
     }
     Ok(Json(record))
@@ -287,7 +299,16 @@ async fn delete(
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    audit_change(&mut tx, &caller, "qc_test", &id, "delete", Some(&before), None).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "qc_test",
+        &id,
+        "delete",
+        Some(&before),
+        None,
+    )
+    .await?;
     tx.commit().await?;
     Ok(Json(Message {
         message: "Test deleted.".into(),

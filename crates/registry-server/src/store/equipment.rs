@@ -107,7 +107,11 @@ pub async fn list_for_facility(
     Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
 }
 
-pub async fn save(conn: &mut AnyConnection, e: &Equipment, insert: bool) -> Result<(), sqlx::Error> {
+pub async fn save(
+    conn: &mut AnyConnection,
+    e: &Equipment,
+    insert: bool,
+) -> Result<(), sqlx::Error> {
     let sql = if insert {
         "INSERT INTO equipment (id, facility_id, equipment_type_id, manufacturer, model, serial_number, patrimonial_number, \
          localization, attributes, active, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"

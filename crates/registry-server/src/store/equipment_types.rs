@@ -184,7 +184,9 @@ pub async fn list_test_types(
         .fetch_all(conn)
         .await?;
     Ok((
-        rows.iter().map(test_type_from_row).collect::<Result<_, _>>()?,
+        rows.iter()
+            .map(test_type_from_row)
+            .collect::<Result<_, _>>()?,
         total,
     ))
 }
