@@ -691,6 +691,31 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     )
     .await
     .expect_error(422, "validation_failed");
+    // A performer deactivated since does not block corrections of their records.
+    let (leaving, leaving_token) = app.user_with(&["Físico"], "Leaving").await;
+    let theirs = app
+        .post(
+            "/api/test",
+            &leaving_token,
+            json!({"equipment": eq, "typeOfTest": tt, "date": days_ago(3), "conclusion": "Satisfatório"}),
+        )
+        .await
+        .expect(201);
+    app.post("/api/exclude/", &app.admin, json!({"_id": leaving}))
+        .await
+        .expect(200);
+    let corrected = app
+        .put(
+            &format!("/api/test/{}", id(&theirs)),
+            &fisico,
+            json!({"notes": "corrigido"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(corrected["performedBy"]["_id"], leaving.as_str());
+    app.post(&format!("/api/test/{}", id(&theirs)), &fisico, json!({}))
+        .await
+        .expect(200);
     app.put("/api/test/missing", &fisico, json!({"notes": "x"}))
         .await
         .expect_error(404, "not_found");

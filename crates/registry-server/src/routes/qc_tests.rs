@@ -57,15 +57,19 @@ fn today() -> NaiveDate {
     local_date(chrono::Utc::now())
 }
 
-/// The equipment, test type and performer a record names, checked together so that every
-/// failing field is reported: the equipment and test type must exist, the test type must belong
-/// to the equipment's type, and the performer must be an active user.
+/// The equipment, test type and (when the payload names one) performer of a record, checked
+/// together so that every failing field is reported: the equipment and test type must exist, the
+/// test type must belong to the equipment's type, and a named performer must be an active user.
 async fn resolve(
     conn: &mut AnyConnection,
     equipment_id: &str,
     test_type_id: &str,
-    performer_id: &str,
-) -> Result<(registry_core::equipment::Equipment, Reference, Reference)> {
+    performer_id: Option<&str>,
+) -> Result<(
+    registry_core::equipment::Equipment,
+    Reference,
+    Option<Reference>,
+)> {
     let mut errors = Vec::new();
     let equipment = equipment::get(conn, equipment_id).await?;
     if equipment.is_none() {
@@ -94,31 +98,35 @@ async fn resolve(
         }
         _ => {}
     }
-    let performer = users::by_id(conn, performer_id).await?;
-    match performer.as_ref().map(|u| u.active) {
-        Some(true) => {}
-        Some(false) => errors.push(FieldError::new(
-            "performedBy",
-            FieldCode::UserInactive,
-            format!("user {performer_id} is deactivated"),
-        )),
-        None => errors.push(FieldError::new(
-            "performedBy",
-            FieldCode::UserNotFound,
-            format!("no user with _id {performer_id}"),
-        )),
+    let mut performer = None;
+    if let Some(performer_id) = performer_id {
+        match users::by_id(conn, performer_id).await? {
+            Some(u) if u.active => {
+                performer = Some(Reference {
+                    id: u.id,
+                    name: u.name,
+                })
+            }
+            Some(_) => errors.push(FieldError::new(
+                "performedBy",
+                FieldCode::UserInactive,
+                format!("user {performer_id} is deactivated"),
+            )),
+            None => errors.push(FieldError::new(
+                "performedBy",
+                FieldCode::UserNotFound,
+                format!("no user with _id {performer_id}"),
+            )),
+        }
     }
-    match (equipment, test_type, performer) {
-        (Some(e), Some(t), Some(u)) if errors.is_empty() => Ok((
+    match (equipment, test_type) {
+        (Some(e), Some(t)) if errors.is_empty() => Ok((
             e,
             Reference {
                 id: t.id,
                 name: t.name,
             },
-            Reference {
-                id: u.id,
-                name: u.name,
-            },
+            performer,
         )),
         _ => Err(ApiError::Validation(errors)),
     }
@@ -136,15 +144,21 @@ async fn apply(
     let test_type_id = changes
         .test_type_id
         .unwrap_or_else(|| record.type_of_test.id.clone());
-    let performer_id = changes
-        .performed_by
-        .unwrap_or_else(|| record.performed_by.id.clone());
-    let (equipment, type_of_test, performed_by) =
-        resolve(conn, &equipment_id, &test_type_id, &performer_id).await?;
+    // The performer is checked only when the payload names one: on create the default is the
+    // (active) caller, and a performer deactivated since does not block later corrections.
+    let (equipment, type_of_test, performed_by) = resolve(
+        conn,
+        &equipment_id,
+        &test_type_id,
+        changes.performed_by.as_deref(),
+    )
+    .await?;
     record.equipment = equipment.id;
     record.facility = equipment.facility;
     record.type_of_test = type_of_test;
-    record.performed_by = performed_by;
+    if let Some(performed_by) = performed_by {
+        record.performed_by = performed_by;
+    }
     if let Some(date) = changes.date {
         record.date = date.to_string();
     }
