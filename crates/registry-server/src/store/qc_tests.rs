@@ -169,6 +169,8 @@ fn next_due_sql(backend: Backend) -> &'static str {
 
 /// Every test type of each selected equipment's type, with its last live record (one index
 /// lookup per pair), next due date and state, most urgent first: never done, then by due date.
+/// The pairs are MATERIALIZED so that PostgreSQL looks each last date up once, instead of
+/// inlining the lookup into the state filter, the sort key and the output.
 /// Returns the page and the total number of matching pairs.
 pub async fn due(
     conn: &mut AnyConnection,
@@ -213,7 +215,7 @@ pub async fn due(
     }
     let n = binds.len();
     let sql = format!(
-        "WITH pairs AS ( \
+        "WITH pairs AS MATERIALIZED ( \
            SELECT e.id AS equipment_id, e.manufacturer, e.model, e.serial_number, e.localization, \
                   f.id AS facility_id, f.name AS facility_name, et.id AS equipment_type_id, et.name AS equipment_type_name, \
                   t.id AS test_type_id, t.name AS test_type_name, t.expiration_in_days AS days, \
