@@ -117,55 +117,44 @@ fn id(v: &Value) -> String {
     v["_id"].as_str().unwrap().to_owned()
 }
 
-/// Equipment rows of the parallel equipment branch, inserted directly (no endpoint here yet).
+/// Equipment of a facility, registered through the API (archived when asked).
 async fn insert_equipment(app: &TestApp, facility: &str, archived: bool) -> String {
-    let id = uuid::Uuid::now_v7().to_string();
-    let at = "2026-11-01T00:00:00.000000Z";
-    sqlx::query(
-        "INSERT INTO equipment (id, facility_id, equipment_type_id, attributes, active, archived_at, created_at, updated_at) \
-         VALUES ($1, $2, '00000000-0000-7000-8000-000000000001', '{}', 1, $3, $4, $4)",
-    )
-    .bind(&id)
-    .bind(facility)
-    .bind(archived.then_some(at))
-    .bind(at)
-    .execute(&app.state.db.pool)
-    .await
-    .unwrap();
+    let body = json!({"facility": facility, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "serialNumber": "SN-DOC"});
+    let id = app
+        .post("/api/equipment/register", &app.admin, body)
+        .await
+        .expect(201)["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    if archived {
+        app.post(
+            "/api/facility/equipment/exclude",
+            &app.admin,
+            json!({"_id": id}),
+        )
+        .await
+        .expect(200);
+    }
     id
 }
 
-async fn insert_qc_test(app: &TestApp, equipment: &str, facility: &str) -> String {
-    let at = "2026-11-01T00:00:00.000000Z";
-    let type_id = uuid::Uuid::now_v7().to_string();
-    sqlx::query(
-        "INSERT INTO test_types (id, name, equipment_type_id, expiration_in_days, created_at, updated_at) \
-         VALUES ($1, 'Exatidão', '00000000-0000-7000-8000-000000000001', 180, $2, $2)",
-    )
-    .bind(&type_id)
-    .bind(at)
-    .execute(&app.state.db.pool)
-    .await
-    .unwrap();
-    let performer: String = sqlx::query_scalar("SELECT id FROM users LIMIT 1")
-        .fetch_one(&app.state.db.pool)
+/// A QC test record on that equipment, through the API.
+async fn insert_qc_test(app: &TestApp, equipment: &str) -> String {
+    let name = format!("Exatidão {}", uuid::Uuid::now_v7().simple());
+    let body = json!({"name": name, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "expirationInDays": 180});
+    let test_type = app
+        .post("/api/typeOfTest/register", &app.admin, body)
         .await
-        .unwrap();
-    let id = uuid::Uuid::now_v7().to_string();
-    sqlx::query(
-        "INSERT INTO qc_tests (id, equipment_id, test_type_id, facility_id, date, performed_by, conclusion, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, '2026-11-01', $5, 'Satisfatório', $6, $6)",
-    )
-    .bind(&id)
-    .bind(equipment)
-    .bind(&type_id)
-    .bind(facility)
-    .bind(performer)
-    .bind(at)
-    .execute(&app.state.db.pool)
-    .await
-    .unwrap();
-    id
+        .expect(201)["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = json!({"equipment": equipment, "typeOfTest": test_type, "date": "2026-11-01", "conclusion": "Satisfatório"});
+    app.post("/api/test/", &app.admin, body).await.expect(201)["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 async fn upload_and_download_round_trip(app: TestApp) {
@@ -284,9 +273,9 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     let eq = insert_equipment(&app, &facility, false).await;
     let foreign_eq = insert_equipment(&app, &other, false).await;
     let archived_eq = insert_equipment(&app, &facility, true).await;
-    let test = insert_qc_test(&app, &eq, &facility).await;
+    let test = insert_qc_test(&app, &eq).await;
     let other_eq = insert_equipment(&app, &facility, false).await;
-    let foreign_test = insert_qc_test(&app, &foreign_eq, &other).await;
+    let foreign_test = insert_qc_test(&app, &foreign_eq).await;
     for (key, value) in [
         ("equipment", foreign_eq.as_str()),
         ("equipment", archived_eq.as_str()),

@@ -6,6 +6,7 @@ mod helpers;
 mod auth;
 mod document_email;
 mod documents;
+mod equipment;
 mod facilities;
 mod groups;
 mod images;

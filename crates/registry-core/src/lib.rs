@@ -4,6 +4,7 @@
 pub mod api;
 pub mod cnpj;
 pub mod document;
+pub mod equipment;
 pub mod error;
 pub mod facility;
 pub mod payload;

@@ -34,6 +34,7 @@ macro_rules! spec_enum {
         }
     };
 }
+pub(crate) use spec_enum;
 
 spec_enum!(
     /// The two departments a facility belongs to.

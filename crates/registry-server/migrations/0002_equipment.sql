@@ -23,13 +23,15 @@ INSERT INTO equipment_types (id, name, name_key, description, created_at, update
 CREATE TABLE test_types (
     id TEXT PRIMARY KEY,
     name TEXT NOT NULL,
+    name_key TEXT NOT NULL,
     equipment_type_id TEXT NOT NULL REFERENCES equipment_types (id),
     expiration_in_days BIGINT NOT NULL,
     description TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
-CREATE INDEX test_types_equipment_type ON test_types (equipment_type_id);
+-- A test name is unique within its equipment type (case- and accent-insensitive).
+CREATE UNIQUE INDEX test_types_equipment_type ON test_types (equipment_type_id, name_key);
 
 CREATE TABLE equipment (
     id TEXT PRIMARY KEY,
@@ -64,5 +66,7 @@ CREATE TABLE qc_tests (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
-CREATE INDEX qc_tests_history ON qc_tests (equipment_id, test_type_id, date);
+-- Live records only: the history of a test on an equipment, and the last date of each test
+-- (the due computation reads MAX(date) per equipment and test type from this index).
+CREATE INDEX qc_tests_history ON qc_tests (equipment_id, test_type_id, date) WHERE archived_at IS NULL;
 CREATE INDEX qc_tests_facility ON qc_tests (facility_id);

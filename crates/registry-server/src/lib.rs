@@ -11,6 +11,7 @@ pub mod mail;
 pub mod objects;
 pub mod openapi;
 pub mod routes;
+pub mod seed;
 pub mod signing;
 pub mod store;
 

@@ -22,7 +22,10 @@ pub fn document() -> utoipa::openapi::OpenApi {
         .merge_from(facilities::openapi())
         .merge_from(images::openapi())
         .merge_from(groups::openapi())
-        .merge_from(documents::openapi());
+        .merge_from(documents::openapi())
+        .merge_from(equipment_types::openapi())
+        .merge_from(equipment::openapi())
+        .merge_from(qc_tests::openapi());
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
         "bearer",

@@ -2,9 +2,12 @@
 
 pub mod auth;
 pub mod documents;
+pub mod equipment;
+pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
 pub mod images;
+pub mod qc_tests;
 pub mod users;
 
 use crate::app::AppState;
@@ -18,4 +21,7 @@ pub fn api() -> Router<AppState> {
         .merge(images::router())
         .merge(groups::router())
         .merge(documents::router())
+        .merge(equipment_types::router())
+        .merge(equipment::router())
+        .merge(qc_tests::router())
 }

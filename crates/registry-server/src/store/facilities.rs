@@ -125,7 +125,7 @@ pub async fn update(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), 
 }
 
 /// A value bound into a multi-row insert.
-enum Param {
+pub(crate) enum Param {
     Text(Option<String>),
     Int(i64),
     Real(f64),
@@ -136,7 +136,7 @@ fn text(s: &str) -> Param {
 }
 
 /// Inserts `rows` (each with one value per column) into `table` in one statement.
-async fn insert_rows(
+pub(crate) async fn insert_rows(
     conn: &mut AnyConnection,
     table: &str,
     columns: &[&str],

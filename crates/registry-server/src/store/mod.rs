@@ -3,8 +3,11 @@
 
 pub mod audit;
 pub mod documents;
+pub mod equipment;
+pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
+pub mod qc_tests;
 pub mod users;
 
 use sqlx::Row;

@@ -1,0 +1,388 @@
+//! Equipment endpoints (spec §4.4): details, a facility's equipment, register (both paths), edit,
+//! archive and history. A `Cliente` sees only the equipment of facilities they are linked to.
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::{JsonBody, ListParams};
+use crate::routes::facilities::visible;
+use crate::store::facilities::is_member;
+use crate::store::{audit, equipment as store, equipment_types};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use registry_core::api::{AuditEvent, ListEnvelope, Message};
+use registry_core::equipment::{Equipment, Reference, read_equipment};
+use registry_core::{ErrorBody, FieldCode, FieldError};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::AnyConnection;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/equipment/register", post(register))
+        .route("/facility/equipment/register", post(register_for_facility))
+        .route("/facility/equipment/edit", post(edit))
+        .route("/facility/equipment/exclude", post(exclude))
+        .route("/equipment/{id}", get(show))
+        .route("/equipment/{id}/history", get(history))
+        .route("/facility/{id}/equipments", get(list_for_facility))
+}
+
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    #[derive(OpenApi)]
+    #[openapi(
+        paths(
+            show,
+            list_for_facility,
+            register,
+            register_for_facility,
+            edit,
+            exclude,
+            history
+        ),
+        components(schemas(Equipment, Reference, Message, ErrorBody, AuditEvent))
+    )]
+    struct Doc;
+    Doc::openapi()
+}
+
+/// Writes the audit event of a change to any record of this feature.
+pub(crate) async fn audit_change<T: Serialize>(
+    conn: &mut AnyConnection,
+    caller: &Caller,
+    entity: &str,
+    entity_id: &str,
+    action: &str,
+    before: Option<&T>,
+    after: Option<&T>,
+) -> Result<()> {
+    let json = |v: Option<&T>| {
+        v.map(serde_json::to_value)
+            .transpose()
+            .map_err(anyhow::Error::from)
+    };
+    let (before, after) = (json(before)?, json(after)?);
+    audit::record(
+        conn,
+        audit::Change {
+            entity,
+            entity_id,
+            action,
+            actor: Some(&caller.id),
+            before: before.as_ref(),
+            after: after.as_ref(),
+            role_changes: &[],
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Live equipment the caller may see (staff: all; a `Cliente`: their facilities'), or 404.
+pub async fn visible_equipment(
+    conn: &mut AnyConnection,
+    caller: &Caller,
+    id: &str,
+) -> Result<Equipment> {
+    let equipment = store::get(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("equipment"))?;
+    if !caller.is_staff() && !is_member(conn, &equipment.facility.id, &caller.id).await? {
+        return Err(ApiError::not_found("equipment"));
+    }
+    Ok(equipment)
+}
+
+#[utoipa::path(get, path = "/api/equipment/{id}", tag = "equipment",
+    params(("id" = String, Path)),
+    responses((status = 200, body = Equipment), (status = 404, body = ErrorBody)))]
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Equipment>> {
+    let mut conn = state.db.read().await?;
+    Ok(Json(visible_equipment(&mut conn, &caller, &id).await?))
+}
+
+#[utoipa::path(get, path = "/api/facility/{id}/equipments", tag = "equipment",
+    params(("id" = String, Path, description = "The facility"),
+           ("typeOfEquipment" = Option<String>, Query), ("active" = Option<bool>, Query),
+           ("q" = Option<String>, Query, description = "Manufacturer, model, serial or patrimonial number, localization"),
+           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, description = "Newest first", body = ListEnvelope<Equipment>),
+              (status = 404, body = ErrorBody)))]
+async fn list_for_facility(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<Equipment>>> {
+    let mut conn = state.db.read().await?;
+    visible(&mut conn, &caller, &id).await?;
+    let (list, total) = store::list_for_facility(&mut conn, &id, &params).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+/// Resolves the facility and equipment type an equipment payload names, reporting both.
+async fn references(
+    conn: &mut AnyConnection,
+    facility_id: Option<&str>,
+    equipment_type_id: Option<&str>,
+) -> Result<(Option<Reference>, Option<Reference>)> {
+    let mut errors = Vec::new();
+    let mut facility = None;
+    if let Some(id) = facility_id {
+        match crate::store::facilities::view(conn, id).await? {
+            Some(f) => {
+                facility = Some(Reference {
+                    id: f.id,
+                    name: f.name,
+                })
+            }
+            None => errors.push(FieldError::new(
+                "facility",
+                FieldCode::InvalidValue,
+                format!("no facility with _id {id}"),
+            )),
+        }
+    }
+    let mut equipment_type = None;
+    if let Some(id) = equipment_type_id {
+        match equipment_types::get_type(conn, id).await? {
+            Some(t) => {
+                equipment_type = Some(Reference {
+                    id: t.id,
+                    name: t.name,
+                })
+            }
+            None => errors.push(FieldError::new(
+                "typeOfEquipment",
+                FieldCode::InvalidValue,
+                format!("no equipment type with _id {id}"),
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok((facility, equipment_type))
+    } else {
+        Err(ApiError::Validation(errors))
+    }
+}
+
+async fn create(state: &AppState, caller: &Caller, value: &Value) -> Result<Equipment> {
+    let changes = read_equipment(value, true).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let (Some(facility), Some(type_of_equipment)) = references(
+        &mut tx,
+        changes.facility_id.as_deref(),
+        changes.equipment_type_id.as_deref(),
+    )
+    .await?
+    else {
+        unreachable!("both are required on create");
+    };
+    let at = now();
+    let equipment = Equipment {
+        id: new_id(),
+        facility,
+        type_of_equipment,
+        manufacturer: changes.manufacturer.flatten(),
+        model: changes.model.flatten(),
+        serial_number: changes.serial_number.flatten(),
+        patrimonial_number: changes.patrimonial_number.flatten(),
+        localization: changes.localization.flatten(),
+        attributes: Value::Object(changes.attributes.unwrap_or_default()),
+        active: changes.active.unwrap_or(true),
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    store::save(&mut tx, &equipment, true).await?;
+    audit_change(
+        &mut tx,
+        caller,
+        "equipment",
+        &equipment.id,
+        "create",
+        None,
+        Some(&equipment),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(equipment)
+}
+
+#[utoipa::path(post, path = "/api/equipment/register", tag = "equipment",
+    request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, model?, serialNumber?, \
+        patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
+    responses((status = 201, body = Equipment), (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)))]
+async fn register(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<Equipment>)> {
+    caller.require_staff()?;
+    let equipment = create(&state, &caller, &body.value()?).await?;
+    Ok((StatusCode::CREATED, Json(equipment)))
+}
+
+#[utoipa::path(post, path = "/api/facility/equipment/register", tag = "equipment",
+    request_body(content = Object, description = "Same payload as `/api/equipment/register`"),
+    responses((status = 201, body = Equipment), (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)))]
+async fn register_for_facility(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<Equipment>)> {
+    caller.require_staff()?;
+    let equipment = create(&state, &caller, &body.value()?).await?;
+    Ok((StatusCode::CREATED, Json(equipment)))
+}
+
+#[utoipa::path(post, path = "/api/facility/equipment/edit", tag = "equipment",
+    request_body(content = Object, description = "`{_id, ...}`: fields present replace the stored ones; `attributes` \
+        replaces the whole object. The facility cannot change, nor the type once QC tests were recorded."),
+    responses((status = 200, body = Equipment), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+              (status = 422, body = ErrorBody)))]
+async fn edit(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Equipment>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let changes = read_equipment(&value, false).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let before = store::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("equipment"))?;
+    let mut errors = Vec::new();
+    if changes
+        .facility_id
+        .as_ref()
+        .is_some_and(|f| *f != before.facility.id)
+    {
+        errors.push(FieldError::new(
+            "facility",
+            FieldCode::InvalidValue,
+            "cannot be changed: register the equipment at the other facility and archive this record",
+        ));
+    }
+    let new_type = changes
+        .equipment_type_id
+        .filter(|t| *t != before.type_of_equipment.id);
+    if new_type.is_some() && store::has_tests(&mut tx, &id).await? {
+        errors.push(FieldError::new(
+            "typeOfEquipment",
+            FieldCode::InvalidValue,
+            "cannot be changed: QC tests were already recorded on this equipment",
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    let mut equipment = before.clone();
+    if let (_, Some(t)) = references(&mut tx, None, new_type.as_deref()).await? {
+        equipment.type_of_equipment = t;
+    }
+    let fields = [
+        (&mut equipment.manufacturer, changes.manufacturer),
+        (&mut equipment.model, changes.model),
+        (&mut equipment.serial_number, changes.serial_number),
+        (
+            &mut equipment.patrimonial_number,
+            changes.patrimonial_number,
+        ),
+        (&mut equipment.localization, changes.localization),
+    ];
+    for (field, change) in fields {
+        if let Some(v) = change {
+            *field = v;
+        }
+    }
+    if let Some(attributes) = changes.attributes {
+        equipment.attributes = Value::Object(attributes);
+    }
+    if let Some(active) = changes.active {
+        equipment.active = active;
+    }
+    if equipment != before {
+        equipment.updated_at = now();
+        store::save(&mut tx, &equipment, false).await?;
+        audit_change(
+            &mut tx,
+            &caller,
+            "equipment",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&equipment),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(equipment))
+}
+
+#[utoipa::path(post, path = "/api/facility/equipment/exclude", tag = "equipment",
+    request_body(content = Object, description = "`{_id}`: archives the equipment; its QC tests stay as history"),
+    responses((status = 200, body = Message), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn exclude(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    caller.require_staff()?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    let before = store::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("equipment"))?;
+    store::archive(&mut tx, &id, &now()).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "equipment",
+        &id,
+        "archive",
+        Some(&before),
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Equipment archived.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}
+
+#[utoipa::path(get, path = "/api/equipment/{id}/history", tag = "equipment",
+    params(("id" = String, Path), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, description = "Audit events of the equipment, newest first", body = ListEnvelope<AuditEvent>),
+              (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<AuditEvent>>> {
+    caller.require_staff()?;
+    let mut conn = state.db.read().await?;
+    let (list, total) = audit::history(&mut conn, "equipment", &id, &params).await?;
+    if total == 0 {
+        return Err(ApiError::not_found("equipment"));
+    }
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}

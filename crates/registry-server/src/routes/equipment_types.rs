@@ -1,0 +1,417 @@
+//! Equipment types (spec §4.4, product.md §4) and the QC test types of each: everyone reads, staff
+//! create and edit, Administrators delete what nothing uses.
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::{JsonBody, ListParams};
+use crate::routes::equipment::audit_change;
+use crate::store::equipment_types as store;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use registry_core::api::{ListEnvelope, Message};
+use registry_core::equipment::{
+    EquipmentType, Reference, TestType, read_equipment_type, read_test_type,
+};
+use registry_core::{ErrorBody, FieldCode, Role};
+use sqlx::AnyConnection;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/typeOfEquipment", get(list_types))
+        .route("/typeOfEquipment/register", post(register_type))
+        .route("/typeOfEquipment/edit", post(edit_type))
+        .route("/typeOfEquipment/exclude", post(exclude_type))
+        .route("/typeOfEquipment/{id}", get(show_type))
+        .route("/typeOfTest", get(list_test_types))
+        .route("/typeOfTest/register", post(register_test_type))
+        .route("/typeOfTest/edit", post(edit_test_type))
+        .route("/typeOfTest/exclude", post(exclude_test_type))
+        .route("/typeOfTest/{id}", get(show_test_type))
+}
+
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    #[derive(OpenApi)]
+    #[openapi(
+        paths(
+            list_types,
+            show_type,
+            register_type,
+            edit_type,
+            exclude_type,
+            list_test_types,
+            show_test_type,
+            register_test_type,
+            edit_test_type,
+            exclude_test_type
+        ),
+        components(schemas(EquipmentType, TestType, Reference, Message, ErrorBody))
+    )]
+    struct Doc;
+    Doc::openapi()
+}
+
+#[utoipa::path(get, path = "/api/typeOfEquipment", tag = "equipment types",
+    params(("q" = Option<String>, Query, description = "Part of the name"),
+           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, description = "Equipment types by name", body = ListEnvelope<EquipmentType>),
+              (status = 401, body = ErrorBody)))]
+async fn list_types(
+    State(state): State<AppState>,
+    _caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<EquipmentType>>> {
+    let mut conn = state.db.read().await?;
+    let (list, total) = store::list_types(&mut conn, &params).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+async fn equipment_type(conn: &mut AnyConnection, id: &str) -> Result<EquipmentType> {
+    store::get_type(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("equipment type"))
+}
+
+#[utoipa::path(get, path = "/api/typeOfEquipment/{id}", tag = "equipment types",
+    params(("id" = String, Path)),
+    responses((status = 200, body = EquipmentType), (status = 404, body = ErrorBody)))]
+async fn show_type(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<EquipmentType>> {
+    let mut conn = state.db.read().await?;
+    Ok(Json(equipment_type(&mut conn, &id).await?))
+}
+
+async fn ensure_unique_type_name(conn: &mut AnyConnection, name: &str, id: &str) -> Result<()> {
+    if store::type_name_taken(conn, name, id).await? {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!("An equipment type named {name:?} already exists."),
+        ));
+    }
+    Ok(())
+}
+
+#[utoipa::path(post, path = "/api/typeOfEquipment/register", tag = "equipment types",
+    request_body(content = Object, description = "`{name, description?}`"),
+    responses((status = 201, body = EquipmentType), (status = 403, body = ErrorBody),
+              (status = 409, description = "Name taken", body = ErrorBody), (status = 422, body = ErrorBody)))]
+async fn register_type(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<EquipmentType>)> {
+    caller.require_staff()?;
+    let changes = read_equipment_type(&body.value()?, true).map_err(ApiError::Validation)?;
+    let at = now();
+    let t = EquipmentType {
+        id: new_id(),
+        name: changes.name.expect("required on create"),
+        description: changes.description.flatten(),
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    let mut tx = state.db.begin().await?;
+    ensure_unique_type_name(&mut tx, &t.name, &t.id).await?;
+    store::save_type(&mut tx, &t, true).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "equipment_type",
+        &t.id,
+        "create",
+        None,
+        Some(&t),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(t)))
+}
+
+#[utoipa::path(post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
+    request_body(content = Object, description = "`{_id, name?, description?}`"),
+    responses((status = 200, body = EquipmentType), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+              (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+async fn edit_type(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<EquipmentType>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let changes = read_equipment_type(&value, false).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let before = equipment_type(&mut tx, &id).await?;
+    let mut t = before.clone();
+    if let Some(name) = changes.name {
+        ensure_unique_type_name(&mut tx, &name, &id).await?;
+        t.name = name;
+    }
+    if let Some(description) = changes.description {
+        t.description = description;
+    }
+    if t != before {
+        t.updated_at = now();
+        store::save_type(&mut tx, &t, false).await?;
+        audit_change(
+            &mut tx,
+            &caller,
+            "equipment_type",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&t),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(t))
+}
+
+#[utoipa::path(post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
+    request_body(content = Object, description = "`{_id}`"),
+    responses((status = 200, body = Message), (status = 403, description = "Administrator only", body = ErrorBody),
+              (status = 404, body = ErrorBody), (status = 409, description = "`in_use`", body = ErrorBody)))]
+async fn exclude_type(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    caller.require_any(&[Role::Administrator])?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    let t = equipment_type(&mut tx, &id).await?;
+    let (equipment, test_types) = store::type_users(&mut tx, &id).await?;
+    if equipment + test_types > 0 {
+        return Err(ApiError::conflict(
+            "in_use",
+            format!(
+                "The equipment type is used by {equipment} equipment and {test_types} test types; delete or move them first."
+            ),
+        ));
+    }
+    store::delete_type(&mut tx, &id).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "equipment_type",
+        &id,
+        "delete",
+        Some(&t),
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Equipment type deleted.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}
+
+#[utoipa::path(get, path = "/api/typeOfTest", tag = "equipment types",
+    params(("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
+           ("q" = Option<String>, Query), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody)))]
+async fn list_test_types(
+    State(state): State<AppState>,
+    _caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<TestType>>> {
+    let mut conn = state.db.read().await?;
+    let (list, total) = store::list_test_types(&mut conn, &params).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+async fn test_type(conn: &mut AnyConnection, id: &str) -> Result<TestType> {
+    store::get_test_type(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test type"))
+}
+
+#[utoipa::path(get, path = "/api/typeOfTest/{id}", tag = "equipment types",
+    params(("id" = String, Path)),
+    responses((status = 200, body = TestType), (status = 404, body = ErrorBody)))]
+async fn show_test_type(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<TestType>> {
+    let mut conn = state.db.read().await?;
+    Ok(Json(test_type(&mut conn, &id).await?))
+}
+
+/// The equipment type a test type payload names, as a reference, or a field error.
+async fn equipment_type_ref(conn: &mut AnyConnection, id: &str) -> Result<Reference> {
+    match store::get_type(conn, id).await? {
+        Some(t) => Ok(Reference {
+            id: t.id,
+            name: t.name,
+        }),
+        None => Err(ApiError::field(
+            "typeOfEquipment",
+            FieldCode::InvalidValue,
+            format!("no equipment type with _id {id}"),
+        )),
+    }
+}
+
+async fn ensure_unique_test_name(conn: &mut AnyConnection, t: &TestType) -> Result<()> {
+    if store::test_type_name_taken(conn, &t.type_of_equipment.id, &t.name, &t.id).await? {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!(
+                "{} already has a test type named {:?}.",
+                t.type_of_equipment.name, t.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[utoipa::path(post, path = "/api/typeOfTest/register", tag = "equipment types",
+    request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?}`"),
+    responses((status = 201, body = TestType), (status = 403, body = ErrorBody),
+              (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+async fn register_test_type(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<TestType>)> {
+    caller.require_staff()?;
+    let changes = read_test_type(&body.value()?, true).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let type_of_equipment = equipment_type_ref(
+        &mut tx,
+        changes
+            .equipment_type_id
+            .as_deref()
+            .expect("required on create"),
+    )
+    .await?;
+    let at = now();
+    let t = TestType {
+        id: new_id(),
+        name: changes.name.expect("required on create"),
+        type_of_equipment,
+        expiration_in_days: changes.expiration_in_days.expect("required on create"),
+        description: changes.description.flatten(),
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    ensure_unique_test_name(&mut tx, &t).await?;
+    store::save_test_type(&mut tx, &t, true).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "test_type",
+        &t.id,
+        "create",
+        None,
+        Some(&t),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(t)))
+}
+
+#[utoipa::path(post, path = "/api/typeOfTest/edit", tag = "equipment types",
+    request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?}`; \
+        the equipment type cannot change once tests were recorded"),
+    responses((status = 200, body = TestType), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+              (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+async fn edit_test_type(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<TestType>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let changes = read_test_type(&value, false).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let before = test_type(&mut tx, &id).await?;
+    let mut t = before.clone();
+    if let Some(type_id) = changes
+        .equipment_type_id
+        .filter(|e| *e != before.type_of_equipment.id)
+    {
+        t.type_of_equipment = equipment_type_ref(&mut tx, &type_id).await?;
+        if store::test_type_records(&mut tx, &id).await? > 0 {
+            return Err(ApiError::field(
+                "typeOfEquipment",
+                FieldCode::InvalidValue,
+                "cannot be changed: QC tests of this type were already recorded",
+            ));
+        }
+    }
+    if let Some(name) = changes.name {
+        t.name = name;
+    }
+    if let Some(days) = changes.expiration_in_days {
+        t.expiration_in_days = days;
+    }
+    if let Some(description) = changes.description {
+        t.description = description;
+    }
+    if t != before {
+        ensure_unique_test_name(&mut tx, &t).await?;
+        t.updated_at = now();
+        store::save_test_type(&mut tx, &t, false).await?;
+        audit_change(
+            &mut tx,
+            &caller,
+            "test_type",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&t),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(t))
+}
+
+#[utoipa::path(post, path = "/api/typeOfTest/exclude", tag = "equipment types",
+    request_body(content = Object, description = "`{_id}`"),
+    responses((status = 200, body = Message), (status = 403, description = "Administrator only", body = ErrorBody),
+              (status = 404, body = ErrorBody), (status = 409, description = "`in_use`: tests were recorded", body = ErrorBody)))]
+async fn exclude_test_type(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    caller.require_any(&[Role::Administrator])?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    let t = test_type(&mut tx, &id).await?;
+    let records = store::test_type_records(&mut tx, &id).await?;
+    if records > 0 {
+        return Err(ApiError::conflict(
+            "in_use",
+            format!("{records} QC tests of this type were recorded; the type cannot be deleted."),
+        ));
+    }
+    store::delete_test_type(&mut tx, &id).await?;
+    audit_change(&mut tx, &caller, "test_type", &id, "delete", Some(&t), None).await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Test type deleted.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}

@@ -1,0 +1,460 @@
+//! QC test records (spec §4.6: create, edit, delete, history of one test type on one equipment)
+//! and due dates, per equipment and across every facility the caller can read.
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::{JsonBody, ListParams};
+use crate::routes::equipment::{audit_change, visible_equipment};
+use crate::routes::facilities::scope_for;
+use crate::store::qc_tests::{self as store, DueQuery};
+use crate::store::{equipment, equipment_types, users};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use chrono::NaiveDate;
+use registry_core::api::{ListEnvelope, Message};
+use registry_core::equipment::{
+    Conclusion, DueState, DueTest, EquipmentSummary, QcTest, QcTestChanges, Reference, local_date,
+    parse_date, read_qc_test,
+};
+use registry_core::{ErrorBody, FieldCode, FieldError};
+use serde_json::Value;
+use sqlx::AnyConnection;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/test", post(create))
+        .route("/test/{id}", get(show).put(edit).post(delete))
+        .route("/test/{id}/{test_type_id}", get(history))
+        .route("/equipment/{id}/tests/due", get(due_for_equipment))
+        .route("/tests/due", get(due_everywhere))
+}
+
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    #[derive(OpenApi)]
+    #[openapi(
+        paths(create, show, edit, delete, history, due_for_equipment, due_everywhere),
+        components(schemas(
+            QcTest,
+            Conclusion,
+            DueTest,
+            DueState,
+            EquipmentSummary,
+            Reference,
+            Message,
+            ErrorBody
+        ))
+    )]
+    struct Doc;
+    Doc::openapi()
+}
+
+fn today() -> NaiveDate {
+    local_date(chrono::Utc::now())
+}
+
+/// The equipment, test type and (when the payload names one) performer of a record, checked
+/// together so that every failing field is reported: the equipment and test type must exist, the
+/// test type must belong to the equipment's type, and a named performer must be an active user.
+async fn resolve(
+    conn: &mut AnyConnection,
+    equipment_id: &str,
+    test_type_id: &str,
+    performer_id: Option<&str>,
+) -> Result<(
+    registry_core::equipment::Equipment,
+    Reference,
+    Option<Reference>,
+)> {
+    let mut errors = Vec::new();
+    let equipment = equipment::get(conn, equipment_id).await?;
+    if equipment.is_none() {
+        errors.push(FieldError::new(
+            "equipment",
+            FieldCode::InvalidValue,
+            format!("no equipment with _id {equipment_id}"),
+        ));
+    }
+    let test_type = equipment_types::get_test_type(conn, test_type_id).await?;
+    match (&test_type, &equipment) {
+        (None, _) => errors.push(FieldError::new(
+            "typeOfTest",
+            FieldCode::InvalidValue,
+            format!("no test type with _id {test_type_id}"),
+        )),
+        (Some(t), Some(e)) if t.type_of_equipment.id != e.type_of_equipment.id => {
+            errors.push(FieldError::new(
+                "typeOfTest",
+                FieldCode::InvalidValue,
+                format!(
+                    "{:?} is a test of {}, not of this equipment's type ({})",
+                    t.name, t.type_of_equipment.name, e.type_of_equipment.name
+                ),
+            ))
+        }
+        _ => {}
+    }
+    let mut performer = None;
+    if let Some(performer_id) = performer_id {
+        match users::by_id(conn, performer_id).await? {
+            Some(u) if u.active => {
+                performer = Some(Reference {
+                    id: u.id,
+                    name: u.name,
+                })
+            }
+            Some(_) => errors.push(FieldError::new(
+                "performedBy",
+                FieldCode::UserInactive,
+                format!("user {performer_id} is deactivated"),
+            )),
+            None => errors.push(FieldError::new(
+                "performedBy",
+                FieldCode::UserNotFound,
+                format!("no user with _id {performer_id}"),
+            )),
+        }
+    }
+    match (equipment, test_type) {
+        (Some(e), Some(t)) if errors.is_empty() => Ok((
+            e,
+            Reference {
+                id: t.id,
+                name: t.name,
+            },
+            performer,
+        )),
+        _ => Err(ApiError::Validation(errors)),
+    }
+}
+
+/// Applies the payload's changes to `record` (a blank record on create), checking references.
+async fn apply(
+    conn: &mut AnyConnection,
+    record: &mut QcTest,
+    changes: QcTestChanges,
+) -> Result<()> {
+    let equipment_id = changes
+        .equipment_id
+        .unwrap_or_else(|| record.equipment.clone());
+    let test_type_id = changes
+        .test_type_id
+        .unwrap_or_else(|| record.type_of_test.id.clone());
+    // The performer is checked only when the payload names one: on create the default is the
+    // (active) caller, and a performer deactivated since does not block later corrections.
+    let (equipment, type_of_test, performed_by) = resolve(
+        conn,
+        &equipment_id,
+        &test_type_id,
+        changes.performed_by.as_deref(),
+    )
+    .await?;
+    record.equipment = equipment.id;
+    record.facility = equipment.facility;
+    record.type_of_test = type_of_test;
+    if let Some(performed_by) = performed_by {
+        record.performed_by = performed_by;
+    }
+    if let Some(date) = changes.date {
+        record.date = date.to_string();
+    }
+    if let Some(conclusion) = changes.conclusion {
+        record.conclusion = conclusion;
+    }
+    if let Some(measurements) = changes.measurements {
+        record.measurements = measurements;
+    }
+    if let Some(notes) = changes.notes {
+        record.notes = notes;
+    }
+    if let Some(document) = changes.document_id {
+        record.document = document;
+    }
+    Ok(())
+}
+
+#[utoipa::path(post, path = "/api/test", tag = "QC tests",
+    request_body(content = Object, description = "`{equipment, typeOfTest, date (YYYY-MM-DD), conclusion, \
+        performedBy? (default: the caller), measurements?, notes?, document?}`"),
+    responses((status = 201, body = QcTest), (status = 403, body = ErrorBody),
+              (status = 422, description = "Field errors, e.g. a test type of another equipment type", body = ErrorBody)))]
+async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<QcTest>)> {
+    caller.require_staff()?;
+    let changes = read_qc_test(&body.value()?, true, today()).map_err(ApiError::Validation)?;
+    let at = now();
+    let blank = Reference {
+        id: String::new(),
+        name: String::new(),
+    };
+    let mut record = QcTest {
+        id: new_id(),
+        equipment: String::new(),
+        facility: blank.clone(),
+        type_of_test: blank,
+        date: String::new(),
+        performed_by: Reference {
+            id: caller.id.clone(),
+            name: caller.name.clone(),
+        },
+        conclusion: Conclusion::Satisfactory,
+        measurements: None,
+        notes: None,
+        document: None,
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    let mut tx = state.db.begin().await?;
+    apply(&mut tx, &mut record, changes).await?;
+    store::save(&mut tx, &record, true).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "qc_test",
+        &record.id,
+        "create",
+        None,
+        Some(&record),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+/// A live record the caller may see, or 404.
+async fn visible_test(conn: &mut AnyConnection, caller: &Caller, id: &str) -> Result<QcTest> {
+    let record = store::get(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    visible_equipment(conn, caller, &record.equipment)
+        .await
+        .map_err(|_| ApiError::not_found("test"))?;
+    Ok(record)
+}
+
+#[utoipa::path(get, path = "/api/test/{id}", tag = "QC tests",
+    params(("id" = String, Path)),
+    responses((status = 200, body = QcTest), (status = 404, body = ErrorBody)))]
+async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<QcTest>> {
+    let mut conn = state.db.read().await?;
+    Ok(Json(visible_test(&mut conn, &caller, &id).await?))
+}
+
+#[utoipa::path(put, path = "/api/test/{id}", tag = "QC tests",
+    params(("id" = String, Path)),
+    request_body(content = Object, description = "Fields present replace the stored ones (same rules as create)"),
+    responses((status = 200, body = QcTest), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+              (status = 422, body = ErrorBody)))]
+async fn edit(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<Json<QcTest>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    if let Some(Value::String(body_id)) = value.get("_id")
+        && body_id.trim() != id
+    {
+        return Err(ApiError::field(
+            "_id",
+            FieldCode::InvalidValue,
+            format!("does not match the test in the path ({id})"),
+        ));
+    }
+    let changes = read_qc_test(&value, false, today()).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let before = store::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    let mut record = before.clone();
+    apply(&mut tx, &mut record, changes).await?;
+    if record != before {
+        record.updated_at = now();
+        store::save(&mut tx, &record, false).await?;
+        audit_change(
+            &mut tx,
+            &caller,
+            "qc_test",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&record),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(record))
+}
+
+#[utoipa::path(post, path = "/api/test/{id}", tag = "QC tests",
+    params(("id" = String, Path)),
+    responses((status = 200, description = "Deleted (kept in the database and the audit log)", body = Message),
+              (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Message>> {
+    caller.require_staff()?;
+    let mut tx = state.db.begin().await?;
+    let before = store::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    store::archive(&mut tx, &id, &now()).await?;
+    audit_change(
+        &mut tx,
+        &caller,
+        "qc_test",
+        &id,
+        "delete",
+        Some(&before),
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Test deleted.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}
+
+fn date_filter(params: &ListParams, key: &str) -> Result<Option<NaiveDate>> {
+    params
+        .text(key)
+        .map(|s| {
+            parse_date(&s)
+                .ok_or_else(|| ApiError::BadRequest(format!("{key} must be a date (YYYY-MM-DD).")))
+        })
+        .transpose()
+}
+
+#[utoipa::path(get, path = "/api/test/{equipmentId}/{testId}", tag = "QC tests",
+    params(("equipmentId" = String, Path), ("testId" = String, Path, description = "The test type"),
+           ("dateGte" = Option<String>, Query, description = "From this day (YYYY-MM-DD)"),
+           ("dateLt" = Option<String>, Query, description = "Before this day (YYYY-MM-DD)"),
+           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, description = "Newest first", body = ListEnvelope<QcTest>),
+              (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((equipment_id, test_type_id)): Path<(String, String)>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<QcTest>>> {
+    let (gte, lt) = (
+        date_filter(&params, "dateGte")?,
+        date_filter(&params, "dateLt")?,
+    );
+    let mut conn = state.db.read().await?;
+    visible_equipment(&mut conn, &caller, &equipment_id).await?;
+    equipment_types::get_test_type(&mut conn, &test_type_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test type"))?;
+    let (list, total) = store::history(
+        &mut conn,
+        &equipment_id,
+        &test_type_id,
+        gte,
+        lt,
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+/// `state` as one value or a comma-separated list; `default` when absent.
+fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
+    let Some(text) = params.text("state") else {
+        return Ok(default.to_vec());
+    };
+    text.split(',')
+        .map(|s| {
+            DueState::parse(s.trim()).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "state must be one of ok, due_soon, overdue, never_done (got {:?}).",
+                    s.trim()
+                ))
+            })
+        })
+        .collect()
+}
+
+#[utoipa::path(get, path = "/api/equipment/{id}/tests/due", tag = "QC tests",
+    params(("id" = String, Path),
+           ("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done (comma-separated); default all"),
+           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, description = "Every test type of the equipment's type, most urgent first", body = ListEnvelope<DueTest>),
+              (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn due_for_equipment(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<DueTest>>> {
+    let query = DueQuery {
+        equipment_id: Some(id.clone()),
+        states: states(&params, &[])?,
+        today: today(),
+        limit: params.page_size,
+        offset: params.offset(),
+        ..DueQuery::default()
+    };
+    let mut conn = state.db.read().await?;
+    visible_equipment(&mut conn, &caller, &id).await?;
+    let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+#[utoipa::path(get, path = "/api/tests/due", tag = "QC tests",
+    params(("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done (comma-separated); \
+               default overdue,due_soon,never_done"),
+           ("facilityId" = Option<String>, Query), ("typeOfEquipment" = Option<String>, Query),
+           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, description = "Tests of active equipment in every facility the caller can read, most urgent first",
+               body = ListEnvelope<DueTest>),
+              (status = 400, body = ErrorBody), (status = 401, body = ErrorBody)))]
+async fn due_everywhere(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<DueTest>>> {
+    let query = DueQuery {
+        member: scope_for(&caller),
+        facility_id: params.text("facilityId"),
+        equipment_type_id: params.text("typeOfEquipment"),
+        states: states(
+            &params,
+            &[DueState::Overdue, DueState::DueSoon, DueState::NeverDone],
+        )?,
+        today: today(),
+        limit: params.page_size,
+        offset: params.offset(),
+        ..DueQuery::default()
+    };
+    let mut conn = state.db.read().await?;
+    let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}

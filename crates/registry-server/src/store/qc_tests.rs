@@ -1,0 +1,296 @@
+//! QC test records, and when each test type falls due on each equipment (computed in SQL).
+
+use crate::db::Backend;
+use chrono::NaiveDate;
+use registry_core::equipment::{
+    Conclusion, DueState, DueTest, EquipmentSummary, QcTest, Reference, due_soon_limit,
+};
+use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
+
+const COLUMNS: &str = "q.id, q.equipment_id, q.facility_id, f.name AS facility_name, q.test_type_id, t.name AS test_type_name, \
+     q.date, q.performed_by, u.name AS performer_name, q.conclusion, q.measurements, q.notes, q.document_id, \
+     q.created_at, q.updated_at \
+     FROM qc_tests q JOIN facilities f ON f.id = q.facility_id JOIN test_types t ON t.id = q.test_type_id \
+     JOIN users u ON u.id = q.performed_by";
+
+fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
+    sqlx::Error::Decode(format!("{what}: {e}").into())
+}
+
+fn from_row(r: &AnyRow) -> Result<QcTest, sqlx::Error> {
+    let conclusion: String = r.try_get("conclusion")?;
+    let measurements: Option<String> = r.try_get("measurements")?;
+    Ok(QcTest {
+        id: r.try_get("id")?,
+        equipment: r.try_get("equipment_id")?,
+        facility: Reference {
+            id: r.try_get("facility_id")?,
+            name: r.try_get("facility_name")?,
+        },
+        type_of_test: Reference {
+            id: r.try_get("test_type_id")?,
+            name: r.try_get("test_type_name")?,
+        },
+        date: r.try_get("date")?,
+        performed_by: Reference {
+            id: r.try_get("performed_by")?,
+            name: r.try_get("performer_name")?,
+        },
+        conclusion: Conclusion::parse(&conclusion)
+            .ok_or_else(|| decode("conclusion", &conclusion))?,
+        measurements: measurements
+            .map(|m| serde_json::from_str(&m))
+            .transpose()
+            .map_err(|e| decode("measurements", e))?,
+        notes: r.try_get("notes")?,
+        document: r.try_get("document_id")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+    })
+}
+
+/// A live record on live equipment, or `None`.
+pub async fn get(conn: &mut AnyConnection, id: &str) -> Result<Option<QcTest>, sqlx::Error> {
+    let sql = format!(
+        "SELECT {COLUMNS} JOIN equipment e ON e.id = q.equipment_id \
+         WHERE q.id = $1 AND q.archived_at IS NULL AND e.archived_at IS NULL AND f.archived_at IS NULL"
+    );
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .as_ref()
+        .map(from_row)
+        .transpose()
+}
+
+/// The records of one test type on one equipment, newest first, optionally within
+/// `[date_gte, date_lt)`.
+pub async fn history(
+    conn: &mut AnyConnection,
+    equipment_id: &str,
+    test_type_id: &str,
+    date_gte: Option<NaiveDate>,
+    date_lt: Option<NaiveDate>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<QcTest>, i64), sqlx::Error> {
+    let filter = "q.equipment_id = $1 AND q.test_type_id = $2 AND q.archived_at IS NULL \
+                  AND ($3 IS NULL OR q.date >= $3) AND ($4 IS NULL OR q.date < $4)";
+    let (gte, lt) = (
+        date_gte.map(|d| d.to_string()),
+        date_lt.map(|d| d.to_string()),
+    );
+    let total: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
+        "SELECT COUNT(*) FROM qc_tests q WHERE {filter}"
+    )))
+    .bind(equipment_id)
+    .bind(test_type_id)
+    .bind(&gte)
+    .bind(&lt)
+    .fetch_one(&mut *conn)
+    .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} WHERE {filter} ORDER BY q.date DESC, q.id DESC LIMIT $5 OFFSET $6"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(equipment_id)
+        .bind(test_type_id)
+        .bind(&gte)
+        .bind(&lt)
+        .bind(limit)
+        .bind(offset)
+        .fetch_all(conn)
+        .await?;
+    Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
+}
+
+pub async fn save(conn: &mut AnyConnection, t: &QcTest, insert: bool) -> Result<(), sqlx::Error> {
+    let sql = if insert {
+        "INSERT INTO qc_tests (id, equipment_id, test_type_id, facility_id, date, performed_by, conclusion, measurements, \
+         notes, document_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+    } else {
+        "UPDATE qc_tests SET equipment_id = $2, test_type_id = $3, facility_id = $4, date = $5, performed_by = $6, \
+         conclusion = $7, measurements = $8, notes = $9, document_id = $10, created_at = $11, updated_at = $12 WHERE id = $1"
+    };
+    sqlx::query(sql)
+        .bind(&t.id)
+        .bind(&t.equipment)
+        .bind(&t.type_of_test.id)
+        .bind(&t.facility.id)
+        .bind(&t.date)
+        .bind(&t.performed_by.id)
+        .bind(t.conclusion.as_str())
+        .bind(t.measurements.as_ref().map(|m| m.to_string()))
+        .bind(&t.notes)
+        .bind(&t.document)
+        .bind(&t.created_at)
+        .bind(&t.updated_at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn archive(conn: &mut AnyConnection, id: &str, at: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE qc_tests SET archived_at = $2, updated_at = $2 WHERE id = $1")
+        .bind(id)
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Which (equipment, test type) pairs to judge, and on which day.
+#[derive(Debug, Clone, Default)]
+pub struct DueQuery {
+    /// One equipment (active or not); otherwise every live, active equipment.
+    pub equipment_id: Option<String>,
+    /// Only facilities this user is linked to (a `Cliente`).
+    pub member: Option<String>,
+    pub facility_id: Option<String>,
+    pub equipment_type_id: Option<String>,
+    /// Only these states; empty means all.
+    pub states: Vec<DueState>,
+    pub today: NaiveDate,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// `next_due = last_date + days` as `YYYY-MM-DD` text, in each backend's date arithmetic.
+fn next_due_sql(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "date(p.last_date, '+' || p.days || ' days')",
+        Backend::Postgres => {
+            "to_char(CAST(p.last_date AS date) + CAST(p.days AS integer), 'YYYY-MM-DD')"
+        }
+    }
+}
+
+/// Every test type of each selected equipment's type, with its last live record (one index
+/// lookup per pair), next due date and state, most urgent first: never done, then by due date.
+/// The pairs are MATERIALIZED so that PostgreSQL looks each last date up once, instead of
+/// inlining the lookup into the state filter, the sort key and the output.
+/// Returns the page and the total number of matching pairs.
+pub async fn due(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    query: &DueQuery,
+) -> Result<(Vec<DueTest>, i64), sqlx::Error> {
+    let mut binds: Vec<String> = vec![
+        query.today.to_string(),
+        due_soon_limit(query.today).to_string(),
+    ];
+    let mut clauses = vec!["e.archived_at IS NULL AND f.archived_at IS NULL".to_owned()];
+    if query.equipment_id.is_none() {
+        clauses.push("e.active = 1".to_owned());
+    }
+    let mut add = |clause: &str, value: &str| {
+        binds.push(value.to_owned());
+        clauses.push(clause.replace("$?", &format!("${}", binds.len())));
+    };
+    if let Some(id) = &query.equipment_id {
+        add("e.id = $?", id);
+    }
+    if let Some(member) = &query.member {
+        add(
+            "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = e.facility_id AND m.user_id = $?)",
+            member,
+        );
+    }
+    if let Some(facility) = &query.facility_id {
+        add("e.facility_id = $?", facility);
+    }
+    if let Some(t) = &query.equipment_type_id {
+        add("e.equipment_type_id = $?", t);
+    }
+    let mut state_filter = "1 = 1".to_owned();
+    if !query.states.is_empty() {
+        let first = binds.len() + 1;
+        binds.extend(query.states.iter().map(|s| s.as_str().to_owned()));
+        state_filter = format!(
+            "j.state IN ({})",
+            crate::db::placeholders(first, query.states.len())
+        );
+    }
+    let n = binds.len();
+    let sql = format!(
+        "WITH pairs AS MATERIALIZED ( \
+           SELECT e.id AS equipment_id, e.manufacturer, e.model, e.serial_number, e.localization, \
+                  f.id AS facility_id, f.name AS facility_name, et.id AS equipment_type_id, et.name AS equipment_type_name, \
+                  t.id AS test_type_id, t.name AS test_type_name, t.expiration_in_days AS days, \
+                  (SELECT MAX(q.date) FROM qc_tests q \
+                    WHERE q.equipment_id = e.id AND q.test_type_id = t.id AND q.archived_at IS NULL) AS last_date \
+           FROM equipment e \
+           JOIN facilities f ON f.id = e.facility_id \
+           JOIN equipment_types et ON et.id = e.equipment_type_id \
+           JOIN test_types t ON t.equipment_type_id = e.equipment_type_id \
+           WHERE {clauses} \
+         ), judged AS ( \
+           SELECT d.*, CASE WHEN d.last_date IS NULL THEN 'never_done' WHEN d.next_due < $1 THEN 'overdue' \
+                            WHEN d.next_due <= $2 THEN 'due_soon' ELSE 'ok' END AS state \
+           FROM (SELECT p.*, {next_due} AS next_due FROM pairs p) d \
+         ) \
+         SELECT j.*, COUNT(*) OVER () AS total FROM judged j WHERE {state_filter} \
+         ORDER BY CASE WHEN j.next_due IS NULL THEN 0 ELSE 1 END, j.next_due, j.equipment_id, j.test_type_name, j.test_type_id \
+         LIMIT ${} OFFSET ${}",
+        n + 1,
+        n + 2,
+        clauses = clauses.join(" AND "),
+        next_due = next_due_sql(backend),
+    );
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b.as_str());
+    }
+    let rows = q
+        .bind(query.limit)
+        .bind(query.offset)
+        .fetch_all(&mut *conn)
+        .await?;
+    let mut total = match rows.first() {
+        Some(r) => r.try_get::<i64, _>("total")?,
+        None => 0,
+    };
+    if rows.is_empty() && query.offset > 0 {
+        // Past the last page the window count has no row to ride on; count without paging.
+        let probe = DueQuery {
+            limit: 1,
+            offset: 0,
+            ..query.clone()
+        };
+        total = Box::pin(due(conn, backend, &probe)).await?.1;
+    }
+    let list = rows
+        .iter()
+        .map(|r| {
+            let state: String = r.try_get("state")?;
+            Ok(DueTest {
+                equipment: EquipmentSummary {
+                    id: r.try_get("equipment_id")?,
+                    manufacturer: r.try_get("manufacturer")?,
+                    model: r.try_get("model")?,
+                    serial_number: r.try_get("serial_number")?,
+                    localization: r.try_get("localization")?,
+                },
+                facility: Reference {
+                    id: r.try_get("facility_id")?,
+                    name: r.try_get("facility_name")?,
+                },
+                type_of_equipment: Reference {
+                    id: r.try_get("equipment_type_id")?,
+                    name: r.try_get("equipment_type_name")?,
+                },
+                type_of_test: Reference {
+                    id: r.try_get("test_type_id")?,
+                    name: r.try_get("test_type_name")?,
+                },
+                expiration_in_days: r.try_get("days")?,
+                last_date: r.try_get("last_date")?,
+                next_due: r.try_get("next_due")?,
+                state: DueState::parse(&state).ok_or_else(|| decode("due state", &state))?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    Ok((list, total))
+}
