@@ -124,10 +124,13 @@ impl Client {
     async fn send<T: DeserializeOwned>(&self, req: RequestBuilder, path: &str) -> Result<T> {
         let res = self.send_raw(req, path).await?;
         let url = self.url(path);
-        let bytes = res.bytes().await.map_err(|source| ClientError::Connection {
-            url: url.clone(),
-            source,
-        })?;
+        let bytes = res
+            .bytes()
+            .await
+            .map_err(|source| ClientError::Connection {
+                url: url.clone(),
+                source,
+            })?;
         serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
             url,
             message: e.to_string(),
@@ -343,13 +346,11 @@ impl Client {
             progress(sent);
             Ok::<_, std::io::Error>(c)
         }));
-        let part = reqwest::multipart::Part::stream_with_length(
-            reqwest::Body::wrap_stream(stream),
-            len,
-        )
-        .file_name(name)
-        .mime_str(content_type)
-        .expect("static mime types parse");
+        let part =
+            reqwest::multipart::Part::stream_with_length(reqwest::Body::wrap_stream(stream), len)
+                .file_name(name)
+                .mime_str(content_type)
+                .expect("static mime types parse");
         let mut form = reqwest::multipart::Form::new().part("file", part);
         for (k, v) in fields {
             form = form.text(k.clone(), v.clone());
@@ -367,16 +368,18 @@ impl Client {
         progress: Progress,
     ) -> Result<u64> {
         use tokio::io::AsyncWriteExt;
-        let mut res = self
-            .send_raw(self.request(Method::GET, path), path)
-            .await?;
+        let mut res = self.send_raw(self.request(Method::GET, path), path).await?;
         on_length(res.content_length());
         let mut out = tokio::fs::File::create(dest).await?;
         let mut got = 0u64;
-        while let Some(chunk) = res.chunk().await.map_err(|source| ClientError::Connection {
-            url: self.url(path),
-            source,
-        })? {
+        while let Some(chunk) = res
+            .chunk()
+            .await
+            .map_err(|source| ClientError::Connection {
+                url: self.url(path),
+                source,
+            })?
+        {
             out.write_all(&chunk).await?;
             got += chunk.len() as u64;
             progress(got);

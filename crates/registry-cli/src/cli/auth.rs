@@ -18,12 +18,7 @@ pub struct LoginArgs {
 }
 
 pub async fn login(g: &mut Globals, args: LoginArgs) -> Result<(), Fail> {
-    let server = prompt::text_or_ask(
-        g.server.clone(),
-        g.interactive,
-        "--server",
-        "Server URL",
-    )?;
+    let server = prompt::text_or_ask(g.server.clone(), g.interactive, "--server", "Server URL")?;
     let email = prompt::text_or_ask(args.email, g.interactive, "--email", "E-mail")?;
     let password = prompt::password(args.password_stdin, g.interactive, "Password", false)?;
     let client = Client::new(&server)?;
@@ -134,7 +129,11 @@ pub fn profiles(g: &Globals) -> Result<(), Fail> {
         .iter()
         .map(|l| {
             vec![
-                if l.active { format!("* {}", l.name) } else { l.name.clone() },
+                if l.active {
+                    format!("* {}", l.name)
+                } else {
+                    l.name.clone()
+                },
                 l.server.clone().unwrap_or_default(),
                 l.email.clone().unwrap_or_default(),
                 if l.logged_in { "yes" } else { "no" }.to_owned(),

@@ -42,8 +42,9 @@ impl Profiles {
     pub fn load() -> anyhow::Result<Self> {
         let path = dir()?.join(FILE_NAME);
         match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|e| anyhow::anyhow!("{} is not a valid profiles file: {e}", path.display())),
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                anyhow::anyhow!("{} is not a valid profiles file: {e}", path.display())
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Profiles::default()),
             Err(e) => Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
         }

@@ -8,7 +8,7 @@ use registry_client::facility_csv::{self, strip_cnpj_punctuation};
 use registry_client::{ClientError, ListQuery};
 use registry_core::api::{Facility, FacilityUserView};
 use registry_core::facility::{Mode, read_facility};
-use registry_core::{Department, FieldCode, MainRole};
+use registry_core::{Department, FieldCode, FieldError, MainRole};
 use serde_json::{Map, Value, json};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -264,7 +264,12 @@ pub fn print_list(format: Format, facilities: &[Facility]) -> Result<(), Fail> {
 }
 
 fn user_line(u: &FacilityUserView) -> String {
-    format!("{} <{}>: {}", u.name, u.email, u.responsabilities.join(", "))
+    format!(
+        "{} <{}>: {}",
+        u.name,
+        u.email,
+        u.responsabilities.join(", ")
+    )
 }
 
 pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
@@ -516,7 +521,7 @@ pub fn clean_cnpj(obj: &mut Map<String, Value>) {
 }
 
 /// The server's own rules, run before sending. Custom responsibilities are the server's to judge.
-pub fn check_locally(payload: &Value, mode: Mode) -> Result<(), Fail> {
+pub fn local_field_errors(payload: &Value, mode: Mode) -> Result<(), Vec<FieldError>> {
     match read_facility(payload, mode, &[]) {
         Ok(_) => Ok(()),
         Err(errors) => {
@@ -527,10 +532,14 @@ pub fn check_locally(payload: &Value, mode: Mode) -> Result<(), Fail> {
             if errors.is_empty() {
                 Ok(())
             } else {
-                Err(Fail::Invalid(errors))
+                Err(errors)
             }
         }
     }
+}
+
+fn check_locally(payload: &Value, mode: Mode) -> Result<(), Fail> {
+    local_field_errors(payload, mode).map_err(Fail::Invalid)
 }
 
 async fn create(ctx: &Ctx, fields: FacilityFields) -> Result<(), Fail> {
@@ -591,7 +600,10 @@ async fn archive(ctx: &Ctx, text: &str, yes: bool) -> Result<(), Fail> {
     let m = ctx.client.archive_facility(&f.id).await?;
     output::note(format!("{} {} ({})", m.message, f.name, f.id));
     if ctx.format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&m).map_err(anyhow::Error::from)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&m).map_err(anyhow::Error::from)?
+        );
     }
     Ok(())
 }

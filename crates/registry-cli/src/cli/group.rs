@@ -89,7 +89,9 @@ pub async fn run(ctx: &Ctx, command: GroupCommand) -> Result<(), Fail> {
                 body["description"] = if d.is_empty() { json!(null) } else { json!(d) };
             }
             if body.as_object().is_some_and(|o| o.len() == 1) {
-                return Err(Fail::Usage("nothing to change: give --name or --description".into()));
+                return Err(Fail::Usage(
+                    "nothing to change: give --name or --description".into(),
+                ));
             }
             let g = ctx.client.edit_group(&body).await?;
             output::note(format!("Saved group {}", g.name));

@@ -72,7 +72,8 @@ struct Summary {
 }
 
 fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
-    let unreadable = |e: &dyn std::fmt::Display| Fail::Usage(format!("cannot read {}: {e}", path.display()));
+    let unreadable =
+        |e: &dyn std::fmt::Display| Fail::Usage(format!("cannot read {}: {e}", path.display()));
     let is_json = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"));
@@ -120,34 +121,32 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
     Ok(payloads
         .into_iter()
         .map(|(row, payload)| {
-            let payload = payload.and_then(|mut p| {
-                if let Some(obj) = p.as_object_mut() {
-                    if let Some(bare) = obj
-                        .get("cnpj")
-                        .and_then(Value::as_str)
-                        .and_then(strip_cnpj_punctuation)
-                    {
-                        obj.insert("cnpj".into(), json!(bare));
-                    }
-                }
-                match facility::check_locally(&p, registry_core::facility::Mode::Create) {
-                    Ok(()) => Ok(p),
-                    Err(Fail::Invalid(errors)) => Err(errors
-                        .iter()
-                        .map(|e| format!("{} {}", e.field, e.message))
-                        .collect::<Vec<_>>()
-                        .join("; ")),
-                    Err(_) => unreachable!("local checks only report field errors"),
-                }
-            });
             let text = |k: &str| match &payload {
                 Ok(p) => p[k].as_str().unwrap_or_default().to_owned(),
                 Err(_) => String::new(),
             };
+            let (name, raw_cnpj) = (text("name"), text("cnpj"));
+            let cnpj = strip_cnpj_punctuation(&raw_cnpj).unwrap_or(raw_cnpj);
+            let payload = payload.and_then(|mut p| {
+                if let Some(obj) = p.as_object_mut()
+                    && obj.contains_key("cnpj")
+                {
+                    obj.insert("cnpj".into(), json!(cnpj));
+                }
+                facility::local_field_errors(&p, registry_core::facility::Mode::Create)
+                    .map(|()| p)
+                    .map_err(|errors| {
+                        errors
+                            .iter()
+                            .map(|e| format!("{} {}", e.field, e.message))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    })
+            });
             Item {
                 row,
-                name: text("name"),
-                cnpj: text("cnpj"),
+                name,
+                cnpj,
                 payload,
             }
         })
@@ -205,7 +204,10 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
             .collect();
         for i in valid {
             let p = i.payload.as_ref().expect("valid");
-            let key = (i.cnpj.clone(), p["department"].as_str().unwrap_or_default().to_owned());
+            let key = (
+                i.cnpj.clone(),
+                p["department"].as_str().unwrap_or_default().to_owned(),
+            );
             if known.contains(&key) {
                 summary.already_registered += 1;
             } else {
@@ -274,7 +276,10 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
 
 fn print_summary(format: Format, s: &Summary) -> Result<(), Fail> {
     if format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(s).map_err(anyhow::Error::from)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(s).map_err(anyhow::Error::from)?
+        );
         return Ok(());
     }
     let (created, existing) = if s.dry_run {

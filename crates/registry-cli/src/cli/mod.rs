@@ -246,7 +246,12 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::User(c) => user::run(&Ctx::new(&globals)?, c).await,
         Command::Group(c) => group::run(&Ctx::new(&globals)?, c).await,
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "registry", &mut std::io::stdout());
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "registry",
+                &mut std::io::stdout(),
+            );
             Ok(())
         }
     }

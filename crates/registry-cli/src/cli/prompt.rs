@@ -44,7 +44,9 @@ pub fn password(
         std::io::stdin().lock().read_line(&mut line)?;
         let p = line.trim_end_matches(['\n', '\r']).to_owned();
         if p.is_empty() {
-            return Err(Fail::Usage("--password-stdin: stdin gave no password".into()));
+            return Err(Fail::Usage(
+                "--password-stdin: stdin gave no password".into(),
+            ));
         }
         return Ok(p);
     }

@@ -184,7 +184,11 @@ pub async fn run(ctx: &Ctx, command: UserCommand) -> Result<(), Fail> {
             let new = prompt::password(password_stdin, ctx.interactive, "New password", true)?;
             let m = ctx
                 .client
-                .change_password(target.as_ref().map(|u| u.id.as_str()), current.as_deref(), &new)
+                .change_password(
+                    target.as_ref().map(|u| u.id.as_str()),
+                    current.as_deref(),
+                    &new,
+                )
                 .await?;
             output::note(&m.message);
             if m.token.is_some() {
@@ -210,7 +214,11 @@ pub async fn run(ctx: &Ctx, command: UserCommand) -> Result<(), Fail> {
 }
 
 fn roles(u: &User) -> String {
-    u.roles.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
+    u.roles
+        .iter()
+        .map(|r| r.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn print_list(ctx: &Ctx, users: &[User]) -> Result<(), Fail> {
@@ -262,10 +270,7 @@ fn show(ctx: &Ctx, u: &User) -> Result<(), Fail> {
 
 async fn create(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let mut obj = a.fields.payload();
-    for (key, flag, label) in [
-        ("name", "--name", "Name"),
-        ("email", "--email", "E-mail"),
-    ] {
+    for (key, flag, label) in [("name", "--name", "Name"), ("email", "--email", "E-mail")] {
         if !obj.contains_key(key) {
             let v = prompt::text_or_ask(None, ctx.interactive, flag, label)?;
             obj.insert(key.into(), json!(v));
@@ -287,7 +292,9 @@ async fn edit(ctx: &Ctx, a: EditArgs) -> Result<(), Fail> {
         obj.insert("active".into(), json!(active));
     }
     if obj.is_empty() {
-        return Err(Fail::Usage("nothing to change: give fields as flags (see --help)".into()));
+        return Err(Fail::Usage(
+            "nothing to change: give fields as flags (see --help)".into(),
+        ));
     }
     read_user(&Value::Object(obj.clone()), false).map_err(Fail::Invalid)?;
     obj.insert("_id".into(), json!(u.id));
@@ -307,7 +314,10 @@ pub async fn resolve(ctx: &Ctx, text: &str) -> Result<User, Fail> {
         .client
         .all_pages("/users", &ListQuery::default().filter("q", text))
         .await?;
-    if let Some(u) = found.iter().find(|u| u.email.eq_ignore_ascii_case(text.trim())) {
+    if let Some(u) = found
+        .iter()
+        .find(|u| u.email.eq_ignore_ascii_case(text.trim()))
+    {
         return Ok(u.clone());
     }
     match found.len() {

@@ -40,7 +40,9 @@ fn not_empty(s: &str) -> Result<(), String> {
 
 fn cnpj_rule(s: &str) -> Result<(), String> {
     let bare = strip_cnpj_punctuation(s).unwrap_or_else(|| s.to_owned());
-    Cnpj::parse(&bare).map(|_| ()).map_err(|e| format!("cnpj {e}"))
+    Cnpj::parse(&bare)
+        .map(|_| ())
+        .map_err(|e| format!("cnpj {e}"))
 }
 
 fn telephone_rule(s: &str) -> Result<(), String> {
@@ -73,7 +75,11 @@ fn department(current: Option<Department>) -> Result<Department, Fail> {
     let i = Select::with_theme(&theme())
         .with_prompt("Department")
         .items(&items)
-        .default(current.and_then(|c| Department::ALL.iter().position(|d| *d == c)).unwrap_or(0))
+        .default(
+            current
+                .and_then(|c| Department::ALL.iter().position(|d| *d == c))
+                .unwrap_or(0),
+        )
         .interact()?;
     Ok(Department::ALL[i])
 }
@@ -140,7 +146,10 @@ pub async fn fill_create(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), 
         obj.insert("name".into(), json!(text("Name", "", not_empty)?));
     }
     if !obj.contains_key("companyName") {
-        obj.insert("companyName".into(), json!(text("Company name", "", not_empty)?));
+        obj.insert(
+            "companyName".into(),
+            json!(text("Company name", "", not_empty)?),
+        );
     }
     if !obj.contains_key("cnpj") {
         obj.insert("cnpj".into(), json!(cnpj("")?));
@@ -192,7 +201,11 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
             out.insert(key.into(), new);
         }
     };
-    changed("name", json!(f.name), json!(text("Name", &f.name, not_empty)?));
+    changed(
+        "name",
+        json!(f.name),
+        json!(text("Name", &f.name, not_empty)?),
+    );
     changed(
         "companyName",
         json!(f.company_name),
@@ -202,7 +215,11 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
     changed(
         "telephone",
         json!(f.telephone),
-        json!(text("Telephone with area code", &f.telephone, telephone_rule)?),
+        json!(text(
+            "Telephone with area code",
+            &f.telephone,
+            telephone_rule
+        )?),
     );
     changed(
         "department",
@@ -230,9 +247,16 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
         json!(optional_text("CNEN registry (optional)", &registry)?),
     );
     let old_practices: Vec<&str> = f.practices.iter().map(|p| p.as_str()).collect();
-    changed("practices", json!(old_practices), json!(practices(&f.practices)?));
-    let current: Vec<(Radioisotope, f64)> =
-        f.radioisotopes.iter().map(|r| (r.name, r.quantity)).collect();
+    changed(
+        "practices",
+        json!(old_practices),
+        json!(practices(&f.practices)?),
+    );
+    let current: Vec<(Radioisotope, f64)> = f
+        .radioisotopes
+        .iter()
+        .map(|r| (r.name, r.quantity))
+        .collect();
     let new_isotopes = radioisotopes(&current)?;
     let unchanged = new_isotopes.as_array().is_some_and(|list| {
         list.len() == current.len()
