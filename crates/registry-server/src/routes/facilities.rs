@@ -156,14 +156,14 @@ async fn check_references(
         Vec<registry_core::facility::RoleChange>,
     )>,
 > {
-    if let Some(Some(group)) = &changes.group {
-        if groups::get(conn, group).await?.is_none() {
-            errors.push(FieldError::new(
-                "group",
-                FieldCode::GroupNotFound,
-                format!("no group with _id {group}"),
-            ));
-        }
+    if let Some(Some(group)) = &changes.group
+        && groups::get(conn, group).await?.is_none()
+    {
+        errors.push(FieldError::new(
+            "group",
+            FieldCode::GroupNotFound,
+            format!("no group with _id {group}"),
+        ));
     }
     let Some(links) = &changes.users else {
         return Ok(None);
