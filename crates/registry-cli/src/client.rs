@@ -8,17 +8,12 @@ use reqwest::{Method, RequestBuilder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
 
 /// The largest page the server gives (product.md §1); walking every page uses it.
 pub const MAX_PAGE_SIZE: u32 = 200;
-
-/// Told how many bytes moved so far, for progress bars.
-pub type Progress = Arc<dyn Fn(u64) + Send + Sync>;
 
 /// One page of a list with its filters, sent as plain query parameters.
 #[derive(Debug, Clone, Default)]
@@ -319,87 +314,5 @@ impl Client {
 
     pub async fn delete_group(&self, id: &str) -> Result<Message> {
         self.post("/group/exclude", &json!({"_id": id})).await
-    }
-
-    // ---- files ----
-
-    /// A multipart upload of `file` (part `file`) with `fields` as text parts, reporting bytes sent.
-    pub async fn upload(
-        &self,
-        path: &str,
-        file: &Path,
-        fields: &[(String, String)],
-        progress: Progress,
-    ) -> Result<Value> {
-        let bytes = tokio::fs::read(file).await?;
-        let len = bytes.len() as u64;
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "upload".into());
-        let content_type = content_type_of(&bytes);
-        const CHUNK: usize = 64 * 1024;
-        let chunks: Vec<Vec<u8>> = bytes.chunks(CHUNK).map(<[u8]>::to_vec).collect();
-        let mut sent = 0u64;
-        let stream = futures::stream::iter(chunks.into_iter().map(move |c| {
-            sent += c.len() as u64;
-            progress(sent);
-            Ok::<_, std::io::Error>(c)
-        }));
-        let part =
-            reqwest::multipart::Part::stream_with_length(reqwest::Body::wrap_stream(stream), len)
-                .file_name(name)
-                .mime_str(content_type)
-                .expect("static mime types parse");
-        let mut form = reqwest::multipart::Form::new().part("file", part);
-        for (k, v) in fields {
-            form = form.text(k.clone(), v.clone());
-        }
-        self.send(self.request(Method::POST, path).multipart(form), path)
-            .await
-    }
-
-    /// Streams `path` into `dest`, reporting bytes received and the expected total when known.
-    pub async fn download(
-        &self,
-        path: &str,
-        dest: &Path,
-        on_length: impl FnOnce(Option<u64>),
-        progress: Progress,
-    ) -> Result<u64> {
-        use tokio::io::AsyncWriteExt;
-        let mut res = self.send_raw(self.request(Method::GET, path), path).await?;
-        on_length(res.content_length());
-        let mut out = tokio::fs::File::create(dest).await?;
-        let mut got = 0u64;
-        while let Some(chunk) = res
-            .chunk()
-            .await
-            .map_err(|source| ClientError::Connection {
-                url: self.url(path),
-                source,
-            })?
-        {
-            out.write_all(&chunk).await?;
-            got += chunk.len() as u64;
-            progress(got);
-        }
-        out.flush().await?;
-        Ok(got)
-    }
-}
-
-/// The content type of an upload, from its first bytes (the server checks them the same way).
-fn content_type_of(bytes: &[u8]) -> &'static str {
-    if bytes.starts_with(b"%PDF") {
-        "application/pdf"
-    } else if bytes.starts_with(&[0x89, b'P', b'N', b'G']) {
-        "image/png"
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        "image/jpeg"
-    } else if bytes.len() > 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        "image/webp"
-    } else {
-        "application/octet-stream"
     }
 }

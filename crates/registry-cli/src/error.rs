@@ -37,9 +37,6 @@ pub enum ClientError {
     /// A 2xx answer that is not the expected JSON (e.g. a server of another version).
     #[error("unexpected answer from {url}: {message}")]
     Decode { url: String, message: String },
-    /// Local files (uploads, downloads).
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
 }
 
 impl ClientError {

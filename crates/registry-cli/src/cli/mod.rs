@@ -180,8 +180,7 @@ impl Fail {
                 ClientError::NotFound(_) | ClientError::Conflict(_) => 5,
                 ClientError::Connection { .. }
                 | ClientError::Server { .. }
-                | ClientError::Decode { .. }
-                | ClientError::Io(_) => 1,
+                | ClientError::Decode { .. } => 1,
             },
         }
     }
