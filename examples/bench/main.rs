@@ -37,7 +37,13 @@ struct Args {
 
 fn parse_args() -> anyhow::Result<Args> {
     let mut a = Args {
-        plan: SeedPlan { facilities: 100_000, equipment: 10_000, qc_tests: 200_000, physicists: 20, rng_seed: 2026 },
+        plan: SeedPlan {
+            facilities: 100_000,
+            equipment: 10_000,
+            qc_tests: 200_000,
+            physicists: 20,
+            rng_seed: 2026,
+        },
         duration: 10,
         connections: 32,
         threads: 2,
@@ -58,7 +64,9 @@ fn parse_args() -> anyhow::Result<Args> {
             "--repeat" => a.repeat = value()?.parse::<usize>()?.max(1),
             "--databases" => a.databases = value()?.split(',').map(str::to_owned).collect(),
             "--output" => a.output = PathBuf::from(value()?),
-            other => bail!("unknown option {other} (see the comment at the top of examples/bench/main.rs)"),
+            other => bail!(
+                "unknown option {other} (see the comment at the top of examples/bench/main.rs)"
+            ),
         }
     }
     Ok(a)
@@ -72,16 +80,56 @@ struct Scenario {
 }
 
 const SCENARIOS: &[Scenario] = &[
-    Scenario { name: "GET /healthz", mode: "path", path: "/healthz" },
-    Scenario { name: "GET /api/facility/:id (random)", mode: "facility_by_id", path: "" },
-    Scenario { name: "GET /api/facilities (first page, 20)", mode: "path", path: "/api/facilities" },
-    Scenario { name: "GET /api/facilities (page 4000 of 25)", mode: "path", path: "/api/facilities?pageNum=4000&pageSize=25" },
-    Scenario { name: "GET /api/facilities?q= (name/city)", mode: "search", path: "" },
-    Scenario { name: "GET /api/radiodiagnosisfacilities", mode: "path", path: "/api/radiodiagnosisfacilities" },
-    Scenario { name: "POST /api/facility/register/", mode: "create", path: "" },
-    Scenario { name: "PUT /api/facility/:id/edit", mode: "edit", path: "" },
-    Scenario { name: "GET /api/tests/due?state=overdue", mode: "path", path: "/api/tests/due?state=overdue" },
-    Scenario { name: "POST /api/login/ (argon2)", mode: "login", path: "" },
+    Scenario {
+        name: "GET /healthz",
+        mode: "path",
+        path: "/healthz",
+    },
+    Scenario {
+        name: "GET /api/facility/:id (random)",
+        mode: "facility_by_id",
+        path: "",
+    },
+    Scenario {
+        name: "GET /api/facilities (first page, 20)",
+        mode: "path",
+        path: "/api/facilities",
+    },
+    Scenario {
+        name: "GET /api/facilities (page 4000 of 25)",
+        mode: "path",
+        path: "/api/facilities?pageNum=4000&pageSize=25",
+    },
+    Scenario {
+        name: "GET /api/facilities?q= (name/city)",
+        mode: "search",
+        path: "",
+    },
+    Scenario {
+        name: "GET /api/radiodiagnosisfacilities",
+        mode: "path",
+        path: "/api/radiodiagnosisfacilities",
+    },
+    Scenario {
+        name: "POST /api/facility/register/",
+        mode: "create",
+        path: "",
+    },
+    Scenario {
+        name: "PUT /api/facility/:id/edit",
+        mode: "edit",
+        path: "",
+    },
+    Scenario {
+        name: "GET /api/tests/due?state=overdue",
+        mode: "path",
+        path: "/api/tests/due?state=overdue",
+    },
+    Scenario {
+        name: "POST /api/login/ (argon2)",
+        mode: "login",
+        path: "",
+    },
 ];
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -117,7 +165,10 @@ fn parse_wrk(out: &str) -> anyhow::Result<Measure> {
             ["Requests/sec:", v] => m.rps = v.parse()?,
             ["Non-2xx", "or", "3xx", "responses:", n] => m.errors += n.parse::<u64>()?,
             ["Socket", "errors:", rest @ ..] => {
-                m.errors += rest.iter().filter_map(|w| w.trim_end_matches(',').parse::<u64>().ok()).sum::<u64>();
+                m.errors += rest
+                    .iter()
+                    .filter_map(|w| w.trim_end_matches(',').parse::<u64>().ok())
+                    .sum::<u64>();
             }
             _ => {}
         }
@@ -129,7 +180,10 @@ fn parse_wrk(out: &str) -> anyhow::Result<Measure> {
 fn median(mut v: Vec<Measure>) -> Measure {
     v.sort_by(|a, b| a.rps.total_cmp(&b.rps));
     let mid = v[v.len() / 2];
-    Measure { errors: v.iter().map(|m| m.errors).sum(), ..mid }
+    Measure {
+        errors: v.iter().map(|m| m.errors).sum(),
+        ..mid
+    }
 }
 
 fn ensure_wrk() -> anyhow::Result<()> {
@@ -137,27 +191,55 @@ fn ensure_wrk() -> anyhow::Result<()> {
         return Ok(());
     }
     eprintln!("wrk is missing: installing it from Debian's packages (apt-get install wrk)");
-    let ok = Command::new("sh").args(["-c", "apt-get install -y -qq wrk || (apt-get update -qq && apt-get install -y -qq wrk)"]).status()?.success();
-    anyhow::ensure!(ok, "could not install wrk; install it (Debian: apt-get install wrk) and run again");
+    let ok = Command::new("sh")
+        .args([
+            "-c",
+            "apt-get install -y -qq wrk || (apt-get update -qq && apt-get install -y -qq wrk)",
+        ])
+        .status()?
+        .success();
+    anyhow::ensure!(
+        ok,
+        "could not install wrk; install it (Debian: apt-get install wrk) and run again"
+    );
     Ok(())
 }
 
 fn build_server() -> anyhow::Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let ok = Command::new(cargo).args(["build", "--release", "-p", "registry-server", "--bin", "registry-server"]).status()?.success();
+    let ok = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "registry-server",
+            "--bin",
+            "registry-server",
+        ])
+        .status()?
+        .success();
     anyhow::ensure!(ok, "building the release server failed");
-    Ok(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/release/registry-server")))
+    Ok(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/target/release/registry-server"
+    )))
 }
 
 fn rss_kib(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with(field)).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }
 
 fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 struct Server {
@@ -178,12 +260,18 @@ async fn start_server(binary: &Path, url: &str, data_dir: &Path) -> anyhow::Resu
         .env("REGISTRY_DATABASE_URL", url)
         .env("REGISTRY_BIND", format!("127.0.0.1:{port}"))
         .env("REGISTRY_DATA_DIR", data_dir)
-        .env("REGISTRY_JWT_SECRET", "benchmark-secret-benchmark-secret-0123456789")
+        .env(
+            "REGISTRY_JWT_SECRET",
+            "benchmark-secret-benchmark-secret-0123456789",
+        )
         .env("REGISTRY_LOG", "warn")
         .stdout(Stdio::null())
         .spawn()
         .context("cannot start the server")?;
-    let server = Server { child, base: format!("http://127.0.0.1:{port}") };
+    let server = Server {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    };
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(60) {
         if let Ok(res) = reqwest::get(format!("{}/readyz", server.base)).await
@@ -211,7 +299,9 @@ async fn prepare(url: &str, plan: &SeedPlan, postgres: bool) -> anyhow::Result<(
         roles: vec![registry_core::Role::Administrator],
         active: true,
         licences: Default::default(),
-        password_hash: hash_password(ADMIN_PASSWORD.into()).await.map_err(|e| anyhow::anyhow!("{e}"))?,
+        password_hash: hash_password(ADMIN_PASSWORD.into())
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?,
         token_version: 0,
         created_at: at.clone(),
         updated_at: at,
@@ -220,23 +310,55 @@ async fn prepare(url: &str, plan: &SeedPlan, postgres: bool) -> anyhow::Result<(
     users::save(&mut tx, &admin, true).await?;
     tx.commit().await?;
     // Fresh statistics, as autovacuum (PostgreSQL) or a periodic ANALYZE (SQLite) would give.
-    sqlx::raw_sql(if postgres { "VACUUM ANALYZE" } else { "ANALYZE" }).execute(&db.pool).await?;
+    sqlx::raw_sql(if postgres {
+        "VACUUM ANALYZE"
+    } else {
+        "ANALYZE"
+    })
+    .execute(&db.pool)
+    .await?;
     db.close().await;
     Ok((seeded, started.elapsed()))
 }
 
-fn run_wrk(args: &Args, base: &str, scenario: &Scenario, token: &str, ids_file: &Path) -> anyhow::Result<Measure> {
+fn run_wrk(
+    args: &Args,
+    base: &str,
+    scenario: &Scenario,
+    token: &str,
+    ids_file: &Path,
+) -> anyhow::Result<Measure> {
     let login = serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}).to_string();
     let out = Command::new("wrk")
-        .args(["-t", &args.threads.to_string(), "-c", &args.connections.to_string(), "-d", &format!("{}s", args.duration)])
-        .args(["--latency", "--timeout", "10s", "-s", SCRIPT, base, "--", scenario.mode])
+        .args([
+            "-t",
+            &args.threads.to_string(),
+            "-c",
+            &args.connections.to_string(),
+            "-d",
+            &format!("{}s", args.duration),
+        ])
+        .args([
+            "--latency",
+            "--timeout",
+            "10s",
+            "-s",
+            SCRIPT,
+            base,
+            "--",
+            scenario.mode,
+        ])
         .arg(ids_file)
         .env("REGISTRY_BENCH_TOKEN", token)
         .env("REGISTRY_BENCH_PATH", scenario.path)
         .env("REGISTRY_BENCH_LOGIN", login)
         .output()
         .context("cannot run wrk")?;
-    anyhow::ensure!(out.status.success(), "wrk failed: {}", String::from_utf8_lossy(&out.stderr));
+    anyhow::ensure!(
+        out.status.success(),
+        "wrk failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     parse_wrk(&String::from_utf8_lossy(&out.stdout))
 }
 
@@ -250,20 +372,41 @@ struct Report {
 
 async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::Result<Report> {
     let data_dir = tempfile::tempdir()?;
-    let pg_admin = std::env::var("REGISTRY_BENCH_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let pg_admin = std::env::var("REGISTRY_BENCH_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
     let pg_name = format!("registry_bench_{}", std::process::id());
     let url = match database {
-        "sqlite" => format!("sqlite://{}?mode=rwc", data_dir.path().join("registry.db").display()),
+        "sqlite" => format!(
+            "sqlite://{}?mode=rwc",
+            data_dir.path().join("registry.db").display()
+        ),
         "postgres" => {
             use sqlx::Connection;
-            let mut conn = sqlx::PgConnection::connect(&pg_admin).await.with_context(|| format!("no PostgreSQL at {pg_admin}"))?;
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {pg_name}"))).execute(&mut conn).await?;
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {pg_name}"))).execute(&mut conn).await?;
-            format!("{}/{pg_name}", pg_admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&pg_admin))
+            let mut conn = sqlx::PgConnection::connect(&pg_admin)
+                .await
+                .with_context(|| format!("no PostgreSQL at {pg_admin}"))?;
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {pg_name}"
+            )))
+            .execute(&mut conn)
+            .await?;
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {pg_name}")))
+                .execute(&mut conn)
+                .await?;
+            format!(
+                "{}/{pg_name}",
+                pg_admin
+                    .rsplit_once('/')
+                    .map(|(b, _)| b)
+                    .unwrap_or(&pg_admin)
+            )
         }
         other => bail!("unknown database {other}: use sqlite or postgres"),
     };
-    eprintln!("[{database}] seeding {} facilities, {} equipment, {} QC tests…", args.plan.facilities, args.plan.equipment, args.plan.qc_tests);
+    eprintln!(
+        "[{database}] seeding {} facilities, {} equipment, {} QC tests…",
+        args.plan.facilities, args.plan.equipment, args.plan.qc_tests
+    );
     let (seeded, seeding) = prepare(&url, &args.plan, database == "postgres").await?;
     eprintln!("[{database}] seeded in {:.1} s", seeding.as_secs_f64());
     let ids_file = data_dir.path().join("facility-ids.txt");
@@ -290,7 +433,10 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
             runs.push(run_wrk(args, &server.base, scenario, &token, &ids_file)?);
         }
         let m = median(runs);
-        eprintln!("[{database}] {:<42} {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  errors {}", scenario.name, m.rps, m.p50_ms, m.p99_ms, m.errors);
+        eprintln!(
+            "[{database}] {:<42} {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  errors {}",
+            scenario.name, m.rps, m.p50_ms, m.p99_ms, m.errors
+        );
         rows.push((scenario.name, m));
     }
     let peak_kib = rss_kib(pid, "VmHWM:");
@@ -298,31 +444,69 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
     if database == "postgres" {
         use sqlx::Connection;
         let mut conn = sqlx::PgConnection::connect(&pg_admin).await?;
-        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("DROP DATABASE IF EXISTS {pg_name}"))).execute(&mut conn).await?;
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+            "DROP DATABASE IF EXISTS {pg_name}"
+        )))
+        .execute(&mut conn)
+        .await?;
     }
-    Ok(Report { database: database.to_owned(), seeding, idle_mib: idle_kib as f64 / 1024.0, peak_mib: peak_kib as f64 / 1024.0, rows })
+    Ok(Report {
+        database: database.to_owned(),
+        seeding,
+        idle_mib: idle_kib as f64 / 1024.0,
+        peak_mib: peak_kib as f64 / 1024.0,
+        rows,
+    })
 }
 
 fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|s| s.lines().next().and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
         .map(|kib| format!("{:.0} GiB", kib as f64 / 1024.0 / 1024.0))
         .unwrap_or_default();
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
-    format!("{cores} cores ({cpu}), {mem} memory, {} {}", std::env::consts::OS, std::env::consts::ARCH)
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    format!(
+        "{cores} cores ({cpu}), {mem} memory, {} {}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
 }
 
 fn table(r: &Report) -> String {
     let ceiling = r.rows.first().map(|(_, m)| m.rps).unwrap_or(1.0);
-    let mut s = format!("### {}\n\nSeeding: {:.1} s. Server memory: {:.1} MiB resident when idle after start, {:.1} MiB peak during the run.\n\n", r.database, r.seeding.as_secs_f64(), r.idle_mib, r.peak_mib);
+    let mut s = format!(
+        "### {}\n\nSeeding: {:.1} s. Server memory: {:.1} MiB resident when idle after start, {:.1} MiB peak during the run.\n\n",
+        r.database,
+        r.seeding.as_secs_f64(),
+        r.idle_mib,
+        r.peak_mib
+    );
     s.push_str("| scenario | requests/s | p50 (ms) | p99 (ms) | errors | ratio to /healthz |\n|---|---:|---:|---:|---:|---:|\n");
     for (name, m) in &r.rows {
-        let _ = writeln!(s, "| {name} | {:.0} | {:.2} | {:.2} | {} | {:.3} |", m.rps, m.p50_ms, m.p99_ms, m.errors, m.rps / ceiling);
+        let _ = writeln!(
+            s,
+            "| {name} | {:.0} | {:.2} | {:.2} | {} | {:.3} |",
+            m.rps,
+            m.p50_ms,
+            m.p99_ms,
+            m.errors,
+            m.rps / ceiling
+        );
     }
     s
 }
@@ -344,7 +528,14 @@ async fn main() -> anyhow::Result<()> {
     let _ = writeln!(
         doc,
         "Latest run of `cargo run --release --example bench -- --facilities {}` ({} equipment, {} QC tests; wrk with {} threads and {} connections for {} s per scenario, median of {} runs; load generator and server share the machine).\n\nMachine: {}.\n",
-        args.plan.facilities, args.plan.equipment, args.plan.qc_tests, args.threads, args.connections, args.duration, args.repeat, machine()
+        args.plan.facilities,
+        args.plan.equipment,
+        args.plan.qc_tests,
+        args.threads,
+        args.connections,
+        args.duration,
+        args.repeat,
+        machine()
     );
     for r in &reports {
         doc.push_str(&table(r));
@@ -355,7 +546,10 @@ async fn main() -> anyhow::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     let notes_marker = "\n## Notes\n";
-    let notes = std::fs::read_to_string(&args.output).ok().and_then(|old| old.find(notes_marker).map(|i| old[i..].to_owned())).unwrap_or_default();
+    let notes = std::fs::read_to_string(&args.output)
+        .ok()
+        .and_then(|old| old.find(notes_marker).map(|i| old[i..].to_owned()))
+        .unwrap_or_default();
     std::fs::write(&args.output, format!("{doc}{notes}"))?;
     eprintln!("written to {}", args.output.display());
     Ok(())

@@ -1,0 +1,152 @@
+//! `login`, `logout`, `whoami` and `profiles`: the token of each profile.
+
+use super::output::{self, Rows};
+use super::prompt;
+use super::{Ctx, Fail, Globals};
+use base64::Engine;
+use clap::Args;
+use registry_client::Client;
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// E-mail of the account (prompted when missing).
+    #[arg(long)]
+    email: Option<String>,
+    /// Read the password from the first line of stdin instead of prompting.
+    #[arg(long)]
+    password_stdin: bool,
+}
+
+pub async fn login(g: &mut Globals, args: LoginArgs) -> Result<(), Fail> {
+    let server = prompt::text_or_ask(g.server.clone(), g.interactive, "--server", "Server URL")?;
+    let email = prompt::text_or_ask(args.email, g.interactive, "--email", "E-mail")?;
+    let password = prompt::password(args.password_stdin, g.interactive, "Password", false)?;
+    let client = Client::new(&server)?;
+    let answer = client.login(&email, &password).await?;
+    let profile = g.profiles.profiles.entry(g.profile.clone()).or_default();
+    profile.server = Some(server.clone());
+    profile.token = Some(answer.token);
+    profile.email = Some(answer.user.email.clone());
+    g.profiles.current = Some(g.profile.clone());
+    let path = g.profiles.save()?;
+    output::note(format!(
+        "Logged in to {} as {} <{}> ({}); profile `{}` saved in {}",
+        client.base(),
+        answer.user.name,
+        answer.user.email,
+        roles(&answer.user.roles),
+        g.profile,
+        path.display()
+    ));
+    Ok(())
+}
+
+pub fn logout(g: &mut Globals) -> Result<(), Fail> {
+    match g.profiles.profiles.get_mut(&g.profile) {
+        Some(p) if p.token.is_some() => {
+            p.token = None;
+            g.profiles.save()?;
+            output::note(format!("Logged out of profile `{}`.", g.profile));
+        }
+        _ => output::note(format!("Profile `{}` was not logged in.", g.profile)),
+    }
+    Ok(())
+}
+
+fn roles(roles: &[registry_core::Role]) -> String {
+    roles
+        .iter()
+        .map(|r| r.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The user id inside the token (its payload is readable without the key).
+fn token_user_id(token: &str) -> Option<String> {
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let claims: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    claims["id"]
+        .as_str()
+        .or(claims["sub"].as_str())
+        .map(str::to_owned)
+}
+
+pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
+    let Some(token) = ctx.client.token() else {
+        return Err(Fail::Client(registry_client::ClientError::Unauthorized(
+            registry_core::ErrorBody {
+                message: format!("profile `{}` has no token", g.profile),
+                code: "unauthorized".into(),
+                errors: None,
+                id: None,
+            },
+        )));
+    };
+    let id = token_user_id(token)
+        .ok_or_else(|| Fail::Usage("the token is not a registry token".into()))?;
+    let user = ctx.client.user(&id).await?;
+    output::print_record(
+        ctx.format,
+        &user,
+        vec![
+            ("name", user.name.clone()),
+            ("email", user.email.clone()),
+            ("roles", roles(&user.roles)),
+            ("_id", user.id.clone()),
+            ("server", ctx.client.base().to_owned()),
+            ("profile", g.profile.clone()),
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn profiles(g: &Globals) -> Result<(), Fail> {
+    #[derive(serde::Serialize)]
+    struct Line {
+        name: String,
+        server: Option<String>,
+        email: Option<String>,
+        #[serde(rename = "loggedIn")]
+        logged_in: bool,
+        active: bool,
+    }
+    let lines: Vec<Line> = g
+        .profiles
+        .profiles
+        .iter()
+        .map(|(name, p)| Line {
+            name: name.clone(),
+            server: p.server.clone(),
+            email: p.email.clone(),
+            logged_in: p.token.is_some(),
+            active: *name == g.profile,
+        })
+        .collect();
+    let cells = lines
+        .iter()
+        .map(|l| {
+            vec![
+                if l.active {
+                    format!("* {}", l.name)
+                } else {
+                    l.name.clone()
+                },
+                l.server.clone().unwrap_or_default(),
+                l.email.clone().unwrap_or_default(),
+                if l.logged_in { "yes" } else { "no" }.to_owned(),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        g.format,
+        Rows {
+            records: &lines,
+            headers: &["profile", "server", "email", "logged in"],
+            cells,
+        },
+    )?;
+    Ok(())
+}

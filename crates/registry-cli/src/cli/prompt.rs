@@ -1,0 +1,84 @@
+//! Prompts for what flags did not give: only when a person is at the terminal, else a usage error
+//! naming the flag.
+
+use super::Fail;
+use dialoguer::theme::ColorfulTheme;
+use dialoguer::{Confirm, FuzzySelect, Input, Password};
+use std::io::BufRead;
+
+pub fn theme() -> ColorfulTheme {
+    ColorfulTheme::default()
+}
+
+/// The given value, else a prompt (validated by `check`), else a usage error naming `flag`.
+pub fn text_or_ask(
+    given: Option<String>,
+    interactive: bool,
+    flag: &str,
+    label: &str,
+) -> Result<String, Fail> {
+    match given {
+        Some(v) => Ok(v),
+        None if interactive => Ok(Input::<String>::with_theme(&theme())
+            .with_prompt(label)
+            .interact_text()?),
+        None => Err(missing(flag)),
+    }
+}
+
+pub fn missing(flag: &str) -> Fail {
+    Fail::Usage(format!(
+        "{flag} is required (no prompt without a terminal or with --no-input)"
+    ))
+}
+
+/// A password: one line of stdin with `--password-stdin`, else a hidden prompt.
+pub fn password(
+    from_stdin: bool,
+    interactive: bool,
+    label: &str,
+    confirm: bool,
+) -> Result<String, Fail> {
+    if from_stdin {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line)?;
+        let p = line.trim_end_matches(['\n', '\r']).to_owned();
+        if p.is_empty() {
+            return Err(Fail::Usage(
+                "--password-stdin: stdin gave no password".into(),
+            ));
+        }
+        return Ok(p);
+    }
+    if !interactive {
+        return Err(missing("--password-stdin"));
+    }
+    let theme = theme();
+    let mut prompt = Password::with_theme(&theme).with_prompt(label);
+    if confirm {
+        prompt = prompt.with_confirmation("Repeat it", "The two entries differ");
+    }
+    Ok(prompt.interact()?)
+}
+
+pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fail> {
+    if yes {
+        return Ok(true);
+    }
+    if !interactive {
+        return Err(missing("--yes"));
+    }
+    Ok(Confirm::with_theme(&theme())
+        .with_prompt(question)
+        .default(false)
+        .interact()?)
+}
+
+/// A fuzzy pick among `items` (typing filters by any part of the label).
+pub fn fuzzy_pick(label: &str, items: &[String]) -> Result<usize, Fail> {
+    Ok(FuzzySelect::with_theme(&theme())
+        .with_prompt(label)
+        .items(items)
+        .default(0)
+        .interact()?)
+}

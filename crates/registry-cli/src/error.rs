@@ -1,0 +1,99 @@
+//! Typed errors of the API client: the server's error envelope by status, and transport failures
+//! that name the URL tried.
+
+use registry_core::{ErrorBody, FieldError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server could not be reached (refused, DNS, TLS, timeout).
+    #[error("could not reach the server at {url}: {source}")]
+    Connection {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    /// 401: no token, a bad or expired one, or a deactivated account.
+    #[error("not logged in or session expired: {}", .0.message)]
+    Unauthorized(ErrorBody),
+    /// 403: logged in, but the role may not do this.
+    #[error("permission denied: {}", .0.message)]
+    PermissionDenied(ErrorBody),
+    /// 400 or 422: the request was refused field by field (or as a whole).
+    #[error("{}", .0.message)]
+    Validation(ErrorBody),
+    /// 404.
+    #[error("{}", .0.message)]
+    NotFound(ErrorBody),
+    /// 409 or 412: `duplicate_facility` (with the existing `_id`), `in_use`, `invalid_transition`,
+    /// `version_mismatch`...
+    #[error("{}", .0.message)]
+    Conflict(ErrorBody),
+    /// Any other error status (413, 429, 500...).
+    #[error("the server answered {status}: {}", .body.message)]
+    Server {
+        status: reqwest::StatusCode,
+        body: ErrorBody,
+    },
+    /// A 2xx answer that is not the expected JSON (e.g. a server of another version).
+    #[error("unexpected answer from {url}: {message}")]
+    Decode { url: String, message: String },
+}
+
+impl ClientError {
+    /// The error envelope, for answers that carry one.
+    pub fn body(&self) -> Option<&ErrorBody> {
+        match self {
+            ClientError::Unauthorized(b)
+            | ClientError::PermissionDenied(b)
+            | ClientError::Validation(b)
+            | ClientError::NotFound(b)
+            | ClientError::Conflict(b) => Some(b),
+            ClientError::Server { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+
+    /// The machine code of the envelope (`duplicate_facility`, `validation_failed`...).
+    pub fn code(&self) -> Option<&str> {
+        self.body().map(|b| b.code.as_str())
+    }
+
+    /// The failing fields of a validation error.
+    pub fn field_errors(&self) -> &[FieldError] {
+        self.body()
+            .and_then(|b| b.errors.as_deref())
+            .unwrap_or_default()
+    }
+
+    /// For `duplicate_facility`: the `_id` of the facility already registered.
+    pub fn existing_id(&self) -> Option<&str> {
+        match self {
+            ClientError::Conflict(b) if b.code == "duplicate_facility" => b.id.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn from_status(status: reqwest::StatusCode, text: &str) -> Self {
+        let body = serde_json::from_str::<ErrorBody>(text).unwrap_or_else(|_| ErrorBody {
+            message: if text.trim().is_empty() {
+                status
+                    .canonical_reason()
+                    .unwrap_or("error without a message")
+                    .to_owned()
+            } else {
+                text.trim().chars().take(300).collect()
+            },
+            code: "unknown".into(),
+            errors: None,
+            id: None,
+        });
+        match status.as_u16() {
+            401 => ClientError::Unauthorized(body),
+            403 => ClientError::PermissionDenied(body),
+            400 | 422 => ClientError::Validation(body),
+            404 => ClientError::NotFound(body),
+            409 | 412 => ClientError::Conflict(body),
+            _ => ClientError::Server { status, body },
+        }
+    }
+}

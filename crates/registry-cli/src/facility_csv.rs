@@ -1,0 +1,163 @@
+//! The facility CSV format of `registry facility import|export`, and the CNPJ clean-up the CLI
+//! offers before sending.
+//!
+//! Columns (header row required, any order, unknown columns ignored): `name`, `companyName`,
+//! `cnpj`, `telephone`, `department`, `street`, `city`, `state`, `complement`, `zipCode`,
+//! `CNENregistry`, `group` (a group `_id`), `practices` (`;`-separated) and `radioisotopes`
+//! (`Tc(99m)=1500;I(131)=200.5`, mCi per week). Empty cells are absent fields.
+
+use registry_core::Cnpj;
+use registry_core::api::Facility;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+
+pub const COLUMNS: &[&str] = &[
+    "name",
+    "companyName",
+    "cnpj",
+    "telephone",
+    "department",
+    "street",
+    "city",
+    "state",
+    "complement",
+    "zipCode",
+    "CNENregistry",
+    "group",
+    "practices",
+    "radioisotopes",
+];
+
+/// A CNPJ written with the usual punctuation (`12.345.678/0001-95`) becomes its bare form, which
+/// is the only one the API accepts. Returns the bare form when something was removed.
+pub fn strip_cnpj_punctuation(cnpj: &str) -> Option<String> {
+    match Cnpj::parse(cnpj.trim()) {
+        Err(registry_core::CnpjError::Punctuated { bare }) => Some(bare),
+        _ => None,
+    }
+}
+
+/// A facility payload from one CSV record keyed by column name. Values are not validated here:
+/// the payload goes through the same core rules as on the server.
+pub fn payload_from_row(row: &HashMap<String, String>) -> Result<Value, String> {
+    let cell = |k: &str| row.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let mut obj = Map::new();
+    for key in [
+        "name",
+        "companyName",
+        "cnpj",
+        "telephone",
+        "department",
+        "CNENregistry",
+        "group",
+    ] {
+        if let Some(v) = cell(key) {
+            obj.insert(key.into(), json!(v));
+        }
+    }
+    let mut address = Map::new();
+    for key in ["street", "city", "state", "complement", "zipCode"] {
+        if let Some(v) = cell(key) {
+            address.insert(key.into(), json!(v));
+        }
+    }
+    if !address.is_empty() {
+        obj.insert("address".into(), json!([address]));
+    }
+    if let Some(p) = cell("practices") {
+        let list: Vec<&str> = p
+            .split(';')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        obj.insert("practices".into(), json!(list));
+    }
+    if let Some(r) = cell("radioisotopes") {
+        obj.insert("radioisotopes".into(), parse_radioisotopes(r)?);
+    }
+    Ok(Value::Object(obj))
+}
+
+/// `Tc(99m)=1500;I(131)=200.5` → `[{"name": "Tc(99m)", "quantity": "1500"}, ...]`. Quantities
+/// stay text so that the API's own rule (dot decimals, no commas) judges them.
+pub fn parse_radioisotopes(text: &str) -> Result<Value, String> {
+    let mut out = Vec::new();
+    for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, qty) = item.split_once('=').ok_or_else(|| {
+            format!("radioisotopes: `{item}` must be NAME=QUANTITY, e.g. Tc(99m)=1500")
+        })?;
+        out.push(json!({"name": name.trim(), "quantity": qty.trim()}));
+    }
+    Ok(Value::Array(out))
+}
+
+/// A facility as one CSV record, in [`COLUMNS`] order (the first address only), so that an export
+/// can be imported again.
+pub fn row_from_facility(f: &Facility) -> Vec<String> {
+    let address = f.address.first();
+    let a = |get: fn(&registry_core::facility::Address) -> Option<&str>| {
+        address.and_then(get).unwrap_or_default().to_owned()
+    };
+    vec![
+        f.name.clone(),
+        f.company_name.clone(),
+        f.cnpj.clone(),
+        f.telephone.clone(),
+        f.department.to_string(),
+        a(|x| Some(&x.street)),
+        a(|x| Some(&x.city)),
+        a(|x| Some(&x.state)),
+        a(|x| x.complement.as_deref()),
+        a(|x| x.zip_code.as_deref()),
+        f.cnen_registry.clone().unwrap_or_default(),
+        f.group.as_ref().map(|g| g.id.clone()).unwrap_or_default(),
+        f.practices
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join(";"),
+        f.radioisotopes
+            .iter()
+            .map(|r| format!("{}={}", r.name, r.quantity))
+            .collect::<Vec<_>>()
+            .join(";"),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_become_payloads() {
+        let row: HashMap<String, String> = [
+            ("name", "Clínica A"),
+            ("cnpj", "11222333000181"),
+            ("department", "Medicina Nuclear"),
+            ("street", "Rua 1"),
+            ("city", "Recife"),
+            ("state", "PE"),
+            ("practices", "Diagnóstico; Terapia Ambulatorial"),
+            ("radioisotopes", "Tc(99m)=1500;I(131)=200.5"),
+            ("CNENregistry", ""),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let p = payload_from_row(&row).unwrap();
+        assert_eq!(p["address"][0]["city"], "Recife");
+        assert_eq!(p["practices"][1], "Terapia Ambulatorial");
+        assert_eq!(p["radioisotopes"][1]["quantity"], "200.5");
+        assert!(p.get("CNENregistry").is_none());
+        assert!(parse_radioisotopes("Tc(99m)").is_err());
+    }
+
+    #[test]
+    fn punctuated_cnpjs_are_stripped() {
+        assert_eq!(
+            strip_cnpj_punctuation("11.222.333/0001-81").as_deref(),
+            Some("11222333000181")
+        );
+        assert_eq!(strip_cnpj_punctuation("11222333000181"), None);
+    }
+}

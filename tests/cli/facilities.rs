@@ -1,0 +1,255 @@
+//! Facilities through the CLI: create by flags and by file, edit, list as table/JSON/CSV, assign
+//! a Responsável Técnico replacing the previous holder, unassign, archive, export.
+
+use crate::harness::{Env, cnpj, facility_flags, strs};
+use registry_client::ListQuery;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn create_by_flags_and_by_file_then_edit_and_list() {
+    let env = Env::start().await;
+    env.login_admin().await;
+
+    // By flags, with a punctuated CNPJ that the CLI cleans and says so.
+    let bare = cnpj(1);
+    let punctuated = format!(
+        "{}.{}.{}/{}-{}",
+        &bare[..2],
+        &bare[2..5],
+        &bare[5..8],
+        &bare[8..12],
+        &bare[12..]
+    );
+    let flags = facility_flags("Clinica Flags", &punctuated);
+    let mut args = strs(&flags);
+    args.extend(["-o", "json"]);
+    let out = env.run(&args).await.expect(0);
+    assert!(
+        out.stderr
+            .contains(&format!("without punctuation as {bare}")),
+        "{}",
+        out.stderr
+    );
+    let created = out.json();
+    assert_eq!(created["cnpj"], bare.as_str());
+    assert_eq!(created["radioisotopes"][1]["quantity"], 200.5);
+    let id = created["_id"].as_str().unwrap().to_owned();
+
+    // By file (and from stdin).
+    let payload = serde_json::json!({
+        "name": "Clinica File", "companyName": "File Ltda", "cnpj": cnpj(2),
+        "telephone": "(11) 98765-4321", "department": "Radiodiagnóstico",
+        "address": [{"street": "Av. Paulista, 1", "city": "São Paulo", "state": "SP"}],
+    });
+    let path = env.write("facility.json", &payload.to_string());
+    let out = env
+        .run(&["facility", "create", "--from-file", &path, "-o", "json"])
+        .await
+        .expect(0);
+    assert_eq!(out.json()["department"], "Radiodiagnóstico");
+    let mut from_stdin = payload.clone();
+    from_stdin["cnpj"] = cnpj(3).into();
+    env.run_with(
+        &["facility", "create", "--from-file", "-"],
+        &from_stdin.to_string(),
+        &[],
+    )
+    .await
+    .expect(0);
+
+    // Edit: only the given field changes; the rest of the address stays.
+    let edited = env
+        .run(&["facility", "edit", &id, "--city", "Olinda", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(edited["address"][0]["city"], "Olinda");
+    assert_eq!(edited["address"][0]["street"], "Rua da Aurora, 100");
+    assert_eq!(edited["version"], 2);
+    assert_eq!(edited["practices"][0], "Diagnóstico");
+    // By cnpj instead of _id.
+    env.run(&["facility", "edit", &bare, "--name", "Clinica Renamed"])
+        .await
+        .expect(0);
+
+    // Lists: table, JSON (the API's field names), CSV.
+    let table = env.run(&["facility", "list"]).await.expect(0).stdout;
+    assert!(
+        table.contains("Clinica Renamed") && table.contains("Clinica File"),
+        "{table}"
+    );
+    let json = env
+        .run(&["facility", "list", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(json.as_array().unwrap().len(), 3);
+    assert!(json[0]["companyName"].is_string() && json[0]["_id"].is_string());
+    let csv = env
+        .run(&["facility", "list", "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "_id,name,cnpj,department,city,state,Responsável Técnico"
+    );
+    assert_eq!(lines.count(), 3);
+    let filtered = env
+        .run(&[
+            "facility",
+            "list",
+            "--department",
+            "Radiodiagnóstico",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(filtered.as_array().unwrap().len(), 2);
+
+    // Archive.
+    env.run(&["facility", "archive", &id]).await.expect(2);
+    env.run(&["facility", "archive", &id, "--yes"])
+        .await
+        .expect(0);
+    env.run(&["facility", "show", &id]).await.expect(5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn assigning_a_responsavel_tecnico_replaces_the_previous_holder() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let (ana, ana_email) = env.user("Ana Souza", &["Físico"]).await;
+    let (bruno, bruno_email) = env.user("Bruno Lima", &["Físico"]).await;
+    let flags = facility_flags("Clinica Roles", &cnpj(10));
+    let mut args = strs(&flags);
+    args.extend(["-o", "json"]);
+    let id = env.run(&args).await.expect(0).json()["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let rt = "Responsável Técnico";
+    let out = env
+        .run(&[
+            "facility", "assign", &id, "--user", &ana_email, "--role", rt,
+        ])
+        .await
+        .expect(0);
+    assert!(out.stdout.contains("nobody held"), "{}", out.stdout);
+    env.run(&[
+        "facility",
+        "assign",
+        &id,
+        "--user",
+        &ana_email,
+        "--role",
+        "Substituto",
+    ])
+    .await
+    .expect(0);
+
+    // Bruno, found by part of his name, takes over; Ana stays linked as Substituto.
+    let out = env
+        .run(&["facility", "assign", &id, "--user", "Bruno", "--role", rt])
+        .await
+        .expect(0);
+    assert!(
+        out.stdout
+            .contains(&format!("replaced Ana Souza <{ana_email}>")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("still linked as Substituto"),
+        "{}",
+        out.stdout
+    );
+    let f = env.admin.facility(&id).await.unwrap();
+    let holders: Vec<&str> = f
+        .users
+        .iter()
+        .filter(|u| u.responsabilities.iter().any(|r| r == rt))
+        .map(|u| u.id.as_str())
+        .collect();
+    assert_eq!(holders, [bruno.as_str()]);
+    let ana_link = f.users.iter().find(|u| u.id == ana).unwrap();
+    assert_eq!(ana_link.responsabilities, ["Substituto"]);
+
+    // The users table shows both; the history records the change.
+    let users = env.run(&["facility", "users", &id]).await.expect(0).stdout;
+    assert!(
+        users.contains(&bruno_email) && users.contains(&ana_email),
+        "{users}"
+    );
+    let history = env
+        .run(&["facility", "history", &id, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert!(history.as_array().unwrap().len() >= 4);
+
+    // Unassign a role, then the whole link.
+    env.run(&[
+        "facility",
+        "unassign",
+        &id,
+        "--user",
+        &ana_email,
+        "--role",
+        "Substituto",
+    ])
+    .await
+    .expect(0);
+    env.run(&["facility", "unassign", &id, "--user", &bruno_email])
+        .await
+        .expect(0);
+    let f = env.admin.facility(&id).await.unwrap();
+    assert_eq!(f.users.len(), 1);
+    assert!(f.users[0].responsabilities.is_empty());
+    // A role nobody may be given is refused by the server, field by field.
+    let out = env
+        .run(&[
+            "facility", "assign", &id, "--user", &ana_email, "--role", "Chefe",
+        ])
+        .await
+        .expect(4);
+    assert!(out.stderr.contains("responsabilities"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn export_gives_every_page_as_csv_or_json() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    for n in 0..205 {
+        let payload = serde_json::json!({
+            "name": format!("Export {n}"), "companyName": "X", "cnpj": cnpj(1000 + n),
+            "telephone": "(11) 3333-4444", "department": "Medicina Nuclear",
+            "address": {"street": "R", "city": "C", "state": "SP"},
+        });
+        env.admin.register_facility(&payload).await.unwrap();
+    }
+    let json = env
+        .run(&["facility", "export", "--format", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(json.as_array().unwrap().len(), 205);
+    let path = env.work.path().join("all.csv");
+    env.run(&["facility", "export", "--file", path.to_str().unwrap()])
+        .await
+        .expect(0);
+    let csv = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(csv.lines().count(), 206);
+    assert!(csv.starts_with("_id,name,companyName,cnpj"));
+    let total = env
+        .admin
+        .facilities(&ListQuery::default())
+        .await
+        .unwrap()
+        .paging
+        .total;
+    assert_eq!(total, 205);
+}

@@ -1,0 +1,220 @@
+//! The harness: a server on a free port over a fresh SQLite file, a private config folder, and
+//! the `registry` binary built next to this test executable.
+
+use registry_client::Client;
+use registry_server::{Application, Config};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::Stdio;
+use tokio::io::AsyncWriteExt;
+
+pub const ADMIN_EMAIL: &str = "admin@example.com";
+pub const ADMIN_PASSWORD: &str = "admin-password-1";
+pub const PASSWORD: &str = "a-good-password";
+
+/// `target/<profile>/registry`: this executable lives in `target/<profile>/deps/`.
+pub fn registry_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>/deps");
+    let bin = dir.join(format!("registry{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} is missing: build it first with `cargo build -p registry-cli` \
+         (`cargo test --workspace` builds it)",
+        bin.display()
+    );
+    bin
+}
+
+pub struct Env {
+    /// `http://127.0.0.1:PORT`
+    pub server: String,
+    pub config: tempfile::TempDir,
+    pub work: tempfile::TempDir,
+    /// An Administrator's client, to set up and check state outside the CLI.
+    pub admin: Client,
+    _data: tempfile::TempDir,
+}
+
+/// What a run of `registry` gave.
+#[derive(Debug)]
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Out {
+    #[track_caller]
+    pub fn expect(self, code: i32) -> Self {
+        assert_eq!(
+            self.code, code,
+            "unexpected exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+}
+
+impl Env {
+    pub async fn start() -> Env {
+        let data = tempfile::tempdir().expect("temp dir");
+        let mut config = Config::new(data.path());
+        config.bind = "127.0.0.1:0".into();
+        config.admin_email = Some(ADMIN_EMAIL.into());
+        config.admin_password = Some(registry_server::config::Secret(ADMIN_PASSWORD.into()));
+        config.jwt_secret = Some(registry_server::config::Secret(format!(
+            "cli-test-{}",
+            uuid::Uuid::new_v4()
+        )));
+        let app = Application::build(config).await.expect("server starts");
+        let server = format!("http://{}", app.local_addr());
+        tokio::spawn(app.run_until(std::future::pending()));
+        let anonymous = Client::new(&server).expect("client");
+        let token = anonymous
+            .login(ADMIN_EMAIL, ADMIN_PASSWORD)
+            .await
+            .expect("admin logs in")
+            .token;
+        Env {
+            admin: anonymous.with_token(token),
+            server,
+            config: tempfile::tempdir().expect("temp dir"),
+            work: tempfile::tempdir().expect("temp dir"),
+            _data: data,
+        }
+    }
+
+    pub fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new(registry_bin());
+        cmd.args(args)
+            .current_dir(self.work.path())
+            .env("REGISTRY_CONFIG_DIR", self.config.path())
+            .env("NO_COLOR", "1")
+            .env_remove("REGISTRY_URL")
+            .env_remove("REGISTRY_TOKEN")
+            .env_remove("REGISTRY_PROFILE");
+        cmd
+    }
+
+    /// Runs `registry args…` with `stdin` (not a terminal), extra environment variables set.
+    pub async fn run_with(&self, args: &[&str], stdin: &str, envs: &[(&str, &str)]) -> Out {
+        let mut cmd = tokio::process::Command::from(self.command(args));
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("registry starts");
+        let mut input = child.stdin.take().expect("piped stdin");
+        input.write_all(stdin.as_bytes()).await.expect("stdin");
+        drop(input);
+        let out = child.wait_with_output().await.expect("registry ends");
+        Out {
+            code: out.status.code().expect("exit code"),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub async fn run(&self, args: &[&str]) -> Out {
+        self.run_with(args, "", &[]).await
+    }
+
+    /// `registry login` as the Administrator into the default profile.
+    pub async fn login_admin(&self) {
+        self.run_with(
+            &[
+                "login",
+                "--server",
+                &self.server,
+                "--email",
+                ADMIN_EMAIL,
+                "--password-stdin",
+            ],
+            &format!("{ADMIN_PASSWORD}\n"),
+            &[],
+        )
+        .await
+        .expect(0);
+    }
+
+    /// A user with these roles, created through the API: `(id, email)`.
+    pub async fn user(&self, name: &str, roles: &[&str]) -> (String, String) {
+        let email = format!(
+            "{}.{}@example.com",
+            name.to_lowercase().replace(' ', "."),
+            uuid::Uuid::new_v4().simple()
+        );
+        let u = self
+            .admin
+            .register_user(
+                &json!({"name": name, "email": email, "password": PASSWORD, "roles": roles}),
+            )
+            .await
+            .expect("user created");
+        (u.id, email)
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> String {
+        let path = self.work.path().join(name);
+        std::fs::write(&path, text).expect("file written");
+        path.display().to_string()
+    }
+}
+
+/// A valid numeric CNPJ built from `n`, unique per `n`.
+pub fn cnpj(n: u64) -> String {
+    let base = format!("{:012}", 10_000_000_000 + n);
+    let bytes: [u8; 12] = base.as_bytes().try_into().expect("12 digits");
+    let [a, b] = registry_core::cnpj::check_digits(&bytes);
+    format!("{base}{a}{b}")
+}
+
+/// `registry facility create` flags for a valid facility.
+pub fn facility_flags(name: &str, cnpj: &str) -> Vec<String> {
+    [
+        "facility",
+        "create",
+        "--name",
+        name,
+        "--company-name",
+        &format!("{name} Ltda"),
+        "--cnpj",
+        cnpj,
+        "--telephone",
+        "(81) 3333-4444",
+        "--department",
+        "Medicina Nuclear",
+        "--street",
+        "Rua da Aurora, 100",
+        "--city",
+        "Recife",
+        "--state",
+        "PE",
+        "--practice",
+        "Diagnóstico",
+        "--isotope",
+        "Tc(99m)=1500",
+        "--isotope",
+        "I(131)=200.5",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+pub fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}

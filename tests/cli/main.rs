@@ -1,0 +1,9 @@
+//! End-to-end tests of the `registry` CLI: a real server on SQLite in this process, and the real
+//! `registry` binary run as a subprocess with a private config folder.
+
+mod facilities;
+mod harness;
+mod import;
+mod session;
+mod users_groups;
+mod wizard;

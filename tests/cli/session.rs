@@ -1,0 +1,170 @@
+//! Login, profiles, whoami, logout, and the exit codes of product.md §7.
+
+use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, cnpj, facility_flags, strs};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn login_keeps_the_token_in_a_private_profile_and_logout_forgets_it() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let file = env.config.path().join("profiles.json");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "the profiles file holds tokens");
+    }
+    let who = env
+        .run(&["whoami", "--output", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(who["email"], ADMIN_EMAIL);
+    assert_eq!(who["roles"][0], "Administrator");
+
+    env.run(&["logout"]).await.expect(0);
+    let out = env.run(&["whoami"]).await.expect(3);
+    assert!(out.stderr.contains("no token"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn profiles_are_separate_and_env_vars_override_them() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let (_, email) = env.user("Staging Person", &["Físico"]).await;
+    env.run_with(
+        &[
+            "login",
+            "--profile",
+            "staging",
+            "--server",
+            &env.server,
+            "--email",
+            &email,
+            "--password-stdin",
+        ],
+        &format!("{PASSWORD}\n"),
+        &[],
+    )
+    .await
+    .expect(0);
+    // The last login is the active profile; --profile picks another.
+    let staging = env.run(&["whoami", "-o", "json"]).await.expect(0).json();
+    assert_eq!(staging["email"], email);
+    let production = env
+        .run(&["--profile", "production", "whoami", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(production["email"], ADMIN_EMAIL);
+    let listed = env.run(&["profiles", "-o", "json"]).await.expect(0).json();
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+
+    // REGISTRY_TOKEN and REGISTRY_URL win over the stored profile.
+    let admin_token = env.admin.token().unwrap().to_owned();
+    let via_env = env
+        .run_with(
+            &["whoami", "-o", "json"],
+            "",
+            &[
+                ("REGISTRY_TOKEN", &admin_token),
+                ("REGISTRY_URL", &env.server),
+            ],
+        )
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(via_env["email"], ADMIN_EMAIL);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_exit_code() {
+    let env = Env::start().await;
+    // 2: usage — an unknown flag, and no server configured at all.
+    env.run(&["facility", "list", "--bogus"]).await.expect(2);
+    let out = env.run(&["facility", "list"]).await.expect(2);
+    assert!(out.stderr.contains("--server"), "{}", out.stderr);
+    // 2: a prompt would be needed but there is no terminal.
+    env.run(&["login", "--server", &env.server]).await.expect(2);
+
+    // 3: wrong password.
+    env.run_with(
+        &[
+            "login",
+            "--server",
+            &env.server,
+            "--email",
+            ADMIN_EMAIL,
+            "--password-stdin",
+        ],
+        "wrong-password\n",
+        &[],
+    )
+    .await
+    .expect(3);
+
+    env.login_admin().await;
+    // 0.
+    env.run(&["facility", "list"]).await.expect(0);
+    let flags = facility_flags("Clinica Exit", &cnpj(900));
+    env.run(&strs(&flags)).await.expect(0);
+
+    // 3: permission — a Cliente may not register facilities.
+    let (_, client_email) = env.user("Cliente Person", &["Cliente"]).await;
+    let token = env
+        .admin
+        .clone()
+        .login(&client_email, PASSWORD)
+        .await
+        .unwrap()
+        .token;
+    let flags2 = facility_flags("Clinica Cliente", &cnpj(901));
+    let out = env
+        .run_with(&strs(&flags2), "", &[("REGISTRY_TOKEN", &token)])
+        .await
+        .expect(3);
+    assert!(out.stderr.contains("permission denied"), "{}", out.stderr);
+
+    // 4: validation, field by field in plain words.
+    let mut bad = facility_flags("Clinica Bad", "11222333000100");
+    let tel = bad.iter().position(|a| a == "(81) 3333-4444").unwrap();
+    bad[tel] = "3333-4444".into();
+    let out = env.run(&strs(&bad)).await.expect(4);
+    assert!(
+        out.stderr.contains("- cnpj: check digits do not match"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("- telephone: must include the area code"),
+        "{}",
+        out.stderr
+    );
+
+    // 5: not found, and conflict (the same cnpj in the same department).
+    env.run(&["facility", "show", "no-such-facility"])
+        .await
+        .expect(5);
+    let out = env.run(&strs(&flags)).await.expect(5);
+    assert!(out.stderr.contains("already registered"), "{}", out.stderr);
+
+    // 1: a connection error names the URL it tried.
+    let out = env
+        .run(&["--server", "http://127.0.0.1:9", "facility", "list"])
+        .await
+        .expect(1);
+    assert!(
+        out.stderr.contains("http://127.0.0.1:9/api/facilities"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn completions_are_printed_for_each_shell() {
+    let env = Env::start().await;
+    for shell in ["bash", "zsh", "fish"] {
+        let out = env.run(&["completions", shell]).await.expect(0);
+        assert!(out.stdout.contains("facility"), "{shell}");
+    }
+}

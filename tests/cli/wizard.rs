@@ -1,0 +1,92 @@
+//! The facility wizard driven through a pseudo-terminal, as a person would use it.
+
+use crate::harness::{Env, cnpj};
+use registry_client::ListQuery;
+use rexpect::session::{PtySession, spawn_command};
+
+/// Keys for a select or confirm prompt, sent once it has switched the terminal to raw mode
+/// (which discards what was typed before).
+fn keys(p: &mut PtySession, keys: &str) -> Result<(), rexpect::error::Error> {
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    for k in keys.chars() {
+        p.send(&k.to_string())?;
+        p.flush()?;
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_create_wizard_validates_each_answer_and_registers() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let bare = cnpj(77);
+    let mut wrong = bare.clone();
+    wrong.replace_range(13.., if bare.ends_with('0') { "1" } else { "0" });
+    let punctuated = format!(
+        "{}.{}.{}/{}-{}",
+        &bare[..2],
+        &bare[2..5],
+        &bare[5..8],
+        &bare[8..12],
+        &bare[12..]
+    );
+    let mut cmd = env.command(&["facility", "create"]);
+    cmd.env("TERM", "xterm");
+    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
+        let mut p = spawn_command(cmd, Some(20_000))?;
+        p.exp_string("Name")?;
+        p.send_line("Clinica Wizard")?;
+        p.exp_string("Company name")?;
+        p.send_line("Wizard Ltda")?;
+        p.exp_string("CNPJ")?;
+        p.send_line(&wrong)?;
+        p.exp_string("check digits do not match")?;
+        p.send_line(&punctuated)?;
+        p.exp_string("without punctuation")?;
+        p.exp_string("Telephone")?;
+        p.send_line("3333-4444")?;
+        p.exp_string("must include the area code")?;
+        p.send_line("(81) 3333-4444")?;
+        p.exp_string("Department")?;
+        keys(&mut p, "j\r")?; // down: Radiodiagnóstico
+        p.exp_string("Street")?;
+        p.send_line("Rua do Sol, 5")?;
+        p.exp_string("City")?;
+        p.send_line("Recife")?;
+        p.exp_string("State")?;
+        p.send_line("PE")?;
+        p.exp_string("CNEN registry")?;
+        p.send_line("")?;
+        p.exp_string("Authorised practices")?;
+        keys(&mut p, " \r")?;
+        p.exp_string("Authorised radioisotopes")?;
+        keys(&mut p, " \r")?;
+        p.exp_string("mCi per week")?;
+        p.send_line("12,5")?;
+        p.exp_string("with a dot for decimals")?;
+        p.send_line("12.5")?;
+        p.exp_string("Link a user")?;
+        keys(&mut p, "n")?;
+        p.exp_string("Registered facility Clinica Wizard")?;
+        p.exp_eof()?;
+        Ok(())
+    });
+    session
+        .await
+        .expect("the session thread")
+        .expect("the wizard dialogue");
+    let list = env
+        .admin
+        .facilities(&ListQuery::default().filter("q", "Clinica Wizard"))
+        .await
+        .unwrap()
+        .list;
+    assert_eq!(list.len(), 1);
+    let f = &list[0];
+    assert_eq!(f.cnpj, bare);
+    assert_eq!(f.department.as_str(), "Radiodiagnóstico");
+    assert_eq!(f.practices[0].as_str(), "Terapia com Internação");
+    assert_eq!(f.radioisotopes[0].name.as_str(), "C(11)");
+    assert_eq!(f.radioisotopes[0].quantity, 12.5);
+}
