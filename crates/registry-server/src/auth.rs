@@ -78,7 +78,24 @@ pub fn issue_token(state: &AppState, who: TokenSubject<'_>) -> Result<String> {
     .map_err(ApiError::from)
 }
 
+/// Argon2 takes ~19 MiB and a core per hash: at most one hash per core runs at a time, so a burst
+/// of logins queues instead of exhausting memory.
+async fn hashing_permit() -> tokio::sync::SemaphorePermit<'static> {
+    static PERMITS: std::sync::LazyLock<tokio::sync::Semaphore> = std::sync::LazyLock::new(|| {
+        tokio::sync::Semaphore::new(
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+        )
+    });
+    PERMITS
+        .acquire()
+        .await
+        .expect("the semaphore is never closed")
+}
+
 pub async fn hash_password(password: String) -> Result<String> {
+    let _permit = hashing_permit().await;
     tokio::task::spawn_blocking(move || {
         Argon2::default()
             .hash_password(password.as_bytes())
@@ -94,6 +111,7 @@ pub async fn hash_password(password: String) -> Result<String> {
 pub async fn verify_password(password: String, stored: Option<String>) -> Result<bool> {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let known = stored.is_some();
+    let _permit = hashing_permit().await;
     let ok = tokio::task::spawn_blocking(move || {
         let stored = stored.unwrap_or_else(|| {
             DUMMY

@@ -112,7 +112,7 @@ fn sqlite_pragmas<'c>(
     Box::pin(async move {
         sqlx::raw_sql(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
-             PRAGMA busy_timeout = 10000; PRAGMA cache_size = -16000;",
+             PRAGMA busy_timeout = 10000; PRAGMA cache_size = -4000;",
         )
         .execute(conn)
         .await

@@ -4,10 +4,10 @@
 use super::opt;
 use crate::db::{contains_pattern, placeholders, search_key};
 use crate::extract::ListParams;
-use registry_core::api::{Facility, FacilityUserView, GroupRef, Licences, RadioisotopeView};
+use registry_core::api::{Facility, GroupRef};
 use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
-use registry_core::{Department, Practice, Radioisotope, Responsibility};
+use registry_core::{Department, Practice, Responsibility};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 use std::collections::{BTreeSet, HashMap};
@@ -310,25 +310,90 @@ fn stored_responsibility(s: &str) -> Responsibility {
         .unwrap_or_else(|| Responsibility::Custom(s.to_owned()))
 }
 
-fn bind_strs<'q>(
-    mut q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
-    values: &'q [String],
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
-    for v in values {
-        q = q.bind(v.as_str());
-    }
-    q
+/// The enriched facility, one row per facility: children come as JSON built by the database, so a
+/// page of facilities is a single query on either backend.
+fn select_sql(postgres: bool, filter: &str, tail: &str) -> String {
+    let children = if postgres {
+        "(SELECT coalesce(json_agg(json_build_object('street', a.street, 'city', a.city, 'state', a.state, \
+            'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position), '[]'::json)::text \
+            FROM facility_addresses a WHERE a.facility_id = f.id) AS address_json, \
+         (SELECT coalesce(json_agg(json_build_object('_id', fu.user_id, 'responsabilities', fu.responsibilities::json, \
+            'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
+            'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position), '[]'::json)::text \
+            FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
+         (SELECT coalesce(json_agg(json_build_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position), '[]'::json)::text \
+            FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
+         (SELECT coalesce(json_agg(p.practice), '[]'::json)::text FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
+         (SELECT string_agg(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds"
+    } else {
+        "(SELECT json_group_array(json_object('street', a.street, 'city', a.city, 'state', a.state, \
+            'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position) \
+            FROM facility_addresses a WHERE a.facility_id = f.id) AS address_json, \
+         (SELECT json_group_array(json_object('_id', fu.user_id, 'responsabilities', json(fu.responsibilities), \
+            'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
+            'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position) \
+            FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
+         (SELECT json_group_array(json_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position) \
+            FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
+         (SELECT json_group_array(p.practice) FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
+         (SELECT group_concat(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds"
+    };
+    format!(
+        "SELECT f.id, f.name, f.company_name, f.cnpj, f.telephone, f.department, f.group_id, g.name AS group_name, \
+         f.cnen_registry, f.version, f.created_at, f.updated_at, {children} \
+         FROM facilities f LEFT JOIN facility_groups g ON g.id = f.group_id WHERE {filter} {tail}"
+    )
 }
 
-async fn rows_for(
-    conn: &mut AnyConnection,
-    sql: &str,
-    ids: &[String],
-) -> Result<Vec<AnyRow>, sqlx::Error> {
-    let sql = sql.replace("{ids}", &placeholders(1, ids.len()));
-    bind_strs(sqlx::query(AssertSqlSafe(sql)), ids)
-        .fetch_all(conn)
-        .await
+fn is_postgres(conn: &AnyConnection) -> bool {
+    conn.backend_name().eq_ignore_ascii_case("postgresql")
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(r: &AnyRow, col: &str) -> Result<T, sqlx::Error> {
+    let text: Option<String> = r.try_get(col)?;
+    serde_json::from_str(text.as_deref().unwrap_or("[]"))
+        .map_err(|e| decode_err(format!("{col}: {e}")))
+}
+
+fn facility_from_row(r: &AnyRow) -> Result<Facility, sqlx::Error> {
+    let id: String = r.try_get("id")?;
+    let department: String = r.try_get("department")?;
+    let group_id: Option<String> = r.try_get("group_id")?;
+    let mut practices: Vec<Practice> = from_json(r, "practices_json")?;
+    practices.sort();
+    let kinds = opt(r, "image_kinds")?.unwrap_or_default();
+    let image = |kind: ImageKind| {
+        kinds
+            .split(',')
+            .any(|k| k == kind.as_str())
+            .then(|| format!("/api/facility/{id}/{}", kind.as_str()))
+    };
+    Ok(Facility {
+        name: r.try_get("name")?,
+        company_name: r.try_get("company_name")?,
+        cnpj: r.try_get("cnpj")?,
+        telephone: r.try_get("telephone")?,
+        department: Department::parse(&department)
+            .ok_or_else(|| decode_err(format!("unknown department {department}")))?,
+        group: match group_id {
+            Some(gid) => Some(GroupRef {
+                id: gid,
+                name: opt(r, "group_name")?.unwrap_or_default(),
+            }),
+            None => None,
+        },
+        address: from_json(r, "address_json")?,
+        cnen_registry: opt(r, "cnen_registry")?,
+        practices,
+        radioisotopes: from_json(r, "isotopes_json")?,
+        users: from_json(r, "users_json")?,
+        logo: image(ImageKind::Logo),
+        background_image: image(ImageKind::Background),
+        version: r.try_get("version")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+        id,
+    })
 }
 
 /// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
@@ -336,119 +401,20 @@ pub async fn views(conn: &mut AnyConnection, ids: &[String]) -> Result<Vec<Facil
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut addresses: HashMap<String, Vec<Address>> = HashMap::new();
-    for r in rows_for(conn, "SELECT facility_id, street, city, state, complement, zip_code FROM facility_addresses WHERE facility_id IN ({ids}) ORDER BY facility_id, position", ids).await? {
-        addresses.entry(r.try_get("facility_id")?).or_default().push(Address {
-            street: r.try_get("street")?,
-            city: r.try_get("city")?,
-            state: r.try_get("state")?,
-            complement: opt(&r, "complement")?,
-            zip_code: opt(&r, "zip_code")?,
-        });
+    let filter = format!(
+        "f.archived_at IS NULL AND f.id IN ({})",
+        placeholders(1, ids.len())
+    );
+    let sql = select_sql(is_postgres(conn), &filter, "");
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for id in ids {
+        q = q.bind(id.as_str());
     }
-    let mut users: HashMap<String, Vec<FacilityUserView>> = HashMap::new();
-    let user_sql = "SELECT fu.facility_id, fu.user_id, fu.responsibilities, u.name, u.email, u.an_license_number, \
-        u.an_license_validity, u.fm_license_number, u.fm_license_validity \
-        FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id IN ({ids}) ORDER BY fu.facility_id, fu.position";
-    for r in rows_for(conn, user_sql, ids).await? {
-        let resp: String = r.try_get("responsibilities")?;
-        users
-            .entry(r.try_get("facility_id")?)
-            .or_default()
-            .push(FacilityUserView {
-                id: r.try_get("user_id")?,
-                responsabilities: serde_json::from_str(&resp)
-                    .map_err(|e| decode_err(e.to_string()))?,
-                name: r.try_get("name")?,
-                email: r.try_get("email")?,
-                licences: Licences {
-                    an_number: opt(&r, "an_license_number")?,
-                    an_validity: opt(&r, "an_license_validity")?,
-                    fm_number: opt(&r, "fm_license_number")?,
-                    fm_validity: opt(&r, "fm_license_validity")?,
-                },
-            });
-    }
-    let mut isotopes: HashMap<String, Vec<RadioisotopeView>> = HashMap::new();
-    for r in rows_for(conn, "SELECT facility_id, name, quantity FROM facility_radioisotopes WHERE facility_id IN ({ids}) ORDER BY facility_id, position", ids).await? {
-        let name: String = r.try_get("name")?;
-        isotopes.entry(r.try_get("facility_id")?).or_default().push(RadioisotopeView {
-            name: Radioisotope::parse(&name).ok_or_else(|| decode_err(format!("unknown radioisotope {name}")))?,
-            quantity: r.try_get("quantity")?,
-        });
-    }
-    let mut practices: HashMap<String, Vec<Practice>> = HashMap::new();
-    for r in rows_for(
-        conn,
-        "SELECT facility_id, practice FROM facility_practices WHERE facility_id IN ({ids})",
-        ids,
-    )
-    .await?
-    {
-        let p: String = r.try_get("practice")?;
-        practices
-            .entry(r.try_get("facility_id")?)
-            .or_default()
-            .push(Practice::parse(&p).ok_or_else(|| decode_err(format!("unknown practice {p}")))?);
-    }
-    let mut images: HashMap<String, Vec<String>> = HashMap::new();
-    for r in rows_for(
-        conn,
-        "SELECT facility_id, kind FROM facility_images WHERE facility_id IN ({ids})",
-        ids,
-    )
-    .await?
-    {
-        images
-            .entry(r.try_get("facility_id")?)
-            .or_default()
-            .push(r.try_get("kind")?);
-    }
-    let main_sql = "SELECT f.id, f.name, f.company_name, f.cnpj, f.telephone, f.department, f.group_id, g.name AS group_name, \
-        f.cnen_registry, f.version, f.created_at, f.updated_at \
-        FROM facilities f LEFT JOIN facility_groups g ON g.id = f.group_id WHERE f.archived_at IS NULL AND f.id IN ({ids})";
-    let mut by_id: HashMap<String, Facility> = HashMap::new();
-    for r in rows_for(conn, main_sql, ids).await? {
-        let id: String = r.try_get("id")?;
-        let department: String = r.try_get("department")?;
-        let group_id: Option<String> = r.try_get("group_id")?;
-        let mut practices = practices.remove(&id).unwrap_or_default();
-        practices.sort();
-        let kinds = images.remove(&id).unwrap_or_default();
-        let image = |kind: ImageKind| {
-            kinds
-                .iter()
-                .any(|k| k == kind.as_str())
-                .then(|| format!("/api/facility/{id}/{}", kind.as_str()))
-        };
-        let facility = Facility {
-            name: r.try_get("name")?,
-            company_name: r.try_get("company_name")?,
-            cnpj: r.try_get("cnpj")?,
-            telephone: r.try_get("telephone")?,
-            department: Department::parse(&department)
-                .ok_or_else(|| decode_err(format!("unknown department {department}")))?,
-            group: match group_id {
-                Some(gid) => Some(GroupRef {
-                    id: gid,
-                    name: opt(&r, "group_name")?.unwrap_or_default(),
-                }),
-                None => None,
-            },
-            address: addresses.remove(&id).unwrap_or_default(),
-            cnen_registry: opt(&r, "cnen_registry")?,
-            practices,
-            radioisotopes: isotopes.remove(&id).unwrap_or_default(),
-            users: users.remove(&id).unwrap_or_default(),
-            logo: image(ImageKind::Logo),
-            background_image: image(ImageKind::Background),
-            version: r.try_get("version")?,
-            created_at: r.try_get("created_at")?,
-            updated_at: r.try_get("updated_at")?,
-            id: id.clone(),
-        };
-        by_id.insert(id, facility);
-    }
+    let rows = q.fetch_all(conn).await?;
+    let mut by_id: HashMap<String, Facility> = rows
+        .iter()
+        .map(|r| facility_from_row(r).map(|f| (f.id.clone(), f)))
+        .collect::<Result<_, _>>()?;
     Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
 }
 
@@ -534,22 +500,23 @@ pub async fn list(
         q.fetch_one(&mut *conn).await?
     };
     let n = binds.len();
-    let sql = format!(
-        "SELECT f.id FROM facilities f WHERE {filter} ORDER BY f.id DESC LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let ids: Vec<String> = {
-        let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
-        for b in &binds {
-            q = q.bind(b.as_str());
-        }
-        q.bind(params.page_size)
-            .bind(params.offset())
-            .fetch_all(&mut *conn)
-            .await?
-    };
-    Ok((views(conn, &ids).await?, total))
+    let tail = format!("ORDER BY f.id DESC LIMIT ${} OFFSET ${}", n + 1, n + 2);
+    let sql = select_sql(is_postgres(conn), &filter, &tail);
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b.as_str());
+    }
+    let rows = q
+        .bind(params.page_size)
+        .bind(params.offset())
+        .fetch_all(&mut *conn)
+        .await?;
+    Ok((
+        rows.iter()
+            .map(facility_from_row)
+            .collect::<Result<_, _>>()?,
+        total,
+    ))
 }
 
 /// The live facility already registered with this cnpj in this department, if any.
