@@ -882,6 +882,70 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     app.get("/api/facilities?pageNum=zero", &app.admin)
         .await
         .expect_error(400, "bad_request");
+
+    // Walking every page (deep pages are read from the other end) gives the newest-first order.
+    let mut walked = Vec::new();
+    for page in 1..=8 {
+        let res = app
+            .get(
+                &format!("/api/facilities?pageNum={page}&pageSize=4"),
+                &app.admin,
+            )
+            .await
+            .expect(200);
+        assert_eq!(res["paging"]["total"], 25);
+        walked.extend(
+            res["list"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["_id"].as_str().unwrap().to_owned()),
+        );
+    }
+    let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
+    assert_eq!(walked, newest_first);
+    // Totals follow archives and department moves.
+    app.post("/api/facility/exclude", &app.admin, json!({"_id": ids[0]}))
+        .await
+        .expect(200);
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"_id": ids[1], "department": "Radiodiagnóstico"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        total(app.get("/api/facilities", &app.admin).await.expect(200)),
+        24
+    );
+    assert_eq!(
+        total(
+            app.get("/api/nuclearmedicinefacilities", &app.admin)
+                .await
+                .expect(200)
+        ),
+        22
+    );
+    assert_eq!(
+        total(
+            app.get("/api/radiodiagnosisfacilities", &app.admin)
+                .await
+                .expect(200)
+        ),
+        2
+    );
+    assert_eq!(
+        total(
+            app.get(
+                "/api/facilities?department=Radiodiagn%C3%B3stico",
+                &app.admin
+            )
+            .await
+            .expect(200)
+        ),
+        2
+    );
 }
 
 pub fn urlencode(s: &str) -> String {

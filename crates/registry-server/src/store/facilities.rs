@@ -86,11 +86,36 @@ pub async fn insert(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), 
     .bind(&r.updated_at)
     .execute(&mut *conn)
     .await?;
-    insert_children(conn, r).await
+    insert_children(conn, r).await?;
+    adjust_count(conn, r.department, 1).await
+}
+
+/// Keeps `facility_counts` in step with the live facilities of a department.
+async fn adjust_count(
+    conn: &mut AnyConnection,
+    department: Department,
+    delta: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE facility_counts SET live = live + $2 WHERE department = $1")
+        .bind(department.as_str())
+        .bind(delta)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Saves the row and replaces its children.
 pub async fn update(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
+    let previous: String = sqlx::query_scalar("SELECT department FROM facilities WHERE id = $1")
+        .bind(&r.id)
+        .fetch_one(&mut *conn)
+        .await?;
+    if previous != r.department.as_str() {
+        let previous = Department::parse(&previous)
+            .ok_or_else(|| decode_err(format!("unknown department {previous}")))?;
+        adjust_count(conn, previous, -1).await?;
+        adjust_count(conn, r.department, 1).await?;
+    }
     sqlx::query(
         "UPDATE facilities SET name = $2, company_name = $3, cnpj = $4, telephone = $5, department = $6, group_id = $7, \
          cnen_registry = $8, search_text = $9, version = $10, updated_at = $11 WHERE id = $1",
@@ -445,6 +470,7 @@ pub async fn list(
         .department
         .map(|d| d.as_str().to_owned())
         .or_else(|| params.text("department"));
+    let department_given = department.is_some();
     if let Some(d) = department {
         add("f.department = $?", d);
     }
@@ -490,8 +516,21 @@ pub async fn list(
             user,
         );
     }
+    let only_department = clauses.len() == 1 + usize::from(department_given);
     let filter = clauses.join(" AND ");
-    let total: i64 = {
+    let total: i64 = if only_department {
+        // Kept up to date by every write: no need to count the rows.
+        let sql = if department_given {
+            "SELECT live FROM facility_counts WHERE department = $1"
+        } else {
+            "SELECT CAST(SUM(live) AS BIGINT) FROM facility_counts"
+        };
+        let mut q = sqlx::query_scalar::<_, Option<i64>>(sql);
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        q.fetch_optional(&mut *conn).await?.flatten().unwrap_or(0)
+    } else {
         let sql = format!("SELECT COUNT(*) FROM facilities f WHERE {filter}");
         let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
         for b in &binds {
@@ -499,24 +538,36 @@ pub async fn list(
         }
         q.fetch_one(&mut *conn).await?
     };
+    // A page in the older half is read from the other end of the index, so a deep page costs
+    // about what the first one does.
+    let (limit, offset) = (params.page_size, params.offset());
+    let from_end = offset < total && offset > total / 2;
+    let (order, limit, offset) = if from_end {
+        let rest = total - offset - limit;
+        (
+            "ASC",
+            if rest < 0 { limit + rest } else { limit },
+            rest.max(0),
+        )
+    } else {
+        ("DESC", limit, offset)
+    };
     let n = binds.len();
-    let tail = format!("ORDER BY f.id DESC LIMIT ${} OFFSET ${}", n + 1, n + 2);
+    let tail = format!("ORDER BY f.id {order} LIMIT ${} OFFSET ${}", n + 1, n + 2);
     let sql = select_sql(is_postgres(conn), &filter, &tail);
     let mut q = sqlx::query(AssertSqlSafe(sql));
     for b in &binds {
         q = q.bind(b.as_str());
     }
-    let rows = q
-        .bind(params.page_size)
-        .bind(params.offset())
-        .fetch_all(&mut *conn)
-        .await?;
-    Ok((
-        rows.iter()
-            .map(facility_from_row)
-            .collect::<Result<_, _>>()?,
-        total,
-    ))
+    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+    let mut page: Vec<Facility> = rows
+        .iter()
+        .map(facility_from_row)
+        .collect::<Result<_, _>>()?;
+    if from_end {
+        page.reverse();
+    }
+    Ok((page, total))
 }
 
 /// The live facility already registered with this cnpj in this department, if any.
@@ -567,12 +618,20 @@ pub async fn is_member(
 }
 
 pub async fn archive(conn: &mut AnyConnection, id: &str, at: &str) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query("UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1 WHERE id = $1 AND archived_at IS NULL")
-        .bind(id)
-        .bind(at)
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() == 1)
+    let department: Option<String> = sqlx::query_scalar(
+        "UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1 WHERE id = $1 AND archived_at IS NULL RETURNING department",
+    )
+    .bind(id)
+    .bind(at)
+    .fetch_optional(&mut *conn)
+    .await?;
+    match department.as_deref().and_then(Department::parse) {
+        Some(d) => {
+            adjust_count(conn, d, -1).await?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
 }
 
 pub async fn touch(conn: &mut AnyConnection, id: &str, at: &str) -> Result<(), sqlx::Error> {
