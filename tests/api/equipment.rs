@@ -14,6 +14,7 @@ on_both_databases!(
     due_states_per_equipment_and_across_facilities,
     cnpj_is_locked_once_the_facility_has_equipment,
     openapi_describes_the_new_endpoints,
+    due_lists_follow_new_edited_and_deleted_tests_and_period_changes,
 );
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
@@ -1030,4 +1031,95 @@ async fn openapi_describes_the_new_endpoints(app: TestApp) {
         );
     }
     assert!(doc["components"]["schemas"]["DueTest"].is_object());
+}
+
+/// How many of the facility's due entries in `state` are for test type `tt`.
+async fn due_count(app: &TestApp, facility: &str, tt: &str, state: &str) -> usize {
+    let res = app
+        .get(
+            &format!("/api/tests/due?state={state}&facilityId={facility}"),
+            &app.admin,
+        )
+        .await
+        .expect(200);
+    res["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["typeOfTest"]["_id"] == tt)
+        .count()
+}
+
+/// The state-filtered lists read the kept latest test per pair: every change must reach them.
+async fn due_lists_follow_new_edited_and_deleted_tests_and_period_changes(app: TestApp) {
+    let facility = id(&app.create_facility(facility_payload("Prazos")).await);
+    let eq = equipment(&app, &facility, DOSE_CALIBRATOR).await;
+    let tt = test_type(&app, DOSE_CALIBRATOR, "Linearidade", 30).await;
+    assert_eq!(due_count(&app, &facility, &tt, "never_done").await, 1);
+    assert_eq!(due_count(&app, &facility, &tt, "overdue").await, 0);
+    let old = id(&record(&app, &eq, &tt, &days_ago(40)).await);
+    assert_eq!(
+        (
+            due_count(&app, &facility, &tt, "overdue").await,
+            due_count(&app, &facility, &tt, "never_done").await
+        ),
+        (1, 0)
+    );
+    let recent = id(&record(&app, &eq, &tt, &days_ago(5)).await);
+    assert_eq!(
+        (
+            due_count(&app, &facility, &tt, "overdue").await,
+            due_count(&app, &facility, &tt, "ok").await
+        ),
+        (0, 1)
+    );
+    app.post(&format!("/api/test/{recent}"), &app.admin, json!({}))
+        .await
+        .expect(200);
+    assert_eq!(
+        due_count(&app, &facility, &tt, "overdue").await,
+        1,
+        "deleting the latest test brings the older one back"
+    );
+    app.post(
+        "/api/typeOfTest/edit",
+        &app.admin,
+        json!({"_id": tt, "expirationInDays": 60}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        (
+            due_count(&app, &facility, &tt, "overdue").await,
+            due_count(&app, &facility, &tt, "ok").await
+        ),
+        (0, 1),
+        "40 days ago + 60 days is 20 days ahead"
+    );
+    app.put(
+        &format!("/api/test/{old}"),
+        &app.admin,
+        json!({"date": days_ago(50)}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        (
+            due_count(&app, &facility, &tt, "due_soon").await,
+            due_count(&app, &facility, &tt, "ok").await
+        ),
+        (1, 0),
+        "50 days ago + 60 days is 10 days ahead"
+    );
+    let due = app
+        .get(
+            &format!("/api/tests/due?state=due_soon,overdue&facilityId={facility}"),
+            &app.admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(
+        due["list"][0]["nextDue"],
+        (today() + Days::new(10)).to_string()
+    );
 }

@@ -76,6 +76,9 @@ impl Application {
             signing_key: Arc::new(signing_key),
         };
         ensure_first_administrator(&state).await?;
+        let mut tx = state.db.begin().await?;
+        crate::store::qc_tests::ensure_last_filled(&mut tx).await?;
+        tx.commit().await?;
         let listener = TcpListener::bind(&state.config.bind)
             .await
             .with_context(|| format!("cannot listen on {}", state.config.bind))?;

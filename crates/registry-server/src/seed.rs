@@ -382,5 +382,9 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         // map, so the last-date lookups are index-only (autovacuum would do both, later).
         sqlx::raw_sql("VACUUM ANALYZE").execute(&db.pool).await?;
     }
+    // The bulk insert bypassed the store's bookkeeping of the latest test per pair.
+    let mut tx = db.begin().await?;
+    crate::store::qc_tests::refresh_last(&mut tx, None, None).await?;
+    tx.commit().await?;
     Ok(seeded)
 }

@@ -230,8 +230,12 @@ pub async fn save_test_type(
         .bind(&t.description)
         .bind(&t.created_at)
         .bind(&t.updated_at)
-        .execute(conn)
+        .execute(&mut *conn)
         .await?;
+    if !insert {
+        // The period may have changed: the next due dates of this type follow it.
+        crate::store::qc_tests::refresh_last(conn, None, Some(&t.id)).await?;
+    }
     Ok(())
 }
 

@@ -107,6 +107,11 @@ pub async fn history(
 }
 
 pub async fn save(conn: &mut AnyConnection, t: &QcTest, insert: bool) -> Result<(), sqlx::Error> {
+    let previous = if insert {
+        None
+    } else {
+        pair_of(conn, &t.id).await?
+    };
     let sql = if insert {
         "INSERT INTO qc_tests (id, equipment_id, test_type_id, facility_id, date, performed_by, conclusion, measurements, \
          notes, document_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
@@ -127,17 +132,91 @@ pub async fn save(conn: &mut AnyConnection, t: &QcTest, insert: bool) -> Result<
         .bind(&t.document)
         .bind(&t.created_at)
         .bind(&t.updated_at)
-        .execute(conn)
+        .execute(&mut *conn)
         .await?;
-    Ok(())
+    if let Some((equipment, test_type)) = previous {
+        refresh_last(conn, Some(&equipment), Some(&test_type)).await?;
+    }
+    refresh_last(conn, Some(&t.equipment), Some(&t.type_of_test.id)).await
 }
 
 pub async fn archive(conn: &mut AnyConnection, id: &str, at: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE qc_tests SET archived_at = $2, updated_at = $2 WHERE id = $1")
         .bind(id)
         .bind(at)
+        .execute(&mut *conn)
+        .await?;
+    if let Some((equipment, test_type)) = pair_of(conn, id).await? {
+        refresh_last(conn, Some(&equipment), Some(&test_type)).await?;
+    }
+    Ok(())
+}
+
+async fn pair_of(
+    conn: &mut AnyConnection,
+    id: &str,
+) -> Result<Option<(String, String)>, sqlx::Error> {
+    let row = sqlx::query("SELECT equipment_id, test_type_id FROM qc_tests WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    row.map(|r| Ok((r.try_get("equipment_id")?, r.try_get("test_type_id")?)))
+        .transpose()
+}
+
+fn backend_of(conn: &AnyConnection) -> Backend {
+    if conn.backend_name().eq_ignore_ascii_case("postgresql") {
+        Backend::Postgres
+    } else {
+        Backend::Sqlite
+    }
+}
+
+/// Recomputes `qc_last` for the pairs matching the given equipment and/or test type (all pairs
+/// when both are `None`): the latest live test's date and the next due date.
+pub async fn refresh_last(
+    conn: &mut AnyConnection,
+    equipment: Option<&str>,
+    test_type: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    let backend = backend_of(conn);
+    let filter = "($1 IS NULL OR equipment_id = $1) AND ($2 IS NULL OR test_type_id = $2)";
+    let delete = format!("DELETE FROM qc_last WHERE {filter}");
+    sqlx::query(AssertSqlSafe(delete))
+        .bind(equipment)
+        .bind(test_type)
+        .execute(&mut *conn)
+        .await?;
+    let insert = format!(
+        "INSERT INTO qc_last (equipment_id, test_type_id, last_date, next_due) \
+         SELECT p.equipment_id, p.test_type_id, p.last_date, {next_due} FROM ( \
+           SELECT q.equipment_id, q.test_type_id, MAX(q.date) AS last_date, MAX(t.expiration_in_days) AS days \
+           FROM qc_tests q JOIN test_types t ON t.id = q.test_type_id \
+           WHERE q.archived_at IS NULL AND ($1 IS NULL OR q.equipment_id = $1) AND ($2 IS NULL OR q.test_type_id = $2) \
+           GROUP BY q.equipment_id, q.test_type_id) p",
+        next_due = next_due_sql(backend)
+    );
+    sqlx::query(AssertSqlSafe(insert))
+        .bind(equipment)
+        .bind(test_type)
         .execute(conn)
         .await?;
+    Ok(())
+}
+
+/// Fills `qc_last` once for a database whose tests predate it (or were bulk-loaded).
+pub async fn ensure_last_filled(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    let filled: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM (SELECT 1 FROM qc_last LIMIT 1) x")
+        .fetch_one(&mut *conn)
+        .await?;
+    let tests: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM qc_tests WHERE archived_at IS NULL LIMIT 1) x",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    if filled == 0 && tests > 0 {
+        refresh_last(conn, None, None).await?;
+    }
     Ok(())
 }
 
@@ -213,23 +292,47 @@ pub async fn due(
             crate::db::placeholders(first, query.states.len())
         );
     }
+    // Without `never_done`, only pairs that have a latest test can match: read them from
+    // `qc_last` through its index on next_due instead of judging every pair.
+    let needs_never_done = query.states.is_empty() || query.states.contains(&DueState::NeverDone);
+    let pairs_from = if needs_never_done {
+        "FROM equipment e \
+         JOIN facilities f ON f.id = e.facility_id \
+         JOIN equipment_types et ON et.id = e.equipment_type_id \
+         JOIN test_types t ON t.equipment_type_id = e.equipment_type_id \
+         LEFT JOIN qc_last l ON l.equipment_id = e.id AND l.test_type_id = t.id"
+            .to_owned()
+    } else {
+        let ranges: Vec<&str> = query
+            .states
+            .iter()
+            .map(|s| match s {
+                DueState::Overdue => "l.next_due < $1",
+                DueState::DueSoon => "(l.next_due >= $1 AND l.next_due <= $2)",
+                _ => "l.next_due > $2",
+            })
+            .collect();
+        clauses.push(format!("({})", ranges.join(" OR ")));
+        "FROM qc_last l \
+         JOIN equipment e ON e.id = l.equipment_id \
+         JOIN test_types t ON t.id = l.test_type_id AND t.equipment_type_id = e.equipment_type_id \
+         JOIN facilities f ON f.id = e.facility_id \
+         JOIN equipment_types et ON et.id = e.equipment_type_id"
+            .to_owned()
+    };
     let n = binds.len();
     let sql = format!(
         "WITH pairs AS MATERIALIZED ( \
            SELECT e.id AS equipment_id, e.manufacturer, e.model, e.serial_number, e.localization, \
                   f.id AS facility_id, f.name AS facility_name, et.id AS equipment_type_id, et.name AS equipment_type_name, \
                   t.id AS test_type_id, t.name AS test_type_name, t.expiration_in_days AS days, \
-                  (SELECT MAX(q.date) FROM qc_tests q \
-                    WHERE q.equipment_id = e.id AND q.test_type_id = t.id AND q.archived_at IS NULL) AS last_date \
-           FROM equipment e \
-           JOIN facilities f ON f.id = e.facility_id \
-           JOIN equipment_types et ON et.id = e.equipment_type_id \
-           JOIN test_types t ON t.equipment_type_id = e.equipment_type_id \
+                  l.last_date, l.next_due \
+           {pairs_from} \
            WHERE {clauses} \
          ), judged AS ( \
-           SELECT d.*, CASE WHEN d.last_date IS NULL THEN 'never_done' WHEN d.next_due < $1 THEN 'overdue' \
-                            WHEN d.next_due <= $2 THEN 'due_soon' ELSE 'ok' END AS state \
-           FROM (SELECT p.*, {next_due} AS next_due FROM pairs p) d \
+           SELECT p.*, CASE WHEN p.last_date IS NULL THEN 'never_done' WHEN p.next_due < $1 THEN 'overdue' \
+                            WHEN p.next_due <= $2 THEN 'due_soon' ELSE 'ok' END AS state \
+           FROM pairs p \
          ) \
          SELECT j.*, COUNT(*) OVER () AS total FROM judged j WHERE {state_filter} \
          ORDER BY CASE WHEN j.next_due IS NULL THEN 0 ELSE 1 END, j.next_due, j.equipment_id, j.test_type_name, j.test_type_id \
@@ -237,7 +340,6 @@ pub async fn due(
         n + 1,
         n + 2,
         clauses = clauses.join(" AND "),
-        next_due = next_due_sql(backend),
     );
     let mut q = sqlx::query(AssertSqlSafe(sql));
     for b in &binds {
