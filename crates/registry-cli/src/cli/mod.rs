@@ -180,6 +180,7 @@ impl Fail {
                 ClientError::NotFound(_) | ClientError::Conflict(_) => 5,
                 ClientError::Connection { .. }
                 | ClientError::Server { .. }
+                | ClientError::Io { .. }
                 | ClientError::Decode { .. } => 1,
             },
         }
