@@ -1,6 +1,7 @@
 //! The typed HTTP client of the registry API (reqwest + rustls), over the shared core types.
 
 use crate::error::ClientError;
+use futures::StreamExt;
 use registry_core::api::{
     AuditEvent, Facility, Group, ListEnvelope, LoginRequest, LoginResponse, Message, User,
 };
@@ -10,11 +11,9 @@ use reqwest::multipart::{Form, Part};
 use reqwest::{Body, Method, RequestBuilder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use futures::StreamExt;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
-use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
 
@@ -416,7 +415,11 @@ impl Client {
 
     /// Every test type of the equipment's type with its last date, next due date and state;
     /// filter `state` (comma-separated).
-    pub async fn equipment_due(&self, equipment_id: &str, query: &ListQuery) -> Result<Vec<DueTest>> {
+    pub async fn equipment_due(
+        &self,
+        equipment_id: &str,
+        query: &ListQuery,
+    ) -> Result<Vec<DueTest>> {
         self.all_pages(&format!("/equipment/{equipment_id}/tests/due"), query)
             .await
     }
@@ -456,46 +459,24 @@ impl Client {
             .await
     }
 
-    /// `GET /document/:id/file[?version=N]` written chunk by chunk into `out`; `progress` is
-    /// called with the bytes written so far and the total when the server gave one. Returns
-    /// the number of bytes written.
-    pub async fn download_document(
-        &self,
-        id: &str,
-        version: Option<i64>,
-        out: &mut (impl AsyncWrite + Unpin),
-        mut progress: impl FnMut(u64, Option<u64>),
-    ) -> Result<u64> {
+    /// `GET /document/:id/file[?version=N]` (default the current file), to be read chunk by
+    /// chunk so a large file is never held in memory.
+    pub async fn document_file(&self, id: &str, version: Option<i64>) -> Result<FileDownload> {
         let path = format!("/document/{id}/file");
         let mut query = ListQuery::default();
         if let Some(v) = version {
             query = query.filter("version", v.to_string());
         }
-        let mut res = self
+        let response = self
             .send_raw(
                 self.request(Method::GET, &path).query(&query.pairs()),
                 &path,
             )
             .await?;
-        let total = res.content_length();
-        let mut written = 0u64;
-        let url = self.url(&path);
-        while let Some(chunk) = res.chunk().await.map_err(|source| ClientError::Connection {
-            url: url.clone(),
-            source,
-        })? {
-            out.write_all(&chunk).await.map_err(|e| ClientError::Io {
-                what: "writing the download".into(),
-                source: e,
-            })?;
-            written += chunk.len() as u64;
-            progress(written, total);
-        }
-        out.flush().await.map_err(|e| ClientError::Io {
-            what: "writing the download".into(),
-            source: e,
-        })?;
-        Ok(written)
+        Ok(FileDownload {
+            url: self.url(&path),
+            response,
+        })
     }
 
     pub async fn sign_document(&self, id: &str) -> Result<Document> {
@@ -536,6 +517,30 @@ impl Client {
     /// The server's Ed25519 public key that document signatures are checked with.
     pub async fn signing_key(&self) -> Result<SigningKeyInfo> {
         self.get("/signing-key", &ListQuery::default()).await
+    }
+}
+
+/// A document's file as the server streams it.
+pub struct FileDownload {
+    url: String,
+    response: reqwest::Response,
+}
+
+impl FileDownload {
+    /// The size the server announced, when it did.
+    pub fn content_length(&self) -> Option<u64> {
+        self.response.content_length()
+    }
+
+    /// The next piece of the file; `None` at the end.
+    pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>> {
+        self.response
+            .chunk()
+            .await
+            .map_err(|source| ClientError::Connection {
+                url: self.url.clone(),
+                source,
+            })
     }
 }
 
