@@ -145,6 +145,13 @@ async fn upload_sign_release_download_and_verify() {
     let copy = env.work.path().join("copia.pdf");
     assert_eq!(std::fs::read(&copy).unwrap(), original);
     assert!(!env.work.path().join("copia.pdf.part").exists());
+    let piped =
+        tokio::process::Command::from(env.command(&["document", "download", &id, "--file", "-"]))
+            .output()
+            .await
+            .unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(piped.stdout == original, "stdout carries the file's bytes");
 
     // Verify the good file (0) and a copy with one byte changed (4).
     let out = env
@@ -182,7 +189,14 @@ async fn upload_sign_release_download_and_verify() {
         .expect(0)
         .stdout;
     env.write("documento.json", &json);
-    let key = env.admin.signing_key().await.unwrap().public_key;
+    let key = env
+        .run(&["document", "signing-key"])
+        .await
+        .expect(0)
+        .stdout
+        .trim()
+        .to_owned();
+    assert_eq!(key, env.admin.signing_key().await.unwrap().public_key);
     let offline = |file: &'static str, doc: &'static str| {
         let mut cmd = env.command(&[
             "document",

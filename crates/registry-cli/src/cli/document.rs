@@ -48,6 +48,8 @@ pub enum DocumentCommand {
     /// Check that a local file is the one a document was signed over, with the server's public
     /// key. Exit 0 when it is, 4 when the file or the signed data was altered or it is unsigned.
     Verify(VerifyArgs),
+    /// The server's public key that signatures are checked with (base64), for `verify --key`.
+    SigningKey,
     /// Delete a document (it leaves every list; its files and the audit log keep it).
     Archive {
         document: String,
@@ -208,6 +210,21 @@ pub async fn run(globals: &Globals, command: DocumentCommand) -> Result<(), Fail
             show(ctx.format, &d)
         }
         DocumentCommand::Verify(a) => verify(Some(ctx), ctx.format, &a).await,
+        DocumentCommand::SigningKey => {
+            let k = ctx.client.signing_key().await?;
+            match ctx.format {
+                Format::Table => println!("{}", k.public_key),
+                format => output::print_record(
+                    format,
+                    &k,
+                    vec![
+                        ("algorithm", k.algorithm.clone()),
+                        ("publicKey", k.public_key.clone()),
+                    ],
+                )?,
+            }
+            Ok(())
+        }
         DocumentCommand::Archive { document, yes } => {
             let d = get(ctx, &document).await?;
             if !prompt::confirm(
