@@ -1,8 +1,10 @@
-//! The facility wizard driven through a pseudo-terminal, as a person would use it.
+//! Prompts driven through a pseudo-terminal, as a person would use them: the facility wizard,
+//! and equipment, test types and conclusions picked from lists.
 
-use crate::harness::{Env, cnpj};
+use crate::harness::{Env, cnpj, facility_flags, strs};
 use registry_client::ListQuery;
 use rexpect::session::{PtySession, spawn_command};
+use serde_json::{Value, json};
 
 /// Keys for a select or confirm prompt, sent once it has switched the terminal to raw mode
 /// (which discards what was typed before).
@@ -89,4 +91,73 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
     assert_eq!(f.practices[0].as_str(), "Terapia com Internação");
     assert_eq!(f.radioisotopes[0].name.as_str(), "C(11)");
     assert_eq!(f.radioisotopes[0].quantity, 12.5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    env.run(&strs(&facility_flags("Clinica Prompts", &cnpj(78))))
+        .await
+        .expect(0);
+    let types = env
+        .admin
+        .equipment_types(&ListQuery::default())
+        .await
+        .unwrap();
+    let geiger = types.iter().find(|t| t.name == "Contador Geiger").unwrap();
+    let _: Value = env
+        .admin
+        .post(
+            "/typeOfTest/register",
+            &json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger.id, "expirationInDays": 365}),
+        )
+        .await
+        .unwrap();
+
+    let mut create = env.command(&["equipment", "create"]);
+    create.env("TERM", "xterm");
+    let mut record = env.command(&["test", "record"]);
+    record.env("TERM", "xterm");
+    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
+        let mut p = spawn_command(create, Some(20_000))?;
+        p.exp_string("Facility")?;
+        keys(&mut p, "\r")?;
+        p.exp_string("Equipment type")?;
+        keys(&mut p, "Geiger\r")?;
+        p.exp_string("Manufacturer")?;
+        p.send_line("Ludlum")?;
+        p.exp_string("Model")?;
+        p.send_line("")?;
+        p.exp_string("Serial number")?;
+        p.send_line("G-9")?;
+        p.exp_string("Registered Contador Geiger Ludlum (SN G-9)")?;
+        p.exp_eof()?;
+
+        let mut p = spawn_command(record, Some(20_000))?;
+        p.exp_string("Facility")?;
+        keys(&mut p, "\r")?;
+        p.exp_string("Equipment")?;
+        keys(&mut p, "\r")?;
+        p.exp_string("Test type")?;
+        keys(&mut p, "\r")?;
+        p.exp_string("Conclusion")?;
+        keys(&mut p, "Insat\r")?;
+        p.exp_string("Recorded Reprodutibilidade")?;
+        p.exp_eof()?;
+        Ok(())
+    });
+    session
+        .await
+        .expect("the session thread")
+        .expect("the prompts dialogue");
+    let due = env
+        .admin
+        .tests_due(&ListQuery::default().filter("state", "ok"))
+        .await
+        .unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].type_of_test.name, "Reprodutibilidade");
+    assert_eq!(due[0].equipment.serial_number.as_deref(), Some("G-9"));
+    assert_eq!(due[0].equipment.model, None);
 }

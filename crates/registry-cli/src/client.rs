@@ -1,13 +1,18 @@
 //! The typed HTTP client of the registry API (reqwest + rustls), over the shared core types.
 
 use crate::error::ClientError;
+use futures::StreamExt;
 use registry_core::api::{
     AuditEvent, Facility, Group, ListEnvelope, LoginRequest, LoginResponse, Message, User,
 };
-use reqwest::{Method, RequestBuilder};
+use registry_core::document::{Document, SigningKeyInfo};
+use registry_core::equipment::{DueTest, Equipment, EquipmentType, QcTest, TestType};
+use reqwest::multipart::{Form, Part};
+use reqwest::{Body, Method, RequestBuilder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use std::path::Path;
 use std::time::Duration;
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
@@ -315,4 +320,269 @@ impl Client {
     pub async fn delete_group(&self, id: &str) -> Result<Message> {
         self.post("/group/exclude", &json!({"_id": id})).await
     }
+
+    // ---- equipment types and test types (spec §4.4) ----
+
+    pub async fn equipment_types(&self, query: &ListQuery) -> Result<Vec<EquipmentType>> {
+        self.all_pages("/typeOfEquipment", query).await
+    }
+
+    pub async fn equipment_type(&self, id: &str) -> Result<EquipmentType> {
+        self.get(&format!("/typeOfEquipment/{id}"), &ListQuery::default())
+            .await
+    }
+
+    /// Every test type, or those of one equipment type.
+    pub async fn test_types(&self, equipment_type: Option<&str>) -> Result<Vec<TestType>> {
+        let query = match equipment_type {
+            Some(t) => ListQuery::default().filter("typeOfEquipment", t),
+            None => ListQuery::default(),
+        };
+        self.all_pages("/typeOfTest", &query).await
+    }
+
+    pub async fn test_type(&self, id: &str) -> Result<TestType> {
+        self.get(&format!("/typeOfTest/{id}"), &ListQuery::default())
+            .await
+    }
+
+    // ---- equipment (spec §4.4) ----
+
+    pub async fn equipment(&self, id: &str) -> Result<Equipment> {
+        self.get(&format!("/equipment/{id}"), &ListQuery::default())
+            .await
+    }
+
+    /// One page of a facility's equipment; filters `typeOfEquipment`, `active`, `q`.
+    pub async fn facility_equipment(
+        &self,
+        facility_id: &str,
+        query: &ListQuery,
+    ) -> Result<ListEnvelope<Equipment>> {
+        self.get(&format!("/facility/{facility_id}/equipments"), query)
+            .await
+    }
+
+    /// `POST /equipment/register`: `{facility, typeOfEquipment, manufacturer?, model?,
+    /// serialNumber?, patrimonialNumber?, localization?, attributes?}`.
+    pub async fn register_equipment(&self, payload: &Value) -> Result<Equipment> {
+        self.post("/equipment/register", payload).await
+    }
+
+    /// `POST /facility/equipment/edit`: `payload` carries `_id` and the fields to change.
+    pub async fn edit_equipment(&self, payload: &Value) -> Result<Equipment> {
+        self.post("/facility/equipment/edit", payload).await
+    }
+
+    pub async fn archive_equipment(&self, id: &str) -> Result<Message> {
+        self.post("/facility/equipment/exclude", &json!({"_id": id}))
+            .await
+    }
+
+    // ---- QC tests (spec §4.6) ----
+
+    /// `POST /test/`: `{equipment, typeOfTest, date, conclusion, performedBy?, measurements?,
+    /// notes?, document?}`.
+    pub async fn record_test(&self, payload: &Value) -> Result<QcTest> {
+        self.post("/test/", payload).await
+    }
+
+    pub async fn qc_test(&self, id: &str) -> Result<QcTest> {
+        self.get(&format!("/test/{id}"), &ListQuery::default())
+            .await
+    }
+
+    /// `PUT /test/:id`: the fields present replace the stored ones.
+    pub async fn edit_test(&self, id: &str, payload: &Value) -> Result<QcTest> {
+        self.put(&format!("/test/{id}"), payload).await
+    }
+
+    /// `POST /test/:id` archives the record (spec §4.6 names the delete so).
+    pub async fn delete_test(&self, id: &str) -> Result<Message> {
+        self.post(&format!("/test/{id}"), &json!({})).await
+    }
+
+    /// Every record of one test type on one equipment, newest first; filters `dateGte`, `dateLt`.
+    pub async fn test_history(
+        &self,
+        equipment_id: &str,
+        test_type_id: &str,
+        query: &ListQuery,
+    ) -> Result<Vec<QcTest>> {
+        self.all_pages(&format!("/test/{equipment_id}/{test_type_id}"), query)
+            .await
+    }
+
+    /// Every test type of the equipment's type with its last date, next due date and state;
+    /// filter `state` (comma-separated).
+    pub async fn equipment_due(
+        &self,
+        equipment_id: &str,
+        query: &ListQuery,
+    ) -> Result<Vec<DueTest>> {
+        self.all_pages(&format!("/equipment/{equipment_id}/tests/due"), query)
+            .await
+    }
+
+    /// What needs attention across the facilities the caller can read; filters `state`,
+    /// `facilityId`, `typeOfEquipment`.
+    pub async fn tests_due(&self, query: &ListQuery) -> Result<Vec<DueTest>> {
+        self.all_pages("/tests/due", query).await
+    }
+
+    // ---- documents (spec §4.5) ----
+
+    /// One page of documents; filters `status` (value or slug), `facilityId`, `equipmentId`,
+    /// `testId`, `dateGte`, `dateLt`, `q`.
+    pub async fn documents(&self, query: &ListQuery) -> Result<ListEnvelope<Document>> {
+        self.get("/documents", query).await
+    }
+
+    pub async fn document(&self, id: &str) -> Result<Document> {
+        self.get(&format!("/document/{id}"), &ListQuery::default())
+            .await
+    }
+
+    /// `POST /document/register/`: the fields as one `data` JSON part and the file streamed
+    /// from disk (never held in memory); `progress` is called with the bytes sent so far.
+    pub async fn upload_document(
+        &self,
+        fields: &Value,
+        file: &Path,
+        progress: impl Fn(u64) + Send + Sync + 'static,
+    ) -> Result<Document> {
+        let path = "/document/register/";
+        let form = Form::new()
+            .text("data", fields.to_string())
+            .part("file", file_part(file, progress).await?);
+        self.send(self.request(Method::POST, path).multipart(form), path)
+            .await
+    }
+
+    /// `GET /document/:id/file[?version=N]` (default the current file), to be read chunk by
+    /// chunk so a large file is never held in memory.
+    pub async fn document_file(&self, id: &str, version: Option<i64>) -> Result<FileDownload> {
+        let path = format!("/document/{id}/file");
+        let mut query = ListQuery::default();
+        if let Some(v) = version {
+            query = query.filter("version", v.to_string());
+        }
+        let response = self
+            .send_raw(
+                self.request(Method::GET, &path).query(&query.pairs()),
+                &path,
+            )
+            .await?;
+        Ok(FileDownload {
+            url: self.url(&path),
+            response,
+        })
+    }
+
+    pub async fn sign_document(&self, id: &str) -> Result<Document> {
+        self.post("/document/sign/", &json!({"_id": id})).await
+    }
+
+    pub async fn release_document(&self, id: &str) -> Result<Document> {
+        self.post("/document/liberate/", &json!({"_id": id})).await
+    }
+
+    pub async fn archive_document(&self, id: &str) -> Result<Message> {
+        self.post("/document/exclude", &json!({"_id": id})).await
+    }
+
+    pub async fn comment_document(&self, id: &str, text: &str) -> Result<Document> {
+        self.post(&format!("/document/{id}/comment"), &json!({"text": text}))
+            .await
+    }
+
+    /// `POST /document/scheduleEmail/`: at `send_at` (RFC 3339; default now) to `to` (default the
+    /// facility's active users). Only released documents.
+    pub async fn schedule_document_email(
+        &self,
+        id: &str,
+        send_at: Option<&str>,
+        to: &[String],
+    ) -> Result<Document> {
+        let mut body = json!({"_id": id});
+        if let Some(at) = send_at {
+            body["sendAt"] = json!(at);
+        }
+        if !to.is_empty() {
+            body["to"] = json!(to);
+        }
+        self.post("/document/scheduleEmail/", &body).await
+    }
+
+    /// The server's Ed25519 public key that document signatures are checked with.
+    pub async fn signing_key(&self) -> Result<SigningKeyInfo> {
+        self.get("/signing-key", &ListQuery::default()).await
+    }
+}
+
+/// A document's file as the server streams it.
+pub struct FileDownload {
+    url: String,
+    response: reqwest::Response,
+}
+
+impl FileDownload {
+    /// The size the server announced, when it did.
+    pub fn content_length(&self) -> Option<u64> {
+        self.response.content_length()
+    }
+
+    /// The next piece of the file; `None` at the end.
+    pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>> {
+        self.response
+            .chunk()
+            .await
+            .map_err(|source| ClientError::Connection {
+                url: self.url.clone(),
+                source,
+            })
+    }
+}
+
+/// The declared type of an upload from its extension; the server decides by the first bytes
+/// anyway, so this only keeps the stored `contentType` readable.
+fn content_type(file: &Path) -> &'static str {
+    let ext = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match ext.as_str() {
+        "pdf" => "application/pdf",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A multipart part that reads `file` as it is sent, with its length so the server and the
+/// progress bar know the size up front.
+async fn file_part(file: &Path, progress: impl Fn(u64) + Send + Sync + 'static) -> Result<Part> {
+    let io = |source| ClientError::Io {
+        what: format!("reading {}", file.display()),
+        source,
+    };
+    let handle = tokio::fs::File::open(file).await.map_err(io)?;
+    let len = handle.metadata().await.map_err(io)?.len();
+    let mut sent = 0u64;
+    let stream = tokio_util::io::ReaderStream::new(handle).inspect(move |chunk| {
+        if let Ok(bytes) = chunk {
+            sent += bytes.len() as u64;
+            progress(sent);
+        }
+    });
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
+    Ok(Part::stream_with_length(Body::wrap_stream(stream), len)
+        .file_name(name)
+        .mime_str(content_type(file))
+        .expect("the MIME types of content_type are valid"))
 }

@@ -34,6 +34,13 @@ pub enum ClientError {
         status: reqwest::StatusCode,
         body: ErrorBody,
     },
+    /// A local file could not be read or written (an upload's source, a download's target).
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
     /// A 2xx answer that is not the expected JSON (e.g. a server of another version).
     #[error("unexpected answer from {url}: {message}")]
     Decode { url: String, message: String },

@@ -11,7 +11,16 @@ fn help_exits_zero_and_lists_the_commands() {
         .expect("registry runs");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for command in ["login", "facility", "user", "group", "completions"] {
+    for command in [
+        "login",
+        "facility",
+        "user",
+        "group",
+        "equipment",
+        "test",
+        "document",
+        "completions",
+    ] {
         assert!(text.contains(command), "--help lacks {command}: {text}");
     }
 }

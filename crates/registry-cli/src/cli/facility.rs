@@ -821,3 +821,27 @@ async fn export(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
     output::note(format!("Exported {} facilities.", all.len()));
     Ok(())
 }
+
+/// The facility a flag names, else one picked from the list at the terminal, else a usage error
+/// naming `flag`.
+pub async fn given_or_pick(ctx: &Ctx, given: Option<String>, flag: &str) -> Result<Facility, Fail> {
+    match given {
+        Some(text) => resolve(ctx, &text).await,
+        None if ctx.interactive => {
+            let all: Vec<Facility> = ctx
+                .client
+                .all_pages("/facilities", &ListQuery::default())
+                .await?;
+            if all.is_empty() {
+                return Err(Fail::NotFound("there are no facilities to pick".into()));
+            }
+            let labels: Vec<String> = all
+                .iter()
+                .map(|f| format!("{} — {} ({})", f.name, f.department, f.cnpj))
+                .collect();
+            let i = prompt::fuzzy_pick("Facility", &labels)?;
+            Ok(all.into_iter().nth(i).expect("picked from the list"))
+        }
+        None => Err(prompt::missing(flag)),
+    }
+}

@@ -3,11 +3,14 @@
 
 mod auth;
 mod config;
+mod document;
+mod equipment;
 mod facility;
 mod group;
 mod import;
 mod output;
 mod prompt;
+mod qc_test;
 mod user;
 mod wizard;
 
@@ -23,7 +26,7 @@ use std::process::ExitCode;
     name = "registry",
     version,
     about = "Admin tool of the facility registry: log in, register and edit facilities, assign \
-             responsibilities, manage users and groups.",
+             responsibilities, manage users and groups, equipment, QC tests and documents.",
     after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict."
 )]
 pub struct Cli {
@@ -65,6 +68,15 @@ enum Command {
     /// Groups of facilities.
     #[command(subcommand)]
     Group(group::GroupCommand),
+    /// Equipment of the facilities, equipment types and QC test types.
+    #[command(subcommand)]
+    Equipment(equipment::EquipmentCommand),
+    /// QC tests: record, history, what falls due.
+    #[command(subcommand)]
+    Test(qc_test::TestCommand),
+    /// Documents: upload, download, sign, release, comment, e-mail, verify a signed file.
+    #[command(subcommand)]
+    Document(document::DocumentCommand),
     /// Shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -137,6 +149,8 @@ pub enum Fail {
     Usage(String),
     /// Refused before sending, by the same rules the server applies (exit 4).
     Invalid(Vec<FieldError>),
+    /// Checked and found wrong, e.g. a file that does not verify against its signature (exit 4).
+    Rejected(String),
     /// A conflict found by the CLI itself, e.g. an ambiguous user name (exit 5).
     NotFound(String),
     Client(ClientError),
@@ -171,7 +185,7 @@ impl Fail {
     fn exit_code(&self) -> u8 {
         match self {
             Fail::Usage(_) => 2,
-            Fail::Invalid(_) => 4,
+            Fail::Invalid(_) | Fail::Rejected(_) => 4,
             Fail::NotFound(_) => 5,
             Fail::Other(_) => 1,
             Fail::Client(e) => match e {
@@ -180,6 +194,7 @@ impl Fail {
                 ClientError::NotFound(_) | ClientError::Conflict(_) => 5,
                 ClientError::Connection { .. }
                 | ClientError::Server { .. }
+                | ClientError::Io { .. }
                 | ClientError::Decode { .. } => 1,
             },
         }
@@ -188,7 +203,7 @@ impl Fail {
     fn print(&self) {
         match self {
             Fail::Usage(m) => eprintln!("error: {m}"),
-            Fail::NotFound(m) => eprintln!("error: {m}"),
+            Fail::NotFound(m) | Fail::Rejected(m) => eprintln!("error: {m}"),
             Fail::Other(e) => eprintln!("error: {e:#}"),
             Fail::Invalid(errors) => {
                 eprintln!("error: the input is not valid:");
@@ -244,6 +259,9 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Facility(c) => facility::run(&Ctx::new(&globals)?, c).await,
         Command::User(c) => user::run(&Ctx::new(&globals)?, c).await,
         Command::Group(c) => group::run(&Ctx::new(&globals)?, c).await,
+        Command::Equipment(c) => equipment::run(&Ctx::new(&globals)?, c).await,
+        Command::Test(c) => qc_test::run(&Ctx::new(&globals)?, c).await,
+        Command::Document(c) => document::run(&globals, c).await,
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

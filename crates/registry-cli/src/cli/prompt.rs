@@ -82,3 +82,11 @@ pub fn fuzzy_pick(label: &str, items: &[String]) -> Result<usize, Fail> {
         .default(0)
         .interact()?)
 }
+
+/// A free-text answer that may be left empty (only called at a terminal).
+pub fn optional_text(label: &str) -> Result<String, Fail> {
+    Ok(Input::<String>::with_theme(&theme())
+        .with_prompt(label)
+        .allow_empty(true)
+        .interact_text()?)
+}

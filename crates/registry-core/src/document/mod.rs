@@ -231,6 +231,16 @@ pub fn verify_document(
     document: &Document,
     key: &VerifyingKey,
 ) -> Result<(), VerifyError> {
+    verify_document_digest(&sha256_hex(file), document, key)
+}
+
+/// [`verify_document`] for a file whose SHA-256 (hex) was computed elsewhere, e.g. while
+/// streaming a file too large to hold in memory.
+pub fn verify_document_digest(
+    file_sha256: &str,
+    document: &Document,
+    key: &VerifyingKey,
+) -> Result<(), VerifyError> {
     let (Some(signer), Some(signed_at), Some(code), Some(signature)) = (
         &document.signed_by,
         &document.signed_at,
@@ -239,7 +249,7 @@ pub fn verify_document(
     ) else {
         return Err(VerifyError::NotSigned);
     };
-    let actual = sha256_hex(file);
+    let actual = file_sha256.to_ascii_lowercase();
     if !actual.eq_ignore_ascii_case(&document.file.sha256) {
         return Err(VerifyError::FileMismatch {
             actual,

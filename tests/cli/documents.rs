@@ -1,0 +1,266 @@
+//! Documents through the CLI: upload → sign → release → download (the same bytes), verify the
+//! good file and tampered copies (file and metadata), permissions, comments, e-mail, archive.
+
+use crate::harness::{Env, PASSWORD, cnpj, facility_flags, strs};
+use registry_client::Client;
+
+/// A PDF-looking file of `n` bytes whose content varies, so a swapped chunk would show.
+fn pdf(n: usize) -> Vec<u8> {
+    let mut bytes = b"%PDF-1.7\n".to_vec();
+    bytes.extend((0..n.saturating_sub(9)).map(|i| (i as u8).wrapping_mul(31) ^ (i >> 11) as u8));
+    bytes
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn upload_sign_release_download_and_verify() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let facility = cnpj(21);
+    env.run(&strs(&facility_flags("Clinica Laudos", &facility)))
+        .await
+        .expect(0);
+
+    // Several MiB, so the upload and the download go through many chunks.
+    let original = pdf(3 * 1024 * 1024 + 17);
+    let source = env.work.path().join("relatorio.pdf");
+    std::fs::write(&source, &original).unwrap();
+    let uploaded = env
+        .run(&[
+            "document",
+            "upload",
+            "relatorio.pdf",
+            "--name",
+            "Relatório anual",
+            "--facility",
+            &facility,
+            "--date",
+            "2026-11-01",
+            "--validity",
+            "2027-11-01",
+            "--conclusion",
+            "Conforme",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(uploaded["status"], "Falta assinar");
+    assert_eq!(uploaded["file"]["size"], original.len() as u64);
+    assert_eq!(
+        uploaded["file"]["sha256"],
+        registry_core::document::sha256_hex(&original)
+    );
+    let id = uploaded["_id"].as_str().unwrap().to_owned();
+
+    // Missing input without a terminal, and a refused file type.
+    let out = env
+        .run(&[
+            "document",
+            "upload",
+            "relatorio.pdf",
+            "--name",
+            "X",
+            "--facility",
+            &facility,
+            "--date",
+            "2026-11-01",
+        ])
+        .await
+        .expect(2);
+    assert!(out.stderr.contains("--validity"), "{}", out.stderr);
+    let text = env.write("notas.txt", "not a pdf");
+    let out = env
+        .run(&[
+            "document",
+            "upload",
+            &text,
+            "--name",
+            "Notas",
+            "--facility",
+            &facility,
+            "--date",
+            "2026-11-01",
+            "--validity",
+            "2027-11-01",
+        ])
+        .await
+        .expect(4);
+    assert!(out.stderr.contains("- file:"), "{}", out.stderr);
+
+    // A Laudos user may upload but not sign: exit 3.
+    let (_, laudos) = env.user("Lia Laudos", &["Laudos"]).await;
+    let token = Client::new(&env.server)
+        .unwrap()
+        .login(&laudos, PASSWORD)
+        .await
+        .unwrap()
+        .token;
+    let out = env
+        .run_with(
+            &["document", "sign", &id],
+            "",
+            &[("REGISTRY_TOKEN", &token)],
+        )
+        .await
+        .expect(3);
+    assert!(out.stderr.contains("permission denied"), "{}", out.stderr);
+
+    // Release before signing is a conflict (5); then sign and release.
+    env.run(&["document", "release", &id]).await.expect(5);
+    let signed = env
+        .run(&["document", "sign", &id, "-o", "json"])
+        .await
+        .expect(0);
+    assert!(
+        signed.stderr.contains("authenticity code"),
+        "{}",
+        signed.stderr
+    );
+    let signed = signed.json();
+    assert_eq!(signed["status"], "Assinado");
+    assert_eq!(signed["code"].as_str().unwrap().len(), 8);
+    let released = env
+        .run(&["document", "release", &id, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(released["status"], "Liberado");
+    let listed = env
+        .run(&["document", "list", "--status", "liberado", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["_id"], id.as_str());
+
+    // Download: the same bytes, under the stored name by default; no silent overwrite.
+    std::fs::remove_file(&source).unwrap();
+    env.run(&["document", "download", &id]).await.expect(0);
+    assert_eq!(std::fs::read(&source).unwrap(), original);
+    env.run(&["document", "download", &id]).await.expect(2);
+    env.run(&["document", "download", &id, "--file", "copia.pdf"])
+        .await
+        .expect(0);
+    let copy = env.work.path().join("copia.pdf");
+    assert_eq!(std::fs::read(&copy).unwrap(), original);
+    assert!(!env.work.path().join("copia.pdf.part").exists());
+    let piped =
+        tokio::process::Command::from(env.command(&["document", "download", &id, "--file", "-"]))
+            .output()
+            .await
+            .unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(piped.stdout == original, "stdout carries the file's bytes");
+
+    // Verify the good file (0) and a copy with one byte changed (4).
+    let out = env
+        .run(&["document", "verify", "copia.pdf", "--document", &id])
+        .await
+        .expect(0);
+    assert!(out.stdout.starts_with("OK:"), "{}", out.stdout);
+    let mut tampered = original.clone();
+    tampered[original.len() / 2] ^= 1;
+    std::fs::write(env.work.path().join("adulterado.pdf"), &tampered).unwrap();
+    let out = env
+        .run(&["document", "verify", "adulterado.pdf", "--document", &id])
+        .await
+        .expect(4);
+    assert!(out.stderr.contains("SHA-256"), "{}", out.stderr);
+    let report = env
+        .run(&[
+            "document",
+            "verify",
+            "adulterado.pdf",
+            "--document",
+            &id,
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(4)
+        .json();
+    assert_eq!(report["valid"], false);
+
+    // Fully offline: the document's JSON and the key, no server configured at all.
+    let json = env
+        .run(&["document", "show", &id, "-o", "json"])
+        .await
+        .expect(0)
+        .stdout;
+    env.write("documento.json", &json);
+    let key = env
+        .run(&["document", "signing-key"])
+        .await
+        .expect(0)
+        .stdout
+        .trim()
+        .to_owned();
+    assert_eq!(key, env.admin.signing_key().await.unwrap().public_key);
+    let offline = |file: &'static str, doc: &'static str| {
+        let mut cmd = env.command(&[
+            "document",
+            "verify",
+            file,
+            "--document-json",
+            doc,
+            "--key",
+            &key,
+        ]);
+        cmd.env("REGISTRY_CONFIG_DIR", env.work.path().join("no-profiles"));
+        cmd.output().unwrap()
+    };
+    assert_eq!(
+        offline("copia.pdf", "documento.json").status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        offline("adulterado.pdf", "documento.json").status.code(),
+        Some(4)
+    );
+    // Metadata tampered with (another signing time): the signature no longer matches.
+    let mut doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    doc["signedAt"] = "2026-01-01T00:00:00.000000Z".into();
+    env.write("alterado.json", &doc.to_string());
+    let out = offline("copia.pdf", "alterado.json");
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("signature"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Comment, e-mail, archive.
+    let commented = env
+        .run(&[
+            "document",
+            "comment",
+            &id,
+            "--text",
+            "Conferido",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(commented["comments"][0]["text"], "Conferido");
+    let scheduled = env
+        .run(&[
+            "document",
+            "schedule-email",
+            &id,
+            "--to",
+            "fisica@example.com",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(scheduled["scheduledEmail"]["to"][0], "fisica@example.com");
+    env.run(&["document", "archive", &id, "--yes"])
+        .await
+        .expect(0);
+    env.run(&["document", "show", &id]).await.expect(5);
+}

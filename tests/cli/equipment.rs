@@ -1,0 +1,345 @@
+//! Equipment and QC tests through the CLI: types, create/list/edit/archive equipment, record tests,
+//! their history and what falls due, edit and delete a record.
+
+use crate::harness::{Env, cnpj, facility_flags, strs};
+use registry_core::equipment::local_date;
+use serde_json::{Value, json};
+
+fn days_ago(n: u64) -> String {
+    (local_date(chrono::Utc::now()) - chrono::Days::new(n)).to_string()
+}
+
+/// A facility registered through the CLI: its cnpj (which the other commands accept as its name).
+async fn facility(env: &Env, name: &str, n: u64) -> String {
+    let c = cnpj(n);
+    let flags = facility_flags(name, &c);
+    env.run(&strs(&flags)).await.expect(0);
+    c
+}
+
+async fn test_type(env: &Env, equipment_type: &str, name: &str, days: i64) -> String {
+    let t: Value = env
+        .admin
+        .post(
+            "/typeOfTest/register",
+            &json!({"name": name, "typeOfEquipment": equipment_type, "expirationInDays": days}),
+        )
+        .await
+        .expect("test type registered");
+    t["_id"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn equipment_is_created_listed_edited_and_archived() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let cnpj = facility(&env, "Clinica Equipamentos", 11).await;
+
+    let types = env
+        .run(&["equipment", "types", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    let gamma = types
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Gama Câmara")
+        .expect("seeded type")["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    test_type(&env, &gamma, "Uniformidade", 30).await;
+
+    // The type by name, ignoring case; attributes typed from KEY=VALUE.
+    let created = env
+        .run(&[
+            "equipment",
+            "create",
+            "--facility",
+            &cnpj,
+            "--type",
+            "gama câmara",
+            "--manufacturer",
+            "Siemens",
+            "--model",
+            "Symbia",
+            "--serial-number",
+            "SN-1",
+            "--attribute",
+            "detectors=2",
+            "--attribute",
+            "probe=LEHR",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(created["typeOfEquipment"]["_id"], gamma.as_str());
+    assert_eq!(
+        created["attributes"],
+        json!({"detectors": 2, "probe": "LEHR"})
+    );
+    let id = created["_id"].as_str().unwrap().to_owned();
+
+    // Without a terminal a missing input is a usage error naming its flag.
+    let out = env
+        .run(&["equipment", "create", "--facility", &cnpj])
+        .await
+        .expect(2);
+    assert!(out.stderr.contains("--type"), "{}", out.stderr);
+    // An unknown type names the allowed ones.
+    let out = env
+        .run(&[
+            "equipment",
+            "create",
+            "--facility",
+            &cnpj,
+            "--type",
+            "Ressonância",
+        ])
+        .await
+        .expect(5);
+    assert!(out.stderr.contains("PET/CT"), "{}", out.stderr);
+
+    let listed = env
+        .run(&["equipment", "list", "--facility", &cnpj, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["serialNumber"], "SN-1");
+    let csv = env
+        .run(&["equipment", "list", "--facility", &cnpj, "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    assert!(
+        csv.starts_with("_id,facility,typeOfEquipment,manufacturer,model,serialNumber"),
+        "{csv}"
+    );
+    let tests = env
+        .run(&[
+            "equipment",
+            "test-types",
+            "--type",
+            "Gama Câmara",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(tests[0]["name"], "Uniformidade");
+    assert_eq!(tests[0]["expirationInDays"], 30);
+
+    let edited = env
+        .run(&[
+            "equipment",
+            "edit",
+            &id,
+            "--localization",
+            "Sala 2",
+            "--model",
+            "",
+            "--active",
+            "false",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(edited["localization"], "Sala 2");
+    assert_eq!(edited["model"], Value::Null);
+    assert_eq!(edited["active"], false);
+    env.run(&["equipment", "edit", &id]).await.expect(2);
+
+    env.run(&["equipment", "archive", &id]).await.expect(2);
+    env.run(&["equipment", "archive", &id, "--yes"])
+        .await
+        .expect(0);
+    env.run(&["equipment", "show", &id]).await.expect(5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tests_are_recorded_with_history_and_due_dates() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let cnpj = facility(&env, "Clinica Testes", 12).await;
+    let types = env
+        .admin
+        .equipment_types(&Default::default())
+        .await
+        .unwrap();
+    let gamma = types.iter().find(|t| t.name == "Gama Câmara").unwrap();
+    test_type(&env, &gamma.id, "Uniformidade", 30).await;
+    test_type(&env, &gamma.id, "Centro de rotação", 180).await;
+    let equipment = env
+        .run(&[
+            "equipment",
+            "create",
+            "--facility",
+            &cnpj,
+            "--type",
+            &gamma.id,
+            "--manufacturer",
+            "GE",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json()["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let record = |date: String, conclusion: &'static str| {
+        let equipment = equipment.clone();
+        let env = &env;
+        async move {
+            env.run(&[
+                "test",
+                "record",
+                "--equipment",
+                &equipment,
+                "--test-type",
+                "uniformidade",
+                "--date",
+                &date,
+                "--conclusion",
+                conclusion,
+                "--measurements",
+                r#"{"integral": 2.1}"#,
+                "-o",
+                "json",
+            ])
+            .await
+        }
+    };
+    let first = record(days_ago(40), "Satisfatório").await.expect(0).json();
+    assert_eq!(first["typeOfTest"]["name"], "Uniformidade");
+    assert_eq!(first["measurements"]["integral"], 2.1);
+    assert_eq!(first["performedBy"]["name"], "Administrator");
+
+    // Refused locally, field by field: a future date (exit 4).
+    let tomorrow = (local_date(chrono::Utc::now()) + chrono::Days::new(1)).to_string();
+    let out = record(tomorrow, "Satisfatório").await.expect(4);
+    assert!(out.stderr.contains("- date:"), "{}", out.stderr);
+    // No conclusion and no terminal: usage error naming the flag.
+    let out = env
+        .run(&[
+            "test",
+            "record",
+            "--equipment",
+            &equipment,
+            "--test-type",
+            "Uniformidade",
+        ])
+        .await
+        .expect(2);
+    assert!(out.stderr.contains("--conclusion"), "{}", out.stderr);
+
+    // 40 days after a 30-day test: overdue; the other type was never done.
+    let due = env
+        .run(&["test", "due", "--equipment", &equipment, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    let state = |due: &Value, name: &str| {
+        due.as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["typeOfTest"]["name"] == name)
+            .map(|d| d["state"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(state(&due, "Uniformidade").as_deref(), Some("overdue"));
+    assert_eq!(
+        state(&due, "Centro de rotação").as_deref(),
+        Some("never_done")
+    );
+    let overdue = env
+        .run(&["test", "due", "--state", "overdue", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(overdue.as_array().unwrap().len(), 1);
+    assert_eq!(overdue[0]["equipment"]["_id"], equipment.as_str());
+
+    let second = record(days_ago(5), "Satisfatório com observações")
+        .await
+        .expect(0)
+        .json();
+    let second_id = second["_id"].as_str().unwrap().to_owned();
+    let history = env
+        .run(&[
+            "test",
+            "history",
+            "--equipment",
+            &equipment,
+            "--test-type",
+            "Uniformidade",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    let dates: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["date"].as_str().unwrap())
+        .collect();
+    assert_eq!(dates, [days_ago(5), days_ago(40)], "newest first");
+    let due = env
+        .run(&["test", "due", "--equipment", &equipment, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(state(&due, "Uniformidade").as_deref(), Some("ok"));
+    // Across facilities the default is what needs attention: the never-done test only.
+    let attention = env
+        .run(&["test", "due", "--facility", &cnpj, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(attention.as_array().unwrap().len(), 1);
+    assert_eq!(attention[0]["state"], "never_done");
+
+    let edited = env
+        .run(&[
+            "test",
+            "edit",
+            &second_id,
+            "--notes",
+            "colimador trocado",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(edited["notes"], "colimador trocado");
+    env.run(&["test", "delete", &second_id, "--yes"])
+        .await
+        .expect(0);
+    let history = env
+        .run(&[
+            "test",
+            "history",
+            "--equipment",
+            &equipment,
+            "--test-type",
+            "Uniformidade",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(history.as_array().unwrap().len(), 1);
+    env.run(&["test", "show", &second_id]).await.expect(5);
+}
