@@ -904,6 +904,30 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     }
     let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
     assert_eq!(walked, newest_first);
+    // The search index follows renames.
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"_id": ids[24], "name": "Hospital Zeta", "companyName": "Zeta Ltda"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        total(
+            app.get("/api/facilities?q=zeta", &app.admin)
+                .await
+                .expect(200)
+        ),
+        1
+    );
+    assert_eq!(
+        total(
+            app.get("/api/facilities?q=unidade%2024", &app.admin)
+                .await
+                .expect(200)
+        ),
+        0
+    );
     // Totals follow archives and department moves.
     app.post("/api/facility/exclude", &app.admin, json!({"_id": ids[0]}))
         .await
