@@ -286,6 +286,12 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         facilities::insert(&mut tx, &record).await?;
         seeded.facility_ids.push(record.id);
         seeded.client_ids.push(client.id);
+        if i % 1000 == 999 {
+            // Each insert bumps the department's live count: in one huge PostgreSQL transaction
+            // that row's version chain would grow with every facility.
+            tx.commit().await?;
+            tx = db.begin().await?;
+        }
     }
     tx.commit().await?;
     seeded.test_type_ids = types.iter().flat_map(|(_, ids)| ids.clone()).collect();
