@@ -81,47 +81,21 @@ impl Db {
         Ok(db)
     }
 
-    /// The facility search (`q`, a substring of name, company name, cnpj and cities) needs a
-    /// trigram index to avoid reading every facility; each backend has its own kind, so it is
-    /// created here rather than in the shared migrations: FTS5 with the trigram tokenizer on
-    /// SQLite, pg_trgm's GIN index on PostgreSQL (where it is optional: without the extension,
-    /// search still works, reading the table).
+    /// The facility search (`q`, a substring of name, company name, cnpj and cities) can use a
+    /// trigram index on PostgreSQL (pg_trgm, a backend-specific kind of index, so it is created
+    /// here rather than in the shared migrations). It is optional: without the extension, search
+    /// still works, reading the table. (An FTS5 trigram index on SQLite was measured slower for
+    /// the broad terms people type, and it slows every write: see docs/benchmarks.md.)
     async fn ensure_search_index(&self) -> anyhow::Result<()> {
-        match self.backend {
-            Backend::Postgres => {
-                let created = sqlx::raw_sql(
-                    "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
-                     CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops);",
-                )
-                .execute(&self.writer)
-                .await;
-                if let Err(e) = created {
-                    tracing::warn!(error = %e, "no pg_trgm index for facility search; searches will read the whole table");
-                }
-            }
-            Backend::Sqlite => {
-                let exists: i64 = sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM sqlite_master WHERE name = 'facility_search'",
-                )
-                .fetch_one(&self.writer)
-                .await?;
-                if exists == 0 {
-                    sqlx::raw_sql(
-                        "CREATE VIRTUAL TABLE facility_search USING fts5(search_text, content = 'facilities', \
-                           content_rowid = 'rowid', tokenize = 'trigram'); \
-                         CREATE TRIGGER facilities_search_insert AFTER INSERT ON facilities BEGIN \
-                           INSERT INTO facility_search (rowid, search_text) VALUES (new.rowid, new.search_text); END; \
-                         CREATE TRIGGER facilities_search_delete AFTER DELETE ON facilities BEGIN \
-                           INSERT INTO facility_search (facility_search, rowid, search_text) VALUES ('delete', old.rowid, old.search_text); END; \
-                         CREATE TRIGGER facilities_search_update AFTER UPDATE OF search_text ON facilities BEGIN \
-                           INSERT INTO facility_search (facility_search, rowid, search_text) VALUES ('delete', old.rowid, old.search_text); \
-                           INSERT INTO facility_search (rowid, search_text) VALUES (new.rowid, new.search_text); END; \
-                         INSERT INTO facility_search (facility_search) VALUES ('rebuild');",
-                    )
-                    .execute(&self.writer)
-                    .await
-                    .context("cannot create the facility search index")?;
-                }
+        if self.backend == Backend::Postgres {
+            let created = sqlx::raw_sql(
+                "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
+                 CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops);",
+            )
+            .execute(&self.writer)
+            .await;
+            if let Err(e) = created {
+                tracing::warn!(error = %e, "no pg_trgm index for facility search; searches will read the whole table");
             }
         }
         Ok(())

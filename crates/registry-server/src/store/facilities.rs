@@ -481,19 +481,7 @@ pub async fn list(
         );
     }
     if let Some(q) = params.text("q") {
-        let key = search_key(&q);
-        // The SQLite trigram index answers LIKE for 3 or more plain characters; shorter terms
-        // and terms with LIKE wildcards (matched literally) read the table.
-        let indexed =
-            !is_postgres(conn) && key.chars().count() >= 3 && !key.contains(['%', '_', '\\']);
-        if indexed {
-            add(
-                "f.rowid IN (SELECT rowid FROM facility_search WHERE search_text LIKE $?)",
-                format!("%{key}%"),
-            );
-        } else {
-            add("f.search_text LIKE $? ESCAPE '\\'", contains_pattern(&q));
-        }
+        add("f.search_text LIKE $? ESCAPE '\\'", contains_pattern(&q));
     }
     if let Some(state) = params.text("state") {
         add(

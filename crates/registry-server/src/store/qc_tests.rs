@@ -292,17 +292,60 @@ pub async fn due(
             crate::db::placeholders(first, query.states.len())
         );
     }
-    // Without `never_done`, only pairs that have a latest test can match: read them from
-    // `qc_last` through its index on next_due instead of judging every pair.
+    let columns = "e.id AS equipment_id, e.manufacturer, e.model, e.serial_number, e.localization, \
+        f.id AS facility_id, f.name AS facility_name, et.id AS equipment_type_id, et.name AS equipment_type_name, \
+        t.id AS test_type_id, t.name AS test_type_name, t.expiration_in_days AS days, l.last_date, l.next_due";
+    let n = binds.len();
     let needs_never_done = query.states.is_empty() || query.states.contains(&DueState::NeverDone);
-    let pairs_from = if needs_never_done {
-        "FROM equipment e \
-         JOIN facilities f ON f.id = e.facility_id \
-         JOIN equipment_types et ON et.id = e.equipment_type_id \
-         JOIN test_types t ON t.equipment_type_id = e.equipment_type_id \
-         LEFT JOIN qc_last l ON l.equipment_id = e.id AND l.test_type_id = t.id"
-            .to_owned()
+    let (rows, total) = if needs_never_done {
+        // Every pair of each equipment's type is judged, those never tested included.
+        let sql = format!(
+            "WITH pairs AS MATERIALIZED ( \
+               SELECT {columns} \
+               FROM equipment e \
+               JOIN facilities f ON f.id = e.facility_id \
+               JOIN equipment_types et ON et.id = e.equipment_type_id \
+               JOIN test_types t ON t.equipment_type_id = e.equipment_type_id \
+               LEFT JOIN qc_last l ON l.equipment_id = e.id AND l.test_type_id = t.id \
+               WHERE {clauses} \
+             ), judged AS ( \
+               SELECT p.*, CASE WHEN p.last_date IS NULL THEN 'never_done' WHEN p.next_due < $1 THEN 'overdue' \
+                                WHEN p.next_due <= $2 THEN 'due_soon' ELSE 'ok' END AS state \
+               FROM pairs p \
+             ) \
+             SELECT j.*, COUNT(*) OVER () AS total FROM judged j WHERE {state_filter} \
+             ORDER BY CASE WHEN j.next_due IS NULL THEN 0 ELSE 1 END, j.next_due, j.equipment_id, j.test_type_name, j.test_type_id \
+             LIMIT ${} OFFSET ${}",
+            n + 1,
+            n + 2,
+            clauses = clauses.join(" AND "),
+        );
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        let rows = q
+            .bind(query.limit)
+            .bind(query.offset)
+            .fetch_all(&mut *conn)
+            .await?;
+        let mut total = match rows.first() {
+            Some(r) => r.try_get::<i64, _>("total")?,
+            None => 0,
+        };
+        if rows.is_empty() && query.offset > 0 {
+            // Past the last page the window count has no row to ride on; count without paging.
+            let probe = DueQuery {
+                limit: 1,
+                offset: 0,
+                ..query.clone()
+            };
+            total = Box::pin(due(conn, backend, &probe)).await?.1;
+        }
+        (rows, total)
     } else {
+        // Only pairs with a latest test can match: read them from `qc_last` through its index on
+        // next_due (the page stops after `limit` rows), and count them with a narrow query.
         let ranges: Vec<&str> = query
             .states
             .iter()
@@ -313,56 +356,37 @@ pub async fn due(
             })
             .collect();
         clauses.push(format!("({})", ranges.join(" OR ")));
-        "FROM qc_last l \
-         JOIN equipment e ON e.id = l.equipment_id \
-         JOIN test_types t ON t.id = l.test_type_id AND t.equipment_type_id = e.equipment_type_id \
-         JOIN facilities f ON f.id = e.facility_id \
-         JOIN equipment_types et ON et.id = e.equipment_type_id"
-            .to_owned()
+        let from = "FROM qc_last l \
+             JOIN equipment e ON e.id = l.equipment_id \
+             JOIN test_types t ON t.id = l.test_type_id AND t.equipment_type_id = e.equipment_type_id \
+             JOIN facilities f ON f.id = e.facility_id \
+             JOIN equipment_types et ON et.id = e.equipment_type_id";
+        let filter = clauses.join(" AND ");
+        let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!(
+            "SELECT COUNT(*) {from} WHERE {filter}"
+        )));
+        for b in &binds {
+            count = count.bind(b.as_str());
+        }
+        let total = count.fetch_one(&mut *conn).await?;
+        let sql = format!(
+            "SELECT {columns}, CASE WHEN l.next_due < $1 THEN 'overdue' WHEN l.next_due <= $2 THEN 'due_soon' ELSE 'ok' END AS state \
+             {from} WHERE {filter} ORDER BY l.next_due, e.id, t.name, t.id LIMIT ${} OFFSET ${}",
+            n + 1,
+            n + 2
+        );
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        (
+            q.bind(query.limit)
+                .bind(query.offset)
+                .fetch_all(&mut *conn)
+                .await?,
+            total,
+        )
     };
-    let n = binds.len();
-    let sql = format!(
-        "WITH pairs AS MATERIALIZED ( \
-           SELECT e.id AS equipment_id, e.manufacturer, e.model, e.serial_number, e.localization, \
-                  f.id AS facility_id, f.name AS facility_name, et.id AS equipment_type_id, et.name AS equipment_type_name, \
-                  t.id AS test_type_id, t.name AS test_type_name, t.expiration_in_days AS days, \
-                  l.last_date, l.next_due \
-           {pairs_from} \
-           WHERE {clauses} \
-         ), judged AS ( \
-           SELECT p.*, CASE WHEN p.last_date IS NULL THEN 'never_done' WHEN p.next_due < $1 THEN 'overdue' \
-                            WHEN p.next_due <= $2 THEN 'due_soon' ELSE 'ok' END AS state \
-           FROM pairs p \
-         ) \
-         SELECT j.*, COUNT(*) OVER () AS total FROM judged j WHERE {state_filter} \
-         ORDER BY CASE WHEN j.next_due IS NULL THEN 0 ELSE 1 END, j.next_due, j.equipment_id, j.test_type_name, j.test_type_id \
-         LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2,
-        clauses = clauses.join(" AND "),
-    );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b.as_str());
-    }
-    let rows = q
-        .bind(query.limit)
-        .bind(query.offset)
-        .fetch_all(&mut *conn)
-        .await?;
-    let mut total = match rows.first() {
-        Some(r) => r.try_get::<i64, _>("total")?,
-        None => 0,
-    };
-    if rows.is_empty() && query.offset > 0 {
-        // Past the last page the window count has no row to ride on; count without paging.
-        let probe = DueQuery {
-            limit: 1,
-            offset: 0,
-            ..query.clone()
-        };
-        total = Box::pin(due(conn, backend, &probe)).await?.1;
-    }
     let list = rows
         .iter()
         .map(|r| {
