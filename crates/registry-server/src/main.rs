@@ -3,8 +3,24 @@
 use registry_server::{Application, Config};
 use tracing_subscriber::EnvFilter;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+/// glibc raises its mmap threshold to the size of the largest freed block, so after the first
+/// argon2 hash (19 MiB) every later one comes from an arena and stays resident; with one arena per
+/// thread that grows to hundreds of MiB. A fixed threshold and two arenas keep the server small.
+fn tame_the_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only adjusts allocator parameters; it is called before any other thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    tame_the_allocator();
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_env("REGISTRY_LOG")
