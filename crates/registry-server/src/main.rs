@@ -17,7 +17,10 @@ fn tame_the_allocator() {
 
 fn main() -> anyhow::Result<()> {
     tame_the_allocator();
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run())
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run())
 }
 
 async fn run() -> anyhow::Result<()> {

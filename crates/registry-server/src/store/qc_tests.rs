@@ -356,11 +356,15 @@ pub async fn due(
             })
             .collect();
         clauses.push(format!("({})", ranges.join(" OR ")));
-        let from = "FROM qc_last l \
-             JOIN equipment e ON e.id = l.equipment_id \
-             JOIN test_types t ON t.id = l.test_type_id AND t.equipment_type_id = e.equipment_type_id \
-             JOIN facilities f ON f.id = e.facility_id \
-             JOIN equipment_types et ON et.id = e.equipment_type_id";
+        // CROSS JOIN fixes SQLite's join order (qc_last first, through its next_due index);
+        // PostgreSQL plans it as the inner join it is.
+        clauses.push(
+            "e.id = l.equipment_id AND t.id = l.test_type_id AND t.equipment_type_id = e.equipment_type_id \
+             AND f.id = e.facility_id AND et.id = e.equipment_type_id"
+                .to_owned(),
+        );
+        let from = "FROM qc_last l CROSS JOIN equipment e CROSS JOIN test_types t CROSS JOIN facilities f \
+             CROSS JOIN equipment_types et";
         let filter = clauses.join(" AND ");
         let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!(
             "SELECT COUNT(*) {from} WHERE {filter}"
