@@ -72,10 +72,6 @@ fn required_str<'a>(v: &'a Value, key: &str) -> Result<&'a str> {
     }
 }
 
-fn user_json(u: &UserRow) -> Result<Value> {
-    serde_json::to_value(u.view()).map_err(|e| ApiError::Internal(e.into()))
-}
-
 async fn audit_user(
     conn: &mut AnyConnection,
     actor: Option<&str>,
@@ -83,25 +79,15 @@ async fn audit_user(
     before: Option<&UserRow>,
     after: Option<&UserRow>,
 ) -> Result<()> {
-    let before = before.map(user_json).transpose()?;
-    let after = after.map(user_json).transpose()?;
-    let entity_id = after
-        .as_ref()
-        .or(before.as_ref())
-        .and_then(|v| v["_id"].as_str())
-        .unwrap_or_default()
-        .to_owned();
-    audit::record(
+    let id = after.or(before).map(|u| u.id.clone()).unwrap_or_default();
+    audit::record_change(
         conn,
-        audit::Change {
-            entity: "user",
-            entity_id: &entity_id,
-            action,
-            actor,
-            before: before.as_ref(),
-            after: after.as_ref(),
-            role_changes: &[],
-        },
+        actor,
+        "user",
+        &id,
+        action,
+        before.map(UserRow::view).as_ref(),
+        after.map(UserRow::view).as_ref(),
     )
     .await?;
     Ok(())

@@ -234,10 +234,6 @@ fn invalid_transition(e: document::InvalidTransition) -> ApiError {
     ApiError::conflict("invalid_transition", format!("Invalid transition: {e}."))
 }
 
-fn snapshot(doc: &Document) -> Value {
-    serde_json::to_value(doc).unwrap_or(Value::Null)
-}
-
 async fn record(
     conn: &mut AnyConnection,
     id: &str,
@@ -246,19 +242,14 @@ async fn record(
     before: Option<&Document>,
     after: Option<&Document>,
 ) -> Result<()> {
-    let before = before.map(snapshot);
-    let after = after.map(snapshot);
-    audit::record(
+    audit::record_change(
         conn,
-        audit::Change {
-            entity: "document",
-            entity_id: id,
-            action,
-            actor: Some(&caller.id),
-            before: before.as_ref(),
-            after: after.as_ref(),
-            role_changes: &[],
-        },
+        Some(&caller.id),
+        "document",
+        id,
+        action,
+        before,
+        after,
     )
     .await?;
     Ok(())

@@ -16,7 +16,6 @@ use axum::{Json, Router};
 use registry_core::api::{AuditEvent, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::{ErrorBody, FieldCode, FieldError};
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::AnyConnection;
 
@@ -48,38 +47,6 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     )]
     struct Doc;
     Doc::openapi()
-}
-
-/// Writes the audit event of a change to any record of this feature.
-pub(crate) async fn audit_change<T: Serialize>(
-    conn: &mut AnyConnection,
-    caller: &Caller,
-    entity: &str,
-    entity_id: &str,
-    action: &str,
-    before: Option<&T>,
-    after: Option<&T>,
-) -> Result<()> {
-    let json = |v: Option<&T>| {
-        v.map(serde_json::to_value)
-            .transpose()
-            .map_err(anyhow::Error::from)
-    };
-    let (before, after) = (json(before)?, json(after)?);
-    audit::record(
-        conn,
-        audit::Change {
-            entity,
-            entity_id,
-            action,
-            actor: Some(&caller.id),
-            before: before.as_ref(),
-            after: after.as_ref(),
-            role_changes: &[],
-        },
-    )
-    .await?;
-    Ok(())
 }
 
 /// Live equipment the caller may see (staff: all; a `Cliente`: their facilities'), or 404.
@@ -205,9 +172,9 @@ async fn create(state: &AppState, caller: &Caller, value: &Value) -> Result<Equi
         updated_at: at,
     };
     store::save(&mut tx, &equipment, true).await?;
-    audit_change(
+    audit::record_change(
         &mut tx,
-        caller,
+        Some(&caller.id),
         "equipment",
         &equipment.id,
         "create",
@@ -317,9 +284,9 @@ async fn edit(
     if equipment != before {
         equipment.updated_at = now();
         store::save(&mut tx, &equipment, false).await?;
-        audit_change(
+        audit::record_change(
             &mut tx,
-            &caller,
+            Some(&caller.id),
             "equipment",
             &id,
             "edit",
@@ -347,9 +314,9 @@ async fn exclude(
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    audit_change(
+    audit::record_change(
         &mut tx,
-        &caller,
+        Some(&caller.id),
         "equipment",
         &id,
         "archive",

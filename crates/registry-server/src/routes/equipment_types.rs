@@ -6,7 +6,7 @@ use crate::auth::Caller;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
-use crate::routes::equipment::audit_change;
+use crate::store::audit;
 use crate::store::equipment_types as store;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -123,9 +123,9 @@ async fn register_type(
     let mut tx = state.db.begin().await?;
     ensure_unique_type_name(&mut tx, &t.name, &t.id).await?;
     store::save_type(&mut tx, &t, true).await?;
-    audit_change(
+    audit::record_change(
         &mut tx,
-        &caller,
+        Some(&caller.id),
         "equipment_type",
         &t.id,
         "create",
@@ -163,9 +163,9 @@ async fn edit_type(
     if t != before {
         t.updated_at = now();
         store::save_type(&mut tx, &t, false).await?;
-        audit_change(
+        audit::record_change(
             &mut tx,
-            &caller,
+            Some(&caller.id),
             "equipment_type",
             &id,
             "edit",
@@ -201,9 +201,9 @@ async fn exclude_type(
         ));
     }
     store::delete_type(&mut tx, &id).await?;
-    audit_change(
+    audit::record_change(
         &mut tx,
-        &caller,
+        Some(&caller.id),
         "equipment_type",
         &id,
         "delete",
@@ -314,9 +314,9 @@ async fn register_test_type(
     };
     ensure_unique_test_name(&mut tx, &t).await?;
     store::save_test_type(&mut tx, &t, true).await?;
-    audit_change(
+    audit::record_change(
         &mut tx,
-        &caller,
+        Some(&caller.id),
         "test_type",
         &t.id,
         "create",
@@ -371,9 +371,9 @@ async fn edit_test_type(
         ensure_unique_test_name(&mut tx, &t).await?;
         t.updated_at = now();
         store::save_test_type(&mut tx, &t, false).await?;
-        audit_change(
+        audit::record_change(
             &mut tx,
-            &caller,
+            Some(&caller.id),
             "test_type",
             &id,
             "edit",
@@ -407,7 +407,16 @@ async fn exclude_test_type(
         ));
     }
     store::delete_test_type(&mut tx, &id).await?;
-    audit_change(&mut tx, &caller, "test_type", &id, "delete", Some(&t), None).await?;
+    audit::record_change(
+        &mut tx,
+        Some(&caller.id),
+        "test_type",
+        &id,
+        "delete",
+        Some(&t),
+        None,
+    )
+    .await?;
     tx.commit().await?;
     Ok(Json(Message {
         message: "Test type deleted.".into(),

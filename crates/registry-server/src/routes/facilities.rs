@@ -496,18 +496,14 @@ async fn exclude(
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    let before_json = serde_json::to_value(&before).map_err(anyhow::Error::from)?;
-    audit::record(
+    audit::record_change(
         &mut tx,
-        audit::Change {
-            entity: "facility",
-            entity_id: &id,
-            action: "archive",
-            actor: Some(&caller.id),
-            before: Some(&before_json),
-            after: None,
-            role_changes: &[],
-        },
+        Some(&caller.id),
+        "facility",
+        &id,
+        "archive",
+        Some(&before),
+        None,
     )
     .await?;
     tx.commit().await?;

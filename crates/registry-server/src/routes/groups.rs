@@ -107,26 +107,8 @@ async fn record(
     before: Option<&Group>,
     after: Option<&Group>,
 ) -> Result<()> {
-    let json = |g: Option<&Group>| {
-        g.map(serde_json::to_value)
-            .transpose()
-            .map_err(anyhow::Error::from)
-    };
-    let (b, a) = (json(before)?, json(after)?);
     let id = after.or(before).map(|g| g.id.clone()).unwrap_or_default();
-    audit::record(
-        conn,
-        audit::Change {
-            entity: "group",
-            entity_id: &id,
-            action,
-            actor: Some(&caller.id),
-            before: b.as_ref(),
-            after: a.as_ref(),
-            role_changes: &[],
-        },
-    )
-    .await?;
+    audit::record_change(conn, Some(&caller.id), "group", &id, action, before, after).await?;
     Ok(())
 }
 

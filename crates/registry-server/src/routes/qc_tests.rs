@@ -6,8 +6,9 @@ use crate::auth::Caller;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
-use crate::routes::equipment::{audit_change, visible_equipment};
+use crate::routes::equipment::visible_equipment;
 use crate::routes::facilities::scope_for;
+use crate::store::audit;
 use crate::store::qc_tests::{self as store, DueQuery};
 use crate::store::{equipment, equipment_types, users};
 use axum::extract::{Path, State};
@@ -214,9 +215,9 @@ async fn create(
     let mut tx = state.db.begin().await?;
     apply(&mut tx, &mut record, changes).await?;
     store::save(&mut tx, &record, true).await?;
-    audit_change(
+    audit::record_change(
         &mut tx,
-        &caller,
+        Some(&caller.id),
         "qc_test",
         &record.id,
         "create",
@@ -283,9 +284,9 @@ async fn edit(
     if record != before {
         record.updated_at = now();
         store::save(&mut tx, &record, false).await?;
-        audit_change(
+        audit::record_change(
             &mut tx,
-            &caller,
+            Some(&caller.id),
             "qc_test",
             &id,
             "edit",
@@ -313,9 +314,9 @@ async fn delete(
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    audit_change(
+    audit::record_change(
         &mut tx,
-        &caller,
+        Some(&caller.id),
         "qc_test",
         &id,
         "delete",

@@ -91,3 +91,32 @@ pub async fn history(
         .collect::<Result<Vec<_>, sqlx::Error>>()?;
     Ok((events, total))
 }
+
+/// Records a change to one record from its before/after snapshots (serialised as the API shows
+/// them). The one helper every resource uses; facility edits that carry role changes use `record`.
+pub async fn record_change<T: serde::Serialize>(
+    conn: &mut AnyConnection,
+    actor: Option<&str>,
+    entity: &str,
+    entity_id: &str,
+    action: &str,
+    before: Option<&T>,
+    after: Option<&T>,
+) -> anyhow::Result<()> {
+    let json = |v: Option<&T>| v.map(serde_json::to_value).transpose();
+    let (before, after) = (json(before)?, json(after)?);
+    record(
+        conn,
+        Change {
+            entity,
+            entity_id,
+            action,
+            actor,
+            before: before.as_ref(),
+            after: after.as_ref(),
+            role_changes: &[],
+        },
+    )
+    .await?;
+    Ok(())
+}
