@@ -339,8 +339,15 @@ async fn apply_edit(
     let mut errors = errs.into_vec();
     let mut record = FacilityRecord::from_view(&before)?;
     let links = check_references(&mut tx, &changes, &record.users, &mut errors).await?;
-    let linked = store::has_records(&mut tx, id).await?;
-    errors.extend(check_cnpj_lock(&record.cnpj, changes.cnpj.as_ref(), linked));
+    // Only a cnpj change can hit the lock, so only then look for linked records.
+    if changes
+        .cnpj
+        .as_ref()
+        .is_some_and(|c| c.as_str() != record.cnpj)
+    {
+        let linked = store::has_records(&mut tx, id).await?;
+        errors.extend(check_cnpj_lock(&record.cnpj, changes.cnpj.as_ref(), linked));
+    }
     if !errors.is_empty() {
         return Err(ApiError::Validation(errors));
     }
