@@ -7,7 +7,9 @@
 //! `cargo run --release --example bench -- --facilities 100000`
 //! Options: `--equipment N` (10000), `--qc-tests N` (200000), `--duration S` (10), `--connections C`
 //! (32), `--threads T` (2), `--repeat R` (3, the median is reported), `--databases sqlite,postgres`,
-//! `--output FILE` (docs/benchmarks.md). PostgreSQL is reached at `REGISTRY_BENCH_POSTGRES_URL`
+//! `--output FILE` (docs/benchmarks.md), `--keep DIR` (keep the SQLite data set there and reuse it
+//! on the next run instead of seeding again), `--only A,B` (only the scenarios whose name contains
+//! A or B; `/healthz` always runs, as the ceiling). PostgreSQL is reached at `REGISTRY_BENCH_POSTGRES_URL`
 //! (default `postgres://postgres@127.0.0.1:5432/postgres`); the benchmark creates and drops its
 //! own database there.
 
@@ -33,6 +35,10 @@ struct Args {
     repeat: usize,
     databases: Vec<String>,
     output: PathBuf,
+    /// Keep the SQLite data set in this folder and reuse it on the next run.
+    keep: Option<PathBuf>,
+    /// Run only the scenarios whose name contains one of these.
+    only: Vec<String>,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
@@ -50,6 +56,8 @@ fn parse_args() -> anyhow::Result<Args> {
         repeat: 3,
         databases: vec!["sqlite".into(), "postgres".into()],
         output: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/benchmarks.md")),
+        keep: None,
+        only: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -64,6 +72,8 @@ fn parse_args() -> anyhow::Result<Args> {
             "--repeat" => a.repeat = value()?.parse::<usize>()?.max(1),
             "--databases" => a.databases = value()?.split(',').map(str::to_owned).collect(),
             "--output" => a.output = PathBuf::from(value()?),
+            "--keep" => a.keep = Some(PathBuf::from(value()?)),
+            "--only" => a.only = value()?.split(',').map(str::to_owned).collect(),
             other => bail!(
                 "unknown option {other} (see the comment at the top of examples/bench/main.rs)"
             ),
@@ -308,15 +318,14 @@ async fn prepare(url: &str, plan: &SeedPlan, postgres: bool) -> anyhow::Result<(
     };
     let mut tx = db.begin().await?;
     users::save(&mut tx, &admin, true).await?;
-    tx.commit().await?;
     // Fresh statistics, as autovacuum (PostgreSQL) or a periodic ANALYZE (SQLite) would give.
-    sqlx::raw_sql(if postgres {
-        "VACUUM ANALYZE"
+    if postgres {
+        tx.commit().await?;
+        sqlx::raw_sql("VACUUM ANALYZE").execute(&db.pool).await?;
     } else {
-        "ANALYZE"
-    })
-    .execute(&db.pool)
-    .await?;
+        sqlx::raw_sql("ANALYZE").execute(&mut *tx).await?;
+        tx.commit().await?;
+    }
     db.close().await;
     Ok((seeded, started.elapsed()))
 }
@@ -371,14 +380,21 @@ struct Report {
 }
 
 async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::Result<Report> {
-    let data_dir = tempfile::tempdir()?;
+    let temp = tempfile::tempdir()?;
+    let data_dir = match (&args.keep, database) {
+        (Some(dir), "sqlite") => {
+            std::fs::create_dir_all(dir)?;
+            dir.clone()
+        }
+        _ => temp.path().to_owned(),
+    };
     let pg_admin = std::env::var("REGISTRY_BENCH_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
     let pg_name = format!("registry_bench_{}", std::process::id());
     let url = match database {
         "sqlite" => format!(
             "sqlite://{}?mode=rwc",
-            data_dir.path().join("registry.db").display()
+            data_dir.join("registry.db").display()
         ),
         "postgres" => {
             use sqlx::Connection;
@@ -407,12 +423,21 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
         "[{database}] seeding {} facilities, {} equipment, {} QC tests…",
         args.plan.facilities, args.plan.equipment, args.plan.qc_tests
     );
-    let (seeded, seeding) = prepare(&url, &args.plan, database == "postgres").await?;
-    eprintln!("[{database}] seeded in {:.1} s", seeding.as_secs_f64());
-    let ids_file = data_dir.path().join("facility-ids.txt");
-    std::fs::write(&ids_file, seeded.facility_ids.join("\n"))?;
+    let ids_file = data_dir.join("facility-ids.txt");
+    let seeding = if args.keep.is_some() && ids_file.exists() {
+        eprintln!(
+            "[{database}] reusing the data set in {}",
+            data_dir.display()
+        );
+        Duration::ZERO
+    } else {
+        let (seeded, seeding) = prepare(&url, &args.plan, database == "postgres").await?;
+        eprintln!("[{database}] seeded in {:.1} s", seeding.as_secs_f64());
+        std::fs::write(&ids_file, seeded.facility_ids.join("\n"))?;
+        seeding
+    };
 
-    let server = start_server(binary, &url, data_dir.path()).await?;
+    let server = start_server(binary, &url, &data_dir).await?;
     let pid = server.child.id();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle_kib = rss_kib(pid, "VmRSS:");
@@ -427,7 +452,10 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
     let token = login["token"].as_str().context("no token")?.to_owned();
 
     let mut rows = Vec::new();
-    for scenario in SCENARIOS {
+    let chosen = SCENARIOS.iter().enumerate().filter(|(i, s)| {
+        *i == 0 || args.only.is_empty() || args.only.iter().any(|o| s.name.contains(o.as_str()))
+    });
+    for (_, scenario) in chosen {
         let mut runs = Vec::new();
         for _ in 0..args.repeat {
             runs.push(run_wrk(args, &server.base, scenario, &token, &ids_file)?);

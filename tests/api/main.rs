@@ -4,6 +4,7 @@
 mod helpers;
 
 mod auth;
+mod cache;
 mod document_email;
 mod documents;
 mod equipment;

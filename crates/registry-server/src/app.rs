@@ -34,6 +34,7 @@ pub struct AppState {
     pub mailer: Arc<Mailer>,
     pub objects: Arc<crate::objects::Objects>,
     pub signing_key: Arc<ed25519_dalek::SigningKey>,
+    pub cache: Arc<crate::cache::ReadCache>,
 }
 
 pub struct Application {
@@ -67,6 +68,7 @@ impl Application {
             crate::objects::Objects::open(config.object_store_url.as_deref(), &config.data_dir)?;
         let signing_key = crate::signing::load_or_create(&config)?;
         tracing::info!(database = ?db.backend, mail = mailer.describe(), files = objects.describe(), "storage ready");
+        let cache = crate::cache::ReadCache::new(config.read_cache_mib);
         let state = AppState {
             db,
             config: Arc::new(config),
@@ -74,6 +76,7 @@ impl Application {
             mailer: Arc::new(mailer),
             objects: Arc::new(objects),
             signing_key: Arc::new(signing_key),
+            cache: Arc::new(cache),
         };
         ensure_first_administrator(&state).await?;
         let mut tx = state.db.begin().await?;

@@ -3,6 +3,7 @@
 //! change or deactivation.
 
 use crate::app::AppState;
+use crate::cache::UserAuth;
 use crate::error::{ApiError, Result};
 use anyhow::Context;
 use argon2::Argon2;
@@ -203,30 +204,45 @@ impl FromRequestParts<AppState> for Caller {
                 _ => unauthorized("The token is not valid."),
             })?
             .claims;
-        let mut conn = state.db.read().await?;
-        let row = sqlx::query(
-            "SELECT name, email, roles, active, token_version FROM users WHERE id = $1",
-        )
-        .bind(&claims.id)
-        .fetch_optional(&mut *conn)
-        .await?
-        .ok_or_else(|| unauthorized("The token's user no longer exists."))?;
-        if row.try_get::<i64, _>("active")? == 0 {
+        let user = state
+            .cache
+            .user(&state.db, &claims.id, || load_user(state, &claims.id))
+            .await?
+            .ok_or_else(|| unauthorized("The token's user no longer exists."))?;
+        if !user.active {
             return Err(unauthorized("This account is deactivated."));
         }
-        if row.try_get::<i64, _>("token_version")? != claims.ver {
+        if user.token_version != claims.ver {
             return Err(unauthorized(
                 "The token was issued before a password change; log in again.",
             ));
         }
         Ok(Caller {
             id: claims.id,
-            name: row.try_get("name")?,
-            email: row.try_get("email")?,
-            roles: serde_json::from_str(&row.try_get::<String, _>("roles")?)
-                .context("stored roles")?,
+            name: user.name.clone(),
+            email: user.email.clone(),
+            roles: user.roles.clone(),
         })
     }
+}
+
+async fn load_user(state: &AppState, id: &str) -> Result<Option<UserAuth>> {
+    let mut conn = state.db.read().await?;
+    let Some(row) =
+        sqlx::query("SELECT name, email, roles, active, token_version FROM users WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(UserAuth {
+        name: row.try_get("name")?,
+        email: row.try_get("email")?,
+        roles: serde_json::from_str(&row.try_get::<String, _>("roles")?).context("stored roles")?,
+        active: row.try_get::<i64, _>("active")? != 0,
+        token_version: row.try_get("token_version")?,
+    }))
 }
 
 /// `Some(caller)` with a valid token, `None` without an Authorization header; a bad token is

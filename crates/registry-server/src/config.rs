@@ -46,6 +46,8 @@ pub struct Config {
     /// Public base URL used in e-mails (password recovery links).
     pub public_url: String,
     pub documents: DocumentSettings,
+    /// Memory for the read cache (`crate::cache`), in MiB; 0 turns it off.
+    pub read_cache_mib: u64,
 }
 
 /// Uploads, signing and the scheduled e-mail worker (product.md §5).
@@ -101,6 +103,7 @@ impl Config {
             login_window: Duration::from_secs(15 * 60),
             public_url: "http://127.0.0.1:8080".into(),
             documents: DocumentSettings::default(),
+            read_cache_mib: 32,
         }
     }
 
@@ -196,6 +199,11 @@ impl Config {
                 .parse()
                 .context("REGISTRY_EMAIL_POLL_SECONDS must be a whole number")?;
             c.documents.email_poll_interval = Duration::from_secs(secs.max(1));
+        }
+        if let Some(v) = var("REGISTRY_READ_CACHE_MIB") {
+            c.read_cache_mib = v.parse().context(
+                "REGISTRY_READ_CACHE_MIB must be a whole number (0 turns the cache off)",
+            )?;
         }
         if c.admin_email.is_some() != c.admin_password.is_some() {
             bail!("set both REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD, or neither");

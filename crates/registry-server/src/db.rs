@@ -1,12 +1,19 @@
 //! The database handle: one `sqlx::Any` pool over SQLite (default) or PostgreSQL, chosen from the
 //! URL scheme, with portable SQL (`$n` parameters, text timestamps) and migrations run at start.
+//!
+//! Every write goes through a [`Tx`]; its commit advances the handle's *generation*, which the
+//! read cache ([`crate::cache`]) compares against. On PostgreSQL the commit also sends a
+//! notification, so that other instances on the same database advance theirs.
 
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyConnection, AnyPool, Transaction};
+use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -25,9 +32,63 @@ pub struct Db {
     /// "database is locked"; on PostgreSQL the same pool as `pool`.
     writer: AnyPool,
     pub backend: Backend,
+    /// Advanced after every committed write (of this process, and on PostgreSQL of every
+    /// process, through `LISTEN`).
+    generation: Arc<AtomicU64>,
+    /// The PostgreSQL listener task, stopped when the last handle is dropped.
+    listener: Arc<Listener>,
 }
 
-pub type Tx = Transaction<'static, sqlx::Any>;
+/// PostgreSQL channel on which every committed write is announced.
+const CHANGES_CHANNEL: &str = "registry_changes";
+
+#[derive(Default)]
+struct Listener(Option<tokio::task::AbortHandle>);
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        if let Some(task) = &self.0 {
+            task.abort();
+        }
+    }
+}
+
+/// The transaction that holds every write of one request. It dereferences to the connection;
+/// [`Tx::commit`] publishes the change. Dropped without a commit, it rolls back.
+pub struct Tx {
+    inner: Transaction<'static, sqlx::Any>,
+    generation: Arc<AtomicU64>,
+    backend: Backend,
+}
+
+impl Tx {
+    pub async fn commit(mut self) -> Result<(), sqlx::Error> {
+        if self.backend == Backend::Postgres {
+            // Delivered to every listener when (and only if) the transaction commits.
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("NOTIFY {CHANGES_CHANNEL}")))
+                .execute(&mut *self.inner)
+                .await?;
+        }
+        self.inner.commit().await?;
+        // After the commit: a reader that saw the old generation either read the old data (and
+        // its cached answer is now stale and ignored) or the new data.
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+}
+
+impl Deref for Tx {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
+        &self.inner
+    }
+}
+
+impl DerefMut for Tx {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.inner
+    }
+}
 
 impl Db {
     pub async fn connect(url: &str) -> anyhow::Result<Db> {
@@ -44,19 +105,21 @@ impl Db {
             Backend::Sqlite => {
                 let writer = AnyPoolOptions::new()
                     .max_connections(1)
-                    .after_connect(sqlite_pragmas)
+                    .after_connect(|conn, _| sqlite_pragmas(conn, false))
                     .connect_with(options.clone())
                     .await
                     .context("cannot open the SQLite database")?;
                 let pool = AnyPoolOptions::new()
                     .max_connections(8)
-                    .after_connect(sqlite_pragmas)
+                    .after_connect(|conn, _| sqlite_pragmas(conn, true))
                     .connect_with(options)
                     .await?;
                 Db {
                     pool,
                     writer,
                     backend,
+                    generation: Arc::default(),
+                    listener: Arc::default(),
                 }
             }
             Backend::Postgres => {
@@ -66,10 +129,14 @@ impl Db {
                     .connect_with(options)
                     .await
                     .context("cannot connect to PostgreSQL")?;
+                let generation = Arc::<AtomicU64>::default();
+                let listener = listen_for_changes(url, generation.clone()).await?;
                 Db {
                     writer: pool.clone(),
                     pool,
                     backend,
+                    generation,
+                    listener: Arc::new(Listener(Some(listener))),
                 }
             }
         };
@@ -111,7 +178,17 @@ impl Db {
 
     /// Starts the transaction that holds every write of one request.
     pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
-        self.writer.begin().await
+        Ok(Tx {
+            inner: self.writer.begin().await?,
+            generation: self.generation.clone(),
+            backend: self.backend,
+        })
+    }
+
+    /// The number of committed writes seen so far; read it *before* reading the data whose
+    /// answer is to be cached.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     pub async fn read(&self) -> Result<sqlx::pool::PoolConnection<sqlx::Any>, sqlx::Error> {
@@ -119,22 +196,52 @@ impl Db {
     }
 
     pub async fn close(&self) {
+        if let Some(task) = &self.listener.0 {
+            task.abort();
+        }
         self.pool.close().await;
         self.writer.close().await;
     }
 }
 
+/// Listens on PostgreSQL for the commits of every instance. A lost connection is re-established;
+/// as notifications may have been missed meanwhile, the generation advances then too.
+async fn listen_for_changes(
+    url: &str,
+    generation: Arc<AtomicU64>,
+) -> anyhow::Result<tokio::task::AbortHandle> {
+    let mut listener = sqlx::postgres::PgListener::connect(url)
+        .await
+        .context("cannot connect to PostgreSQL to listen for changes")?;
+    listener.listen(CHANGES_CHANNEL).await?;
+    let task = tokio::spawn(async move {
+        loop {
+            let received = listener.try_recv().await;
+            generation.fetch_add(1, Ordering::AcqRel);
+            if let Err(e) = received {
+                tracing::warn!(error = %e, "lost the PostgreSQL change notifications; retrying");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    });
+    Ok(task.abort_handle())
+}
+
 /// Per-connection SQLite settings: WAL (readers never block the writer), foreign keys, and a
-/// busy timeout for the moments another process holds the lock.
-fn sqlite_pragmas<'c>(
-    conn: &'c mut AnyConnection,
-    _meta: sqlx::pool::PoolConnectionMetadata,
-) -> futures::future::BoxFuture<'c, Result<(), sqlx::Error>> {
+/// busy timeout for the moments another process holds the lock. Reader connections are
+/// query-only, so a write can only happen in a [`Tx`] (which publishes it).
+fn sqlite_pragmas(
+    conn: &mut AnyConnection,
+    reader: bool,
+) -> futures::future::BoxFuture<'_, Result<(), sqlx::Error>> {
     Box::pin(async move {
-        sqlx::raw_sql(
+        sqlx::raw_sql(if reader {
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
-             PRAGMA busy_timeout = 10000; PRAGMA cache_size = -4000;",
-        )
+             PRAGMA busy_timeout = 10000; PRAGMA cache_size = -4000; PRAGMA query_only = ON;"
+        } else {
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
+             PRAGMA busy_timeout = 10000; PRAGMA cache_size = -4000;"
+        })
         .execute(conn)
         .await
         .map(|_| ())

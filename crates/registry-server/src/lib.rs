@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod cache;
 pub mod config;
 pub mod db;
 pub mod email_worker;

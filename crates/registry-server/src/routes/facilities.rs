@@ -3,13 +3,14 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::cache;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::store::facilities::{self as store, FacilityRecord, ListScope};
 use crate::store::{audit, groups, users};
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{OriginalUri, Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
@@ -127,59 +128,91 @@ pub fn check_if_match(headers: &HeaderMap, version: i64) -> Result<()> {
 async fn list(
     state: &AppState,
     caller: &Caller,
+    uri: &Uri,
     params: &ListParams,
     department: Option<Department>,
-) -> Result<Json<ListEnvelope<Facility>>> {
-    let mut conn = state.db.read().await?;
-    let scope = ListScope {
-        department,
-        member: scope_for(caller),
-    };
-    let (list, total) = store::list(&mut conn, params, &scope).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+) -> Result<Response> {
+    let key = cache::key(&caller.id, uri, "");
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            let scope = ListScope {
+                department,
+                member: scope_for(caller),
+            };
+            let (list, total) = store::list(&mut conn, params, &scope).await?;
+            Ok(Json(ListEnvelope {
+                list,
+                paging: params.paging(total),
+            })
+            .into_response())
+        })
+        .await
 }
 
 #[utoipa::path(get, path = "/api/facilities", tag = "facilities", summary = "List facilities, paginated", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query), ("q" = Option<String>, Query, description = "name, company name, cnpj or city"), ("state" = Option<String>, Query), ("city" = Option<String>, Query), ("group" = Option<String>, Query), ("radioisotope" = Option<String>, Query), ("practice" = Option<String>, Query), ("userId" = Option<String>, Query)), responses((status = 200, description = "OK", body = ListEnvelope<Facility>), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
 async fn list_all(
     State(state): State<AppState>,
     caller: Caller,
+    OriginalUri(uri): OriginalUri,
     params: ListParams,
-) -> Result<Json<ListEnvelope<Facility>>> {
-    list(&state, &caller, &params, None).await
+) -> Result<Response> {
+    list(&state, &caller, &uri, &params, None).await
 }
 
 #[utoipa::path(get, path = "/api/nuclearmedicinefacilities", tag = "facilities", summary = "List nuclear-medicine facilities", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query), ("q" = Option<String>, Query, description = "name, company name, cnpj or city"), ("state" = Option<String>, Query), ("city" = Option<String>, Query), ("group" = Option<String>, Query), ("radioisotope" = Option<String>, Query), ("practice" = Option<String>, Query), ("userId" = Option<String>, Query)), responses((status = 200, description = "OK", body = ListEnvelope<Facility>), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
 async fn list_nuclear_medicine(
     State(state): State<AppState>,
     caller: Caller,
+    OriginalUri(uri): OriginalUri,
     params: ListParams,
-) -> Result<Json<ListEnvelope<Facility>>> {
-    list(&state, &caller, &params, Some(Department::NuclearMedicine)).await
+) -> Result<Response> {
+    list(
+        &state,
+        &caller,
+        &uri,
+        &params,
+        Some(Department::NuclearMedicine),
+    )
+    .await
 }
 
 #[utoipa::path(get, path = "/api/radiodiagnosisfacilities", tag = "facilities", summary = "List radiodiagnosis facilities", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query), ("q" = Option<String>, Query, description = "name, company name, cnpj or city"), ("state" = Option<String>, Query), ("city" = Option<String>, Query), ("group" = Option<String>, Query), ("radioisotope" = Option<String>, Query), ("practice" = Option<String>, Query), ("userId" = Option<String>, Query)), responses((status = 200, description = "OK", body = ListEnvelope<Facility>), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
 async fn list_radiodiagnosis(
     State(state): State<AppState>,
     caller: Caller,
+    OriginalUri(uri): OriginalUri,
     params: ListParams,
-) -> Result<Json<ListEnvelope<Facility>>> {
-    list(&state, &caller, &params, Some(Department::Radiodiagnosis)).await
+) -> Result<Response> {
+    list(
+        &state,
+        &caller,
+        &uri,
+        &params,
+        Some(Department::Radiodiagnosis),
+    )
+    .await
 }
 
 #[utoipa::path(get, path = "/api/facility/{id}", tag = "facilities", summary = "Facility details", params(("id" = String, Path)), responses((status = 200, description = "The facility, with its ETag (W/\"version\")", body = Facility), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
 async fn show(
     State(state): State<AppState>,
     caller: Caller,
+    OriginalUri(uri): OriginalUri,
     Path(id): Path<String>,
 ) -> Result<Response> {
-    let mut conn = state.db.read().await?;
-    Ok(with_etag(
-        StatusCode::OK,
-        visible(&mut conn, &caller, &id).await?,
-    ))
+    let key = cache::key(&caller.id, &uri, "");
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            Ok(with_etag(
+                StatusCode::OK,
+                visible(&mut conn, &caller, &id).await?,
+            ))
+        })
+        .await
 }
 
 /// Checks that need the store (linked users, group, the one-holder rule), adding to `errors`.

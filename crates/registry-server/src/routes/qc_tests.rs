@@ -3,6 +3,7 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::cache;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
@@ -11,8 +12,9 @@ use crate::routes::facilities::scope_for;
 use crate::store::audit;
 use crate::store::qc_tests::{self as store, DueQuery};
 use crate::store::{equipment, equipment_types, users};
-use axum::extract::{Path, State};
+use axum::extract::{OriginalUri, Path, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use chrono::NaiveDate;
@@ -406,9 +408,10 @@ fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
 async fn due_for_equipment(
     State(state): State<AppState>,
     caller: Caller,
+    OriginalUri(uri): OriginalUri,
     Path(id): Path<String>,
     params: ListParams,
-) -> Result<Json<ListEnvelope<DueTest>>> {
+) -> Result<Response> {
     let query = DueQuery {
         equipment_id: Some(id.clone()),
         states: states(&params, &[])?,
@@ -417,13 +420,20 @@ async fn due_for_equipment(
         offset: params.offset(),
         ..DueQuery::default()
     };
-    let mut conn = state.db.read().await?;
-    visible_equipment(&mut conn, &caller, &id).await?;
-    let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    let key = cache::key(&caller.id, &uri, &query.today.to_string());
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            visible_equipment(&mut conn, &caller, &id).await?;
+            let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
+            Ok(Json(ListEnvelope {
+                list,
+                paging: params.paging(total),
+            })
+            .into_response())
+        })
+        .await
 }
 
 #[utoipa::path(get, path = "/api/tests/due", tag = "QC tests",
@@ -437,8 +447,9 @@ async fn due_for_equipment(
 async fn due_everywhere(
     State(state): State<AppState>,
     caller: Caller,
+    OriginalUri(uri): OriginalUri,
     params: ListParams,
-) -> Result<Json<ListEnvelope<DueTest>>> {
+) -> Result<Response> {
     let query = DueQuery {
         member: scope_for(&caller),
         facility_id: params.text("facilityId"),
@@ -452,10 +463,17 @@ async fn due_everywhere(
         offset: params.offset(),
         ..DueQuery::default()
     };
-    let mut conn = state.db.read().await?;
-    let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    let key = cache::key(&caller.id, &uri, &query.today.to_string());
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
+            Ok(Json(ListEnvelope {
+                list,
+                paging: params.paging(total),
+            })
+            .into_response())
+        })
+        .await
 }

@@ -541,6 +541,9 @@ pub async fn list(
     // A page in the older half is read from the other end of the index, so a deep page costs
     // about what the first one does.
     let (limit, offset) = (params.page_size, params.offset());
+    if offset >= total {
+        return Ok((Vec::new(), total));
+    }
     let from_end = offset < total && offset > total / 2;
     let (order, limit, offset) = if from_end {
         let rest = total - offset - limit;

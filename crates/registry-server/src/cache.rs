@@ -1,0 +1,146 @@
+//! The read cache: answers of the read-heavy GET endpoints and the token's user row, kept in
+//! memory and valid only while no write has been committed since they were read.
+//!
+//! Every entry carries the database generation ([`Db::generation`]) read *before* its data was
+//! read; any committed write advances the generation (on PostgreSQL, every instance's, through
+//! `LISTEN/NOTIFY`), after which older entries are never served again. Answers therefore always
+//! reflect the latest write this instance has seen; what is saved is repeating the same reads
+//! between writes. The memory is bounded (`REGISTRY_READ_CACHE_MB`, least recently used entries
+//! go first; 0 turns the cache off).
+
+use crate::db::Db;
+use crate::error::Result;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use quick_cache::Weighter;
+use quick_cache::sync::Cache;
+use registry_core::Role;
+use std::future::Future;
+use std::sync::Arc;
+
+/// The stored fields of a user that authentication needs.
+#[derive(Debug, Clone)]
+pub struct UserAuth {
+    pub name: String,
+    pub email: String,
+    pub roles: Vec<Role>,
+    pub active: bool,
+    pub token_version: i64,
+}
+
+#[derive(Clone)]
+struct Answer {
+    generation: u64,
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+#[derive(Clone)]
+struct AnswerWeight;
+
+impl Weighter<String, Answer> for AnswerWeight {
+    fn weight(&self, key: &String, answer: &Answer) -> u64 {
+        (key.len() + answer.body.len() + 64 * answer.headers.len() + 128) as u64
+    }
+}
+
+pub struct ReadCache {
+    answers: Option<Cache<String, Answer, AnswerWeight>>,
+    users: Option<Cache<String, (u64, Arc<UserAuth>)>>,
+}
+
+/// Larger answers (huge pages) are not kept: they would push out many small ones.
+const LARGEST_ANSWER: usize = 1024 * 1024;
+
+impl ReadCache {
+    /// A cache holding up to `megabytes` of answers (0: no cache at all).
+    pub fn new(megabytes: u64) -> Self {
+        if megabytes == 0 {
+            return ReadCache {
+                answers: None,
+                users: None,
+            };
+        }
+        let bytes = megabytes * 1024 * 1024;
+        ReadCache {
+            answers: Some(Cache::with_weighter(
+                (bytes / 4096) as usize,
+                bytes,
+                AnswerWeight,
+            )),
+            users: Some(Cache::new(10_000)),
+        }
+    }
+
+    /// The user row behind a token, from the cache or from `load`.
+    pub async fn user<F, Fut>(&self, db: &Db, id: &str, load: F) -> Result<Option<Arc<UserAuth>>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Option<UserAuth>>>,
+    {
+        let generation = db.generation();
+        if let Some((at, user)) = self.users.as_ref().and_then(|c| c.get(id))
+            && at == generation
+        {
+            return Ok(Some(user));
+        }
+        let Some(user) = load().await?.map(Arc::new) else {
+            return Ok(None);
+        };
+        if let Some(cache) = &self.users {
+            cache.insert(id.to_owned(), (generation, user.clone()));
+        }
+        Ok(Some(user))
+    }
+
+    /// The answer for `key` (which must name everything the answer depends on: the caller, the
+    /// path and query, the date for date-dependent answers), from the cache or from `produce`.
+    /// Only successful answers are kept.
+    pub async fn answer<Fut>(&self, db: &Db, key: String, produce: Fut) -> Result<Response>
+    where
+        Fut: Future<Output = Result<Response>>,
+    {
+        let Some(cache) = &self.answers else {
+            return produce.await;
+        };
+        let generation = db.generation();
+        if let Some(hit) = cache.get(&key)
+            && hit.generation == generation
+        {
+            return Ok(rebuild(hit.headers, hit.body));
+        }
+        let response = produce.await?;
+        if response.status() != StatusCode::OK {
+            return Ok(response);
+        }
+        let (parts, body) = response.into_parts();
+        let body = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot buffer an answer: {e}"))?;
+        if body.len() <= LARGEST_ANSWER {
+            cache.insert(
+                key,
+                Answer {
+                    generation,
+                    headers: parts.headers.clone(),
+                    body: body.clone(),
+                },
+            );
+        }
+        Ok(Response::from_parts(parts, Body::from(body)))
+    }
+}
+
+/// The cache key of a GET answer: who asks, what, and `extra` (such as the date the answer
+/// depends on).
+pub fn key(caller: &str, uri: &axum::http::Uri, extra: &str) -> String {
+    let what = uri.path_and_query().map(|p| p.as_str()).unwrap_or("");
+    format!("{caller} {extra} {what}")
+}
+
+fn rebuild(headers: HeaderMap, body: Bytes) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.headers_mut() = headers;
+    response
+}

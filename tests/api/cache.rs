@@ -1,0 +1,258 @@
+//! The read cache (`registry_server::cache`): answers are reused between writes, and every
+//! committed write — of this instance, or on PostgreSQL of another — makes the next read fresh.
+
+use crate::helpers::{Backend, TestApp, facility_payload};
+use crate::on_both_databases;
+use serde_json::{Value, json};
+use sqlx::Connection;
+use std::time::{Duration, Instant};
+
+on_both_databases!(
+    cached_reads_follow_every_write,
+    answers_are_reused_until_a_write
+);
+
+async fn cached_reads_follow_every_write(app: TestApp) {
+    let (physicist, physicist_token) = app.user_with(&["Físico"], "Ana Cache").await;
+    let group = app
+        .post(
+            "/api/group/register",
+            &app.admin,
+            json!({"name": "Rede Cache"}),
+        )
+        .await
+        .expect(201);
+    let mut payload = facility_payload("Clínica Cache");
+    payload["group"] = group["_id"].clone();
+    payload["users"] = json!([{"_id": physicist, "responsabilities": ["Responsável Técnico"]}]);
+    let facility = app.create_facility(payload).await;
+    let id = facility["_id"].as_str().unwrap();
+    let path = format!("/api/facility/{id}");
+    let search = "/api/facilities?q=cl%C3%ADnica%20cache";
+    // Each read twice: the second one is answered from memory.
+    let read = |path: String| {
+        let app = &app;
+        async move {
+            app.get(&path, &app.admin).await.expect(200);
+            app.get(&path, &app.admin).await
+        }
+    };
+    assert_eq!(read(search.into()).await.expect(200)["paging"]["total"], 1);
+    read(path.clone()).await.expect(200);
+
+    // The facility's own fields, with a new ETag.
+    app.put(
+        &format!("{path}/edit"),
+        &app.admin,
+        json!({"telephone": "(21) 2222-3333"}),
+    )
+    .await
+    .expect(200);
+    let after = read(path.clone()).await;
+    assert_eq!(after.headers["etag"], "W/\"2\"");
+    assert_eq!(after.body["telephone"], "(21) 2222-3333");
+
+    // Records the view is built from: the group's name and the linked user's name.
+    app.post(
+        "/api/group/edit",
+        &app.admin,
+        json!({"_id": group["_id"], "name": "Rede Renomeada"}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/api/edit/",
+        &app.admin,
+        json!({"_id": physicist, "name": "Ana Renomeada"}),
+    )
+    .await
+    .expect(200);
+    let view = read(path.clone()).await.expect(200);
+    assert_eq!(view["group"]["name"], "Rede Renomeada");
+    assert_eq!(view["users"][0]["name"], "Ana Renomeada");
+
+    // Lists: a new facility counts at once, an archived one is gone at once.
+    app.create_facility(facility_payload("Clínica Cache Dois"))
+        .await;
+    assert_eq!(read(search.into()).await.expect(200)["paging"]["total"], 2);
+    app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))
+        .await
+        .expect(200);
+    app.get(&path, &app.admin)
+        .await
+        .expect_error(404, "not_found");
+    assert_eq!(read(search.into()).await.expect(200)["paging"]["total"], 1);
+
+    // The token's user: a deactivation ends its tokens on the next request.
+    app.get("/api/facilities", &physicist_token)
+        .await
+        .expect(200);
+    app.post("/api/exclude/", &app.admin, json!({"_id": physicist}))
+        .await
+        .expect(200);
+    app.get("/api/facilities", &physicist_token)
+        .await
+        .expect_error(401, "unauthorized");
+
+    // Visibility: a Cliente sees a facility as soon as they are linked to it.
+    let other = app
+        .create_facility(facility_payload("Clínica Cache Três"))
+        .await;
+    let other_path = format!("/api/facility/{}", other["_id"].as_str().unwrap());
+    let (client, client_token) = app.user_with(&["Cliente"], "Cli Cache").await;
+    app.get(&other_path, &client_token)
+        .await
+        .expect_error(404, "not_found");
+    let mine = app.get("/api/facilities", &client_token).await.expect(200);
+    assert_eq!(mine["paging"]["total"], 0);
+    app.post(
+        "/api/facility/users/edit",
+        &app.admin,
+        json!({"_id": other["_id"], "users": [{"_id": client, "responsabilities": ["Titular"]}]}),
+    )
+    .await
+    .expect(200);
+    app.get(&other_path, &client_token).await.expect(200);
+    let mine = app.get("/api/facilities", &client_token).await.expect(200);
+    assert_eq!(mine["list"][0]["_id"], other["_id"]);
+}
+
+/// A separate connection to the test's database, outside the server: its writes are not
+/// announced, which shows whether an answer came from memory.
+async fn outside_connection(app: &TestApp) -> sqlx::AnyConnection {
+    sqlx::any::install_default_drivers();
+    let url = app
+        .state
+        .config
+        .database_url
+        .clone()
+        .unwrap_or_else(|| registry_server::db::Db::default_url(&app.state.config.data_dir));
+    sqlx::AnyConnection::connect(&url).await.unwrap()
+}
+
+async fn rename_outside(conn: &mut sqlx::AnyConnection, id: &str, name: &str) {
+    sqlx::query("UPDATE facilities SET name = $1 WHERE id = $2")
+        .bind(name)
+        .bind(id)
+        .execute(conn)
+        .await
+        .unwrap();
+}
+
+async fn answers_are_reused_until_a_write(app: TestApp) {
+    let facility = app
+        .create_facility(facility_payload("Clínica Memória"))
+        .await;
+    let id = facility["_id"].as_str().unwrap();
+    let path = format!("/api/facility/{id}");
+    app.get(&path, &app.admin).await.expect(200);
+    let mut outside = outside_connection(&app).await;
+    rename_outside(&mut outside, id, "Renomeada por fora").await;
+    // Served from memory: the unannounced change is not seen…
+    assert_eq!(
+        app.get(&path, &app.admin).await.expect(200)["name"],
+        "Clínica Memória"
+    );
+    // …until any write is committed through the server.
+    app.create_facility(facility_payload("Outra Clínica")).await;
+    assert_eq!(
+        app.get(&path, &app.admin).await.expect(200)["name"],
+        "Renomeada por fora"
+    );
+
+    // With the cache off, every read goes to the database.
+    let backend = app.backend;
+    let Some(uncached) = TestApp::spawn_with(backend, |c| c.read_cache_mib = 0).await else {
+        return;
+    };
+    let facility = uncached
+        .create_facility(facility_payload("Clínica Sem Cache"))
+        .await;
+    let id = facility["_id"].as_str().unwrap();
+    let path = format!("/api/facility/{id}");
+    uncached.get(&path, &uncached.admin).await.expect(200);
+    let mut outside = outside_connection(&uncached).await;
+    rename_outside(&mut outside, id, "Vista na hora").await;
+    assert_eq!(
+        uncached.get(&path, &uncached.admin).await.expect(200)["name"],
+        "Vista na hora"
+    );
+}
+
+/// Polls `path` on `app` until `done` holds for its answer (other instances learn of a commit
+/// through a PostgreSQL notification, a moment later).
+async fn eventually(app: &TestApp, path: &str, token: &str, done: impl Fn(u16, &Value) -> bool) {
+    let started = Instant::now();
+    loop {
+        let res = app.get(path, token).await;
+        if done(res.status.as_u16(), &res.body) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{path} still answers {} {}",
+            res.status,
+            res.body
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_on_one_postgres_see_each_others_writes() {
+    let Some(first) = TestApp::spawn(Backend::Postgres).await else {
+        return;
+    };
+    let database = first.state.config.database_url.clone();
+    let secret = first.state.config.jwt_secret.clone();
+    let second = TestApp::spawn_with(Backend::Postgres, |c| {
+        c.database_url = database;
+        c.jwt_secret = secret;
+    })
+    .await
+    .expect("second instance");
+    let facility = first
+        .create_facility(facility_payload("Clínica Duas Instâncias"))
+        .await;
+    let path = format!("/api/facility/{}", facility["_id"].as_str().unwrap());
+    let token = second.admin.clone();
+    second.get(&path, &token).await.expect(200);
+    second.get(&path, &token).await.expect(200);
+    first
+        .put(
+            &format!("{path}/edit"),
+            &first.admin,
+            json!({"telephone": "(31) 3333-4444"}),
+        )
+        .await
+        .expect(200);
+    eventually(&second, &path, &token, |status, body| {
+        status == 200 && body["telephone"] == "(31) 3333-4444"
+    })
+    .await;
+
+    // A user deactivated through one instance is refused by the other.
+    let (user, user_token) = first.user_with(&["Físico"], "Bia Instâncias").await;
+    second.get("/api/facilities", &user_token).await.expect(200);
+    first
+        .post("/api/exclude/", &first.admin, json!({"_id": user}))
+        .await
+        .expect(200);
+    eventually(&second, "/api/facilities", &user_token, |status, _| {
+        status == 401
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_readers_cannot_write() {
+    let app = TestApp::spawn(Backend::Sqlite).await.expect("SQLite app");
+    let mut conn = app.state.db.read().await.unwrap();
+    let refused = sqlx::query("UPDATE facilities SET name = 'x'")
+        .execute(&mut *conn)
+        .await;
+    assert!(
+        refused.is_err(),
+        "a reader connection wrote, bypassing the generation"
+    );
+}
