@@ -462,8 +462,13 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
         }
         let m = median(runs);
         eprintln!(
-            "[{database}] {:<42} {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  errors {}",
-            scenario.name, m.rps, m.p50_ms, m.p99_ms, m.errors
+            "[{database}] {:<42} {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  errors {}  peak so far {:.1} MiB",
+            scenario.name,
+            m.rps,
+            m.p50_ms,
+            m.p99_ms,
+            m.errors,
+            rss_kib(pid, "VmHWM:") as f64 / 1024.0
         );
         rows.push((scenario.name, m));
     }

@@ -1,8 +1,8 @@
 //! The read cache: answers of the read-heavy GET endpoints and the token's user row, kept in
 //! memory and valid only while no write has been committed since they were read.
 //!
-//! Every entry carries the database generation ([`Db::generation`]) read *before* its data was
-//! read; any committed write advances the generation (on PostgreSQL, every instance's, through
+//! Every entry is filed under the database generation ([`Db::generation`]) read *before* its data
+//! was read; any committed write advances the generation (on PostgreSQL, every instance's, through
 //! `LISTEN/NOTIFY`), after which older entries are never served again. Answers therefore always
 //! reflect the latest write this instance has seen; what is saved is repeating the same reads
 //! between writes. The memory is bounded (`REGISTRY_READ_CACHE_MB`, least recently used entries
@@ -31,7 +31,6 @@ pub struct UserAuth {
 
 #[derive(Clone)]
 struct Answer {
-    generation: u64,
     headers: HeaderMap,
     body: Bytes,
 }
@@ -96,7 +95,8 @@ impl ReadCache {
 
     /// The answer for `key` (which must name everything the answer depends on: the caller, the
     /// path and query, the date for date-dependent answers), from the cache or from `produce`.
-    /// Only successful answers are kept.
+    /// Only successful answers are kept. Concurrent requests for an answer not yet in the cache
+    /// wait for the first one to produce it, instead of all reading the database at once.
     pub async fn answer<Fut>(&self, db: &Db, key: String, produce: Fut) -> Result<Response>
     where
         Fut: Future<Output = Result<Response>>,
@@ -104,12 +104,12 @@ impl ReadCache {
         let Some(cache) = &self.answers else {
             return produce.await;
         };
-        let generation = db.generation();
-        if let Some(hit) = cache.get(&key)
-            && hit.generation == generation
-        {
-            return Ok(rebuild(hit.headers, hit.body));
-        }
+        // Entries of older generations are never asked for again; they age out.
+        let key = format!("{}:{key}", db.generation());
+        let guard = match cache.get_value_or_guard_async(&key).await {
+            Ok(hit) => return Ok(rebuild(hit.headers, hit.body)),
+            Err(guard) => guard,
+        };
         let response = produce.await?;
         if response.status() != StatusCode::OK {
             return Ok(response);
@@ -119,14 +119,10 @@ impl ReadCache {
             .await
             .map_err(|e| anyhow::anyhow!("cannot buffer an answer: {e}"))?;
         if body.len() <= LARGEST_ANSWER {
-            cache.insert(
-                key,
-                Answer {
-                    generation,
-                    headers: parts.headers.clone(),
-                    body: body.clone(),
-                },
-            );
+            let _ = guard.insert(Answer {
+                headers: parts.headers.clone(),
+                body: body.clone(),
+            });
         }
         Ok(Response::from_parts(parts, Body::from(body)))
     }

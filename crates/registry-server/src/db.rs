@@ -69,11 +69,12 @@ impl Tx {
                 .execute(&mut *self.inner)
                 .await?;
         }
-        self.inner.commit().await?;
-        // After the commit: a reader that saw the old generation either read the old data (and
+        let committed = self.inner.commit().await;
+        // After the commit (and even after a failed one, which may have been applied before the
+        // connection broke): a reader that saw the old generation either read the old data (and
         // its cached answer is now stale and ignored) or the new data.
         self.generation.fetch_add(1, Ordering::AcqRel);
-        Ok(())
+        committed
     }
 }
 
@@ -109,8 +110,11 @@ impl Db {
                     .connect_with(options.clone())
                     .await
                     .context("cannot open the SQLite database")?;
+                // Two readers per core: more only add page caches (4 MiB each) and thread
+                // switches on a small machine (docs/benchmarks.md).
+                let readers = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
                 let pool = AnyPoolOptions::new()
-                    .max_connections(8)
+                    .max_connections(readers as u32)
                     .after_connect(|conn, _| sqlite_pragmas(conn, true))
                     .connect_with(options)
                     .await?;
