@@ -80,7 +80,8 @@ pub fn issue_token(state: &AppState, who: TokenSubject<'_>) -> Result<String> {
 }
 
 /// Argon2 takes ~19 MiB and a core per hash: at most one hash per core runs at a time, so a burst
-/// of logins queues instead of exhausting memory.
+/// of logins queues instead of exhausting memory. The permit moves into the blocking task, so a
+/// request dropped mid-hash (client gone) keeps its slot until the hash really ends.
 async fn hashing_permit() -> tokio::sync::SemaphorePermit<'static> {
     static PERMITS: std::sync::LazyLock<tokio::sync::Semaphore> = std::sync::LazyLock::new(|| {
         tokio::sync::Semaphore::new(
@@ -96,8 +97,9 @@ async fn hashing_permit() -> tokio::sync::SemaphorePermit<'static> {
 }
 
 pub async fn hash_password(password: String) -> Result<String> {
-    let _permit = hashing_permit().await;
+    let permit = hashing_permit().await;
     tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         Argon2::default()
             .hash_password(password.as_bytes())
             .map(|h| h.to_string())
@@ -112,8 +114,9 @@ pub async fn hash_password(password: String) -> Result<String> {
 pub async fn verify_password(password: String, stored: Option<String>) -> Result<bool> {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let known = stored.is_some();
-    let _permit = hashing_permit().await;
+    let permit = hashing_permit().await;
     let ok = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let stored = stored.unwrap_or_else(|| {
             DUMMY
                 .get_or_init(|| {

@@ -103,7 +103,7 @@ impl Config {
             login_window: Duration::from_secs(15 * 60),
             public_url: "http://127.0.0.1:8080".into(),
             documents: DocumentSettings::default(),
-            read_cache_mib: 32,
+            read_cache_mib: 24,
         }
     }
 
