@@ -44,9 +44,12 @@ impl Weighter<String, Answer> for AnswerWeight {
     }
 }
 
-pub struct ReadCache {
-    answers: Option<Cache<String, Answer, AnswerWeight>>,
-    users: Option<Cache<String, (u64, Arc<UserAuth>)>>,
+/// `None` when the cache is off.
+pub struct ReadCache(Option<Caches>);
+
+struct Caches {
+    answers: Cache<String, Answer, AnswerWeight>,
+    users: Cache<String, (u64, Arc<UserAuth>)>,
 }
 
 /// Larger answers (huge pages) are not kept: they would push out many small ones.
@@ -55,21 +58,11 @@ const LARGEST_ANSWER: usize = 1024 * 1024;
 impl ReadCache {
     /// A cache holding up to `megabytes` of answers (0: no cache at all).
     pub fn new(megabytes: u64) -> Self {
-        if megabytes == 0 {
-            return ReadCache {
-                answers: None,
-                users: None,
-            };
-        }
         let bytes = megabytes * 1024 * 1024;
-        ReadCache {
-            answers: Some(Cache::with_weighter(
-                (bytes / 4096) as usize,
-                bytes,
-                AnswerWeight,
-            )),
-            users: Some(Cache::new(10_000)),
-        }
+        ReadCache((megabytes > 0).then(|| Caches {
+            answers: Cache::with_weighter((bytes / 4096) as usize, bytes, AnswerWeight),
+            users: Cache::new(10_000),
+        }))
     }
 
     /// The user row behind a token, from the cache or from `load`.
@@ -79,7 +72,7 @@ impl ReadCache {
         Fut: Future<Output = Result<Option<UserAuth>>>,
     {
         let generation = db.generation();
-        if let Some((at, user)) = self.users.as_ref().and_then(|c| c.get(id))
+        if let Some((at, user)) = self.0.as_ref().and_then(|c| c.users.get(id))
             && at == generation
         {
             return Ok(Some(user));
@@ -87,8 +80,10 @@ impl ReadCache {
         let Some(user) = load().await?.map(Arc::new) else {
             return Ok(None);
         };
-        if let Some(cache) = &self.users {
-            cache.insert(id.to_owned(), (generation, user.clone()));
+        if let Some(caches) = &self.0 {
+            caches
+                .users
+                .insert(id.to_owned(), (generation, user.clone()));
         }
         Ok(Some(user))
     }
@@ -101,7 +96,7 @@ impl ReadCache {
     where
         Fut: Future<Output = Result<Response>>,
     {
-        let Some(cache) = &self.answers else {
+        let Some(Caches { answers: cache, .. }) = &self.0 else {
             return produce.await;
         };
         // Entries of older generations are never asked for again; they age out.
