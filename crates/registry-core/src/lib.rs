@@ -7,10 +7,12 @@ pub mod document;
 pub mod equipment;
 pub mod error;
 pub mod facility;
+pub mod nuclide;
 pub mod payload;
 pub mod user;
 pub mod values;
 
 pub use cnpj::{Cnpj, CnpjError};
 pub use error::{ErrorBody, FieldCode, FieldError, FieldErrors};
+pub use nuclide::Nuclide;
 pub use values::{Department, MainRole, Practice, Radioisotope, Responsibility, Role};
