@@ -5,12 +5,14 @@ mod helpers;
 
 mod auth;
 mod cache;
+mod concurrency;
 mod document_email;
 mod documents;
 mod equipment;
 mod facilities;
 mod groups;
 mod images;
+mod input_limits;
 mod service;
 mod test_servers;
 mod users;

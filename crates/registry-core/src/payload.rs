@@ -1,8 +1,115 @@
 //! Reading loosely-typed JSON payloads field by field, so that every failing field is reported at
 //! once (wrong types are validation errors, unknown fields are ignored).
 
-use crate::error::{FieldCode, FieldErrors};
+use crate::error::{FieldCode, FieldError, FieldErrors};
 use serde_json::{Map, Value};
+
+/// The longest a name-like text field may be (names, company names, addresses, models, numbers).
+pub const MAX_SHORT_TEXT: usize = 200;
+/// The longest any text in a JSON body may be (descriptions, notes, comments, free JSON).
+pub const MAX_LONG_TEXT: usize = 10_000;
+/// The most items any JSON array in a body may hold.
+pub const MAX_ARRAY_ITEMS: usize = 1_000;
+
+/// Keys whose text is prose rather than a name: they get [`MAX_LONG_TEXT`].
+const LONG_TEXT_KEYS: &[&str] = &["description", "notes", "conclusion", "text", "observations"];
+
+/// The length limit of the text field `key` (in characters).
+pub fn text_limit(key: &str) -> usize {
+    if LONG_TEXT_KEYS.contains(&key) {
+        MAX_LONG_TEXT
+    } else {
+        MAX_SHORT_TEXT
+    }
+}
+
+/// A control character that text fields refuse: everything `char::is_control` says except tab,
+/// line feed and carriage return (which prose may hold). NUL in particular cannot be stored in
+/// PostgreSQL text at all.
+pub fn is_forbidden_control(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+}
+
+/// Checks a whole JSON body before any field is read: no text (value or key) holds a control
+/// character, no text is longer than [`MAX_LONG_TEXT`] and no array holds more than
+/// [`MAX_ARRAY_ITEMS`]. Each offending place is reported with its path (`address[2].city`).
+pub fn check_body_limits(body: &Value) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    walk(body, &mut String::new(), &mut errors);
+    errors
+}
+
+fn walk(v: &Value, path: &mut String, errors: &mut Vec<FieldError>) {
+    const MAX_REPORTED: usize = 50;
+    if errors.len() >= MAX_REPORTED {
+        return;
+    }
+    match v {
+        Value::String(s) => {
+            if let Some(e) = text_error(s, path) {
+                errors.push(e);
+            }
+        }
+        Value::Array(items) => {
+            if items.len() > MAX_ARRAY_ITEMS {
+                errors.push(FieldError::new(
+                    path.as_str(),
+                    FieldCode::InvalidValue,
+                    format!("must hold at most {MAX_ARRAY_ITEMS} items"),
+                ));
+                return;
+            }
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                walk(item, path, errors);
+                path.truncate(len);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                if key.chars().any(is_forbidden_control) {
+                    errors.push(FieldError::new(
+                        path.as_str(),
+                        FieldCode::InvalidValue,
+                        "the key must not contain control characters",
+                    ));
+                } else {
+                    walk(item, path, errors);
+                }
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn text_error(s: &str, path: &str) -> Option<FieldError> {
+    if s.chars().any(is_forbidden_control) {
+        return Some(FieldError::new(
+            path,
+            FieldCode::InvalidValue,
+            "must not contain control characters",
+        ));
+    }
+    (s.chars().count() > MAX_LONG_TEXT).then(|| {
+        FieldError::new(
+            path,
+            FieldCode::InvalidValue,
+            format!("must be at most {MAX_LONG_TEXT} characters"),
+        )
+    })
+}
+
+/// Checks one query-string or multipart text value the same way as [`check_body_limits`].
+pub fn check_text(field: &str, s: &str) -> Option<FieldError> {
+    text_error(s, field)
+}
 
 /// A JSON object being read, with the path prefix used in field errors (`address[0].`).
 pub struct ObjectReader<'a> {
@@ -56,7 +163,11 @@ impl<'a> ObjectReader<'a> {
             Value::Null => Some(None),
             Value::String(s) => {
                 let t = s.trim();
-                Some((!t.is_empty()).then(|| t.to_owned()))
+                if t.is_empty() {
+                    Some(None)
+                } else {
+                    self.within_limit(key, t, errs).map(Some)
+                }
             }
             _ => {
                 errs.push(self.path(key), FieldCode::InvalidValue, "must be a string");
@@ -71,12 +182,26 @@ impl<'a> ObjectReader<'a> {
                 errs.push(self.path(key), FieldCode::Required, "cannot be empty");
                 None
             }
-            Value::String(s) => Some(s.trim().to_owned()),
+            Value::String(s) => self.within_limit(key, s.trim(), errs),
             _ => {
                 errs.push(self.path(key), FieldCode::InvalidValue, "must be a string");
                 None
             }
         }
+    }
+
+    /// `s` when it is within the key's length limit ([`text_limit`]); an error otherwise.
+    fn within_limit(&self, key: &str, s: &str, errs: &mut FieldErrors) -> Option<String> {
+        let limit = text_limit(key);
+        if s.chars().count() > limit {
+            errs.push(
+                self.path(key),
+                FieldCode::InvalidValue,
+                format!("must be at most {limit} characters"),
+            );
+            return None;
+        }
+        Some(s.to_owned())
     }
 
     /// Absent or null → `None`; present → must be a boolean.
@@ -117,5 +242,62 @@ pub fn reference_id(v: &Value) -> Option<String> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fields(errors: &[FieldError]) -> Vec<&str> {
+        let mut f: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        f.sort();
+        f
+    }
+
+    #[test]
+    fn control_characters_are_refused_with_their_path() {
+        let body = json!({
+            "name": "ok\u{0}",
+            "address": [{"city": "São Paulo"}, {"city": "Rio\u{1b}"}],
+            "notes": "line one\nline two\ttabbed\r",
+            "attributes": {"a\u{7}": 1},
+        });
+        let errors = check_body_limits(&body);
+        assert_eq!(
+            fields(&errors),
+            ["address[1].city", "attributes.a\u{7}", "name"]
+        );
+        assert!(errors.iter().all(|e| e.code == FieldCode::InvalidValue));
+        assert!(check_text("q", "\u{0}").is_some());
+        assert!(check_text("q", "são paulo").is_none());
+    }
+
+    #[test]
+    fn sizes_are_bounded() {
+        let long = "x".repeat(MAX_LONG_TEXT + 1);
+        let errors =
+            check_body_limits(&json!({"notes": long, "list": vec![0; MAX_ARRAY_ITEMS + 1]}));
+        assert_eq!(fields(&errors), ["list", "notes"]);
+        let fine = check_body_limits(
+            &json!({"notes": "x".repeat(MAX_LONG_TEXT), "list": vec![0; MAX_ARRAY_ITEMS]}),
+        );
+        assert!(fine.is_empty());
+        assert!(check_body_limits(&json!([["\u{0}"]]))[0].field == "[0][0]");
+    }
+
+    #[test]
+    fn name_like_fields_have_the_short_limit() {
+        let obj = json!({"name": "n".repeat(MAX_SHORT_TEXT + 1), "description": "d".repeat(MAX_SHORT_TEXT + 1), "model": "m".repeat(MAX_SHORT_TEXT)});
+        let obj = obj.as_object().unwrap();
+        let r = ObjectReader::new(obj, "");
+        let mut errs = FieldErrors::default();
+        assert_eq!(r.required_string("name", &mut errs), None);
+        assert!(r.clearable_string("description", &mut errs).is_some());
+        assert!(r.clearable_string("model", &mut errs).is_some());
+        let errs = errs.into_vec();
+        assert_eq!(fields(&errs), ["name"]);
+        assert_eq!(errs[0].message, "must be at most 200 characters");
     }
 }

@@ -137,8 +137,16 @@ impl WeeklyQuantity {
         Self::new(n)
     }
 
+    /// The smallest authorised weekly quantity accepted: 0.001 mCi (37 kBq). Smaller positive
+    /// numbers (down to subnormal floats such as 1e-320) are typing errors, not authorisations.
+    pub const MIN_MCI: f64 = 0.001;
+    /// The largest: 1,000,000 mCi (1,000 Ci) a week, far above any licence.
+    pub const MAX_MCI: f64 = 1_000_000.0;
+
     pub fn new(n: f64) -> Option<Self> {
-        (n.is_finite() && n > 0.0).then_some(WeeklyQuantity(n))
+        (Self::MIN_MCI..=Self::MAX_MCI)
+            .contains(&n)
+            .then_some(WeeklyQuantity(n))
     }
 
     fn parse_decimal(s: &str) -> Option<f64> {
@@ -331,6 +339,22 @@ mod tests {
             assert_eq!(q(bad.clone()), None, "{bad} must be refused");
         }
         assert_eq!(WeeklyQuantity::new(2.0).unwrap().mbq(), 74.0);
+        // Bounds: 0.001 to 1,000,000 mCi a week.
+        for bad in [
+            0.0,
+            -1.0,
+            1e-320,
+            0.000_999,
+            1e300,
+            1_000_000.5,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert!(WeeklyQuantity::new(bad).is_none(), "{bad} accepted");
+        }
+        for good in [0.001, 1.0, 1_000_000.0] {
+            assert!(WeeklyQuantity::new(good).is_some(), "{good} refused");
+        }
     }
 
     #[test]
@@ -400,7 +424,7 @@ mod tests {
             let s = format!("{int}.{frac:04}");
             let expected: f64 = s.parse().unwrap();
             let got = WeeklyQuantity::from_json(&serde_json::Value::String(s.clone()));
-            prop_assert_eq!(got.map(WeeklyQuantity::mci), (expected > 0.0).then_some(expected));
+            prop_assert_eq!(got.map(WeeklyQuantity::mci), (expected >= WeeklyQuantity::MIN_MCI).then_some(expected));
         }
 
         #[test]
@@ -410,7 +434,7 @@ mod tests {
         }
 
         #[test]
-        fn positive_numbers_are_accepted(n in 1e-9f64..1e9) {
+        fn positive_numbers_are_accepted(n in WeeklyQuantity::MIN_MCI..=WeeklyQuantity::MAX_MCI) {
             prop_assert_eq!(WeeklyQuantity::from_json(&serde_json::json!(n)).map(WeeklyQuantity::mci), Some(n));
         }
     }

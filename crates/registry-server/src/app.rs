@@ -146,6 +146,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(|| async { Json(serde_json::json!({"status": "ok"})) }))
         .route("/readyz", get(readyz))
         .fallback(not_found)
+        .layer(axum::middleware::from_fn(crate::request_guard::refuse_control_characters))
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
@@ -170,20 +171,11 @@ async fn method_not_allowed() -> impl IntoResponse {
     (StatusCode::METHOD_NOT_ALLOWED, Json(body))
 }
 
-async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
-    match sqlx::query_scalar::<_, i64>("SELECT 1")
+async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    sqlx::query_scalar::<_, i64>("SELECT 1")
         .fetch_one(&state.db.pool)
-        .await
-    {
-        Ok(_) => (StatusCode::OK, Json(serde_json::json!({"status": "ready"}))),
-        Err(e) => {
-            tracing::warn!(error = %e, "database not reachable");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({"status": "database unreachable"})),
-            )
-        }
-    }
+        .await?;
+    Ok(Json(serde_json::json!({"status": "ready"})))
 }
 
 /// `REGISTRY_JWT_SECRET`, or a secret generated once and kept in the data folder (mode 0600).

@@ -39,6 +39,9 @@ pub struct Db {
     listener: Arc<Listener>,
 }
 
+/// How long a request waits for a PostgreSQL connection before it is answered 503.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// PostgreSQL channel on which every committed write is announced.
 const CHANGES_CHANNEL: &str = "registry_changes";
 
@@ -62,6 +65,23 @@ pub struct Tx {
 }
 
 impl Tx {
+    /// Locks the record `id` of `table` until this transaction ends, so that a read → check →
+    /// write of it cannot interleave with another request's (two edits with the same `If-Match`,
+    /// two signatures of one document). PostgreSQL takes a row lock (`FOR UPDATE`); on SQLite
+    /// every write transaction runs on the one writer connection, one after another, already.
+    /// Call it first, before reading what the checks look at.
+    pub async fn lock(&mut self, table: &'static str, id: &str) -> Result<(), sqlx::Error> {
+        if self.backend == Backend::Postgres {
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "SELECT 1 FROM {table} WHERE id = $1 FOR UPDATE"
+            )))
+            .bind(id)
+            .fetch_optional(&mut *self.inner)
+            .await?;
+        }
+        Ok(())
+    }
+
     pub async fn commit(mut self) -> Result<(), sqlx::Error> {
         if self.backend == Backend::Postgres {
             // Delivered to every listener when (and only if) the transaction commits.
@@ -129,7 +149,9 @@ impl Db {
             Backend::Postgres => {
                 let pool = AnyPoolOptions::new()
                     .max_connections(16)
-                    .acquire_timeout(Duration::from_secs(10))
+                    // A database that cannot be reached is answered with 503 after this long
+                    // (connecting is retried until then), not after a client's patience runs out.
+                    .acquire_timeout(ACQUIRE_TIMEOUT)
                     .connect_with(options)
                     .await
                     .context("cannot connect to PostgreSQL")?;

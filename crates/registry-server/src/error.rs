@@ -31,6 +31,9 @@ pub enum ApiError {
     Validation(Vec<FieldError>),
     #[error("too many attempts")]
     RateLimited { retry_after_secs: u64 },
+    /// The database cannot be reached (or has no free connection) right now.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
     #[error("internal error: {0:#}")]
     Internal(#[from] anyhow::Error),
 }
@@ -57,9 +60,27 @@ impl ApiError {
     }
 }
 
+/// Seconds a client is asked to wait when the database is unavailable.
+const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 5;
+
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
-        ApiError::Internal(e.into())
+        match &e {
+            // A check-then-write that lost a race with a concurrent request: the database's
+            // constraint caught what the check could not see yet.
+            sqlx::Error::Database(d) if d.is_unique_violation() => ApiError::conflict(
+                "conflict",
+                "A record with the same unique value was just saved by another request; reload and retry.",
+            ),
+            sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::conflict(
+                "conflict",
+                "A record this one refers to was just changed or removed by another request; reload and retry.",
+            ),
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                ApiError::Unavailable(e.to_string())
+            }
+            _ => ApiError::Internal(e.into()),
+        }
     }
 }
 
@@ -104,6 +125,14 @@ impl IntoResponse for ApiError {
                 "rate_limited",
                 format!("Too many failed attempts; try again in {retry_after_secs} seconds."),
             ),
+            ApiError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "database unavailable");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    format!("The service cannot reach its database right now; retry in {UNAVAILABLE_RETRY_AFTER_SECS} seconds."),
+                )
+            }
             ApiError::Internal(e) => {
                 tracing::error!(error = format!("{e:#}"), "internal error");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal", "Internal server error; it has been logged.".into())
@@ -132,6 +161,12 @@ impl IntoResponse for ApiError {
                 response
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            }
+            ApiError::Unavailable(_) => {
+                response.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(UNAVAILABLE_RETRY_AFTER_SECS),
+                );
             }
             _ => {}
         }

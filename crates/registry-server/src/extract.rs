@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 
 pub const DEFAULT_PAGE_SIZE: i64 = 20;
 pub const MAX_PAGE_SIZE: i64 = 200;
+/// The deepest page that may be asked for: beyond it `(pageNum − 1) × pageSize` would approach
+/// the range of a 64-bit offset; no list is that long.
+pub const MAX_PAGE_NUM: i64 = 1_000_000_000;
 
 /// A request body that must be JSON; parsed when the handler asks for it.
 pub struct JsonBody {
@@ -48,8 +51,13 @@ impl JsonBody {
                 "Expected a JSON body with Content-Type: application/json.".into(),
             ));
         }
-        serde_json::from_slice(&self.bytes)
-            .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))
+        let value: Value = serde_json::from_slice(&self.bytes)
+            .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))?;
+        let errors = registry_core::payload::check_body_limits(&value);
+        if !errors.is_empty() {
+            return Err(ApiError::Validation(errors));
+        }
+        Ok(value)
     }
 
     /// The body's `_id` (a required string), for the POST forms that carry the id in the body.
@@ -144,6 +152,11 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             .map(|v| positive_int(v, "pageNum"))
             .transpose()?
             .unwrap_or(1);
+        if page_num > MAX_PAGE_NUM {
+            return Err(ApiError::BadRequest(format!(
+                "pageNum must be a whole number from 1 to {MAX_PAGE_NUM}."
+            )));
+        }
         let page_size = filters
             .get("pageSize")
             .or_else(|| filters.get("limit"))
@@ -151,6 +164,10 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             .transpose()?
             .unwrap_or(DEFAULT_PAGE_SIZE)
             .min(MAX_PAGE_SIZE);
+        let errors = registry_core::payload::check_body_limits(&Value::Object(filters.clone()));
+        if !errors.is_empty() {
+            return Err(ApiError::Validation(errors));
+        }
         Ok(ListParams {
             page_num,
             page_size,

@@ -167,6 +167,11 @@ pub fn read_facility_partial(
     (out, errs)
 }
 
+/// The most addresses one facility may have.
+pub const MAX_ADDRESSES: usize = 20;
+/// The most users one facility may link.
+pub const MAX_USER_LINKS: usize = 100;
+
 fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Option<Vec<Address>> {
     let items: Vec<&Value> = match v {
         None if !create => return None,
@@ -183,6 +188,14 @@ fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Op
                 "address",
                 FieldCode::Required,
                 "must have at least one {street, city, state}",
+            );
+            return None;
+        }
+        Some(Value::Array(items)) if items.len() > MAX_ADDRESSES => {
+            errs.push(
+                "address",
+                FieldCode::InvalidValue,
+                format!("must have at most {MAX_ADDRESSES} addresses"),
             );
             return None;
         }
@@ -228,6 +241,14 @@ fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Op
 }
 
 fn read_user_links(items: &[Value], extra: &[String], errs: &mut FieldErrors) -> Vec<UserLink> {
+    if items.len() > MAX_USER_LINKS {
+        errs.push(
+            "users",
+            FieldCode::InvalidValue,
+            format!("must link at most {MAX_USER_LINKS} users"),
+        );
+        return Vec::new();
+    }
     let mut seen = BTreeSet::new();
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -343,7 +364,7 @@ fn read_radioisotopes(items: &[Value], errs: &mut FieldErrors) -> Vec<Radioisoto
                     errs.push(
                         format!("radioisotopes[{i}].quantity"),
                         FieldCode::InvalidQuantity,
-                        "must be a positive number of mCi per week, with a dot as decimal separator (e.g. 12.5)",
+                        "must be a positive number of mCi per week from 0.001 to 1000000, with a dot as decimal separator (e.g. 12.5)",
                     );
                 }
                 q

@@ -315,3 +315,42 @@ fn cnpj_lock_only_bites_when_linked_and_changed() {
     assert!(check_cnpj_lock("11222333000181", Some(&same), true).is_none());
     assert!(check_cnpj_lock("11222333000181", None, true).is_none());
 }
+
+#[test]
+fn sizes_are_bounded() {
+    let mut v = valid();
+    let address = json!({"street": "Rua A", "city": "Santos", "state": "SP"});
+    v["address"] = Value::Array(vec![address.clone(); MAX_ADDRESSES + 1]);
+    v["users"] = Value::Array(vec![
+        json!({"_id": "u", "responsabilities": []});
+        MAX_USER_LINKS + 1
+    ]);
+    v["name"] = json!("n".repeat(201));
+    v["radioisotopes"] =
+        json!([{"name": "Tc(99m)", "quantity": 1e300}, {"name": "I(131)", "quantity": 1e-320}]);
+    let (_, errs) = read_facility_partial(&v, Mode::Create, &[]);
+    let mut got = codes(errs.into_vec());
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        got,
+        [
+            ("address".into(), FieldCode::InvalidValue),
+            ("name".into(), FieldCode::InvalidValue),
+            (
+                "radioisotopes[0].quantity".into(),
+                FieldCode::InvalidQuantity
+            ),
+            (
+                "radioisotopes[1].quantity".into(),
+                FieldCode::InvalidQuantity
+            ),
+            ("users".into(), FieldCode::InvalidValue),
+        ]
+    );
+    v["address"] = Value::Array(vec![address; MAX_ADDRESSES]);
+    v["users"] = json!([]);
+    v["name"] = json!("n".repeat(200));
+    v["radioisotopes"] = json!([{"name": "Tc(99m)", "quantity": 1_000_000}]);
+    let (_, errs) = read_facility_partial(&v, Mode::Create, &[]);
+    assert!(errs.is_empty(), "{:?}", errs.into_vec());
+}

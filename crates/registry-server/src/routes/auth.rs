@@ -313,6 +313,7 @@ async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
     };
     let changes = read_user(&value, false).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
+    tx.lock("users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
     if let Some(roles) = changes.roles {
@@ -394,6 +395,7 @@ async fn exclude(
 ) -> Result<Json<Message>> {
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
+    tx.lock("users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
     if user.active {

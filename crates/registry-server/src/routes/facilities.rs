@@ -260,6 +260,30 @@ fn duplicate(id: String) -> ApiError {
     }
 }
 
+/// The answer to a failed insert or update of a facility: when another request registered the
+/// same `(cnpj, department)` between our check and our write (the unique index refused it), the
+/// same `duplicate_facility` answer as the check gives, with that facility's `_id`.
+async fn duplicate_after_race(
+    state: &AppState,
+    e: sqlx::Error,
+    cnpj: &str,
+    department: Department,
+    id: &str,
+) -> ApiError {
+    if crate::db::is_unique_violation(&e) {
+        let existing = match state.db.read().await {
+            Ok(mut conn) => store::live_duplicate(&mut conn, cnpj, department, id).await,
+            Err(e) => Err(e),
+        };
+        match existing {
+            Ok(Some(existing)) => return duplicate(existing),
+            Ok(None) => {}
+            Err(e) => return e.into(),
+        }
+    }
+    e.into()
+}
+
 #[utoipa::path(post, path = "/api/facility/register", tag = "facilities", summary = "Create a facility", request_body = FacilityInput, responses((status = 201, description = "Created", body = Facility), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody), (status = 409, description = "duplicate_facility: already registered; the body carries its _id", body = ErrorBody)), security(("bearer" = [])))]
 async fn register(
     State(state): State<AppState>,
@@ -317,16 +341,8 @@ async fn register(
         updated_at: at,
     };
     if let Err(e) = store::insert(&mut tx, &record).await {
-        if crate::db::is_unique_violation(&e) {
-            drop(tx);
-            let mut conn = state.db.read().await?;
-            if let Some(existing) =
-                store::live_duplicate(&mut conn, &record.cnpj, department, "").await?
-            {
-                return Err(duplicate(existing));
-            }
-        }
-        return Err(e.into());
+        drop(tx);
+        return Err(duplicate_after_race(&state, e, &record.cnpj, department, "").await);
     }
     let facility = store::view(&mut tx, &record.id)
         .await?
@@ -363,6 +379,7 @@ async fn apply_edit(
     action: &str,
 ) -> Result<Response> {
     let mut tx = state.db.begin().await?;
+    tx.lock("facilities", id).await?;
     let before = store::view(&mut tx, id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;
@@ -433,7 +450,10 @@ async fn apply_edit(
     }
     record.version += 1;
     record.updated_at = now();
-    store::update(&mut tx, &record).await?;
+    if let Err(e) = store::update(&mut tx, &record).await {
+        drop(tx);
+        return Err(duplicate_after_race(state, e, &record.cnpj, record.department, id).await);
+    }
     let after = store::view(&mut tx, id)
         .await?
         .ok_or_else(|| anyhow::anyhow!("facility vanished during edit"))?;
@@ -532,6 +552,7 @@ async fn exclude(
     caller.require_staff()?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
+    tx.lock("facilities", &id).await?;
     let before = store::view(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;

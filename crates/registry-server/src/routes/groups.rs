@@ -148,6 +148,7 @@ async fn edit(
     let id = JsonBody::id(&value)?;
     let (name, description) = read_group(&value, false)?;
     let mut tx = state.db.begin().await?;
+    tx.lock("facility_groups", &id).await?;
     let before = groups::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("group"))?;
@@ -177,6 +178,7 @@ async fn exclude(
     caller.require_any(&[Role::Administrator])?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
+    tx.lock("facility_groups", &id).await?;
     let group = groups::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("group"))?;

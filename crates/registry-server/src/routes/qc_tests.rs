@@ -278,6 +278,7 @@ async fn edit(
     }
     let changes = read_qc_test(&value, false, today()).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
+    tx.lock("qc_tests", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
@@ -312,6 +313,7 @@ async fn delete(
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
     let mut tx = state.db.begin().await?;
+    tx.lock("qc_tests", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;

@@ -1,0 +1,196 @@
+//! Control characters and sizes (issue 11, items 5 and 8): refused with 422 naming the field,
+//! the same way on SQLite and PostgreSQL (where a NUL byte used to become a 500), and nothing
+//! is stored.
+
+use crate::helpers::{TestApp, facility_payload};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(
+    control_characters_are_refused_everywhere,
+    sizes_and_numbers_are_bounded
+);
+
+async fn facility_total(app: &TestApp) -> i64 {
+    app.get("/api/facilities", &app.admin).await.expect(200)["paging"]["total"]
+        .as_i64()
+        .unwrap()
+}
+
+async fn control_characters_are_refused_everywhere(app: TestApp) {
+    // Without a token: login, self-registration, password recovery.
+    for (path, body, field) in [
+        (
+            "/api/login/",
+            json!({"email": "a\u{0}@example.com", "password": "x"}),
+            "email",
+        ),
+        (
+            "/api/register/",
+            json!({"name": "Ana\u{0}", "email": "ana@example.com", "password": "a-good-password"}),
+            "name",
+        ),
+        ("/api/password_recover/", json!({"email": "\u{0}"}), "email"),
+    ] {
+        let answer = app
+            .post_anon(path, body)
+            .await
+            .expect_error(422, "validation_failed");
+        assert!(
+            answer.has_field_error(field, "invalid_value"),
+            "{path}: {}",
+            answer.body
+        );
+    }
+
+    let before = facility_total(&app).await;
+    let mut payload = facility_payload("Clínica \u{0}");
+    payload["companyName"] = json!("Clínica Ltda");
+    payload["address"][0]["city"] = json!("São\u{1b}Paulo");
+    payload["notes"] = json!("tab\tand\nnew line are fine in prose");
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("name", "invalid_value"));
+    assert!(answer.has_field_error("address[0].city", "invalid_value"));
+    assert_eq!(answer.field_errors().len(), 2, "{}", answer.body);
+    assert_eq!(facility_total(&app).await, before, "nothing stored");
+
+    // Query strings, plain and as the `filters` JSON.
+    let answer = app
+        .get("/api/facilities?q=%00", &app.admin)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("q", "invalid_value"));
+    let answer = app
+        .get(
+            "/api/facilities?filters=%7B%22q%22%3A%22%5Cu0000%22%7D",
+            &app.admin,
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("q", "invalid_value"));
+    app.get("/api/tests/due?state=%00", &app.admin)
+        .await
+        .expect_error(422, "validation_failed");
+
+    // Path ids: no record holds a control character.
+    for path in [
+        "/api/facility/%00",
+        "/api/user/%00",
+        "/api/document/ab%00cd",
+        "/api/equipment/%1F",
+    ] {
+        app.get(path, &app.admin)
+            .await
+            .expect_error(404, "not_found");
+    }
+    // Free JSON keys too.
+    let answer = app
+        .post(
+            "/api/group/register",
+            &app.admin,
+            json!({"name": "Rede", "extra": {"a\u{0}": 1}}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(
+        answer.has_field_error("extra.a\u{0}", "invalid_value"),
+        "{}",
+        answer.body
+    );
+}
+
+async fn sizes_and_numbers_are_bounded(app: TestApp) {
+    let before = facility_total(&app).await;
+    let address = json!({"street": "Rua A, 1", "city": "Santos", "state": "SP"});
+
+    // Thousands of addresses used to exceed SQLite's variable limit (a 500).
+    let mut payload = facility_payload("Muitos endereços");
+    payload["address"] = json!(vec![address.clone(); 3641]);
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(
+        answer.has_field_error("address", "invalid_value"),
+        "{}",
+        answer.body
+    );
+
+    // A one-million-character name.
+    let mut payload = facility_payload("x");
+    payload["name"] = json!("N".repeat(1_000_000));
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("name", "invalid_value"));
+
+    // Name-like fields stop at 200 characters; prose at 10,000; arrays at 1,000 items.
+    let mut payload = facility_payload("x");
+    payload["name"] = json!("N".repeat(201));
+    payload["companyName"] = json!("C".repeat(200));
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("name", "invalid_value"));
+    assert!(!answer.has_field_error("companyName", "invalid_value"));
+    let mut payload = facility_payload("x");
+    payload["practices"] = json!(vec!["Diagnóstico"; 1001]);
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("practices", "invalid_value"));
+    let answer = app
+        .post(
+            "/api/group/register",
+            &app.admin,
+            json!({"name": "Rede", "description": "d".repeat(10_001)}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("description", "invalid_value"));
+
+    // Quantities far outside any licence, and subnormal ones.
+    let mut payload = facility_payload("Quantidades");
+    payload["radioisotopes"] =
+        json!([{"name": "Tc(99m)", "quantity": 1e300}, {"name": "I(131)", "quantity": 1e-320}]);
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(answer.has_field_error("radioisotopes[0].quantity", "invalid_quantity"));
+    assert!(answer.has_field_error("radioisotopes[1].quantity", "invalid_quantity"));
+    assert_eq!(facility_total(&app).await, before, "nothing stored");
+
+    // The largest of each is accepted.
+    let mut payload = facility_payload(&"N".repeat(200));
+    payload["companyName"] = json!("C".repeat(200));
+    payload["address"] = json!(vec![address; 20]);
+    payload["radioisotopes"] =
+        json!([{"name": "Tc(99m)", "quantity": 1_000_000}, {"name": "I(131)", "quantity": 0.001}]);
+    app.post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect(201);
+
+    // Page numbers: huge ones are refused, not overflowed; deep ones answer an empty page.
+    app.get("/api/facilities?pageNum=9223372036854775807", &app.admin)
+        .await
+        .expect_error(400, "bad_request");
+    let deep = app
+        .get(
+            "/api/facilities?pageNum=1000000000&pageSize=200",
+            &app.admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(deep["list"], json!([]));
+    assert_eq!(deep["paging"]["pageNum"], 1_000_000_000);
+    app.get("/api/users?pageNum=1000000000", &app.admin)
+        .await
+        .expect(200);
+}
