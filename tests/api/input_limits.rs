@@ -2,8 +2,10 @@
 //! the same way on SQLite and PostgreSQL (where a NUL byte used to become a 500), and nothing
 //! is stored.
 
+use crate::documents::{new_facility, pdf, send_form};
 use crate::helpers::{TestApp, facility_payload};
 use crate::on_both_databases;
+use reqwest::multipart::{Form, Part};
 use serde_json::json;
 
 on_both_databases!(
@@ -86,6 +88,23 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
             .await
             .expect_error(404, "not_found");
     }
+    // Multipart form fields of an upload.
+    let facility = new_facility(&app, "Com documentos").await;
+    let form = Form::new()
+        .text("name", "Relatório\u{0}")
+        .text("facility", facility)
+        .text("date", "2026-11-01")
+        .text("validity", "2027-11-01")
+        .part("file", Part::bytes(pdf(1000, 1)).file_name("r.pdf"));
+    let answer = send_form(&app, "/api/document/register/", &app.admin, form)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(
+        answer.has_field_error("name", "invalid_value"),
+        "{}",
+        answer.body
+    );
+
     // Free JSON keys too.
     let answer = app
         .post(

@@ -13,6 +13,7 @@ mod facilities;
 mod groups;
 mod images;
 mod input_limits;
+mod outage;
 mod service;
 mod test_servers;
 mod users;

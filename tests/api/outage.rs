@@ -1,0 +1,127 @@
+//! A PostgreSQL outage (issue 11, item 9): requests that need the database answer 503 with
+//! `Retry-After` within a few seconds (not a 500 after ten), `/readyz` says so too, and the
+//! service recovers by itself when the database is back. The server reaches PostgreSQL through
+//! a TCP relay that the test cuts and restores: a real outage as the server sees it. (SQLite is
+//! a file inside the server's process: it has no outage of this kind.)
+
+use crate::helpers::{Backend, TestApp, facility_payload, postgres_admin_url};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::AbortHandle;
+
+/// Relays every connection on `listen` to `upstream` until [`Relay::cut`].
+struct Relay {
+    addr: SocketAddr,
+    tasks: Arc<Mutex<Vec<AbortHandle>>>,
+}
+
+impl Relay {
+    async fn start(listen: SocketAddr, upstream: String) -> Relay {
+        let listener = TcpListener::bind(listen).await.expect("relay binds");
+        let addr = listener.local_addr().unwrap();
+        let tasks = Arc::new(Mutex::new(Vec::new()));
+        let registry = tasks.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let upstream = upstream.clone();
+                let copy = tokio::spawn(async move {
+                    if let Ok(mut outbound) = TcpStream::connect(&upstream).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                registry.lock().unwrap().push(copy.abort_handle());
+            }
+        });
+        tasks.lock().unwrap().push(accept.abort_handle());
+        Relay { addr, tasks }
+    }
+
+    /// Closes the listening socket and every relayed connection.
+    fn cut(&self) {
+        for task in self.tasks.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_outage_answers_503_quickly_and_recovers() {
+    let admin_url = reqwest::Url::parse(&postgres_admin_url()).expect("a URL");
+    let upstream = format!(
+        "{}:{}",
+        admin_url.host_str().unwrap_or("127.0.0.1"),
+        admin_url.port().unwrap_or(5432)
+    );
+    let relay = Relay::start("127.0.0.1:0".parse().unwrap(), upstream.clone()).await;
+    let relay_addr = relay.addr;
+    let Some(app) = TestApp::spawn_with(Backend::Postgres, |config| {
+        let mut url = reqwest::Url::parse(config.database_url.as_deref().unwrap()).unwrap();
+        url.set_host(Some("127.0.0.1")).unwrap();
+        url.set_port(Some(relay_addr.port())).unwrap();
+        config.database_url = Some(url.to_string());
+    })
+    .await
+    else {
+        return;
+    };
+    app.post(
+        "/api/facility/register/",
+        &app.admin,
+        facility_payload("Antes"),
+    )
+    .await
+    .expect(201);
+    let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+
+    relay.cut();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let answer = app
+            .post(
+                "/api/facility/register/",
+                &app.admin,
+                facility_payload("Durante"),
+            )
+            .await;
+        let took = started.elapsed();
+        let answer = answer.expect_error(503, "unavailable");
+        assert!(took < Duration::from_secs(5), "answered after {took:?}");
+        assert!(answer.headers.contains_key("retry-after"));
+        let message = answer.body["message"].as_str().unwrap();
+        assert!(
+            !message.contains("Pool") && !message.contains("5432"),
+            "no internals: {message}"
+        );
+    }
+    let started = Instant::now();
+    let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 503);
+    assert!(ready.headers().contains_key("retry-after"));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let body: serde_json::Value = ready.json().await.unwrap();
+    assert_eq!(body["code"], "unavailable");
+
+    // The database comes back on the same address: the service recovers without a restart.
+    let _back = Relay::start(relay_addr, upstream).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let answer = app
+            .post(
+                "/api/facility/register/",
+                &app.admin,
+                facility_payload("Depois"),
+            )
+            .await;
+        if answer.status == 201 {
+            break;
+        }
+        assert_eq!(answer.status, 503, "{}", answer.body);
+        assert!(Instant::now() < deadline, "did not recover");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+}
