@@ -177,13 +177,16 @@ impl Db {
     /// The facility search (`q`, a substring of name, company name, cnpj and cities) can use a
     /// trigram index on PostgreSQL (pg_trgm, a backend-specific kind of index, so it is created
     /// here rather than in the shared migrations). It is optional: without the extension, search
-    /// still works, reading the table. (An FTS5 trigram index on SQLite was measured slower for
+    /// still works, reading the table. Its pending list is off (`fastupdate = off`): each write
+    /// updates the index at once, so searches do not slow down as writes pile up in the pending
+    /// list between vacuums. (An FTS5 trigram index on SQLite was measured slower for
     /// the broad terms people type, and it slows every write: see docs/benchmarks.md.)
     async fn ensure_search_index(&self) -> anyhow::Result<()> {
         if self.backend == Backend::Postgres {
             let created = sqlx::raw_sql(
                 "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
-                 CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops);",
+                 CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
+                 ALTER INDEX facilities_search_trgm SET (fastupdate = off);",
             )
             .execute(&self.writer)
             .await;

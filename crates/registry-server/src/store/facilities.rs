@@ -555,22 +555,24 @@ pub async fn list(
     } else {
         ("DESC", limit, offset)
     };
+    // The page's ids first, through the narrow index (id order, filters); then only those
+    // facilities are built with their children. Building the children in the same query made
+    // PostgreSQL compute them for every row that OFFSET skipped.
     let n = binds.len();
-    let tail = format!("ORDER BY f.id {order} LIMIT ${} OFFSET ${}", n + 1, n + 2);
-    let sql = select_sql(is_postgres(conn), &filter, &tail);
-    let mut q = sqlx::query(AssertSqlSafe(sql));
+    let sql = format!(
+        "SELECT f.id FROM facilities f WHERE {filter} ORDER BY f.id {order} LIMIT ${} OFFSET ${}",
+        n + 1,
+        n + 2
+    );
+    let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
     for b in &binds {
         q = q.bind(b.as_str());
     }
-    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
-    let mut page: Vec<Facility> = rows
-        .iter()
-        .map(facility_from_row)
-        .collect::<Result<_, _>>()?;
+    let mut ids: Vec<String> = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
     if from_end {
-        page.reverse();
+        ids.reverse();
     }
-    Ok((page, total))
+    Ok((views(conn, &ids).await?, total))
 }
 
 /// The live facility already registered with this cnpj in this department, if any.
