@@ -7,8 +7,11 @@
 //! does not answer, that half is skipped with a message.
 
 use registry_server::config::Secret;
-use registry_server::seed::{SeedPlan, seed};
+#[path = "bench/seed.rs"]
+mod seed;
+
 use registry_server::{Application, Config};
+use seed::{SeedPlan, seed};
 use serde_json::{Value, json};
 use sqlx::Connection;
 use std::time::{Duration, Instant};

@@ -9,15 +9,18 @@
 //! (32), `--threads T` (2), `--repeat R` (3, the median is reported), `--databases sqlite,postgres`,
 //! `--output FILE` (docs/benchmarks.md), `--keep DIR` (keep the SQLite data set there and reuse it
 //! on the next run instead of seeding again), `--only A,B` (only the scenarios whose name contains
-//! A or B; `/healthz` always runs, as the ceiling). PostgreSQL is reached at `REGISTRY_BENCH_POSTGRES_URL`
+//! A or B; `/healthz` always runs, as the ceiling), `--cache on,off` (the passes per database: the
+//! server with its default read cache, and with `REGISTRY_READ_CACHE_MIB=0`). PostgreSQL is reached at `REGISTRY_BENCH_POSTGRES_URL`
 //! (default `postgres://postgres@127.0.0.1:5432/postgres`); the benchmark creates and drops its
 //! own database there.
+
+mod seed;
 
 use anyhow::{Context, bail};
 use registry_server::auth::hash_password;
 use registry_server::db::{Db, new_id, now};
-use registry_server::seed::{SeedPlan, Seeded, seed};
 use registry_server::store::users::{self, UserRow};
+use seed::{SeedPlan, Seeded, seed};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -39,6 +42,8 @@ struct Args {
     keep: Option<PathBuf>,
     /// Run only the scenarios whose name contains one of these.
     only: Vec<String>,
+    /// Passes per database: with the read cache on (default settings) and off.
+    cache: Vec<String>,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
@@ -58,6 +63,7 @@ fn parse_args() -> anyhow::Result<Args> {
         output: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/benchmarks.md")),
         keep: None,
         only: Vec::new(),
+        cache: vec!["on".into(), "off".into()],
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -74,6 +80,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "--output" => a.output = PathBuf::from(value()?),
             "--keep" => a.keep = Some(PathBuf::from(value()?)),
             "--only" => a.only = value()?.split(',').map(str::to_owned).collect(),
+            "--cache" => a.cache = value()?.split(',').map(str::to_owned).collect(),
             other => bail!(
                 "unknown option {other} (see the comment at the top of examples/bench/main.rs)"
             ),
@@ -96,6 +103,11 @@ const SCENARIOS: &[Scenario] = &[
         path: "/healthz",
     },
     Scenario {
+        name: "mixed: 60% by id, 15% page, 15% search, 10% writes",
+        mode: "mixed",
+        path: "",
+    },
+    Scenario {
         name: "GET /api/facility/:id (random)",
         mode: "facility_by_id",
         path: "",
@@ -106,12 +118,12 @@ const SCENARIOS: &[Scenario] = &[
         path: "/api/facilities",
     },
     Scenario {
-        name: "GET /api/facilities (page 4000 of 25)",
-        mode: "path",
-        path: "/api/facilities?pageNum=4000&pageSize=25",
+        name: "GET /api/facilities (random page of 20, whole range)",
+        mode: "random_page",
+        path: "",
     },
     Scenario {
-        name: "GET /api/facilities?q= (name/city)",
+        name: "GET /api/facilities?q= (random term)",
         mode: "search",
         path: "",
     },
@@ -141,6 +153,18 @@ const SCENARIOS: &[Scenario] = &[
         path: "",
     },
 ];
+
+/// Search terms: hundreds of facility names and every city of the data set, so that (as in real
+/// use) consecutive searches rarely repeat.
+fn search_terms(facilities: usize, rng_seed: u64) -> Vec<String> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(rng_seed);
+    let mut terms: Vec<String> = (0..400)
+        .map(|_| format!("clinica {}", rng.random_range(0..facilities.max(1))))
+        .collect();
+    terms.extend(seed::CITIES.iter().map(|(city, _)| city.to_lowercase()));
+    terms
+}
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Measure {
@@ -264,9 +288,18 @@ impl Drop for Server {
     }
 }
 
-async fn start_server(binary: &Path, url: &str, data_dir: &Path) -> anyhow::Result<Server> {
+async fn start_server(
+    binary: &Path,
+    url: &str,
+    data_dir: &Path,
+    cache: &str,
+) -> anyhow::Result<Server> {
     let port = free_port()?;
-    let child = Command::new(binary)
+    let mut command = Command::new(binary);
+    if cache == "off" {
+        command.env("REGISTRY_READ_CACHE_MIB", "0");
+    }
+    let child = command
         .env("REGISTRY_DATABASE_URL", url)
         .env("REGISTRY_BIND", format!("127.0.0.1:{port}"))
         .env("REGISTRY_DATA_DIR", data_dir)
@@ -336,6 +369,7 @@ fn run_wrk(
     scenario: &Scenario,
     token: &str,
     ids_file: &Path,
+    pages: usize,
 ) -> anyhow::Result<Measure> {
     let login = serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}).to_string();
     let out = Command::new("wrk")
@@ -360,6 +394,11 @@ fn run_wrk(
         .arg(ids_file)
         .env("REGISTRY_BENCH_TOKEN", token)
         .env("REGISTRY_BENCH_PATH", scenario.path)
+        .env("REGISTRY_BENCH_PAGES", pages.to_string())
+        .env(
+            "REGISTRY_BENCH_TERMS",
+            ids_file.with_file_name("search-terms.txt"),
+        )
         .env("REGISTRY_BENCH_LOGIN", login)
         .output()
         .context("cannot run wrk")?;
@@ -379,7 +418,8 @@ struct Report {
     rows: Vec<(&'static str, Measure)>,
 }
 
-async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::Result<Report> {
+/// Seeds one database and measures it once per cache setting: one report per pass.
+async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::Result<Vec<Report>> {
     let temp = tempfile::tempdir()?;
     let data_dir = match (&args.keep, database) {
         (Some(dir), "sqlite") => {
@@ -437,43 +477,65 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
         seeding
     };
 
-    let server = start_server(binary, &url, &data_dir).await?;
-    let pid = server.child.id();
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let idle_kib = rss_kib(pid, "VmRSS:");
-    let login: serde_json::Value = reqwest::Client::new()
-        .post(format!("{}/api/login/", server.base))
-        .json(&serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
-    let token = login["token"].as_str().context("no token")?.to_owned();
+    std::fs::write(
+        data_dir.join("search-terms.txt"),
+        search_terms(args.plan.facilities, args.plan.rng_seed).join("\n"),
+    )?;
+    let pages = args.plan.facilities.div_ceil(20);
+    let mut reports = Vec::new();
+    for cache in &args.cache {
+        let server = start_server(binary, &url, &data_dir, cache).await?;
+        let pid = server.child.id();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let idle_kib = rss_kib(pid, "VmRSS:");
+        let login: serde_json::Value = reqwest::Client::new()
+            .post(format!("{}/api/login/", server.base))
+            .json(&serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let token = login["token"].as_str().context("no token")?.to_owned();
 
-    let mut rows = Vec::new();
-    let chosen = SCENARIOS.iter().enumerate().filter(|(i, s)| {
-        *i == 0 || args.only.is_empty() || args.only.iter().any(|o| s.name.contains(o.as_str()))
-    });
-    for (_, scenario) in chosen {
-        let mut runs = Vec::new();
-        for _ in 0..args.repeat {
-            runs.push(run_wrk(args, &server.base, scenario, &token, &ids_file)?);
+        let mut rows = Vec::new();
+        let chosen = SCENARIOS.iter().enumerate().filter(|(i, s)| {
+            *i == 0 || args.only.is_empty() || args.only.iter().any(|o| s.name.contains(o.as_str()))
+        });
+        for (_, scenario) in chosen {
+            let mut runs = Vec::new();
+            for _ in 0..args.repeat {
+                runs.push(run_wrk(
+                    args,
+                    &server.base,
+                    scenario,
+                    &token,
+                    &ids_file,
+                    pages,
+                )?);
+            }
+            let m = median(runs);
+            eprintln!(
+                "[{database}, cache {cache}] {:<52} {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  errors {}  peak so far {:.1} MiB",
+                scenario.name,
+                m.rps,
+                m.p50_ms,
+                m.p99_ms,
+                m.errors,
+                rss_kib(pid, "VmHWM:") as f64 / 1024.0
+            );
+            rows.push((scenario.name, m));
         }
-        let m = median(runs);
-        eprintln!(
-            "[{database}] {:<42} {:>9.0} req/s  p50 {:>8.2} ms  p99 {:>8.2} ms  errors {}  peak so far {:.1} MiB",
-            scenario.name,
-            m.rps,
-            m.p50_ms,
-            m.p99_ms,
-            m.errors,
-            rss_kib(pid, "VmHWM:") as f64 / 1024.0
-        );
-        rows.push((scenario.name, m));
+        let peak_kib = rss_kib(pid, "VmHWM:");
+        drop(server);
+        reports.push(Report {
+            database: format!("{database}, read cache {cache}"),
+            seeding,
+            idle_mib: idle_kib as f64 / 1024.0,
+            peak_mib: peak_kib as f64 / 1024.0,
+            rows,
+        });
     }
-    let peak_kib = rss_kib(pid, "VmHWM:");
-    drop(server);
     if database == "postgres" {
         use sqlx::Connection;
         let mut conn = sqlx::PgConnection::connect(&pg_admin).await?;
@@ -483,13 +545,7 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
         .execute(&mut conn)
         .await?;
     }
-    Ok(Report {
-        database: database.to_owned(),
-        seeding,
-        idle_mib: idle_kib as f64 / 1024.0,
-        peak_mib: peak_kib as f64 / 1024.0,
-        rows,
-    })
+    Ok(reports)
 }
 
 fn machine() -> String {
@@ -552,7 +608,7 @@ async fn main() -> anyhow::Result<()> {
     let mut reports = Vec::new();
     for database in &args.databases {
         match bench_database(&args, &binary, database).await {
-            Ok(r) => reports.push(r),
+            Ok(r) => reports.extend(r),
             Err(e) if database == "postgres" => eprintln!("[postgres] skipped: {e:#}"),
             Err(e) => return Err(e),
         }

@@ -4,7 +4,8 @@ local scenario, ids_file = nil, nil
 local threads = 0
 local ids = {}
 local counter = 0
-local terms = { "clinica 1", "sao paulo", "recife", "clinica 42", "porto alegre", "curitiba" }
+local terms = {}
+local pages = tonumber(os.getenv("REGISTRY_BENCH_PAGES") or "1")
 
 -- Runs in the main state: give each thread its own number, so random streams differ.
 function setup(thread)
@@ -17,6 +18,10 @@ function init(args)
   ids_file = args[2]
   if ids_file then
     for line in io.lines(ids_file) do ids[#ids + 1] = line end
+  end
+  local terms_file = os.getenv("REGISTRY_BENCH_TERMS")
+  if terms_file then
+    for line in io.lines(terms_file) do terms[#terms + 1] = line end
   end
   math.randomseed(os.time() * 7919 + thread_id * 104729)
   wrk.headers["Authorization"] = "Bearer " .. os.getenv("REGISTRY_BENCH_TOKEN")
@@ -43,24 +48,58 @@ local function cnpj()
   return table.concat(d)
 end
 
-function request()
+local function by_id()
+  return wrk.format("GET", "/api/facility/" .. random_id())
+end
+
+-- A page drawn from the whole range, as people page through a long list.
+local function random_page()
+  return wrk.format("GET", "/api/facilities?pageSize=20&pageNum=" .. math.random(1, pages))
+end
+
+-- A term drawn from a large vocabulary (facility names and cities), URL-encoded.
+local function search()
+  local term = terms[math.random(#terms)]:gsub(" ", "%%20")
+  return wrk.format("GET", "/api/facilities?q=" .. term)
+end
+
+local function create()
   counter = counter + 1
-  if scenario == "facility_by_id" then
-    return wrk.format("GET", "/api/facility/" .. random_id())
-  elseif scenario == "search" then
-    local term = terms[(counter % #terms) + 1]:gsub(" ", "%%20")
-    return wrk.format("GET", "/api/facilities?q=" .. term)
-  elseif scenario == "create" then
-    local body = '{"name":"Bench ' .. counter .. '","companyName":"Bench Ltda","cnpj":"' .. cnpj() ..
-      '","telephone":"(11) 3456-7890","department":"Medicina Nuclear",' ..
-      '"address":[{"street":"Rua A, 1","city":"Campinas","state":"SP"}],' ..
-      '"radioisotopes":[{"name":"F(18)","quantity":250}],"practices":["Diagnóstico"]}'
-    return wrk.format("POST", "/api/facility/register/", nil, body)
-  elseif scenario == "edit" then
-    local body = '{"telephone":"(11) 3456-' .. string.format("%04d", math.random(0, 9999)) .. '"}'
-    return wrk.format("PUT", "/api/facility/" .. random_id() .. "/edit", nil, body)
-  elseif scenario == "login" then
-    return wrk.format("POST", "/api/login/", nil, os.getenv("REGISTRY_BENCH_LOGIN"))
+  local body = '{"name":"Bench ' .. counter .. '","companyName":"Bench Ltda","cnpj":"' .. cnpj() ..
+    '","telephone":"(11) 3456-7890","department":"Medicina Nuclear",' ..
+    '"address":[{"street":"Rua A, 1","city":"Campinas","state":"SP"}],' ..
+    '"radioisotopes":[{"name":"F(18)","quantity":250}],"practices":["Diagnóstico"]}'
+  return wrk.format("POST", "/api/facility/register/", nil, body)
+end
+
+local function edit()
+  local body = '{"telephone":"(11) 3456-' .. string.format("%04d", math.random(0, 9999)) .. '"}'
+  return wrk.format("PUT", "/api/facility/" .. random_id() .. "/edit", nil, body)
+end
+
+-- A registry's day: 60 % by id, 15 % random page, 15 % search, 7 % edit, 3 % create.
+local function mixed()
+  local r = math.random(100)
+  if r <= 60 then return by_id()
+  elseif r <= 75 then return random_page()
+  elseif r <= 90 then return search()
+  elseif r <= 97 then return edit()
   end
+  return create()
+end
+
+local modes = {
+  facility_by_id = by_id,
+  random_page = random_page,
+  search = search,
+  create = create,
+  edit = edit,
+  mixed = mixed,
+  login = function() return wrk.format("POST", "/api/login/", nil, os.getenv("REGISTRY_BENCH_LOGIN")) end,
+}
+
+function request()
+  local mode = modes[scenario]
+  if mode then return mode() end
   return wrk.format("GET", os.getenv("REGISTRY_BENCH_PATH"))
 end

@@ -13,7 +13,6 @@ pub mod objects;
 pub mod openapi;
 pub mod request_guard;
 pub mod routes;
-pub mod seed;
 pub mod signing;
 pub mod store;
 

@@ -150,7 +150,7 @@ pub async fn update(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), 
 }
 
 /// A value bound into a multi-row insert.
-pub(crate) enum Param {
+pub enum Param {
     Text(Option<String>),
     Int(i64),
     Real(f64),
@@ -161,7 +161,7 @@ fn text(s: &str) -> Param {
 }
 
 /// Inserts `rows` (each with one value per column) into `table` in one statement.
-pub(crate) async fn insert_rows(
+pub async fn insert_rows(
     conn: &mut AnyConnection,
     table: &str,
     columns: &[&str],

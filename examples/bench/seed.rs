@@ -3,10 +3,6 @@
 //! storage layer in a few transactions with batched multi-row inserts. Seeding writes no audit
 //! events: it is a load, not a series of requests.
 
-use crate::auth::hash_password;
-use crate::db::{Db, new_id, now};
-use crate::store::facilities::{self, FacilityRecord, Param, insert_rows};
-use crate::store::users::{self, UserRow};
 use anyhow::Context;
 use chrono::{Days, NaiveDate};
 use rand::rngs::StdRng;
@@ -15,6 +11,10 @@ use registry_core::equipment::local_date;
 use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
 use registry_core::{Department, MainRole, Practice, Radioisotope, Responsibility, Role};
+use registry_server::auth::hash_password;
+use registry_server::db::{Db, new_id, now};
+use registry_server::store::facilities::{self, FacilityRecord, Param, insert_rows};
+use registry_server::store::users::{self, UserRow};
 use sqlx::AnyConnection;
 
 /// What to create.
@@ -105,7 +105,7 @@ const TEST_TYPES: &[(&str, &[(&str, i64)])] = &[
     ),
 ];
 
-const CITIES: &[(&str, &str)] = &[
+pub const CITIES: &[(&str, &str)] = &[
     ("São Paulo", "SP"),
     ("Rio de Janeiro", "RJ"),
     ("Belo Horizonte", "MG"),
@@ -152,7 +152,7 @@ async fn test_types(conn: &mut AnyConnection) -> anyhow::Result<Vec<(String, Vec
                 "SELECT id FROM test_types WHERE equipment_type_id = $1 AND name_key = $2",
             )
             .bind(*equipment_type)
-            .bind(crate::db::search_key(name))
+            .bind(registry_server::db::search_key(name))
             .fetch_optional(&mut *conn)
             .await?;
             let id = match existing {
@@ -175,7 +175,7 @@ async fn test_types(conn: &mut AnyConnection) -> anyhow::Result<Vec<(String, Vec
                         vec![vec![
                             Param::Text(Some(id.clone())),
                             Param::Text(Some((*name).to_owned())),
-                            Param::Text(Some(crate::db::search_key(name))),
+                            Param::Text(Some(registry_server::db::search_key(name))),
                             Param::Text(Some((*equipment_type).to_owned())),
                             Param::Int(*days),
                             Param::Text(Some(at.clone())),
@@ -383,14 +383,14 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         test_rows,
     )
     .await?;
-    if db.backend == crate::db::Backend::Postgres {
+    if db.backend == registry_server::db::Backend::Postgres {
         // Fresh statistics, so the planner sees the loaded tables as they are, and a visibility
         // map, so the last-date lookups are index-only (autovacuum would do both, later).
         sqlx::raw_sql("VACUUM ANALYZE").execute(&db.pool).await?;
     }
     // The bulk insert bypassed the store's bookkeeping of the latest test per pair.
     let mut tx = db.begin().await?;
-    crate::store::qc_tests::refresh_last(&mut tx, None, None).await?;
+    registry_server::store::qc_tests::refresh_last(&mut tx, None, None).await?;
     tx.commit().await?;
     Ok(seeded)
 }
