@@ -65,6 +65,7 @@ on_both_databases!(
     openapi_documents_every_error_status,
     undecodable_path_ids_and_bad_queries_answer_the_envelope,
     long_uri_answers_the_envelope,
+    huge_page_numbers_answer_an_empty_page,
 );
 
 async fn openapi(app: &TestApp) -> serde_json::Value {
@@ -239,5 +240,22 @@ async fn long_uri_answers_the_envelope(app: TestApp) {
         format!("/nowhere/{long}"),
     ] {
         expect_json_error(&app, &path, 414, "uri_too_long").await;
+    }
+}
+
+/// Found by schemathesis: a page number whose offset overflows 64 bits closed the connection
+/// (a panic in a debug build; a negative OFFSET, 500, on PostgreSQL in a release build).
+async fn huge_page_numbers_answer_an_empty_page(app: TestApp) {
+    for path in [
+        "/api/typeOfTest?pageNum=461168601842738792",
+        "/api/facilities?pageNum=9223372036854775807&pageSize=200",
+        "/api/users?pageNum=9223372036854775807",
+        "/api/group?pageNum=9223372036854775807",
+        "/api/typeOfEquipment?pageNum=9223372036854775807",
+        "/api/documents?pageNum=9223372036854775807",
+        "/api/tests/due?pageNum=9223372036854775807",
+    ] {
+        let body = app.get(path, &app.admin).await.expect(200);
+        assert_eq!(body["list"], serde_json::json!([]), "{path}");
     }
 }

@@ -111,8 +111,9 @@ pub struct ListParams {
 }
 
 impl ListParams {
+    /// Saturates: a page far past the end is empty, never an overflow.
     pub fn offset(&self) -> i64 {
-        (self.page_num - 1) * self.page_size
+        (self.page_num - 1).saturating_mul(self.page_size)
     }
 
     /// A filter as text (strings as given, numbers and booleans written out); blank is absent.
