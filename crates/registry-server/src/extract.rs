@@ -97,7 +97,10 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T
             .await
             .map(|axum::extract::Query(value)| Query(value))
             .map_err(|e| {
-                ApiError::BadRequest(format!("The query string could not be read: {}", e.body_text()))
+                ApiError::BadRequest(format!(
+                    "The query string could not be read: {}",
+                    e.body_text()
+                ))
             })
     }
 }

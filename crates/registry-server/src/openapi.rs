@@ -50,9 +50,11 @@ const TOKEN_OPTIONAL: &[&str] = &["/api/register"];
 /// rather than from its handler, so that no annotation can forget them: 401 with the bearer
 /// scheme wherever a token is read, 400/413/422 wherever a JSON body is read (malformed, too
 /// large, `_id` or fields invalid), 400 for unreadable query parameters, 404 for a path that
-/// names no record, 429 from the rate limits. Every error response gets the envelope schema.
+/// names no record, 429 from the rate limits, 503 while the database is unreachable. Every error
+/// response gets the envelope schema.
 fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
-    let envelope = json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}});
+    let envelope =
+        json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}});
     let Some(paths) = value["paths"].as_object_mut() else {
         return value;
     };
@@ -81,6 +83,10 @@ fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
             let params = op["parameters"].as_array().cloned().unwrap_or_default();
             if params.iter().any(|p| p["in"] == "query") {
                 statuses.push(("400", "A query parameter could not be read"));
+                statuses.push((
+                    "422",
+                    "A query value holds control characters or is too long",
+                ));
             }
             if params.iter().any(|p| p["in"] == "path") {
                 statuses.push(("404", "No such record, or not visible to the caller"));
@@ -88,6 +94,10 @@ fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
             statuses.push((
                 "429",
                 "Too many requests or failed attempts; retry after `Retry-After` seconds",
+            ));
+            statuses.push((
+                "503",
+                "The database cannot be reached right now; retry after `Retry-After` seconds",
             ));
             let responses = op["responses"]
                 .as_object_mut()
@@ -108,5 +118,6 @@ fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
 }
 
 pub fn router() -> Router<AppState> {
-    Router::new().merge(SwaggerUi::new("/api/docs").external_url_unchecked("/api/openapi.json", document()))
+    Router::new()
+        .merge(SwaggerUi::new("/api/docs").external_url_unchecked("/api/openapi.json", document()))
 }
