@@ -3,14 +3,30 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use utoipa::ToSchema;
 
 /// Declares an enum whose wire form is the spec's exact (Portuguese) string.
 macro_rules! spec_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         pub enum $name { $(#[serde(rename = $text)] $variant),+ }
+
+        // Written by hand: `#[derive(ToSchema)]` does not see a `serde(rename)` whose value comes
+        // from a macro argument, and documented the Rust variant names instead of the wire values.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some([$($text),+]))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed(stringify!($name))
+            }
+        }
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];

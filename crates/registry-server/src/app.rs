@@ -154,6 +154,8 @@ pub fn router(state: AppState) -> Router {
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        // Outermost, so that errors made by any layer above also leave in the envelope.
+        .layer(axum::middleware::from_fn(crate::envelope::every_error_in_the_envelope))
         .with_state(state)
 }
 

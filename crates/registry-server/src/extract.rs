@@ -3,8 +3,9 @@
 
 use crate::error::ApiError;
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Query, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{StatusCode, header, request::Parts};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 pub const DEFAULT_PAGE_SIZE: i64 = 20;
@@ -78,6 +79,40 @@ impl JsonBody {
     }
 }
 
+/// Path parameters, refused in the envelope: a segment that cannot be decoded (`%ff` is not
+/// UTF-8) names no record, so the answer is 404 like any other unknown id.
+pub struct Path<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Path(value)| Path(value))
+            .map_err(|_| ApiError::NotFound("No such record: the path is not valid.".into()))
+    }
+}
+
+/// Query parameters, refused in the envelope with 400.
+pub struct Query<T>(pub T);
+
+impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        axum::extract::Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Query(value)| Query(value))
+            .map_err(|e| {
+                ApiError::BadRequest(format!(
+                    "The query string could not be read: {}",
+                    e.body_text()
+                ))
+            })
+    }
+}
+
 /// Paging and filters of a list request.
 #[derive(Debug, Clone)]
 pub struct ListParams {
@@ -87,8 +122,9 @@ pub struct ListParams {
 }
 
 impl ListParams {
+    /// Saturates: a page far past the end is empty, never an overflow.
     pub fn offset(&self) -> i64 {
-        (self.page_num - 1) * self.page_size
+        (self.page_num - 1).saturating_mul(self.page_size)
     }
 
     /// A filter as text (strings as given, numbers and booleans written out); blank is absent.
@@ -128,9 +164,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-            .await
-            .map_err(|_| ApiError::BadRequest("The query string could not be read.".into()))?;
+        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state).await?;
         let mut filters = Map::new();
         for (k, v) in pairs {
             if k == "filters" {

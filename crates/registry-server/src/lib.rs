@@ -6,6 +6,7 @@ pub mod cache;
 pub mod config;
 pub mod db;
 pub mod email_worker;
+pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod mail;

@@ -3,6 +3,7 @@
 
 use crate::app::AppState;
 use axum::Router;
+use serde_json::json;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa_swagger_ui::SwaggerUi;
@@ -14,7 +15,8 @@ use utoipa_swagger_ui::SwaggerUi;
 ))]
 struct ApiDoc;
 
-pub fn document() -> utoipa::openapi::OpenApi {
+/// The document as served: utoipa's, completed with the shared error statuses.
+pub fn document() -> serde_json::Value {
     use crate::routes::*;
     let mut doc = ApiDoc::openapi()
         .merge_from(auth::openapi())
@@ -36,9 +38,86 @@ pub fn document() -> utoipa::openapi::OpenApi {
                 .build(),
         ),
     );
-    doc
+    complete_error_responses(serde_json::to_value(&doc).expect("the OpenAPI document serialises"))
+}
+
+/// Operations that take no token.
+const PUBLIC: &[&str] = &["/api/login", "/api/password_recover"];
+/// Operations where a token is optional: without one, self-registration as `Cliente`.
+const TOKEN_OPTIONAL: &[&str] = &["/api/register"];
+
+/// Adds to every operation the error statuses that come from the shared extractors and layers
+/// rather than from its handler, so that no annotation can forget them: 401 with the bearer
+/// scheme wherever a token is read, 400/413/422 wherever a JSON body is read (malformed, too
+/// large, `_id` or fields invalid), 400 for unreadable query parameters, 404 for a path that
+/// names no record, 429 from the rate limits, 503 while the database is unreachable. Every error
+/// response gets the envelope schema.
+fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
+    let envelope =
+        json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}});
+    let Some(paths) = value["paths"].as_object_mut() else {
+        return value;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            if !["get", "post", "put", "delete", "patch"].contains(&method.as_str()) {
+                continue;
+            }
+            let mut statuses: Vec<(&str, &str)> = Vec::new();
+            if !PUBLIC.contains(&path.as_str()) {
+                op["security"] = if TOKEN_OPTIONAL.contains(&path.as_str()) {
+                    json!([{}, {"bearer": []}])
+                } else {
+                    json!([{"bearer": []}])
+                };
+                statuses.push(("401", "Missing, malformed, forged or expired token"));
+            }
+            if op.get("requestBody").is_some() {
+                statuses.push(("400", "Malformed JSON or wrong content type"));
+                statuses.push(("413", "The body is larger than allowed"));
+                statuses.push(("422", "Field errors, all at once"));
+            }
+            let params = op["parameters"].as_array().cloned().unwrap_or_default();
+            if params.iter().any(|p| p["in"] == "query") {
+                statuses.push(("400", "A query parameter could not be read"));
+                statuses.push((
+                    "422",
+                    "A query value holds control characters or is too long",
+                ));
+            }
+            if params.iter().any(|p| p["in"] == "path") {
+                statuses.push(("404", "No such record, or not visible to the caller"));
+            }
+            statuses.push((
+                "429",
+                "Too many requests or failed attempts; retry after `Retry-After` seconds",
+            ));
+            statuses.push((
+                "503",
+                "The database cannot be reached right now; retry after `Retry-After` seconds",
+            ));
+            let responses = op["responses"]
+                .as_object_mut()
+                .expect("every operation has responses");
+            for (status, description) in statuses {
+                responses
+                    .entry(status)
+                    .or_insert_with(|| json!({"description": description}));
+            }
+            for (status, response) in responses.iter_mut() {
+                if status.starts_with('4') || status.starts_with('5') {
+                    response["content"] = envelope.clone();
+                }
+            }
+        }
+    }
+    value
 }
 
 pub fn router() -> Router<AppState> {
-    Router::new().merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", document()))
+    Router::new()
+        .merge(SwaggerUi::new("/api/docs").external_url_unchecked("/api/openapi.json", document()))
 }
