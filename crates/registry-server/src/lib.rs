@@ -8,6 +8,7 @@ pub mod db;
 pub mod email_worker;
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod mail;
 pub mod objects;
 pub mod openapi;
