@@ -154,6 +154,11 @@ impl TestApp {
             "test-secret-{}",
             uuid::Uuid::new_v4()
         )));
+        // Tests log in and register a lot from one address: the per-client limiter stays on but
+        // generous; tests of the limits set their own (tests/api/abuse.rs).
+        config.limits.login_per_client_per_minute = 10_000;
+        config.limits.register_per_client_per_hour = 10_000;
+        config.limits.recovery_per_client_per_hour = 10_000;
         configure(&mut config);
         let app = Application::build(config).await.expect("server starts");
         let base = format!("http://{}", app.local_addr());
@@ -183,7 +188,19 @@ impl TestApp {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> Answer {
-        let mut req = self.client.request(method, self.url(path));
+        self.call_as(&self.client, method, path, token, body).await
+    }
+
+    /// A call through `client` (for instance one bound to another local address).
+    pub async fn call_as(
+        &self,
+        client: &reqwest::Client,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Answer {
+        let mut req = client.request(method, self.url(path));
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }

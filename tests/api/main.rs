@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod abuse;
 mod auth;
 mod cache;
 mod concurrency;

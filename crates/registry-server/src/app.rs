@@ -7,20 +7,22 @@ use crate::error::ApiError;
 use crate::mail::Mailer;
 use crate::store::users::{self, UserRow};
 use anyhow::Context;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderName, Request, StatusCode};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
+use axum::http::{HeaderName, HeaderValue, Request, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
+use hyper::body::Incoming;
 use rand::RngCore;
 use registry_core::Role;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tower::Layer;
-use tower::util::MapRequestLayer;
+use tower::ServiceExt;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 /// JSON bodies are small; uploads have their own limits on their routes.
@@ -35,6 +37,7 @@ pub struct AppState {
     pub objects: Arc<crate::objects::Objects>,
     pub signing_key: Arc<ed25519_dalek::SigningKey>,
     pub cache: Arc<crate::cache::ReadCache>,
+    pub limiters: Arc<crate::limits::Limiters>,
 }
 
 pub struct Application {
@@ -69,6 +72,7 @@ impl Application {
         let signing_key = crate::signing::load_or_create(&config)?;
         tracing::info!(database = ?db.backend, mail = mailer.describe(), files = objects.describe(), "storage ready");
         let cache = crate::cache::ReadCache::new(config.read_cache_mib);
+        let limiters = crate::limits::Limiters::new(&config.limits);
         let state = AppState {
             db,
             config: Arc::new(config),
@@ -77,6 +81,7 @@ impl Application {
             objects: Arc::new(objects),
             signing_key: Arc::new(signing_key),
             cache: Arc::new(cache),
+            limiters: Arc::new(limiters),
         };
         ensure_first_administrator(&state).await?;
         let mut tx = state.db.begin().await?;
@@ -100,19 +105,69 @@ impl Application {
         &self.state
     }
 
+    /// Serves HTTP/1.1 until `shutdown`, then lets open requests finish. Each connection must
+    /// send a request head within `read_timeout`, and a kept-alive connection is closed after
+    /// that long idle; the peer address reaches the handlers as `ConnectInfo` (per-client limits).
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        // Trailing slashes are trimmed before routing, so every path answers with and without one.
-        let app = MapRequestLayer::new(trim_trailing_slash).layer(self.router);
-        let service = axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app);
         let worker = crate::email_worker::spawn(self.state.clone());
-        let served = axum::serve(self.listener, service)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let limiters = self.state.limiters.clone();
+        let sweeper = tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+            loop {
+                every.tick().await;
+                limiters.forget_idle();
+            }
+        });
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(self.state.config.limits.read_timeout);
+        let (stop, stopped) = tokio::sync::watch::channel(());
+        let mut connections = tokio::task::JoinSet::new();
+        tokio::pin!(shutdown);
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = self.listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(e) => {
+                        // Out of descriptors and the like: wait instead of spinning.
+                        tracing::warn!(error = %e, "cannot accept a connection");
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            while connections.try_join_next().is_some() {}
+            let router = self.router.clone();
+            let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(peer));
+                router.clone().oneshot(trim_trailing_slash(req))
+            });
+            let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let mut stopped = stopped.clone();
+            connections.spawn(async move {
+                tokio::pin!(conn);
+                let ended = tokio::select! {
+                    ended = conn.as_mut() => ended,
+                    _ = stopped.changed() => {
+                        conn.as_mut().graceful_shutdown();
+                        conn.await
+                    }
+                };
+                if let Err(e) = ended {
+                    tracing::debug!(error = %e, "connection ended");
+                }
+            });
+        }
+        drop(self.listener);
+        let _ = stop.send(());
+        while connections.join_next().await.is_some() {}
         worker.abort();
-        served
+        sweeper.abort();
+        Ok(())
     }
 }
 
@@ -148,6 +203,12 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .layer(axum::middleware::from_fn(crate::request_guard::refuse_control_characters))
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT))
+        .layer(RequestBodyTimeoutLayer::new(state.config.limits.body_timeout))
+        // Browsers must not guess a download's type (an uploaded "PDF" rendered as HTML).
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");

@@ -176,6 +176,9 @@ impl Caller {
     }
 }
 
+/// How far in the future a token's `iat` may be: clock differences between instances.
+const ISSUED_AT_SKEW_SECS: i64 = 60;
+
 fn unauthorized(msg: &str) -> ApiError {
     ApiError::Unauthorized(msg.to_owned())
 }
@@ -207,6 +210,11 @@ impl FromRequestParts<AppState> for Caller {
                 _ => unauthorized("The token is not valid."),
             })?
             .claims;
+        // A token from the future was not issued by this server's clock: refuse it rather than
+        // let it outlive a later password change (tokens are compared by version, not time).
+        if claims.iat > chrono::Utc::now().timestamp() + ISSUED_AT_SKEW_SECS {
+            return Err(unauthorized("The token is not valid."));
+        }
         let user = state
             .cache
             .user(&state.db, &claims.id, || load_user(state, &claims.id))

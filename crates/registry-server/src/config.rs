@@ -40,14 +40,58 @@ pub struct Config {
     /// Whether `POST /register/` without a token creates a `Cliente`.
     pub self_registration: bool,
     pub token_ttl: Duration,
-    /// Failed logins per e-mail address allowed within `login_window` before 429.
-    pub login_max_failures: i64,
-    pub login_window: Duration,
+    pub limits: Limits,
     /// Public base URL used in e-mails (password recovery links).
     pub public_url: String,
     pub documents: DocumentSettings,
     /// Memory for the read cache (`crate::cache`), in MiB; 0 turns it off.
     pub read_cache_mib: u64,
+}
+
+/// Abuse limits and connection timeouts (docs/decisions.md, "Users and authentication").
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Failed logins per e-mail address answered at once; after that each attempt waits.
+    pub login_free_failures: i64,
+    /// The wait after the last free failure, doubled after each further failure
+    /// (`REGISTRY_LOGIN_DELAY_SECONDS`, default 30).
+    pub login_delay: Duration,
+    /// The longest wait (`REGISTRY_LOGIN_MAX_DELAY_SECONDS`, default 900, at most a day).
+    pub login_max_delay: Duration,
+    /// Failures are forgotten after this long without a counted attempt
+    /// (`REGISTRY_LOGIN_FORGET_MINUTES`, default 60).
+    pub login_forget_after: Duration,
+    /// Login attempts per client address and minute (`REGISTRY_LOGIN_PER_CLIENT_PER_MINUTE`).
+    pub login_per_client_per_minute: u32,
+    /// Registrations without a token per client address and hour.
+    pub register_per_client_per_hour: u32,
+    /// Password recovery requests (both kinds) per client address and hour.
+    pub recovery_per_client_per_hour: u32,
+    /// Security e-mails (recovery codes, registration attempts) sent to one address per hour;
+    /// further requests are answered the same but send none.
+    pub mails_per_address_per_hour: u32,
+    /// Time a client has to send a request's headers, and the longest idle time of a kept-alive
+    /// connection (`REGISTRY_READ_TIMEOUT_SECONDS`, default 30).
+    pub read_timeout: Duration,
+    /// The longest pause while a request body is being sent (`REGISTRY_BODY_TIMEOUT_SECONDS`, default 60).
+    pub body_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            login_free_failures: 5,
+            login_delay: Duration::from_secs(30),
+            login_max_delay: Duration::from_secs(15 * 60),
+            login_forget_after: Duration::from_secs(60 * 60),
+            login_per_client_per_minute: 20,
+            register_per_client_per_hour: 10,
+            recovery_per_client_per_hour: 10,
+            mails_per_address_per_hour: 3,
+            read_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(60),
+        }
+    }
 }
 
 /// Uploads, signing and the scheduled e-mail worker (product.md §5).
@@ -99,8 +143,7 @@ impl Config {
             extra_responsibilities: Vec::new(),
             self_registration: true,
             token_ttl: Duration::from_secs(12 * 3600),
-            login_max_failures: 5,
-            login_window: Duration::from_secs(15 * 60),
+            limits: Limits::default(),
             public_url: "http://127.0.0.1:8080".into(),
             documents: DocumentSettings::default(),
             read_cache_mib: 24,
@@ -205,11 +248,68 @@ impl Config {
                 "REGISTRY_READ_CACHE_MIB must be a whole number (0 turns the cache off)",
             )?;
         }
+        read_limits(&var, &mut c.limits)?;
         if c.admin_email.is_some() != c.admin_password.is_some() {
             bail!("set both REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD, or neither");
         }
         Ok(c)
     }
+}
+
+/// A whole number from `name`, when set.
+fn number<T: std::str::FromStr>(
+    var: &impl Fn(&str) -> Option<String>,
+    name: &str,
+) -> anyhow::Result<Option<T>> {
+    var(name)
+        .map(|v| v.trim().parse::<T>())
+        .transpose()
+        .map_err(|_| anyhow::anyhow!("{name} must be a whole number"))
+}
+
+fn read_limits(var: &impl Fn(&str) -> Option<String>, l: &mut Limits) -> anyhow::Result<()> {
+    let secs = |n: u64| Duration::from_secs(n.max(1));
+    if let Some(n) = number::<i64>(var, "REGISTRY_LOGIN_FREE_FAILURES")? {
+        l.login_free_failures = n.max(1);
+    }
+    if let Some(n) = number(var, "REGISTRY_LOGIN_DELAY_SECONDS")? {
+        l.login_delay = secs(n);
+    }
+    if let Some(n) = number::<u64>(var, "REGISTRY_LOGIN_MAX_DELAY_SECONDS")? {
+        l.login_max_delay = secs(n.min(86_400));
+    }
+    if let Some(n) = number::<u64>(var, "REGISTRY_LOGIN_FORGET_MINUTES")? {
+        l.login_forget_after = secs(n * 60);
+    }
+    for (name, slot) in [
+        (
+            "REGISTRY_LOGIN_PER_CLIENT_PER_MINUTE",
+            &mut l.login_per_client_per_minute,
+        ),
+        (
+            "REGISTRY_REGISTER_PER_CLIENT_PER_HOUR",
+            &mut l.register_per_client_per_hour,
+        ),
+        (
+            "REGISTRY_RECOVERY_PER_CLIENT_PER_HOUR",
+            &mut l.recovery_per_client_per_hour,
+        ),
+        (
+            "REGISTRY_MAILS_PER_ADDRESS_PER_HOUR",
+            &mut l.mails_per_address_per_hour,
+        ),
+    ] {
+        if let Some(n) = number::<u32>(var, name)? {
+            *slot = n.max(1);
+        }
+    }
+    if let Some(n) = number(var, "REGISTRY_READ_TIMEOUT_SECONDS")? {
+        l.read_timeout = secs(n);
+    }
+    if let Some(n) = number(var, "REGISTRY_BODY_TIMEOUT_SECONDS")? {
+        l.body_timeout = secs(n);
+    }
+    Ok(())
 }
 
 fn parse_bool(v: &str) -> Option<bool> {
@@ -244,6 +344,25 @@ mod tests {
         );
         assert_eq!(c.token_ttl, Duration::from_secs(1800));
         assert!(!c.self_registration);
+    }
+
+    #[test]
+    fn limits_are_read_and_checked() {
+        let c = config(
+            &[
+                ("REGISTRY_LOGIN_PER_CLIENT_PER_MINUTE", "7"),
+                ("REGISTRY_READ_TIMEOUT_SECONDS", "3"),
+            ],
+            "login_delay_seconds = 2\nmails_per_address_per_hour = 1",
+        )
+        .unwrap();
+        assert_eq!(c.limits.login_per_client_per_minute, 7);
+        assert_eq!(c.limits.read_timeout, Duration::from_secs(3));
+        assert_eq!(c.limits.login_delay, Duration::from_secs(2));
+        assert_eq!(c.limits.mails_per_address_per_hour, 1);
+        assert_eq!(c.limits.login_free_failures, 5);
+        let e = config(&[("REGISTRY_BODY_TIMEOUT_SECONDS", "soon")], "").unwrap_err();
+        assert!(e.to_string().contains("REGISTRY_BODY_TIMEOUT_SECONDS"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod email_worker;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod mail;
 pub mod objects;
 pub mod openapi;

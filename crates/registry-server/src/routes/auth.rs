@@ -6,13 +6,15 @@ use crate::auth::{Caller, MaybeCaller, TokenSubject, hash_password, issue_token,
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
+use crate::limits::ClientAddr;
 use crate::store::audit;
 use crate::store::users::{self, UserRow};
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use rand::RngCore;
 use registry_core::ErrorBody;
 use registry_core::api::{
@@ -106,76 +108,42 @@ fn token_for(state: &AppState, u: &UserRow) -> Result<String> {
     )
 }
 
-/// Seconds until the login block of `email` lifts, when it is blocked.
-async fn login_blocked_for(state: &AppState, email: &str) -> Result<Option<u64>> {
-    let mut conn = state.db.read().await?;
-    let row = sqlx::query("SELECT failures, window_start FROM login_failures WHERE email = $1")
-        .bind(email)
-        .fetch_optional(&mut *conn)
-        .await?;
-    let Some(row) = row else { return Ok(None) };
-    let failures: i64 = row.try_get("failures")?;
-    let start: String = row.try_get("window_start")?;
-    let start = DateTime::parse_from_rfc3339(&start)
-        .map_err(anyhow::Error::from)?
-        .with_timezone(&Utc);
-    let ends = start + state.config.login_window;
-    let now = Utc::now();
-    if failures >= state.config.login_max_failures && ends > now {
-        Ok(Some((ends - now).num_seconds().max(1) as u64))
-    } else {
-        Ok(None)
+/// Reserves a password check for `email` under the per-account rule, or answers 429.
+async fn reserve_login(state: &AppState, email: &str) -> Result<()> {
+    let l = &state.config.limits;
+    let rule = users::LoginRule {
+        free: l.login_free_failures,
+        delay: l.login_delay,
+        max_delay: l.login_max_delay,
+        forget_after: l.login_forget_after,
+    };
+    let mut tx = state.db.begin().await?;
+    let wait = users::reserve_login(&mut tx, email, &rule, Utc::now()).await?;
+    tx.commit().await?;
+    match wait {
+        None => Ok(()),
+        Some(retry_after_secs) => Err(ApiError::RateLimited { retry_after_secs }),
     }
 }
 
-async fn record_login_failure(state: &AppState, email: &str) -> Result<()> {
-    let mut tx = state.db.begin().await?;
-    let row = sqlx::query("SELECT failures, window_start FROM login_failures WHERE email = $1")
-        .bind(email)
-        .fetch_optional(&mut *tx)
-        .await?;
-    let now = Utc::now();
-    let (failures, start) = match row {
-        Some(r) => {
-            let start: String = r.try_get("window_start")?;
-            let started = DateTime::parse_from_rfc3339(&start)
-                .map_err(anyhow::Error::from)?
-                .with_timezone(&Utc);
-            if started + state.config.login_window > now {
-                (r.try_get::<i64, _>("failures")? + 1, start)
-            } else {
-                (1, timestamp(now))
-            }
-        }
-        None => (1, timestamp(now)),
-    };
-    sqlx::query(
-        "INSERT INTO login_failures (email, failures, window_start) VALUES ($1, $2, $3) \
-         ON CONFLICT (email) DO UPDATE SET failures = excluded.failures, window_start = excluded.window_start",
-    )
-    .bind(email)
-    .bind(failures)
-    .bind(start)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(())
-}
-
-#[utoipa::path(post, path = "/api/login", tag = "authentication", summary = "Log in", request_body = LoginRequest, responses((status = 200, description = "OK", body = LoginResponse), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Wrong e-mail or password", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody), (status = 429, description = "Too many failed attempts (Retry-After)", body = ErrorBody)))]
-async fn login(State(state): State<AppState>, body: JsonBody) -> Result<Json<LoginResponse>> {
+#[utoipa::path(post, path = "/api/login", tag = "authentication", summary = "Log in", request_body = LoginRequest, responses((status = 200, description = "OK", body = LoginResponse), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 401, description = "Wrong e-mail or password", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody), (status = 429, description = "Too many attempts from this client, or for this account (Retry-After)", body = ErrorBody)))]
+async fn login(
+    State(state): State<AppState>,
+    client: ClientAddr,
+    body: JsonBody,
+) -> Result<Json<LoginResponse>> {
+    client.take(&state.limiters.login)?;
     let value = body.value()?;
     let email = required_str(&value, "email")?.trim().to_lowercase();
     let password = required_str(&value, "password")?.to_owned();
-    if let Some(retry_after_secs) = login_blocked_for(&state, &email).await? {
-        return Err(ApiError::RateLimited { retry_after_secs });
-    }
+    // Counted before the check (and cleared by a success), so parallel guesses cannot all pass
+    // one reading of the count.
+    reserve_login(&state, &email).await?;
     let user = {
         let mut conn = state.db.read().await?;
         users::by_email(&mut conn, &email).await?
     };
     if !verify_password(password, user.as_ref().map(|u| u.password_hash.clone())).await? {
-        record_login_failure(&state, &email).await?;
         return Err(ApiError::Unauthorized("Wrong e-mail or password.".into()));
     }
     let user = user.expect("verified against a stored hash");
@@ -185,10 +153,7 @@ async fn login(State(state): State<AppState>, body: JsonBody) -> Result<Json<Log
         ));
     }
     let mut tx = state.db.begin().await?;
-    sqlx::query("DELETE FROM login_failures WHERE email = $1")
-        .bind(&email)
-        .execute(&mut *tx)
-        .await?;
+    users::clear_login_failures(&mut tx, &email).await?;
     tx.commit().await?;
     Ok(Json(LoginResponse {
         token: token_for(&state, &user)?,
@@ -196,18 +161,20 @@ async fn login(State(state): State<AppState>, body: JsonBody) -> Result<Json<Log
     }))
 }
 
-#[utoipa::path(post, path = "/api/register", tag = "authentication", summary = "Create a user (without a token: self-registration as Cliente)", request_body = UserInput, responses((status = 201, description = "Created", body = User), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 409, description = "E-mail already used", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, path = "/api/register", tag = "authentication", summary = "Create a user (without a token: self-registration as Cliente)", request_body = UserInput, responses((status = 201, description = "Created (with a staff token)", body = User), (status = 202, description = "Without a token: registration received, the same answer whether or not the address already had an account", body = Message), (status = 429, description = "Too many registrations from this client (Retry-After)", body = ErrorBody), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 409, description = "E-mail already used (staff only)", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
 async fn register(
     State(state): State<AppState>,
     MaybeCaller(caller): MaybeCaller,
+    client: ClientAddr,
     body: JsonBody,
-) -> Result<(StatusCode, Json<User>)> {
+) -> Result<Response> {
     match &caller {
         None if !state.config.self_registration => {
             return Err(ApiError::PermissionDenied(
                 "Self-registration is disabled on this server; ask a staff member.".into(),
             ));
         }
+        None => client.take(&state.limiters.register)?,
         Some(c) if !c.is_staff() => return Err(ApiError::denied()),
         _ => {}
     }
@@ -254,6 +221,13 @@ async fn register(
     };
     let mut tx = state.db.begin().await?;
     if users::email_taken(&mut tx, &user.email, "").await? {
+        if caller.is_none() {
+            // Answered as a new registration would be: anyone could otherwise learn which
+            // addresses have accounts. The owner hears of it instead.
+            drop(tx);
+            tell_owner_of_registration(&state, &user.email);
+            return Ok(registration_received());
+        }
         return Err(ApiError::conflict(
             "conflict",
             format!("A user with e-mail {} already exists.", user.email),
@@ -269,7 +243,53 @@ async fn register(
     )
     .await?;
     tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(user.view())))
+    if caller.is_none() {
+        return Ok(registration_received());
+    }
+    Ok((StatusCode::CREATED, Json(user.view())).into_response())
+}
+
+/// The answer to every self-registration that passed validation, whether the address was new.
+fn registration_received() -> Response {
+    let message = "Registration received. If the e-mail address had no account, it has one now \
+        and you can log in; if it already had one, its owner has been sent an e-mail.";
+    (
+        StatusCode::ACCEPTED,
+        Json(Message {
+            message: message.into(),
+            id: None,
+            token: None,
+        }),
+    )
+        .into_response()
+}
+
+/// Mails the owner of `email` that someone tried to register it, in the background (so the
+/// answer takes no longer than a real registration) and at most as often as the per-address
+/// mail allowance.
+fn tell_owner_of_registration(state: &AppState, email: &str) {
+    if !crate::limits::allowed(&state.limiters.mails, &email.to_owned()) {
+        return;
+    }
+    let state = state.clone();
+    let email = email.to_owned();
+    tokio::spawn(async move {
+        let body = format!(
+            "Hello,\n\nSomeone tried to register a new Facility Registry account with this e-mail \
+             address, which already has an account. Nothing was changed.\n\n\
+             If it was you, log in as usual, or ask for a password recovery code with \
+             POST {}/api/password_recover/ {{\"email\": \"{email}\"}} or `registry user reset-password`.\n\
+             If it was not you, you can ignore this message.\n",
+            state.config.public_url
+        );
+        if let Err(e) = state
+            .mailer
+            .send(&email, "Registration attempt — Facility Registry", body)
+            .await
+        {
+            tracing::error!(error = format!("{e:#}"), "registration notice not sent");
+        }
+    });
 }
 
 /// Refuses to leave the service without an active Administrator.
@@ -312,6 +332,8 @@ async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
         Some(_) => JsonBody::id(&value)?,
     };
     let changes = read_user(&value, false).map_err(ApiError::Validation)?;
+    // An Administrator sending `active: true` also lifts the account's failed-login delay.
+    let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
     let mut tx = state.db.begin().await?;
     tx.lock("users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
@@ -371,7 +393,8 @@ async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
         }
     }
     keep_an_administrator(&mut tx, &before, &user).await?;
-    if user.view() != before.view() || user.token_version != before.token_version {
+    let changed = user.view() != before.view() || user.token_version != before.token_version;
+    if changed {
         user.updated_at = now();
         users::save(&mut tx, &user, false).await?;
         audit_user(
@@ -382,6 +405,11 @@ async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
             Some(&user),
         )
         .await?;
+    }
+    if unlock {
+        users::clear_login_failures(&mut tx, &before.email).await?;
+    }
+    if changed || unlock {
         tx.commit().await?;
     }
     Ok(Json(user.view()))
@@ -446,6 +474,8 @@ async fn set_password(
     user.updated_at = now();
     let mut tx = state.db.begin().await?;
     users::save(&mut tx, &user, false).await?;
+    // Whoever sets a password (its owner, a recovery code, an Administrator) may log in at once.
+    users::clear_login_failures(&mut tx, &user.email).await?;
     audit_user(
         &mut tx,
         actor,
@@ -517,11 +547,13 @@ fn token_hash(token: &str) -> String {
 
 /// `{email}` mails a single-use token (always 202, so accounts cannot be discovered);
 /// `{token, newPassword}` sets the password.
-#[utoipa::path(post, path = "/api/password_recover", tag = "authentication", summary = "Password recovery", request_body = PasswordRecoverInput, responses((status = 202, description = "Recovery e-mail sent if the account exists", body = Message), (status = 200, description = "Password set with a recovery code", body = Message), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/password_recover", tag = "authentication", summary = "Password recovery", request_body = PasswordRecoverInput, responses((status = 202, description = "Recovery e-mail sent if the account exists", body = Message), (status = 200, description = "Password set with a recovery code", body = Message), (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody), (status = 429, description = "Too many requests from this client (Retry-After)", body = ErrorBody)))]
 async fn password_recover(
     State(state): State<AppState>,
+    client: ClientAddr,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Message>)> {
+    client.take(&state.limiters.recovery)?;
     let value = body.value()?;
     if value.get("token").is_some() {
         let token = required_str(&value, "token")?;
@@ -572,7 +604,12 @@ async fn password_recover(
         let mut conn = state.db.read().await?;
         users::by_email(&mut conn, &email).await?
     };
-    if let Some(user) = user.filter(|u| u.active) {
+    // Past the address's mail allowance the answer stays the same but no mail goes out: the
+    // owner is not flooded, and the codes already sent stay valid.
+    let user = user
+        .filter(|u| u.active)
+        .filter(|u| crate::limits::allowed(&state.limiters.mails, &u.email));
+    if let Some(user) = user {
         let mut raw = [0u8; 32];
         rand::rng().fill_bytes(&mut raw);
         let token = hex::encode(raw);

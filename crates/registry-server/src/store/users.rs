@@ -244,3 +244,96 @@ pub async fn count_active_with_role(
         .fetch_one(conn)
         .await
 }
+
+/// The per-account login rule. A row of `login_failures` counts the password checks made for an
+/// address since its last success; `window_start` holds the earliest time the next check may be
+/// made (the column's name is older than this rule).
+pub struct LoginRule {
+    /// Checks answered without waiting.
+    pub free: i64,
+    /// The wait after the last free check, doubled after each further one, up to `max_delay`.
+    pub delay: std::time::Duration,
+    pub max_delay: std::time::Duration,
+    /// Counts older than this (past their wait) start again from zero.
+    pub forget_after: std::time::Duration,
+}
+
+impl LoginRule {
+    /// The wait after the `n`th counted check.
+    fn wait_after(&self, n: i64) -> std::time::Duration {
+        if n < self.free {
+            return std::time::Duration::ZERO;
+        }
+        let doublings = (n - self.free).min(20) as u32;
+        self.delay
+            .saturating_mul(1 << doublings)
+            .min(self.max_delay)
+    }
+}
+
+/// Reserves a password check for `email` before it is made, so that parallel guesses cannot
+/// all pass one reading of the count: `Ok(None)` when the check may go ahead (it stays counted
+/// until `clear_login_failures`), or `Ok(Some(seconds))` to wait. Must run in its own
+/// transaction: the upsert locks the row (PostgreSQL) or the database (SQLite) until commit,
+/// so a concurrent reservation sees this one.
+pub async fn reserve_login(
+    tx: &mut AnyConnection,
+    email: &str,
+    rule: &LoginRule,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<u64>, sqlx::Error> {
+    let now = crate::db::timestamp(at);
+    let forgotten_before = crate::db::timestamp(at - rule.forget_after);
+    let reserved: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO login_failures (email, failures, window_start) VALUES ($1, 1, $2) \
+         ON CONFLICT (email) DO UPDATE SET \
+         failures = CASE WHEN login_failures.window_start < $3 THEN 1 ELSE login_failures.failures + 1 END, \
+         window_start = $2 \
+         WHERE login_failures.failures < $4 OR login_failures.window_start <= $2 \
+         RETURNING failures",
+    )
+    .bind(email)
+    .bind(&now)
+    .bind(forgotten_before)
+    .bind(rule.free)
+    .fetch_optional(&mut *tx)
+    .await?;
+    match reserved {
+        Some(n) => {
+            let wait = rule.wait_after(n);
+            if !wait.is_zero() {
+                let next =
+                    at + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::days(1));
+                sqlx::query("UPDATE login_failures SET window_start = $2 WHERE email = $1")
+                    .bind(email)
+                    .bind(crate::db::timestamp(next))
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            Ok(None)
+        }
+        None => {
+            let next: String =
+                sqlx::query_scalar("SELECT window_start FROM login_failures WHERE email = $1")
+                    .bind(email)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            let wait = chrono::DateTime::parse_from_rfc3339(&next)
+                .map(|next| (next.with_timezone(&chrono::Utc) - at).num_milliseconds())
+                .unwrap_or(1000);
+            Ok(Some((wait.max(1) as u64).div_ceil(1000)))
+        }
+    }
+}
+
+/// Forgets the failed logins of `email` (a success, a new password, an Administrator's unlock).
+pub async fn clear_login_failures(
+    conn: &mut AnyConnection,
+    email: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM login_failures WHERE email = $1")
+        .bind(email)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
