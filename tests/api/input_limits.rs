@@ -10,7 +10,8 @@ use serde_json::json;
 
 on_both_databases!(
     control_characters_are_refused_everywhere,
-    sizes_and_numbers_are_bounded
+    sizes_and_numbers_are_bounded,
+    the_openapi_document_states_the_limits,
 );
 
 async fn facility_total(app: &TestApp) -> i64 {
@@ -212,4 +213,30 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     app.get("/api/users?pageNum=1000000000", &app.admin)
         .await
         .expect(200);
+}
+
+async fn the_openapi_document_states_the_limits(app: TestApp) {
+    let doc: serde_json::Value = app
+        .client
+        .get(app.url("/api/openapi.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let facility = &schemas["FacilityInput"]["properties"];
+    assert_eq!(facility["name"]["maxLength"], 200, "{facility}");
+    assert_eq!(facility["companyName"]["maxLength"], 200);
+    assert_eq!(facility["address"]["maxItems"], 20);
+    assert_eq!(facility["users"]["maxItems"], 100);
+    assert_eq!(schemas["Address"]["properties"]["city"]["maxLength"], 200);
+    let quantity = &schemas["RadioisotopeView"]["properties"]["quantity"];
+    assert_eq!(quantity["minimum"], 0.001);
+    assert_eq!(quantity["maximum"], 1_000_000.0);
+    assert_eq!(
+        schemas["UserInput"]["allOf"][1]["properties"]["email"]["maxLength"],
+        200
+    );
 }

@@ -24,7 +24,8 @@ pub struct Paging {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RadioisotopeView {
     pub name: Radioisotope,
-    /// Authorised weekly activity in mCi.
+    /// Authorised weekly activity in mCi, from 0.001 to 1,000,000.
+    #[schema(minimum = 0.001, maximum = 1000000)]
     pub quantity: f64,
 }
 
@@ -202,8 +203,10 @@ pub struct FacilityInput {
     #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub company_name: Option<String>,
     /// 14 characters, no punctuation: numeric or the 2026 alphanumeric form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -216,16 +219,19 @@ pub struct FacilityInput {
     /// A group `_id` (or `{"_id": ...}`); null clears it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
-    /// At least one address (a single object is accepted too).
+    /// At least one address, at most 20 (a single object is accepted too).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_items = 1, max_items = 20)]
     pub address: Option<Vec<Address>>,
     #[serde(
         rename = "CNENregistry",
         default,
         skip_serializing_if = "Option::is_none"
     )]
+    #[schema(max_length = 200)]
     pub cnen_registry: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_items = 100)]
     pub users: Option<Vec<FacilityUserInput>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub radioisotopes: Option<Vec<RadioisotopeView>>,
@@ -264,15 +270,19 @@ pub struct UserInput {
     #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub email: Option<String>,
     /// At least 8 characters (register only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub telephone: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub cpf: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<Role>>,

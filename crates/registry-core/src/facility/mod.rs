@@ -14,12 +14,17 @@ use utoipa::ToSchema;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Address {
+    #[schema(max_length = 200)]
     pub street: String,
+    #[schema(max_length = 200)]
     pub city: String,
+    #[schema(max_length = 200)]
     pub state: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub complement: Option<String>,
     #[serde(rename = "zipCode", default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub zip_code: Option<String>,
 }
 
