@@ -102,7 +102,7 @@ impl IntoResponse for ApiError {
             ApiError::RateLimited { retry_after_secs } => (
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate_limited",
-                format!("Too many failed attempts; try again in {retry_after_secs} seconds."),
+                format!("Too many attempts; try again in {retry_after_secs} seconds."),
             ),
             ApiError::Internal(e) => {
                 tracing::error!(error = format!("{e:#}"), "internal error");
