@@ -113,14 +113,7 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let worker = crate::email_worker::spawn(self.state.clone());
-        let limiters = self.state.limiters.clone();
-        let sweeper = tokio::spawn(async move {
-            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
-            loop {
-                every.tick().await;
-                limiters.forget_idle();
-            }
-        });
+        let sweeper = tokio::spawn(sweep(self.state.clone()));
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(hyper_util::rt::TokioTimer::new())
             .header_read_timeout(self.state.config.limits.read_timeout);
@@ -168,6 +161,29 @@ impl Application {
         worker.abort();
         sweeper.abort();
         Ok(())
+    }
+}
+
+/// Keeps the abuse limits' memory small: idle clients every minute, forgotten login counts
+/// every hour.
+async fn sweep(state: AppState) {
+    let mut minutes = tokio::time::interval(std::time::Duration::from_secs(60));
+    let mut hours = tokio::time::interval(std::time::Duration::from_secs(3600));
+    loop {
+        tokio::select! {
+            _ = minutes.tick() => state.limiters.forget_idle(),
+            _ = hours.tick() => {
+                let before = chrono::Utc::now() - state.config.limits.login_forget_after;
+                let forgotten = async {
+                    let mut tx = state.db.begin().await?;
+                    users::forget_old_login_failures(&mut tx, before).await?;
+                    tx.commit().await
+                };
+                if let Err(e) = forgotten.await {
+                    tracing::warn!(error = %e, "cannot drop old login failure counts");
+                }
+            }
+        }
     }
 }
 

@@ -123,7 +123,7 @@ impl IntoResponse for ApiError {
             ApiError::RateLimited { retry_after_secs } => (
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate_limited",
-                format!("Too many failed attempts; try again in {retry_after_secs} seconds."),
+                format!("Too many attempts; try again in {retry_after_secs} seconds."),
             ),
             ApiError::Unavailable(cause) => {
                 tracing::warn!(error = %cause, "database unavailable");

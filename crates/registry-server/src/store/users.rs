@@ -337,3 +337,18 @@ pub async fn clear_login_failures(
         .await?;
     Ok(())
 }
+
+/// Drops the counts that `reserve_login` would start again from zero anyway (addresses tried
+/// once and never again), so guessed addresses do not pile up.
+pub async fn forget_old_login_failures(
+    conn: &mut AnyConnection,
+    before: chrono::DateTime<chrono::Utc>,
+) -> Result<u64, sqlx::Error> {
+    Ok(
+        sqlx::query("DELETE FROM login_failures WHERE window_start < $1")
+            .bind(crate::db::timestamp(before))
+            .execute(conn)
+            .await?
+            .rows_affected(),
+    )
+}
