@@ -156,7 +156,7 @@ impl TestApp {
         )));
         // Tests log in and register a lot from one address: the per-client limiter stays on but
         // generous; tests of the limits set their own (tests/api/abuse.rs).
-        config.limits.login_per_client_per_minute = 10_000;
+        config.limits.login_failures_per_client_per_minute = 10_000;
         config.limits.register_per_client_per_hour = 10_000;
         config.limits.recovery_per_client_per_hour = 10_000;
         configure(&mut config);

@@ -61,8 +61,9 @@ pub struct Limits {
     /// Failures are forgotten after this long without a counted attempt
     /// (`REGISTRY_LOGIN_FORGET_MINUTES`, default 60).
     pub login_forget_after: Duration,
-    /// Login attempts per client address and minute (`REGISTRY_LOGIN_PER_CLIENT_PER_MINUTE`).
-    pub login_per_client_per_minute: u32,
+    /// Failed logins per client address and minute
+    /// (`REGISTRY_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE`); successful logins are not limited.
+    pub login_failures_per_client_per_minute: u32,
     /// Registrations without a token per client address and hour.
     pub register_per_client_per_hour: u32,
     /// Password recovery requests (both kinds) per client address and hour.
@@ -84,10 +85,10 @@ impl Default for Limits {
             login_delay: Duration::from_secs(30),
             login_max_delay: Duration::from_secs(15 * 60),
             login_forget_after: Duration::from_secs(60 * 60),
-            login_per_client_per_minute: 20,
-            register_per_client_per_hour: 10,
-            recovery_per_client_per_hour: 10,
-            mails_per_address_per_hour: 3,
+            login_failures_per_client_per_minute: 20,
+            register_per_client_per_hour: 60,
+            recovery_per_client_per_hour: 30,
+            mails_per_address_per_hour: 5,
             read_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(60),
         }
@@ -283,8 +284,8 @@ fn read_limits(var: &impl Fn(&str) -> Option<String>, l: &mut Limits) -> anyhow:
     }
     for (name, slot) in [
         (
-            "REGISTRY_LOGIN_PER_CLIENT_PER_MINUTE",
-            &mut l.login_per_client_per_minute,
+            "REGISTRY_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE",
+            &mut l.login_failures_per_client_per_minute,
         ),
         (
             "REGISTRY_REGISTER_PER_CLIENT_PER_HOUR",
@@ -350,13 +351,13 @@ mod tests {
     fn limits_are_read_and_checked() {
         let c = config(
             &[
-                ("REGISTRY_LOGIN_PER_CLIENT_PER_MINUTE", "7"),
+                ("REGISTRY_LOGIN_FAILURES_PER_CLIENT_PER_MINUTE", "7"),
                 ("REGISTRY_READ_TIMEOUT_SECONDS", "3"),
             ],
             "login_delay_seconds = 2\nmails_per_address_per_hour = 1",
         )
         .unwrap();
-        assert_eq!(c.limits.login_per_client_per_minute, 7);
+        assert_eq!(c.limits.login_failures_per_client_per_minute, 7);
         assert_eq!(c.limits.read_timeout, Duration::from_secs(3));
         assert_eq!(c.limits.login_delay, Duration::from_secs(2));
         assert_eq!(c.limits.mails_per_address_per_hour, 1);

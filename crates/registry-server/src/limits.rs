@@ -9,13 +9,17 @@ use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::hash::Hash;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::num::NonZeroU32;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 pub struct Limiters {
-    pub login: DefaultKeyedRateLimiter<IpAddr>,
+    /// Failed logins per client address (successful ones take nothing).
+    pub login_failures: FailedLogins,
     pub register: DefaultKeyedRateLimiter<IpAddr>,
     pub recovery: DefaultKeyedRateLimiter<IpAddr>,
     /// Security e-mails (recovery codes, "someone registered with your address") per address.
@@ -30,9 +34,12 @@ impl Limiters {
     pub fn new(l: &Limits) -> Self {
         let per_hour = |n| Quota::per_hour(at_least_one(n));
         Limiters {
-            login: DefaultKeyedRateLimiter::dashmap(Quota::per_minute(at_least_one(
-                l.login_per_client_per_minute,
-            ))),
+            login_failures: FailedLogins {
+                allowance: DefaultKeyedRateLimiter::dashmap(Quota::per_minute(at_least_one(
+                    l.login_failures_per_client_per_minute,
+                ))),
+                blocked: Mutex::default(),
+            },
             register: DefaultKeyedRateLimiter::dashmap(per_hour(l.register_per_client_per_hour)),
             recovery: DefaultKeyedRateLimiter::dashmap(per_hour(l.recovery_per_client_per_hour)),
             mails: DefaultKeyedRateLimiter::dashmap(per_hour(l.mails_per_address_per_hour)),
@@ -41,7 +48,8 @@ impl Limiters {
 
     /// Forgets keys whose allowance is full again, so the maps hold only recent clients.
     pub fn forget_idle(&self) {
-        for limiter in [&self.login, &self.register, &self.recovery] {
+        self.login_failures.forget_idle();
+        for limiter in [&self.register, &self.recovery] {
             limiter.retain_recent();
             limiter.shrink_to_fit();
         }
@@ -58,6 +66,55 @@ pub fn take<K: Hash + Eq + Clone>(limiter: &DefaultKeyedRateLimiter<K>, key: &K)
             retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
         }
     })
+}
+
+/// Failed logins per client address. Only failures take from the allowance, so that many people
+/// behind one address (an office, a proxy, a test suite) may log in as often as they like; a
+/// client that has used up its allowance of failures is refused every login (429, even with the
+/// right password) until the allowance refills.
+pub struct FailedLogins {
+    allowance: DefaultKeyedRateLimiter<IpAddr>,
+    /// Clients refused until the given time.
+    blocked: Mutex<HashMap<IpAddr, Instant>>,
+}
+
+impl FailedLogins {
+    /// 429 while `client` is refused.
+    pub fn check(&self, client: &ClientAddr) -> Result<()> {
+        let Some(ip) = &client.0 else { return Ok(()) };
+        let until = self.blocked.lock().expect("not poisoned").get(ip).copied();
+        match until.map(|t| t.saturating_duration_since(Instant::now())) {
+            Some(wait) if !wait.is_zero() => Err(ApiError::RateLimited {
+                retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts a failed login of `client`; the failure that uses up the allowance is answered 429
+    /// and refuses the client until the allowance refills.
+    pub fn failed(&self, client: &ClientAddr) -> Result<()> {
+        let Some(ip) = &client.0 else { return Ok(()) };
+        take(&self.allowance, ip).inspect_err(|e| {
+            if let ApiError::RateLimited { retry_after_secs } = e {
+                let until = Instant::now() + Duration::from_secs(*retry_after_secs);
+                self.blocked
+                    .lock()
+                    .expect("not poisoned")
+                    .insert(*ip, until);
+            }
+        })
+    }
+
+    fn forget_idle(&self) {
+        self.allowance.retain_recent();
+        self.allowance.shrink_to_fit();
+        let now = Instant::now();
+        self.blocked
+            .lock()
+            .expect("not poisoned")
+            .retain(|_, until| *until > now);
+    }
 }
 
 /// Whether `key` still has allowance (taking one when it has).

@@ -132,7 +132,7 @@ async fn login(
     client: ClientAddr,
     body: JsonBody,
 ) -> Result<Json<LoginResponse>> {
-    client.take(&state.limiters.login)?;
+    state.limiters.login_failures.check(&client)?;
     let value = body.value()?;
     let email = required_str(&value, "email")?.trim().to_lowercase();
     let password = required_str(&value, "password")?.to_owned();
@@ -144,6 +144,7 @@ async fn login(
         users::by_email(&mut conn, &email).await?
     };
     if !verify_password(password, user.as_ref().map(|u| u.password_hash.clone())).await? {
+        state.limiters.login_failures.failed(&client)?;
         return Err(ApiError::Unauthorized("Wrong e-mail or password.".into()));
     }
     let user = user.expect("verified against a stored hash");
