@@ -139,7 +139,9 @@ impl Application {
                 req.extensions_mut().insert(ConnectInfo(peer));
                 router.clone().oneshot(trim_trailing_slash(req))
             });
-            let conn = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            // Hyper's own answers to requests it cannot parse get the envelope too.
+            let io = hyper_util::rt::TokioIo::new(crate::envelope::EnvelopeIo::new(stream));
+            let conn = http.serve_connection(io, service);
             let mut stopped = stopped.clone();
             connections.spawn(async move {
                 tokio::pin!(conn);

@@ -1,7 +1,10 @@
 //! The last word on error shapes: whatever produced an error response (an extractor's rejection,
 //! a middleware, a fallback), the client gets the one error envelope with the same status.
-//! Also refuses over-long URIs here, in the envelope, well before hyper's own limit (64 KiB) at
-//! which it would answer 414 with an empty body.
+//! Also refuses over-long URIs here, in the envelope, well before hyper's own limit (64 KiB).
+//!
+//! Requests hyper cannot parse at all (a URI over 64 KiB, a malformed or oversized header) never
+//! reach the router: hyper answers them itself with an empty body and closes the connection.
+//! [`EnvelopeIo`] sits between hyper and the socket and gives those answers the envelope too.
 
 use axum::body::to_bytes;
 use axum::extract::Request;
@@ -9,6 +12,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use registry_core::ErrorBody;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// Longest path and query the service reads; the web client's `?filters=` stay far below it.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
@@ -110,9 +117,158 @@ fn default_message(status: StatusCode) -> String {
     )
 }
 
+/// A connection that rewrites hyper's automatic answer to an unparseable request (a bare
+/// `400`/`414`/`431` head with `content-length: 0`, written before any response of that request)
+/// into the same status with the error envelope as its body. Every other byte passes unchanged:
+/// the service's own error answers always carry a body, so they never match.
+pub struct EnvelopeIo<T> {
+    inner: T,
+    /// A rewritten answer still to be written, and how much of it already was.
+    pending: Vec<u8>,
+    written: usize,
+}
+
+impl<T> EnvelopeIo<T> {
+    pub fn new(inner: T) -> Self {
+        EnvelopeIo {
+            inner,
+            pending: Vec::new(),
+            written: 0,
+        }
+    }
+}
+
+impl<T: AsyncWrite + Unpin> EnvelopeIo<T> {
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.written < self.pending.len() {
+            let n =
+                ready!(Pin::new(&mut self.inner).poll_write(cx, &self.pending[self.written..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.written += n;
+        }
+        self.pending.clear();
+        self.written = 0;
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for EnvelopeIo<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for EnvelopeIo<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        if let Some(answer) = rewrite_parse_error(buf) {
+            this.pending = answer;
+            // Hyper flushes right after its error head; the rewritten answer goes out then.
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut this.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        Pin::new(&mut this.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_pending(cx))?;
+        Pin::new(&mut this.inner).poll_shutdown(cx)
+    }
+}
+
+/// The envelope answer for hyper's bare parse-error head, or `None` for anything else. Writes are
+/// not vectored (the default `is_write_vectored` is false), so hyper writes such a head whole, in
+/// one call.
+fn rewrite_parse_error(buf: &[u8]) -> Option<Vec<u8>> {
+    let head = std::str::from_utf8(buf).ok()?;
+    let rest = head.strip_prefix("HTTP/1.1 ")?;
+    let status = match rest.get(..3)? {
+        "400" => StatusCode::BAD_REQUEST,
+        "414" => StatusCode::URI_TOO_LONG,
+        "431" => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        _ => return None,
+    };
+    let lines: Vec<&str> = head
+        .strip_suffix("\r\n\r\n")?
+        .split("\r\n")
+        .skip(1)
+        .collect();
+    if !lines
+        .iter()
+        .any(|l| l.eq_ignore_ascii_case("content-length: 0"))
+    {
+        return None;
+    }
+    let message = match status {
+        StatusCode::URI_TOO_LONG => format!("The URI is longer than {MAX_URI_BYTES} bytes."),
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => "The request headers are too large.".into(),
+        _ => "The request could not be parsed: malformed request line or header.".into(),
+    };
+    let body = serde_json::to_vec(&ErrorBody {
+        message,
+        code: code_for(status),
+        errors: None,
+        id: None,
+    })
+    .ok()?;
+    let mut answer = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    for line in lines {
+        if !line.to_ascii_lowercase().starts_with("content-length:") {
+            answer.push_str(line);
+            answer.push_str("\r\n");
+        }
+    }
+    answer.push_str("\r\n");
+    let mut answer = answer.into_bytes();
+    answer.extend_from_slice(&body);
+    Some(answer)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rewrites_only_bare_parse_error_heads() {
+        let hyper_head = b"HTTP/1.1 414 URI Too Long\r\nconnection: close\r\ncontent-length: 0\r\ndate: Mon, 23 Nov 2026 03:28:37 GMT\r\n\r\n";
+        let answer = String::from_utf8(rewrite_parse_error(hyper_head).unwrap()).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 414 URI Too Long\r\n"));
+        assert!(head.contains("connection: close"));
+        assert!(head.contains("date: Mon"));
+        assert!(head.contains(&format!("content-length: {}", body.len())));
+        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(body["code"], "uri_too_long");
+        // The service's own answers carry a body, or are not parse-error statuses.
+        assert!(rewrite_parse_error(b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 52\r\n\r\n").is_none());
+        assert!(
+            rewrite_parse_error(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n").is_none()
+        );
+        assert!(
+            rewrite_parse_error(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n{}")
+                .is_none()
+        );
+    }
 
     #[test]
     fn codes_follow_the_envelope_table_and_reasons_otherwise() {

@@ -45,12 +45,14 @@ pub fn document() -> serde_json::Value {
 const PUBLIC: &[&str] = &["/api/login", "/api/password_recover"];
 /// Operations where a token is optional: without one, self-registration as `Cliente`.
 const TOKEN_OPTIONAL: &[&str] = &["/api/register"];
+/// Operations under a per-client or per-account limit (`limits.rs`, the login rule).
+const RATE_LIMITED: &[&str] = &["/api/login", "/api/register", "/api/password_recover"];
 
 /// Adds to every operation the error statuses that come from the shared extractors and layers
 /// rather than from its handler, so that no annotation can forget them: 401 with the bearer
 /// scheme wherever a token is read, 400/413/422 wherever a JSON body is read (malformed, too
 /// large, `_id` or fields invalid), 400 for unreadable query parameters, 404 for a path that
-/// names no record, 429 from the rate limits, 503 while the database is unreachable. Every error
+/// names no record, 429 where a rate limit applies, 503 while the database is unreachable. Every error
 /// response gets the envelope schema.
 fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
     let envelope =
@@ -91,10 +93,12 @@ fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
             if params.iter().any(|p| p["in"] == "path") {
                 statuses.push(("404", "No such record, or not visible to the caller"));
             }
-            statuses.push((
-                "429",
-                "Too many requests or failed attempts; retry after `Retry-After` seconds",
-            ));
+            if RATE_LIMITED.contains(&path.as_str()) {
+                statuses.push((
+                    "429",
+                    "Too many requests or failed attempts; retry after `Retry-After` seconds",
+                ));
+            }
             statuses.push((
                 "503",
                 "The database cannot be reached right now; retry after `Retry-After` seconds",
