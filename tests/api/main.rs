@@ -11,6 +11,7 @@ mod equipment;
 mod facilities;
 mod groups;
 mod images;
+mod qc_calc;
 mod service;
 mod test_servers;
 mod users;

@@ -355,10 +355,7 @@ pub fn geometry_test(measurements: Option<&Value>) -> Result<GeometryTest, Vec<F
     let mut errs = FieldErrors::default();
     let test = root(measurements, &mut errs).and_then(|r| {
         let unit = r.activity_unit(&mut errs);
-        let nuclide = match r.get("nuclide") {
-            None => None,
-            Some(_) => Some(r.nuclide("nuclide", &mut errs)),
-        };
+        let nuclide = r.get("nuclide").map(|_| r.nuclide("nuclide", &mut errs));
         let geometry = |g: Reader<'_>, errs: &mut FieldErrors| {
             let label = g.text("label", errs);
             let reading = g.positive("reading", errs);

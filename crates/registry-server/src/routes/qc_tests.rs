@@ -20,9 +20,10 @@ use axum::{Json, Router};
 use chrono::NaiveDate;
 use registry_core::api::{ListEnvelope, Message};
 use registry_core::equipment::{
-    Conclusion, DueState, DueTest, EquipmentSummary, QcTest, QcTestChanges, Reference, local_date,
-    parse_date, read_qc_test,
+    Conclusion, DueState, DueTest, EquipmentSummary, QcTest, QcTestChanges, Reference, TestType,
+    local_date, parse_date, read_qc_test_of,
 };
+use registry_core::payload::reference_id;
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
 use sqlx::AnyConnection;
@@ -70,7 +71,7 @@ async fn resolve(
     performer_id: Option<&str>,
 ) -> Result<(
     registry_core::equipment::Equipment,
-    Reference,
+    TestType,
     Option<Reference>,
 )> {
     let mut errors = Vec::new();
@@ -123,14 +124,7 @@ async fn resolve(
         }
     }
     match (equipment, test_type) {
-        (Some(e), Some(t)) if errors.is_empty() => Ok((
-            e,
-            Reference {
-                id: t.id,
-                name: t.name,
-            },
-            performer,
-        )),
+        (Some(e), Some(t)) if errors.is_empty() => Ok((e, t, performer)),
         _ => Err(ApiError::Validation(errors)),
     }
 }
@@ -149,16 +143,24 @@ async fn apply(
         .unwrap_or_else(|| record.type_of_test.id.clone());
     // The performer is checked only when the payload names one: on create the default is the
     // (active) caller, and a performer deactivated since does not block later corrections.
-    let (equipment, type_of_test, performed_by) = resolve(
+    let (equipment, test_type, performed_by) = resolve(
         conn,
         &equipment_id,
         &test_type_id,
         changes.performed_by.as_deref(),
     )
     .await?;
+    // A computed test is recomputed when its readings or its test type change (not when only
+    // its notes do: tolerances edited since do not rewrite a past verdict).
+    let recompute = changes.measurements.is_some()
+        || test_type.id != record.type_of_test.id
+        || record.figures.is_none();
     record.equipment = equipment.id;
     record.facility = equipment.facility;
-    record.type_of_test = type_of_test;
+    record.type_of_test = Reference {
+        id: test_type.id,
+        name: test_type.name,
+    };
     if let Some(performed_by) = performed_by {
         record.performed_by = performed_by;
     }
@@ -177,12 +179,45 @@ async fn apply(
     if let Some(document) = changes.document_id {
         record.document = document;
     }
+    match (test_type.kind, &test_type.tolerances) {
+        (Some(kind), Some(tolerances)) => {
+            if recompute {
+                let computed =
+                    registry_core::qc::evaluate(kind, tolerances, record.measurements.as_ref())
+                        .map_err(ApiError::Validation)?;
+                record.figures = Some(computed.figures);
+                record.conclusion = computed.conclusion;
+            }
+        }
+        _ => record.figures = None,
+    }
     Ok(())
+}
+
+/// Whether the test type a payload names (or, when it names none, `default`) is computed: its
+/// records then carry readings and no conclusion.
+async fn computed_type(
+    conn: &mut AnyConnection,
+    body: &Value,
+    default: Option<&str>,
+) -> Result<bool> {
+    let id = body
+        .get("typeOfTest")
+        .and_then(reference_id)
+        .or_else(|| default.map(str::to_owned));
+    Ok(match id {
+        Some(id) => equipment_types::get_test_type(conn, &id)
+            .await?
+            .is_some_and(|t| t.kind.is_some()),
+        None => false,
+    })
 }
 
 #[utoipa::path(post, path = "/api/test", tag = "QC tests",
     request_body(content = Object, description = "`{equipment, typeOfTest, date (YYYY-MM-DD), conclusion, \
-        performedBy? (default: the caller), measurements?, notes?, document?}`"),
+        performedBy? (default: the caller), measurements?, notes?, document?}`. For a test type with a `kind`, \
+        `measurements` holds the readings (shape per kind: docs/qc.md), the registry stores the computed `figures` \
+        and sets `conclusion` itself: a `conclusion` sent is refused (422 `conclusion` `invalid_value`)."),
     responses((status = 201, body = QcTest), (status = 403, body = ErrorBody),
               (status = 422, description = "Field errors, e.g. a test type of another equipment type", body = ErrorBody)))]
 async fn create(
@@ -191,7 +226,10 @@ async fn create(
     body: JsonBody,
 ) -> Result<(StatusCode, Json<QcTest>)> {
     caller.require_staff()?;
-    let changes = read_qc_test(&body.value()?, true, today()).map_err(ApiError::Validation)?;
+    let value = body.value()?;
+    let mut tx = state.db.begin().await?;
+    let computed = computed_type(&mut tx, &value, None).await?;
+    let changes = read_qc_test_of(&value, true, today(), computed).map_err(ApiError::Validation)?;
     let at = now();
     let blank = Reference {
         id: String::new(),
@@ -209,12 +247,12 @@ async fn create(
         },
         conclusion: Conclusion::Satisfactory,
         measurements: None,
+        figures: None,
         notes: None,
         document: None,
         created_at: at.clone(),
         updated_at: at,
     };
-    let mut tx = state.db.begin().await?;
     apply(&mut tx, &mut record, changes).await?;
     store::save(&mut tx, &record, true).await?;
     audit::record_change(
@@ -276,11 +314,13 @@ async fn edit(
             format!("does not match the test in the path ({id})"),
         ));
     }
-    let changes = read_qc_test(&value, false, today()).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
+    let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
+    let changes =
+        read_qc_test_of(&value, false, today(), computed).map_err(ApiError::Validation)?;
     let mut record = before.clone();
     apply(&mut tx, &mut record, changes).await?;
     if record != before {
@@ -382,6 +422,17 @@ async fn history(
     }))
 }
 
+/// `failing=true` keeps the pairs whose latest test is `Insatisfatório`.
+fn failing(params: &ListParams) -> Result<bool> {
+    match params.text("failing").as_deref() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "failing must be true or false (got {other:?})."
+        ))),
+    }
+}
+
 /// `state` as one value or a comma-separated list; `default` when absent.
 fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
     let Some(text) = params.text("state") else {
@@ -402,6 +453,7 @@ fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
 #[utoipa::path(get, path = "/api/equipment/{id}/tests/due", tag = "QC tests",
     params(("id" = String, Path),
            ("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done (comma-separated); default all"),
+           ("failing" = Option<bool>, Query, description = "Only test types whose latest test is Insatisfatório"),
            ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
     responses((status = 200, description = "Every test type of the equipment's type, most urgent first", body = ListEnvelope<DueTest>),
               (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
@@ -415,6 +467,7 @@ async fn due_for_equipment(
     let query = DueQuery {
         equipment_id: Some(id.clone()),
         states: states(&params, &[])?,
+        failing: failing(&params)?,
         today: today(),
         limit: params.page_size,
         offset: params.offset(),
@@ -438,7 +491,8 @@ async fn due_for_equipment(
 
 #[utoipa::path(get, path = "/api/tests/due", tag = "QC tests",
     params(("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done (comma-separated); \
-               default overdue,due_soon,never_done"),
+               default overdue,due_soon,never_done (with failing=true: every state)"),
+           ("failing" = Option<bool>, Query, description = "Only test types whose latest test is Insatisfatório"),
            ("facilityId" = Option<String>, Query), ("typeOfEquipment" = Option<String>, Query),
            ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
     responses((status = 200, description = "Tests of active equipment in every facility the caller can read, most urgent first",
@@ -450,14 +504,19 @@ async fn due_everywhere(
     OriginalUri(uri): OriginalUri,
     params: ListParams,
 ) -> Result<Response> {
+    let failing = failing(&params)?;
+    // A failing test needs attention whatever its due date: failing=true looks at every state.
+    let default_states: &[DueState] = if failing {
+        &[]
+    } else {
+        &[DueState::Overdue, DueState::DueSoon, DueState::NeverDone]
+    };
     let query = DueQuery {
         member: scope_for(&caller),
         facility_id: params.text("facilityId"),
         equipment_type_id: params.text("typeOfEquipment"),
-        states: states(
-            &params,
-            &[DueState::Overdue, DueState::DueSoon, DueState::NeverDone],
-        )?,
+        states: states(&params, default_states)?,
+        failing,
         today: today(),
         limit: params.page_size,
         offset: params.offset(),
