@@ -12,6 +12,7 @@ on_both_databases!(
     computed_tests_store_their_figures_and_verdict,
     a_conclusion_sent_for_a_computed_test_is_refused,
     due_entries_show_the_last_conclusion_and_filter_failing_ones,
+    the_report_is_a_one_page_pdf_with_the_figures_and_verdict,
 );
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
@@ -442,4 +443,43 @@ async fn due_entries_show_the_last_conclusion_and_filter_failing_ones(app: TestA
             .expect(200)["paging"]["total"],
         1
     );
+}
+
+async fn the_report_is_a_one_page_pdf_with_the_figures_and_verdict(app: TestApp) {
+    let eq = dose_calibrator(&app, "Relatório Clínica").await;
+    let failed = record(&app, &eq, ACCURACY, co57(&[205.0, 206.0, 207.0])).await;
+    let url = app.url(&format!("/api/test/{}/report", id(&failed)));
+    let res = app
+        .client
+        .get(&url)
+        .bearer_auth(&app.admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "application/pdf");
+    let bytes = res.bytes().await.unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    let pdf = lopdf::Document::load_mem(&bytes).expect("a PDF lopdf reads");
+    assert_eq!(pdf.get_pages().len(), 1, "one page");
+    let text = pdf.extract_text(&[1]).expect("text read back");
+    for expected in [
+        "Relatório de controle de qualidade",
+        "Relatório Clínica",
+        "Calibrador de Doses",
+        "Exatidão",
+        "Administrator",
+        "Co-57",
+        "readings: 205, 206,",
+        "expectedActivity: 185",
+        "deviationPercent: 11.3514",
+        "Conclusão: Insatisfatório",
+    ] {
+        assert!(text.contains(expected), "{expected:?} in:\n{text}");
+    }
+    // Only who may see the test gets its report.
+    let (_, client) = app.user_with(&["Cliente"], "Outro").await;
+    app.get(&format!("/api/test/{}/report", id(&failed)), &client)
+        .await
+        .expect_error(404, "not_found");
 }

@@ -11,6 +11,7 @@ pub mod extract;
 pub mod mail;
 pub mod objects;
 pub mod openapi;
+pub mod report;
 pub mod routes;
 pub mod seed;
 pub mod signing;

@@ -452,29 +452,12 @@ async fn record_computed(
     show(ctx.format, &r)
 }
 
-/// A number for a table: up to four decimals, trailing zeros dropped.
-fn number(v: &Value) -> String {
-    match v {
-        Value::Number(n) => match n.as_f64() {
-            Some(x) if x.fract() != 0.0 => {
-                let s = format!("{x:.4}");
-                s.trim_end_matches('0').trim_end_matches('.').to_owned()
-            }
-            _ => n.to_string(),
-        },
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        Value::Array(items) => items.iter().map(number).collect::<Vec<_>>().join(", "),
-        other => other.to_string(),
-    }
-}
-
 /// The figures as text: a table per list (sources, points, geometries, values), then the
 /// figures of the whole test.
 pub fn figures_text(figures: &Value) -> String {
     use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
     let Some(obj) = figures.as_object() else {
-        return number(figures);
+        return qc::display_value(figures);
     };
     let mut out = Vec::new();
     let mut summary = Table::new();
@@ -490,12 +473,12 @@ pub fn figures_text(figures: &Value) -> String {
                 table.load_preset(UTF8_FULL_CONDENSED);
                 table.set_header(&headers);
                 for row in rows {
-                    table.add_row(headers.iter().map(|h| number(&row[h.as_str()])));
+                    table.add_row(headers.iter().map(|h| qc::display_value(&row[h.as_str()])));
                 }
                 out.push(format!("{key}:\n{table}"));
             }
             _ => {
-                summary.add_row(vec![key.clone(), number(value)]);
+                summary.add_row(vec![key.clone(), qc::display_value(value)]);
             }
         }
     }

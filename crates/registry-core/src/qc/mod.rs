@@ -342,6 +342,28 @@ pub fn evaluate(
     })
 }
 
+/// A figure as text for tables and reports: numbers with up to four decimals (trailing zeros
+/// dropped), lists joined with commas, `null` empty.
+pub fn display_value(v: &Value) -> String {
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x.is_finite() && x.abs() < 1e15 => {
+                let s = format!("{x:.4}");
+                s.trim_end_matches('0').trim_end_matches('.').to_owned()
+            }
+            _ => n.to_string(),
+        },
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Array(items) => items
+            .iter()
+            .map(display_value)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
 /// The seeded equipment types the catalogue's tests belong to (fixed ids, migration 0002).
 pub const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
 pub const GAMMA_CAMERA: &str = "00000000-0000-7000-8000-000000000002";

@@ -341,6 +341,15 @@ fn recorded_values_against_their_limits() {
 }
 
 #[test]
+fn figures_display_without_float_noise() {
+    assert_eq!(display_value(&json!(205.0)), "205");
+    assert_eq!(display_value(&json!(11.351351351)), "11.3514");
+    assert_eq!(display_value(&json!(-0.5)), "-0.5");
+    assert_eq!(display_value(&json!([1.0, 2.25])), "1, 2.25");
+    assert_eq!(display_value(&Value::Null), "");
+}
+
+#[test]
 fn judge_boundaries() {
     let l = Limits {
         warn: Some(5.0),

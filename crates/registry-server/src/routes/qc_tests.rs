@@ -32,6 +32,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/test", post(create))
         .route("/test/{id}", get(show).put(edit).post(delete))
+        .route("/test/{id}/report", get(report))
         .route("/test/{id}/{test_type_id}", get(history))
         .route("/equipment/{id}/tests/due", get(due_for_equipment))
         .route("/tests/due", get(due_everywhere))
@@ -41,7 +42,16 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     use utoipa::OpenApi;
     #[derive(OpenApi)]
     #[openapi(
-        paths(create, show, edit, delete, history, due_for_equipment, due_everywhere),
+        paths(
+            create,
+            show,
+            edit,
+            delete,
+            report,
+            history,
+            due_for_equipment,
+            due_everywhere
+        ),
         components(schemas(
             QcTest,
             Conclusion,
@@ -290,6 +300,49 @@ async fn show(
 ) -> Result<Json<QcTest>> {
     let mut conn = state.db.read().await?;
     Ok(Json(visible_test(&mut conn, &caller, &id).await?))
+}
+
+#[utoipa::path(get, path = "/api/test/{id}/report", tag = "QC tests",
+    params(("id" = String, Path)),
+    responses((status = 200, description = "A one-page PDF of the test: facility, equipment, readings, figures, \
+        verdict, who and when; upload it as the test's document to sign it", content_type = "application/pdf"),
+              (status = 404, body = ErrorBody)))]
+async fn report(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response> {
+    let mut conn = state.db.read().await?;
+    let record = visible_test(&mut conn, &caller, &id).await?;
+    let equipment = equipment::get(&mut conn, &record.equipment)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    drop(conn);
+    let generated_at = chrono::Utc::now()
+        .with_timezone(&chrono::FixedOffset::west_opt(3 * 3600).expect("valid offset"))
+        .format("%Y-%m-%d %H:%M (Brasília)")
+        .to_string();
+    let pdf = crate::report::qc_test_pdf(
+        &record,
+        &crate::report::ReportContext {
+            equipment: &equipment,
+            generated_at: &generated_at,
+        },
+    );
+    Ok((
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "application/pdf".to_owned(),
+            ),
+            (
+                axum::http::header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"qc-test-{id}.pdf\""),
+            ),
+        ],
+        pdf,
+    )
+        .into_response())
 }
 
 #[utoipa::path(put, path = "/api/test/{id}", tag = "QC tests",
