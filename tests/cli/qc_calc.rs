@@ -104,6 +104,18 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         assert!(shown.stdout.contains(text), "{text}:\n{}", shown.stdout);
     }
 
+    // The PDF report, saved to a file.
+    env.run(&["test", "report", id, "--file", "report.pdf"])
+        .await
+        .expect(0);
+    let pdf = std::fs::read(env.work.path().join("report.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    let again = env
+        .run(&["test", "report", id, "--file", "report.pdf"])
+        .await
+        .expect(2);
+    assert!(again.stderr.contains("--force"), "{}", again.stderr);
+
     // Readings refused locally, field by field (exit 4), before anything is sent.
     let bad = env.write(
         "ruim.csv",

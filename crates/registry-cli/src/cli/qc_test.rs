@@ -16,8 +16,18 @@ use serde_json::{Map, Value, json};
 pub enum TestCommand {
     /// Record a QC test done on one equipment (picked from lists at the terminal).
     Record(RecordArgs),
-    /// Show one QC test record.
+    /// Show one QC test record (with the figures of a computed test).
     Show { test: String },
+    /// Save the one-page PDF report of a test (to upload as its document and sign).
+    Report {
+        test: String,
+        /// Where to write it (default qc-test-<id>.pdf; - for stdout).
+        #[arg(long)]
+        file: Option<std::path::PathBuf>,
+        /// Overwrite the file if it exists.
+        #[arg(long)]
+        force: bool,
+    },
     /// The records of one test type on one equipment, newest first.
     History(HistoryArgs),
     /// What falls due: every test type of one equipment (--equipment), or what needs attention
@@ -169,6 +179,7 @@ pub async fn run(ctx: &Ctx, command: TestCommand) -> Result<(), Fail> {
     match command {
         TestCommand::Record(a) => record(ctx, a).await,
         TestCommand::Show { test } => show(ctx.format, &ctx.client.qc_test(&test).await?),
+        TestCommand::Report { test, file, force } => report(ctx, &test, file, force).await,
         TestCommand::History(a) => history(ctx, a).await,
         TestCommand::Due(a) => due(ctx, a).await,
         TestCommand::Edit(mut a) => {
@@ -396,6 +407,40 @@ fn show(format: Format, t: &QcTest) -> Result<(), Fail> {
     )?;
     if let Some(f) = figures {
         println!("{}", figures_text(f));
+    }
+    Ok(())
+}
+
+async fn report(
+    ctx: &Ctx,
+    test: &str,
+    file: Option<std::path::PathBuf>,
+    force: bool,
+) -> Result<(), Fail> {
+    let target = file.unwrap_or_else(|| format!("qc-test-{test}.pdf").into());
+    let to_stdout = target.as_os_str() == "-";
+    if !to_stdout && !force && target.exists() {
+        return Err(Fail::Usage(format!(
+            "{} exists: pass --force to overwrite it, or --file PATH",
+            target.display()
+        )));
+    }
+    let mut download = ctx.client.qc_test_report(test).await?;
+    // A one-page report: small enough to hold whole.
+    let mut pdf = Vec::new();
+    while let Some(chunk) = download.chunk().await? {
+        pdf.extend_from_slice(&chunk);
+    }
+    if to_stdout {
+        use std::io::Write;
+        std::io::stdout().lock().write_all(&pdf)?;
+    } else {
+        std::fs::write(&target, &pdf)?;
+        output::note(format!(
+            "Saved the report to {} ({} bytes)",
+            target.display(),
+            pdf.len()
+        ));
     }
     Ok(())
 }
