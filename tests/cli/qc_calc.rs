@@ -49,8 +49,8 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         "nuclide,certificateActivity,certificateDate,measuredAt,reading\n\
          Co-57,370,2026-01-01T00:00:00Z,2026-09-29T14:45:36-03:00,175\n",
     );
-    let record = |extra: &'static [&'static str]| {
-        let (env, equipment, csv) = (&env, equipment.clone(), csv.clone());
+    let record = |csv: String, extra: &'static [&'static str]| {
+        let (env, equipment) = (&env, equipment.clone());
         async move {
             let mut args = vec![
                 "test",
@@ -69,10 +69,12 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         }
     };
     // The verdict is the registry's: --conclusion is a usage error.
-    let out = record(&["--conclusion", "Satisfatório"]).await.expect(2);
+    let out = record(csv.clone(), &["--conclusion", "Satisfatório"])
+        .await
+        .expect(2);
     assert!(out.stderr.contains("--conclusion"), "{}", out.stderr);
 
-    let out = record(&[]).await.expect(0);
+    let out = record(csv, &[]).await.expect(0);
     // The figures and the verdict were shown before saving (on stderr; stdout stays JSON).
     assert!(out.stderr.contains("expectedActivity"), "{}", out.stderr);
     assert!(
@@ -121,19 +123,7 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         "ruim.csv",
         "nuclide,certificateActivity,certificateDate,measuredAt,reading\nCo-57,370,2026-01-01,ontem,-1\n",
     );
-    let out = env
-        .run(&[
-            "test",
-            "record",
-            "--equipment",
-            &equipment,
-            "--test-type",
-            "constância",
-            "--readings",
-            &bad,
-        ])
-        .await
-        .expect(4);
+    let out = record(bad, &[]).await.expect(4);
     assert!(
         out.stderr.contains("measurements.measuredAt"),
         "{}",

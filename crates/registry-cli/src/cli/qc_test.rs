@@ -682,6 +682,21 @@ fn ask_numbers(label: &str) -> Result<Value, Fail> {
     ))
 }
 
+/// `{first: text, second: number}` objects, asked for until the first answer is left empty.
+fn ask_pairs(first: (&str, &str), second: (&str, &str)) -> Result<Vec<Value>, Fail> {
+    let mut out = Vec::new();
+    loop {
+        let text = prompt::optional_text(first.1)?;
+        if text.trim().is_empty() {
+            return Ok(out);
+        }
+        let mut pair = Map::new();
+        pair.insert(first.0.into(), json!(text.trim()));
+        pair.insert(second.0.into(), cell(&ask(second.1)?));
+        out.push(Value::Object(pair));
+    }
+}
+
 /// Asks for the readings of a test of `kind`, one prompt per figure the physicist reads.
 fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value, Fail> {
     let mut m = Map::new();
@@ -732,14 +747,10 @@ fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value, Fa
         TestKind::Linearity => {
             unit(&mut m)?;
             m.insert("nuclide".into(), json!(ask("Nuclide (e.g. Tc-99m)")?));
-            let mut readings = Vec::new();
-            loop {
-                let at = prompt::optional_text("Reading time (YYYY-MM-DD HH:MM; empty when done)")?;
-                if at.trim().is_empty() {
-                    break;
-                }
-                readings.push(json!({"at": at, "activity": cell(&ask("Activity")?)}));
-            }
+            let readings = ask_pairs(
+                ("at", "Reading time (YYYY-MM-DD HH:MM; empty when done)"),
+                ("activity", "Activity"),
+            )?;
             m.insert("readings".into(), json!(readings));
         }
         TestKind::Geometry => {
@@ -748,14 +759,10 @@ fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value, Fa
                 "reference".into(),
                 json!({"label": ask("Reference geometry")?, "reading": cell(&ask("Its reading")?)}),
             );
-            let mut geometries = Vec::new();
-            loop {
-                let label = prompt::optional_text("Geometry (empty when done)")?;
-                if label.trim().is_empty() {
-                    break;
-                }
-                geometries.push(json!({"label": label, "reading": cell(&ask("Its reading")?)}));
-            }
+            let geometries = ask_pairs(
+                ("label", "Geometry (empty when done)"),
+                ("reading", "Its reading"),
+            )?;
             m.insert("geometries".into(), json!(geometries));
         }
         TestKind::Reproducibility => {

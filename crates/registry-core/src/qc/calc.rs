@@ -30,6 +30,11 @@ pub fn deviation_percent(value: f64, reference: f64) -> f64 {
     (value - reference) / reference * 100.0
 }
 
+/// The largest magnitude (0 for none).
+pub fn max_abs(values: impl IntoIterator<Item = f64>) -> f64 {
+    values.into_iter().map(f64::abs).fold(0.0, f64::max)
+}
+
 pub fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
 }
@@ -145,10 +150,7 @@ pub fn accuracy(test: &SourceTest, limits: Limits) -> AccuracyFigures {
     AccuracyFigures {
         unit: test.unit.clone(),
         measured_at: at.to_rfc3339(),
-        worst_deviation_percent: sources
-            .iter()
-            .map(|s| s.deviation_percent.abs())
-            .fold(0.0, f64::max),
+        worst_deviation_percent: max_abs(sources.iter().map(|s| s.deviation_percent)),
         conclusion: worst(sources.iter().map(|s| s.conclusion)),
         sources,
         limit_percent: limits.limit,
@@ -192,7 +194,7 @@ pub fn precision(test: &SourceTest, limits: Limits) -> PrecisionFigures {
                 .iter()
                 .map(|r| deviation_percent(*r, mean))
                 .collect();
-            let max = deviations.iter().map(|d| d.abs()).fold(0.0, f64::max);
+            let max = max_abs(deviations.iter().copied());
             PrecisionSource {
                 nuclide: s.nuclide,
                 readings: s.readings.clone(),
@@ -205,10 +207,7 @@ pub fn precision(test: &SourceTest, limits: Limits) -> PrecisionFigures {
         .collect();
     PrecisionFigures {
         unit: test.unit.clone(),
-        worst_deviation_percent: sources
-            .iter()
-            .map(|s| s.max_deviation_percent)
-            .fold(0.0, f64::max),
+        worst_deviation_percent: max_abs(sources.iter().map(|s| s.max_deviation_percent)),
         conclusion: worst(sources.iter().map(|s| s.conclusion)),
         sources,
         limit_percent: limits.limit,
@@ -303,10 +302,7 @@ pub fn linearity(test: &LinearityTest, limits: Limits) -> LinearityFigures {
             }
         })
         .collect();
-    let max = points
-        .iter()
-        .map(|p| p.deviation_percent.abs())
-        .fold(0.0, f64::max);
+    let max = max_abs(points.iter().map(|p| p.deviation_percent));
     let nuclide_half_life_hours = test.nuclide.half_life_seconds() / 3600.0;
     let fitted_half_life_hours = (slope < 0.0).then(|| std::f64::consts::LN_2 / -slope);
     let half_life_deviation =
@@ -408,10 +404,7 @@ pub fn geometry(test: &GeometryTest, limits: Limits) -> GeometryFigures {
         nuclide: test.nuclide,
         reference_label: test.reference.label.clone(),
         reference_reading: reference,
-        worst_deviation_percent: geometries
-            .iter()
-            .map(|g| g.deviation_percent.abs())
-            .fold(0.0, f64::max),
+        worst_deviation_percent: max_abs(geometries.iter().map(|g| g.deviation_percent)),
         conclusion: worst(geometries.iter().map(|g| g.conclusion)),
         geometries,
         limit_percent: limits.limit,
@@ -453,11 +446,7 @@ pub fn reproducibility(test: &ReproducibilityTest, limits: Limits) -> Reproducib
         readings: test.readings.clone(),
         mean,
         deviation_percent: deviation,
-        max_spread_percent: test
-            .readings
-            .iter()
-            .map(|r| deviation_percent(*r, mean).abs())
-            .fold(0.0, f64::max),
+        max_spread_percent: max_abs(test.readings.iter().map(|r| deviation_percent(*r, mean))),
         limit_percent: limits.limit,
         warn_percent: limits.warn,
         conclusion: judge(deviation, limits),
