@@ -2,6 +2,7 @@
 //! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
 
 use crate::harness::{Env, cnpj, facility_flags, strs};
+use rexpect::session::spawn_command;
 use serde_json::{Value, json};
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
@@ -145,4 +146,83 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
     assert_eq!(due[0]["lastConclusion"], "Insatisfatório");
     let table = env.run(&["test", "due", "--failing"]).await.expect(0);
     assert!(table.stdout.contains("lastConclusion"), "{}", table.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let c = cnpj(72);
+    env.run(&strs(&facility_flags("Clinica Leituras", &c)))
+        .await
+        .expect(0);
+    let geiger = "00000000-0000-7000-8000-000000000003";
+    let _: Value = env
+        .admin
+        .post(
+            "/typeOfTest/register",
+            &json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger, "expirationInDays": 30,
+                    "kind": "reproducibility"}),
+        )
+        .await
+        .expect("computed test type registered");
+    let equipment = env
+        .run(&[
+            "equipment",
+            "create",
+            "--facility",
+            &c,
+            "--type",
+            geiger,
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json()["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut record = env.command(&[
+        "test",
+        "record",
+        "--equipment",
+        &equipment,
+        "--test-type",
+        "Reprodutibilidade",
+    ]);
+    record.env("TERM", "xterm");
+    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
+        let mut p = spawn_command(record, Some(20_000))?;
+        p.exp_string("Unit")?;
+        p.send_line("cps")?;
+        p.exp_string("Reference reading of the check source")?;
+        p.send_line("10")?;
+        p.exp_string("Readings")?;
+        // Mean 11.4 against 10: +14 %, between 10 % and 20 %.
+        p.send_line("11.2 11.4 11,6")?;
+        p.exp_string("deviationPercent")?;
+        // rexpect reads bytes one by one: match the ASCII around the accents.
+        p.exp_string("Verdict: Satisfat")?;
+        p.exp_string("rio com observa")?;
+        p.exp_string("Save this test?")?;
+        // A confirm prompt reads keys once it has switched the terminal to raw mode.
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        p.send("y")?;
+        p.flush()?;
+        p.exp_string("Recorded Reprodutibilidade")?;
+        p.exp_eof()?;
+        Ok(())
+    });
+    session
+        .await
+        .expect("the session thread")
+        .expect("the prompts dialogue");
+    let due = env
+        .run(&["test", "due", "--equipment", &equipment, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(due[0]["lastConclusion"], "Satisfatório com observações");
 }
