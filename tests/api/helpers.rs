@@ -148,6 +148,8 @@ impl TestApp {
             Backend::Sqlite => None,
             Backend::Postgres => Some(fresh_postgres_database().await?),
         };
+        // The tests build the test types they need; tests of the QC catalogue turn it on.
+        config.qc_catalogue = false;
         config.admin_email = Some(ADMIN_EMAIL.into());
         config.admin_password = Some(registry_server::config::Secret(ADMIN_PASSWORD.into()));
         config.jwt_secret = Some(registry_server::config::Secret(format!(
@@ -299,28 +301,32 @@ pub fn facility_payload(name: &str) -> Value {
     })
 }
 
-/// Runs each named `async fn(TestApp)` against SQLite and against PostgreSQL.
+/// Runs each named `async fn(TestApp)` against SQLite and against PostgreSQL; with
+/// `configured(|config| …);` first, each server's `Config` is adjusted before it starts.
 #[macro_export]
 macro_rules! on_both_databases {
-    ($($name:ident),* $(,)?) => {
+    (configured($configure:expr); $($name:ident),* $(,)?) => {
         $(
             mod $name {
                 use $crate::helpers::{Backend, TestApp};
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn sqlite() {
-                    if let Some(app) = TestApp::spawn(Backend::Sqlite).await {
+                    if let Some(app) = TestApp::spawn_with(Backend::Sqlite, $configure).await {
                         super::$name(app).await;
                     }
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn postgres() {
-                    if let Some(app) = TestApp::spawn(Backend::Postgres).await {
+                    if let Some(app) = TestApp::spawn_with(Backend::Postgres, $configure).await {
                         super::$name(app).await;
                     }
                 }
             }
         )*
+    };
+    ($($name:ident),* $(,)?) => {
+        $crate::on_both_databases!(configured(|_| {}); $($name),*);
     };
 }

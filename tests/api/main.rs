@@ -15,6 +15,7 @@ mod groups;
 mod images;
 mod input_limits;
 mod outage;
+mod qc_calc;
 mod service;
 mod test_servers;
 mod users;

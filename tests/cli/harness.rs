@@ -69,6 +69,8 @@ impl Env {
         let data = tempfile::tempdir().expect("temp dir");
         let mut config = Config::new(data.path());
         config.bind = "127.0.0.1:0".into();
+        // The tests build the test types they need; tests of the QC catalogue turn it on.
+        config.qc_catalogue = false;
         config.admin_email = Some(ADMIN_EMAIL.into());
         config.admin_password = Some(registry_server::config::Secret(ADMIN_PASSWORD.into()));
         config.jwt_secret = Some(registry_server::config::Secret(format!(

@@ -392,6 +392,18 @@ impl Client {
             .await
     }
 
+    /// `GET /test/:id/report`: the test's one-page PDF report.
+    pub async fn qc_test_report(&self, id: &str) -> Result<FileDownload> {
+        let path = format!("/test/{id}/report");
+        let response = self
+            .send_raw(self.request(Method::GET, &path), &path)
+            .await?;
+        Ok(FileDownload {
+            url: self.url(&path),
+            response,
+        })
+    }
+
     /// `PUT /test/:id`: the fields present replace the stored ones.
     pub async fn edit_test(&self, id: &str, payload: &Value) -> Result<QcTest> {
         self.put(&format!("/test/{id}"), payload).await

@@ -3,6 +3,7 @@
 
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::payload::{ObjectReader, reference_id};
+use crate::qc::{TestKind, Tolerances};
 use crate::values::spec_enum;
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -137,6 +138,13 @@ pub struct TestType {
     /// Days after a test until the next one is due.
     pub expiration_in_days: i64,
     pub description: Option<String>,
+    /// How the registry computes its records (docs/qc.md); absent: free `measurements` and a
+    /// conclusion chosen by whoever records the test.
+    #[serde(default)]
+    pub kind: Option<TestKind>,
+    /// The limits the computed verdict is judged by; present exactly when `kind` is.
+    #[serde(default)]
+    pub tolerances: Option<Tolerances>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -176,6 +184,10 @@ pub struct QcTest {
     pub performed_by: Reference,
     pub conclusion: Conclusion,
     pub measurements: Option<Value>,
+    /// What the registry computed from `measurements` for a test type with a `kind`: every
+    /// intermediate figure and the verdict (docs/qc.md); `null` for other test types.
+    #[serde(default)]
+    pub figures: Option<Value>,
     pub notes: Option<String>,
     /// The `_id` of the report document, when there is one.
     pub document: Option<String>,
@@ -207,6 +219,9 @@ pub struct DueTest {
     pub last_date: Option<String>,
     pub next_due: Option<String>,
     pub state: DueState,
+    /// The conclusion of the latest test; `null` when never done.
+    #[serde(default)]
+    pub last_conclusion: Option<Conclusion>,
 }
 
 /// `{name, description}` of an equipment type; on edit both are optional.
@@ -222,6 +237,10 @@ pub struct TestTypeChanges {
     pub equipment_type_id: Option<String>,
     pub expiration_in_days: Option<i64>,
     pub description: Option<Option<String>>,
+    /// `Some(None)` makes the test type a free one again.
+    pub kind: Option<Option<TestKind>>,
+    /// Raw: read against the kind the test type ends up with (`settle_tolerances`).
+    pub tolerances: Option<Value>,
 }
 
 /// Equipment fields; `None` leaves a field unchanged, `Some(None)` clears it.
@@ -335,8 +354,48 @@ pub fn read_test_type(body: &Value, create: bool) -> Result<TestTypeChanges, Vec
         equipment_type_id: reference(&r, "typeOfEquipment", create, &mut errs),
         expiration_in_days: expiration_in_days(&r, create, &mut errs),
         description: r.clearable_string("description", &mut errs),
+        kind: match r.get("kind") {
+            None => None,
+            Some(Value::Null) => Some(None),
+            Some(Value::String(s)) if TestKind::parse(s.trim()).is_some() => {
+                Some(TestKind::parse(s.trim()))
+            }
+            Some(_) => {
+                errs.push(
+                    "kind",
+                    FieldCode::InvalidValue,
+                    format!("must be null or one of: {}", TestKind::allowed()),
+                );
+                None
+            }
+        },
+        tolerances: r.get("tolerances").cloned(),
     };
     errs.finish(changes)
+}
+
+/// The tolerances a test type ends up with: none without a kind; the ones sent, read against the
+/// kind; when none were sent, the stored ones if the kind did not change, else the kind's defaults.
+pub fn settle_tolerances(
+    kind: Option<TestKind>,
+    previous_kind: Option<TestKind>,
+    previous: Option<&Tolerances>,
+    sent: Option<&Value>,
+) -> Result<Option<Tolerances>, Vec<FieldError>> {
+    let Some(kind) = kind else {
+        return match sent {
+            Some(v) if !v.is_null() => Err(vec![FieldError::new(
+                "tolerances",
+                FieldCode::InvalidValue,
+                "only a test type with a kind has tolerances",
+            )]),
+            _ => Ok(None),
+        };
+    };
+    match (sent, previous) {
+        (None, Some(p)) if previous_kind == Some(kind) => Ok(Some(p.clone())),
+        _ => crate::qc::read_tolerances(kind, sent).map(Some),
+    }
 }
 
 pub fn read_equipment(body: &Value, create: bool) -> Result<EquipmentChanges, Vec<FieldError>> {
@@ -376,6 +435,17 @@ pub fn read_qc_test(
     create: bool,
     today: NaiveDate,
 ) -> Result<QcTestChanges, Vec<FieldError>> {
+    read_qc_test_of(body, create, today, false)
+}
+
+/// Reads a QC test record of a test type that is `computed` (has a kind) or not. The conclusion
+/// of a computed test is the registry's: sending one is refused, naming the field.
+pub fn read_qc_test_of(
+    body: &Value,
+    create: bool,
+    today: NaiveDate,
+    computed: bool,
+) -> Result<QcTestChanges, Vec<FieldError>> {
     let r = ObjectReader::new(object(body)?, "");
     let mut errs = FieldErrors::default();
     let date = name_field(&r, "date", create, &mut errs).and_then(|s| match parse_date(&s) {
@@ -397,18 +467,29 @@ pub fn read_qc_test(
             None
         }
     });
-    let conclusion =
-        name_field(&r, "conclusion", create, &mut errs).and_then(|s| match Conclusion::parse(&s) {
-            Some(c) => Some(c),
-            None => {
-                errs.push(
-                    "conclusion",
-                    FieldCode::InvalidValue,
-                    format!("must be one of: {}", Conclusion::allowed()),
-                );
-                None
-            }
-        });
+    let conclusion = if computed {
+        if r.get("conclusion").is_some_and(|v| !v.is_null()) {
+            errs.push(
+                "conclusion",
+                FieldCode::InvalidValue,
+                "is computed from the measurements for this test type: leave it out",
+            );
+        }
+        None
+    } else {
+        name_field(&r, "conclusion", create, &mut errs)
+    };
+    let conclusion = conclusion.and_then(|s| match Conclusion::parse(&s) {
+        Some(c) => Some(c),
+        None => {
+            errs.push(
+                "conclusion",
+                FieldCode::InvalidValue,
+                format!("must be one of: {}", Conclusion::allowed()),
+            );
+            None
+        }
+    });
     let document_id = match r.get("document") {
         None => None,
         Some(Value::Null) => Some(None),

@@ -9,6 +9,7 @@ pub mod error;
 pub mod facility;
 pub mod nuclide;
 pub mod payload;
+pub mod qc;
 pub mod user;
 pub mod values;
 

@@ -86,6 +86,9 @@ impl Application {
         ensure_first_administrator(&state).await?;
         let mut tx = state.db.begin().await?;
         crate::store::qc_tests::ensure_last_filled(&mut tx).await?;
+        if state.config.qc_catalogue {
+            crate::store::equipment_types::seed_catalogue(&mut tx).await?;
+        }
         tx.commit().await?;
         let listener = TcpListener::bind(&state.config.bind)
             .await

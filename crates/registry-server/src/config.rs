@@ -46,6 +46,9 @@ pub struct Config {
     pub documents: DocumentSettings,
     /// Memory for the read cache (`crate::cache`), in MiB; 0 turns it off.
     pub read_cache_mib: u64,
+    /// Seeds the QC test catalogue (docs/qc.md) once per database at start
+    /// (`REGISTRY_QC_CATALOGUE`, default true).
+    pub qc_catalogue: bool,
 }
 
 /// Abuse limits and connection timeouts (docs/decisions.md, "Users and authentication").
@@ -148,6 +151,7 @@ impl Config {
             public_url: "http://127.0.0.1:8080".into(),
             documents: DocumentSettings::default(),
             read_cache_mib: 24,
+            qc_catalogue: true,
         }
     }
 
@@ -221,6 +225,10 @@ impl Config {
                     .collect()
             })
             .unwrap_or_default();
+        if let Some(v) = var("REGISTRY_QC_CATALOGUE") {
+            c.qc_catalogue =
+                parse_bool(&v).context("REGISTRY_QC_CATALOGUE must be true or false")?;
+        }
         if let Some(v) = var("REGISTRY_SELF_REGISTRATION") {
             c.self_registration =
                 parse_bool(&v).context("REGISTRY_SELF_REGISTRATION must be true or false")?;

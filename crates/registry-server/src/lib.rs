@@ -13,6 +13,7 @@ pub mod limits;
 pub mod mail;
 pub mod objects;
 pub mod openapi;
+pub mod report;
 pub mod request_guard;
 pub mod routes;
 pub mod signing;

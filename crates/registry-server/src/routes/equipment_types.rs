@@ -15,7 +15,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use registry_core::api::{ListEnvelope, Message};
 use registry_core::equipment::{
-    EquipmentType, Reference, TestType, read_equipment_type, read_test_type,
+    EquipmentType, Reference, TestType, read_equipment_type, read_test_type, settle_tolerances,
 };
 use registry_core::{ErrorBody, FieldCode, Role};
 use sqlx::AnyConnection;
@@ -50,7 +50,16 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
             edit_test_type,
             exclude_test_type
         ),
-        components(schemas(EquipmentType, TestType, Reference, Message, ErrorBody))
+        components(schemas(
+            EquipmentType,
+            TestType,
+            registry_core::qc::TestKind,
+            registry_core::qc::Tolerances,
+            registry_core::qc::Quantity,
+            Reference,
+            Message,
+            ErrorBody
+        ))
     )]
     struct Doc;
     Doc::openapi()
@@ -286,7 +295,9 @@ async fn ensure_unique_test_name(conn: &mut AnyConnection, t: &TestType) -> Resu
 }
 
 #[utoipa::path(post, path = "/api/typeOfTest/register", tag = "equipment types",
-    request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?}`"),
+    request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?, kind?, tolerances?}`: \
+        `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
+        the records' verdict; `tolerances` default to the kind's (docs/qc.md)"),
     responses((status = 201, body = TestType), (status = 403, body = ErrorBody),
               (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 async fn register_test_type(
@@ -305,6 +316,9 @@ async fn register_test_type(
             .expect("required on create"),
     )
     .await?;
+    let kind = changes.kind.flatten();
+    let tolerances = settle_tolerances(kind, None, None, changes.tolerances.as_ref())
+        .map_err(ApiError::Validation)?;
     let at = now();
     let t = TestType {
         id: new_id(),
@@ -312,6 +326,8 @@ async fn register_test_type(
         type_of_equipment,
         expiration_in_days: changes.expiration_in_days.expect("required on create"),
         description: changes.description.flatten(),
+        kind,
+        tolerances,
         created_at: at.clone(),
         updated_at: at,
     };
@@ -332,8 +348,8 @@ async fn register_test_type(
 }
 
 #[utoipa::path(post, path = "/api/typeOfTest/edit", tag = "equipment types",
-    request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?}`; \
-        the equipment type cannot change once tests were recorded"),
+    request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?, kind?, tolerances?}`; \
+        the equipment type and the kind cannot change once tests were recorded"),
     responses((status = 200, body = TestType), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
               (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
 async fn edit_test_type(
@@ -371,6 +387,23 @@ async fn edit_test_type(
     if let Some(description) = changes.description {
         t.description = description;
     }
+    if let Some(kind) = changes.kind {
+        if kind != before.kind && store::test_type_records(&mut tx, &id).await? > 0 {
+            return Err(ApiError::field(
+                "kind",
+                FieldCode::InvalidValue,
+                "cannot be changed: QC tests of this type were already recorded",
+            ));
+        }
+        t.kind = kind;
+    }
+    t.tolerances = settle_tolerances(
+        t.kind,
+        before.kind,
+        before.tolerances.as_ref(),
+        changes.tolerances.as_ref(),
+    )
+    .map_err(ApiError::Validation)?;
     if t != before {
         ensure_unique_test_name(&mut tx, &t).await?;
         t.updated_at = now();

@@ -21,9 +21,10 @@ use axum::{Json, Router};
 use chrono::NaiveDate;
 use registry_core::api::{ListEnvelope, Message};
 use registry_core::equipment::{
-    Conclusion, DueState, DueTest, EquipmentSummary, QcTest, QcTestChanges, Reference, local_date,
-    parse_date, read_qc_test,
+    Conclusion, DueState, DueTest, EquipmentSummary, QcTest, QcTestChanges, Reference, TestType,
+    local_date, parse_date, read_qc_test_of,
 };
+use registry_core::payload::reference_id;
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
 use sqlx::AnyConnection;
@@ -32,6 +33,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/test", post(create))
         .route("/test/{id}", get(show).put(edit).post(delete))
+        .route("/test/{id}/report", get(report))
         .route("/test/{id}/{test_type_id}", get(history))
         .route("/equipment/{id}/tests/due", get(due_for_equipment))
         .route("/tests/due", get(due_everywhere))
@@ -41,7 +43,16 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     use utoipa::OpenApi;
     #[derive(OpenApi)]
     #[openapi(
-        paths(create, show, edit, delete, history, due_for_equipment, due_everywhere),
+        paths(
+            create,
+            show,
+            edit,
+            delete,
+            report,
+            history,
+            due_for_equipment,
+            due_everywhere
+        ),
         components(schemas(
             QcTest,
             Conclusion,
@@ -71,7 +82,7 @@ async fn resolve(
     performer_id: Option<&str>,
 ) -> Result<(
     registry_core::equipment::Equipment,
-    Reference,
+    TestType,
     Option<Reference>,
 )> {
     let mut errors = Vec::new();
@@ -124,14 +135,7 @@ async fn resolve(
         }
     }
     match (equipment, test_type) {
-        (Some(e), Some(t)) if errors.is_empty() => Ok((
-            e,
-            Reference {
-                id: t.id,
-                name: t.name,
-            },
-            performer,
-        )),
+        (Some(e), Some(t)) if errors.is_empty() => Ok((e, t, performer)),
         _ => Err(ApiError::Validation(errors)),
     }
 }
@@ -150,16 +154,24 @@ async fn apply(
         .unwrap_or_else(|| record.type_of_test.id.clone());
     // The performer is checked only when the payload names one: on create the default is the
     // (active) caller, and a performer deactivated since does not block later corrections.
-    let (equipment, type_of_test, performed_by) = resolve(
+    let (equipment, test_type, performed_by) = resolve(
         conn,
         &equipment_id,
         &test_type_id,
         changes.performed_by.as_deref(),
     )
     .await?;
+    // A computed test is recomputed when its readings or its test type change (not when only
+    // its notes do: tolerances edited since do not rewrite a past verdict).
+    let recompute = changes.measurements.is_some()
+        || test_type.id != record.type_of_test.id
+        || record.figures.is_none();
     record.equipment = equipment.id;
     record.facility = equipment.facility;
-    record.type_of_test = type_of_test;
+    record.type_of_test = Reference {
+        id: test_type.id,
+        name: test_type.name,
+    };
     if let Some(performed_by) = performed_by {
         record.performed_by = performed_by;
     }
@@ -178,12 +190,45 @@ async fn apply(
     if let Some(document) = changes.document_id {
         record.document = document;
     }
+    match (test_type.kind, &test_type.tolerances) {
+        (Some(kind), Some(tolerances)) => {
+            if recompute {
+                let computed =
+                    registry_core::qc::evaluate(kind, tolerances, record.measurements.as_ref())
+                        .map_err(ApiError::Validation)?;
+                record.figures = Some(computed.figures);
+                record.conclusion = computed.conclusion;
+            }
+        }
+        _ => record.figures = None,
+    }
     Ok(())
+}
+
+/// Whether the test type a payload names (or, when it names none, `default`) is computed: its
+/// records then carry readings and no conclusion.
+async fn computed_type(
+    conn: &mut AnyConnection,
+    body: &Value,
+    default: Option<&str>,
+) -> Result<bool> {
+    let id = body
+        .get("typeOfTest")
+        .and_then(reference_id)
+        .or_else(|| default.map(str::to_owned));
+    Ok(match id {
+        Some(id) => equipment_types::get_test_type(conn, &id)
+            .await?
+            .is_some_and(|t| t.kind.is_some()),
+        None => false,
+    })
 }
 
 #[utoipa::path(post, path = "/api/test", tag = "QC tests",
     request_body(content = Object, description = "`{equipment, typeOfTest, date (YYYY-MM-DD), conclusion, \
-        performedBy? (default: the caller), measurements?, notes?, document?}`"),
+        performedBy? (default: the caller), measurements?, notes?, document?}`. For a test type with a `kind`, \
+        `measurements` holds the readings (shape per kind: docs/qc.md), the registry stores the computed `figures` \
+        and sets `conclusion` itself: a `conclusion` sent is refused (422 `conclusion` `invalid_value`)."),
     responses((status = 201, body = QcTest), (status = 403, body = ErrorBody),
               (status = 422, description = "Field errors, e.g. a test type of another equipment type", body = ErrorBody)))]
 async fn create(
@@ -192,7 +237,10 @@ async fn create(
     body: JsonBody,
 ) -> Result<(StatusCode, Json<QcTest>)> {
     caller.require_staff()?;
-    let changes = read_qc_test(&body.value()?, true, today()).map_err(ApiError::Validation)?;
+    let value = body.value()?;
+    let mut tx = state.db.begin().await?;
+    let computed = computed_type(&mut tx, &value, None).await?;
+    let changes = read_qc_test_of(&value, true, today(), computed).map_err(ApiError::Validation)?;
     let at = now();
     let blank = Reference {
         id: String::new(),
@@ -210,12 +258,12 @@ async fn create(
         },
         conclusion: Conclusion::Satisfactory,
         measurements: None,
+        figures: None,
         notes: None,
         document: None,
         created_at: at.clone(),
         updated_at: at,
     };
-    let mut tx = state.db.begin().await?;
     apply(&mut tx, &mut record, changes).await?;
     store::save(&mut tx, &record, true).await?;
     audit::record_change(
@@ -255,6 +303,49 @@ async fn show(
     Ok(Json(visible_test(&mut conn, &caller, &id).await?))
 }
 
+#[utoipa::path(get, path = "/api/test/{id}/report", tag = "QC tests",
+    params(("id" = String, Path)),
+    responses((status = 200, description = "A one-page PDF of the test: facility, equipment, readings, figures, \
+        verdict, who and when; upload it as the test's document to sign it", content_type = "application/pdf"),
+              (status = 404, body = ErrorBody)))]
+async fn report(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response> {
+    let mut conn = state.db.read().await?;
+    let record = visible_test(&mut conn, &caller, &id).await?;
+    let equipment = equipment::get(&mut conn, &record.equipment)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    drop(conn);
+    let generated_at = chrono::Utc::now()
+        .with_timezone(&chrono::FixedOffset::west_opt(3 * 3600).expect("valid offset"))
+        .format("%Y-%m-%d %H:%M (Brasília)")
+        .to_string();
+    let pdf = crate::report::qc_test_pdf(
+        &record,
+        &crate::report::ReportContext {
+            equipment: &equipment,
+            generated_at: &generated_at,
+        },
+    );
+    Ok((
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "application/pdf".to_owned(),
+            ),
+            (
+                axum::http::header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"qc-test-{id}.pdf\""),
+            ),
+        ],
+        pdf,
+    )
+        .into_response())
+}
+
 #[utoipa::path(put, path = "/api/test/{id}", tag = "QC tests",
     params(("id" = String, Path)),
     request_body(content = Object, description = "Fields present replace the stored ones (same rules as create)"),
@@ -277,12 +368,14 @@ async fn edit(
             format!("does not match the test in the path ({id})"),
         ));
     }
-    let changes = read_qc_test(&value, false, today()).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
     tx.lock("qc_tests", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
+    let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
+    let changes =
+        read_qc_test_of(&value, false, today(), computed).map_err(ApiError::Validation)?;
     let mut record = before.clone();
     apply(&mut tx, &mut record, changes).await?;
     if record != before {
@@ -385,6 +478,17 @@ async fn history(
     }))
 }
 
+/// `failing=true` keeps the pairs whose latest test is `Insatisfatório`.
+fn failing(params: &ListParams) -> Result<bool> {
+    match params.text("failing").as_deref() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "failing must be true or false (got {other:?})."
+        ))),
+    }
+}
+
 /// `state` as one value or a comma-separated list; `default` when absent.
 fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
     let Some(text) = params.text("state") else {
@@ -405,6 +509,7 @@ fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
 #[utoipa::path(get, path = "/api/equipment/{id}/tests/due", tag = "QC tests",
     params(("id" = String, Path),
            ("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done (comma-separated); default all"),
+           ("failing" = Option<bool>, Query, description = "Only test types whose latest test is Insatisfatório"),
            ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
     responses((status = 200, description = "Every test type of the equipment's type, most urgent first", body = ListEnvelope<DueTest>),
               (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
@@ -418,6 +523,7 @@ async fn due_for_equipment(
     let query = DueQuery {
         equipment_id: Some(id.clone()),
         states: states(&params, &[])?,
+        failing: failing(&params)?,
         today: today(),
         limit: params.page_size,
         offset: params.offset(),
@@ -441,7 +547,8 @@ async fn due_for_equipment(
 
 #[utoipa::path(get, path = "/api/tests/due", tag = "QC tests",
     params(("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done (comma-separated); \
-               default overdue,due_soon,never_done"),
+               default overdue,due_soon,never_done (with failing=true: every state)"),
+           ("failing" = Option<bool>, Query, description = "Only test types whose latest test is Insatisfatório"),
            ("facilityId" = Option<String>, Query), ("typeOfEquipment" = Option<String>, Query),
            ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
     responses((status = 200, description = "Tests of active equipment in every facility the caller can read, most urgent first",
@@ -453,14 +560,19 @@ async fn due_everywhere(
     OriginalUri(uri): OriginalUri,
     params: ListParams,
 ) -> Result<Response> {
+    let failing = failing(&params)?;
+    // A failing test needs attention whatever its due date: failing=true looks at every state.
+    let default_states: &[DueState] = if failing {
+        &[]
+    } else {
+        &[DueState::Overdue, DueState::DueSoon, DueState::NeverDone]
+    };
     let query = DueQuery {
         member: scope_for(&caller),
         facility_id: params.text("facilityId"),
         equipment_type_id: params.text("typeOfEquipment"),
-        states: states(
-            &params,
-            &[DueState::Overdue, DueState::DueSoon, DueState::NeverDone],
-        )?,
+        states: states(&params, default_states)?,
+        failing,
         today: today(),
         limit: params.page_size,
         offset: params.offset(),

@@ -3,6 +3,7 @@
 use crate::db::{contains_pattern, search_key};
 use crate::extract::ListParams;
 use registry_core::equipment::{EquipmentType, Reference, TestType};
+use registry_core::qc::TestKind;
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
@@ -123,11 +124,24 @@ pub async fn delete_type(conn: &mut AnyConnection, id: &str) -> Result<(), sqlx:
 }
 
 const TEST_TYPE_COLUMNS: &str = "t.id, t.name, t.equipment_type_id, et.name AS equipment_type_name, \
-     t.expiration_in_days, t.description, t.created_at, t.updated_at \
+     t.expiration_in_days, t.description, t.kind, t.tolerances, t.created_at, t.updated_at \
      FROM test_types t JOIN equipment_types et ON et.id = t.equipment_type_id";
 
+fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
+    sqlx::Error::Decode(format!("{what}: {e}").into())
+}
+
 fn test_type_from_row(r: &AnyRow) -> Result<TestType, sqlx::Error> {
+    let kind: Option<String> = r.try_get("kind")?;
+    let tolerances: Option<String> = r.try_get("tolerances")?;
     Ok(TestType {
+        kind: kind
+            .map(|k| TestKind::parse(&k).ok_or_else(|| decode("test kind", &k)))
+            .transpose()?,
+        tolerances: tolerances
+            .map(|t| serde_json::from_str(&t))
+            .transpose()
+            .map_err(|e| decode("tolerances", e))?,
         id: r.try_get("id")?,
         name: r.try_get("name")?,
         type_of_equipment: Reference {
@@ -215,11 +229,11 @@ pub async fn save_test_type(
     insert: bool,
 ) -> Result<(), sqlx::Error> {
     let sql = if insert {
-        "INSERT INTO test_types (id, name, name_key, equipment_type_id, expiration_in_days, description, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        "INSERT INTO test_types (id, name, name_key, equipment_type_id, expiration_in_days, description, created_at, updated_at, \
+         kind, tolerances) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
     } else {
         "UPDATE test_types SET name = $2, name_key = $3, equipment_type_id = $4, expiration_in_days = $5, description = $6, \
-         created_at = $7, updated_at = $8 WHERE id = $1"
+         created_at = $7, updated_at = $8, kind = $9, tolerances = $10 WHERE id = $1"
     };
     sqlx::query(sql)
         .bind(&t.id)
@@ -230,6 +244,12 @@ pub async fn save_test_type(
         .bind(&t.description)
         .bind(&t.created_at)
         .bind(&t.updated_at)
+        .bind(t.kind.map(|k| k.as_str()))
+        .bind(
+            t.tolerances
+                .as_ref()
+                .map(|v| serde_json::to_string(v).expect("tolerances serialize")),
+        )
         .execute(&mut *conn)
         .await?;
     if !insert {
@@ -252,5 +272,58 @@ pub async fn delete_test_type(conn: &mut AnyConnection, id: &str) -> Result<(), 
         .bind(id)
         .execute(conn)
         .await?;
+    Ok(())
+}
+
+/// Seeds the QC test catalogue (`registry_core::qc::catalogue`) once per database: a test type
+/// whose id or name is already taken on its equipment type is left as it is.
+pub async fn seed_catalogue(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    let at = crate::db::now();
+    let claimed = sqlx::query(
+        "INSERT INTO catalogue_seeds (name, seeded_at) VALUES ('qc', $1) ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(&at)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    if claimed == 0 {
+        return Ok(());
+    }
+    let mut seeded = 0;
+    for entry in registry_core::qc::catalogue() {
+        let taken: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM test_types WHERE id = $1 OR (equipment_type_id = $2 AND name_key = $3)",
+        )
+        .bind(entry.id)
+        .bind(entry.equipment_type_id)
+        .bind(search_key(entry.name))
+        .fetch_one(&mut *conn)
+        .await?;
+        let equipment_type: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM equipment_types WHERE id = $1")
+                .bind(entry.equipment_type_id)
+                .fetch_one(&mut *conn)
+                .await?;
+        if taken > 0 || equipment_type == 0 {
+            continue;
+        }
+        let t = TestType {
+            id: entry.id.into(),
+            name: entry.name.into(),
+            type_of_equipment: Reference {
+                id: entry.equipment_type_id.into(),
+                name: String::new(),
+            },
+            expiration_in_days: entry.expiration_in_days,
+            description: Some(entry.description.into()),
+            kind: Some(entry.kind),
+            tolerances: Some(entry.tolerances),
+            created_at: at.clone(),
+            updated_at: at.clone(),
+        };
+        save_test_type(conn, &t, true).await?;
+        seeded += 1;
+    }
+    tracing::info!(test_types = seeded, "seeded the QC test catalogue");
     Ok(())
 }

@@ -9,7 +9,7 @@ use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
 const COLUMNS: &str = "q.id, q.equipment_id, q.facility_id, f.name AS facility_name, q.test_type_id, t.name AS test_type_name, \
-     q.date, q.performed_by, u.name AS performer_name, q.conclusion, q.measurements, q.notes, q.document_id, \
+     q.date, q.performed_by, u.name AS performer_name, q.conclusion, q.measurements, q.figures, q.notes, q.document_id, \
      q.created_at, q.updated_at \
      FROM qc_tests q JOIN facilities f ON f.id = q.facility_id JOIN test_types t ON t.id = q.test_type_id \
      JOIN users u ON u.id = q.performed_by";
@@ -21,6 +21,7 @@ fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
 fn from_row(r: &AnyRow) -> Result<QcTest, sqlx::Error> {
     let conclusion: String = r.try_get("conclusion")?;
     let measurements: Option<String> = r.try_get("measurements")?;
+    let figures: Option<String> = r.try_get("figures")?;
     Ok(QcTest {
         id: r.try_get("id")?,
         equipment: r.try_get("equipment_id")?,
@@ -43,6 +44,10 @@ fn from_row(r: &AnyRow) -> Result<QcTest, sqlx::Error> {
             .map(|m| serde_json::from_str(&m))
             .transpose()
             .map_err(|e| decode("measurements", e))?,
+        figures: figures
+            .map(|m| serde_json::from_str(&m))
+            .transpose()
+            .map_err(|e| decode("figures", e))?,
         notes: r.try_get("notes")?,
         document: r.try_get("document_id")?,
         created_at: r.try_get("created_at")?,
@@ -114,10 +119,11 @@ pub async fn save(conn: &mut AnyConnection, t: &QcTest, insert: bool) -> Result<
     };
     let sql = if insert {
         "INSERT INTO qc_tests (id, equipment_id, test_type_id, facility_id, date, performed_by, conclusion, measurements, \
-         notes, document_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+         notes, document_id, created_at, updated_at, figures) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
     } else {
         "UPDATE qc_tests SET equipment_id = $2, test_type_id = $3, facility_id = $4, date = $5, performed_by = $6, \
-         conclusion = $7, measurements = $8, notes = $9, document_id = $10, created_at = $11, updated_at = $12 WHERE id = $1"
+         conclusion = $7, measurements = $8, notes = $9, document_id = $10, created_at = $11, updated_at = $12, \
+         figures = $13 WHERE id = $1"
     };
     sqlx::query(sql)
         .bind(&t.id)
@@ -132,6 +138,7 @@ pub async fn save(conn: &mut AnyConnection, t: &QcTest, insert: bool) -> Result<
         .bind(&t.document)
         .bind(&t.created_at)
         .bind(&t.updated_at)
+        .bind(t.figures.as_ref().map(|m| m.to_string()))
         .execute(&mut *conn)
         .await?;
     if let Some((equipment, test_type)) = previous {
@@ -199,6 +206,20 @@ pub async fn refresh_last(
     sqlx::query(AssertSqlSafe(insert))
         .bind(equipment)
         .bind(test_type)
+        .execute(&mut *conn)
+        .await?;
+    // The latest live test's conclusion (same-day tests: the last recorded).
+    let conclusion = format!(
+        "UPDATE qc_last SET last_conclusion = ( \
+           SELECT q.conclusion FROM qc_tests q \
+           WHERE q.equipment_id = qc_last.equipment_id AND q.test_type_id = qc_last.test_type_id \
+             AND q.archived_at IS NULL \
+           ORDER BY q.date DESC, q.created_at DESC, q.id DESC LIMIT 1) \
+         WHERE {filter}"
+    );
+    sqlx::query(AssertSqlSafe(conclusion))
+        .bind(equipment)
+        .bind(test_type)
         .execute(conn)
         .await?;
     Ok(())
@@ -231,6 +252,8 @@ pub struct DueQuery {
     pub equipment_type_id: Option<String>,
     /// Only these states; empty means all.
     pub states: Vec<DueState>,
+    /// Only pairs whose latest test is `Insatisfatório`.
+    pub failing: bool,
     pub today: NaiveDate,
     pub limit: i64,
     pub offset: i64,
@@ -283,6 +306,12 @@ pub async fn due(
     if let Some(t) = &query.equipment_type_id {
         add("e.equipment_type_id = $?", t);
     }
+    if query.failing {
+        add(
+            "l.last_conclusion = $?",
+            Conclusion::Unsatisfactory.as_str(),
+        );
+    }
     let mut state_filter = "1 = 1".to_owned();
     if !query.states.is_empty() {
         let first = binds.len() + 1;
@@ -294,7 +323,8 @@ pub async fn due(
     }
     let columns = "e.id AS equipment_id, e.manufacturer, e.model, e.serial_number, e.localization, \
         f.id AS facility_id, f.name AS facility_name, et.id AS equipment_type_id, et.name AS equipment_type_name, \
-        t.id AS test_type_id, t.name AS test_type_name, t.expiration_in_days AS days, l.last_date, l.next_due";
+        t.id AS test_type_id, t.name AS test_type_name, t.expiration_in_days AS days, l.last_date, l.next_due, \
+        l.last_conclusion";
     let n = binds.len();
     let needs_never_done = query.states.is_empty() || query.states.contains(&DueState::NeverDone);
     let (rows, total) = if needs_never_done {
@@ -419,6 +449,10 @@ pub async fn due(
                 last_date: r.try_get("last_date")?,
                 next_due: r.try_get("next_due")?,
                 state: DueState::parse(&state).ok_or_else(|| decode("due state", &state))?,
+                last_conclusion: r
+                    .try_get::<Option<String>, _>("last_conclusion")?
+                    .map(|c| Conclusion::parse(&c).ok_or_else(|| decode("conclusion", &c)))
+                    .transpose()?,
             })
         })
         .collect::<Result<Vec<_>, sqlx::Error>>()?;

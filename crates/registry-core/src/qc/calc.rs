@@ -1,0 +1,500 @@
+//! The physicist's arithmetic: each function takes typed readings and returns every intermediate
+//! figure with the verdict. Activities are in whatever unit the readings came in (MBq or mCi): the
+//! figures are ratios, so the unit only travels along.
+
+use super::{Limits, worst};
+use crate::equipment::Conclusion;
+use crate::nuclide::Nuclide;
+use chrono::{DateTime, FixedOffset};
+use serde::Serialize;
+
+/// A deviation this close above a limit still counts as on it: `(11 − 10) / 10 · 100` is
+/// `10.000000000000002` in floating point, and the physicist wrote "10 %".
+const ON_THE_LIMIT: f64 = 1e-9;
+
+/// The verdict for one deviation (in %, either sign): within `warn` (or within `limit` when there
+/// is no `warn`) satisfactory; within `limit` satisfactory with remarks; past `limit` not.
+pub fn judge(deviation_percent: f64, limits: Limits) -> Conclusion {
+    let d = deviation_percent.abs();
+    if !d.is_finite() || d > limits.limit + ON_THE_LIMIT {
+        Conclusion::Unsatisfactory
+    } else if limits.warn.is_some_and(|w| d > w + ON_THE_LIMIT) {
+        Conclusion::SatisfactoryWithRemarks
+    } else {
+        Conclusion::Satisfactory
+    }
+}
+
+/// `(value − reference) / reference · 100`.
+pub fn deviation_percent(value: f64, reference: f64) -> f64 {
+    (value - reference) / reference * 100.0
+}
+
+/// The largest magnitude (0 for none).
+pub fn max_abs(values: impl IntoIterator<Item = f64>) -> f64 {
+    values.into_iter().map(f64::abs).fold(0.0, f64::max)
+}
+
+pub fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+fn seconds_between(from: DateTime<FixedOffset>, to: DateTime<FixedOffset>) -> f64 {
+    (to - from).num_milliseconds() as f64 / 1000.0
+}
+
+/// A reference source with a calibration certificate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Certificate {
+    pub activity: f64,
+    pub date: DateTime<FixedOffset>,
+}
+
+/// The readings of one source in the dose calibrator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceReadings {
+    pub nuclide: Nuclide,
+    /// Required by accuracy and constancy, not by precision.
+    pub certificate: Option<Certificate>,
+    pub readings: Vec<f64>,
+}
+
+/// Readings of one or more sources taken at one time (accuracy, precision, constancy).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceTest {
+    pub unit: String,
+    pub measured_at: Option<DateTime<FixedOffset>>,
+    pub sources: Vec<SourceReadings>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecayedCertificate {
+    pub certificate_activity: f64,
+    pub certificate_date: String,
+    pub elapsed_days: f64,
+    pub half_life_days: f64,
+    /// `2^(−Δt / T½)`.
+    pub decay_factor: f64,
+    /// The certificate activity decayed to the measurement time.
+    pub expected_activity: f64,
+}
+
+fn decayed(nuclide: Nuclide, c: &Certificate, at: DateTime<FixedOffset>) -> DecayedCertificate {
+    let elapsed = seconds_between(c.date, at);
+    DecayedCertificate {
+        certificate_activity: c.activity,
+        certificate_date: c.date.to_rfc3339(),
+        elapsed_days: elapsed / 86_400.0,
+        half_life_days: nuclide.half_life_seconds() / 86_400.0,
+        decay_factor: nuclide.decay(1.0, elapsed),
+        expected_activity: nuclide.decay(c.activity, elapsed),
+    }
+}
+
+/// Accuracy and constancy of one source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccuracySource {
+    pub nuclide: Nuclide,
+    pub readings: Vec<f64>,
+    pub mean: f64,
+    #[serde(flatten)]
+    pub expected: DecayedCertificate,
+    /// `(mean − expected) / expected · 100`.
+    pub deviation_percent: f64,
+    pub conclusion: Conclusion,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccuracyFigures {
+    pub unit: String,
+    pub measured_at: String,
+    pub sources: Vec<AccuracySource>,
+    /// The largest |deviation| among the sources.
+    pub worst_deviation_percent: f64,
+    pub limit_percent: f64,
+    pub warn_percent: Option<f64>,
+    pub conclusion: Conclusion,
+}
+
+/// Accuracy (and daily constancy): the mean reading of each source against its certificate
+/// activity decayed to the measurement time. The caller guarantees a measurement time, a
+/// certificate on every source and at least one reading each.
+pub fn accuracy(test: &SourceTest, limits: Limits) -> AccuracyFigures {
+    let at = test
+        .measured_at
+        .expect("accuracy needs the measurement time");
+    let sources: Vec<AccuracySource> = test
+        .sources
+        .iter()
+        .map(|s| {
+            let certificate = s
+                .certificate
+                .as_ref()
+                .expect("accuracy needs a certificate");
+            let expected = decayed(s.nuclide, certificate, at);
+            let mean = mean(&s.readings);
+            let deviation = deviation_percent(mean, expected.expected_activity);
+            AccuracySource {
+                nuclide: s.nuclide,
+                readings: s.readings.clone(),
+                mean,
+                expected,
+                deviation_percent: deviation,
+                conclusion: judge(deviation, limits),
+            }
+        })
+        .collect();
+    AccuracyFigures {
+        unit: test.unit.clone(),
+        measured_at: at.to_rfc3339(),
+        worst_deviation_percent: max_abs(sources.iter().map(|s| s.deviation_percent)),
+        conclusion: worst(sources.iter().map(|s| s.conclusion)),
+        sources,
+        limit_percent: limits.limit,
+        warn_percent: limits.warn,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrecisionSource {
+    pub nuclide: Nuclide,
+    pub readings: Vec<f64>,
+    pub mean: f64,
+    /// `(reading − mean) / mean · 100`, one per reading.
+    pub deviations_percent: Vec<f64>,
+    /// The largest |deviation|.
+    pub max_deviation_percent: f64,
+    pub conclusion: Conclusion,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrecisionFigures {
+    pub unit: String,
+    pub sources: Vec<PrecisionSource>,
+    pub worst_deviation_percent: f64,
+    pub limit_percent: f64,
+    pub warn_percent: Option<f64>,
+    pub conclusion: Conclusion,
+}
+
+/// Precision: the largest deviation of a reading from the mean of its source's readings.
+pub fn precision(test: &SourceTest, limits: Limits) -> PrecisionFigures {
+    let sources: Vec<PrecisionSource> = test
+        .sources
+        .iter()
+        .map(|s| {
+            let mean = mean(&s.readings);
+            let deviations: Vec<f64> = s
+                .readings
+                .iter()
+                .map(|r| deviation_percent(*r, mean))
+                .collect();
+            let max = max_abs(deviations.iter().copied());
+            PrecisionSource {
+                nuclide: s.nuclide,
+                readings: s.readings.clone(),
+                mean,
+                deviations_percent: deviations,
+                max_deviation_percent: max,
+                conclusion: judge(max, limits),
+            }
+        })
+        .collect();
+    PrecisionFigures {
+        unit: test.unit.clone(),
+        worst_deviation_percent: max_abs(sources.iter().map(|s| s.max_deviation_percent)),
+        conclusion: worst(sources.iter().map(|s| s.conclusion)),
+        sources,
+        limit_percent: limits.limit,
+        warn_percent: limits.warn,
+    }
+}
+
+/// One reading of a decaying source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimedReading {
+    pub at: DateTime<FixedOffset>,
+    pub activity: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearityTest {
+    pub unit: String,
+    pub nuclide: Nuclide,
+    /// At least three, at no fewer than two distinct times.
+    pub readings: Vec<TimedReading>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinearityPoint {
+    pub at: String,
+    /// Hours since the first reading.
+    pub elapsed_hours: f64,
+    pub activity: f64,
+    /// `exp(intercept + slope · elapsedHours)`.
+    pub fitted_activity: f64,
+    /// `(activity − fitted) / fitted · 100`.
+    pub deviation_percent: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LinearityFigures {
+    pub unit: String,
+    pub nuclide: Nuclide,
+    pub points: Vec<LinearityPoint>,
+    /// Least-squares fit of `ln(activity) = intercept + slope · elapsedHours`.
+    pub intercept: f64,
+    pub slope_per_hour: f64,
+    /// `ln 2 / −slope`; `None` when the readings do not decrease.
+    pub fitted_half_life_hours: Option<f64>,
+    pub nuclide_half_life_hours: f64,
+    /// `(fitted − nuclide) / nuclide · 100`.
+    pub half_life_deviation_percent: Option<f64>,
+    pub max_deviation_percent: f64,
+    pub limit_percent: f64,
+    pub warn_percent: Option<f64>,
+    pub remarks: Vec<String>,
+    pub conclusion: Conclusion,
+}
+
+/// The least-squares line through `(x, y)`: `(intercept, slope)`. Needs two distinct `x`.
+pub fn least_squares(points: &[(f64, f64)]) -> (f64, f64) {
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    let slope = sxy / sxx;
+    (mean_y - slope * mean_x, slope)
+}
+
+/// Linearity: a decaying source read at several times; each reading against the least-squares
+/// exponential through all of them, and the fitted half-life against the nuclide's. The verdict
+/// is the largest deviation's; a fitted half-life off the nuclide's by more than the limit turns
+/// a satisfactory verdict into one with remarks (the clock or the nuclide may be wrong).
+pub fn linearity(test: &LinearityTest, limits: Limits) -> LinearityFigures {
+    let mut readings = test.readings.clone();
+    readings.sort_by_key(|r| r.at);
+    let start = readings[0].at;
+    let xy: Vec<(f64, f64)> = readings
+        .iter()
+        .map(|r| (seconds_between(start, r.at) / 3600.0, r.activity.ln()))
+        .collect();
+    let (intercept, slope) = least_squares(&xy);
+    let points: Vec<LinearityPoint> = readings
+        .iter()
+        .zip(&xy)
+        .map(|(r, (x, _))| {
+            let fitted = (intercept + slope * x).exp();
+            LinearityPoint {
+                at: r.at.to_rfc3339(),
+                elapsed_hours: *x,
+                activity: r.activity,
+                fitted_activity: fitted,
+                deviation_percent: deviation_percent(r.activity, fitted),
+            }
+        })
+        .collect();
+    let max = max_abs(points.iter().map(|p| p.deviation_percent));
+    let nuclide_half_life_hours = test.nuclide.half_life_seconds() / 3600.0;
+    let fitted_half_life_hours = (slope < 0.0).then(|| std::f64::consts::LN_2 / -slope);
+    let half_life_deviation =
+        fitted_half_life_hours.map(|t| deviation_percent(t, nuclide_half_life_hours));
+    let mut conclusion = judge(max, limits);
+    let mut remarks = Vec::new();
+    match half_life_deviation {
+        None => remarks.push("the readings do not decrease: no half-life can be fitted".into()),
+        Some(d) if judge(d, Limits::fail_above(limits.limit)) != Conclusion::Satisfactory => {
+            remarks.push(format!(
+                "the fitted half-life is {d:+.2} % off the half-life of {}",
+                test.nuclide
+            ))
+        }
+        Some(_) => {}
+    }
+    if !remarks.is_empty() && conclusion == Conclusion::Satisfactory {
+        conclusion = Conclusion::SatisfactoryWithRemarks;
+    }
+    LinearityFigures {
+        unit: test.unit.clone(),
+        nuclide: test.nuclide,
+        points,
+        intercept,
+        slope_per_hour: slope,
+        fitted_half_life_hours,
+        nuclide_half_life_hours,
+        half_life_deviation_percent: half_life_deviation,
+        max_deviation_percent: max,
+        limit_percent: limits.limit,
+        warn_percent: limits.warn,
+        remarks,
+        conclusion,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Geometry {
+    pub label: String,
+    pub reading: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeometryTest {
+    pub unit: String,
+    pub nuclide: Option<Nuclide>,
+    pub reference: Geometry,
+    pub geometries: Vec<Geometry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GeometryRow {
+    pub label: String,
+    pub reading: f64,
+    /// `(reading − reference) / reference · 100`.
+    pub deviation_percent: f64,
+    /// `reference / reading`, to multiply readings in this geometry by; only between the warning
+    /// and the failing limit.
+    pub correction_factor: Option<f64>,
+    pub conclusion: Conclusion,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GeometryFigures {
+    pub unit: String,
+    pub nuclide: Option<Nuclide>,
+    pub reference_label: String,
+    pub reference_reading: f64,
+    pub geometries: Vec<GeometryRow>,
+    pub worst_deviation_percent: f64,
+    pub limit_percent: f64,
+    pub warn_percent: Option<f64>,
+    pub conclusion: Conclusion,
+}
+
+/// Geometry: the same activity in each volume or container against the reference one.
+pub fn geometry(test: &GeometryTest, limits: Limits) -> GeometryFigures {
+    let reference = test.reference.reading;
+    let geometries: Vec<GeometryRow> = test
+        .geometries
+        .iter()
+        .map(|g| {
+            let deviation = deviation_percent(g.reading, reference);
+            let conclusion = judge(deviation, limits);
+            GeometryRow {
+                label: g.label.clone(),
+                reading: g.reading,
+                deviation_percent: deviation,
+                correction_factor: (conclusion == Conclusion::SatisfactoryWithRemarks)
+                    .then(|| reference / g.reading),
+                conclusion,
+            }
+        })
+        .collect();
+    GeometryFigures {
+        unit: test.unit.clone(),
+        nuclide: test.nuclide,
+        reference_label: test.reference.label.clone(),
+        reference_reading: reference,
+        worst_deviation_percent: max_abs(geometries.iter().map(|g| g.deviation_percent)),
+        conclusion: worst(geometries.iter().map(|g| g.conclusion)),
+        geometries,
+        limit_percent: limits.limit,
+        warn_percent: limits.warn,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReproducibilityTest {
+    pub unit: String,
+    /// The check source's reading taken as reference (at acceptance or last calibration).
+    pub reference_reading: f64,
+    pub readings: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReproducibilityFigures {
+    pub unit: String,
+    pub reference_reading: f64,
+    pub readings: Vec<f64>,
+    pub mean: f64,
+    /// `(mean − reference) / reference · 100`: the verdict's figure.
+    pub deviation_percent: f64,
+    /// The largest |reading − mean| / mean · 100 (the scatter of the readings).
+    pub max_spread_percent: f64,
+    pub limit_percent: f64,
+    pub warn_percent: Option<f64>,
+    pub conclusion: Conclusion,
+}
+
+/// Reproducibility of a survey meter: the mean reading of its check source against the reference.
+pub fn reproducibility(test: &ReproducibilityTest, limits: Limits) -> ReproducibilityFigures {
+    let mean = mean(&test.readings);
+    let deviation = deviation_percent(mean, test.reference_reading);
+    ReproducibilityFigures {
+        unit: test.unit.clone(),
+        reference_reading: test.reference_reading,
+        readings: test.readings.clone(),
+        mean,
+        deviation_percent: deviation,
+        max_spread_percent: max_abs(test.readings.iter().map(|r| deviation_percent(*r, mean))),
+        limit_percent: limits.limit,
+        warn_percent: limits.warn,
+        conclusion: judge(deviation, limits),
+    }
+}
+
+/// A named quantity read off the equipment's own analysis (uniformity, centre of rotation…).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedValue {
+    pub name: String,
+    pub label: String,
+    pub unit: String,
+    pub value: f64,
+    pub warn: Option<f64>,
+    pub limit: f64,
+    pub conclusion: Conclusion,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedFigures {
+    pub values: Vec<RecordedValue>,
+    pub conclusion: Conclusion,
+}
+
+/// Recorded-value tests: each value (its magnitude) against its own limits.
+pub fn recorded(values: Vec<(super::Quantity, f64)>) -> RecordedFigures {
+    let values: Vec<RecordedValue> = values
+        .into_iter()
+        .map(|(q, value)| RecordedValue {
+            conclusion: judge(
+                value,
+                Limits {
+                    warn: q.warn,
+                    limit: q.limit,
+                },
+            ),
+            name: q.name,
+            label: q.label,
+            unit: q.unit,
+            value,
+            warn: q.warn,
+            limit: q.limit,
+        })
+        .collect();
+    RecordedFigures {
+        conclusion: worst(values.iter().map(|v| v.conclusion)),
+        values,
+    }
+}

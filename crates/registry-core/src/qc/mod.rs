@@ -1,0 +1,508 @@
+//! QC tests the registry computes itself: the kinds of test, their tolerances, the calculations
+//! (in `calc`), the reading of their `measurements` (in `read`) and the seeded catalogue.
+//! Sources and decisions: `docs/qc.md`.
+
+pub mod calc;
+pub mod read;
+
+#[cfg(test)]
+mod tests;
+
+use crate::equipment::Conclusion;
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// How a test type's records are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TestKind {
+    /// Dose calibrator, daily: the reference source against its decayed certificate activity.
+    Constancy,
+    /// Dose calibrator: the mean of each source's readings against its decayed certificate.
+    Accuracy,
+    /// Dose calibrator: the largest deviation of a reading from its source's mean.
+    Precision,
+    /// Dose calibrator: a decaying source read over time against a least-squares exponential.
+    Linearity,
+    /// Dose calibrator: each volume or container against the reference one.
+    Geometry,
+    /// Survey meter: the mean reading of its check source against the reference reading.
+    Reproducibility,
+    /// Values read off the equipment's own analysis, each against its limits.
+    Recorded,
+}
+
+impl TestKind {
+    pub const ALL: &'static [TestKind] = &[
+        TestKind::Constancy,
+        TestKind::Accuracy,
+        TestKind::Precision,
+        TestKind::Linearity,
+        TestKind::Geometry,
+        TestKind::Reproducibility,
+        TestKind::Recorded,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestKind::Constancy => "constancy",
+            TestKind::Accuracy => "accuracy",
+            TestKind::Precision => "precision",
+            TestKind::Linearity => "linearity",
+            TestKind::Geometry => "geometry",
+            TestKind::Reproducibility => "reproducibility",
+            TestKind::Recorded => "recorded",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TestKind> {
+        Self::ALL.iter().copied().find(|k| k.as_str() == s)
+    }
+
+    pub fn allowed() -> String {
+        Self::ALL
+            .iter()
+            .map(|k| k.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The tolerances a new test type of this kind gets when none are given (docs/qc.md);
+    /// `None` for recorded-value tests, whose quantities must be named.
+    pub fn default_tolerances(self) -> Option<Tolerances> {
+        let (limit, warn) = match self {
+            TestKind::Constancy => (5.0, None),
+            TestKind::Accuracy => (10.0, None),
+            TestKind::Precision => (5.0, None),
+            TestKind::Linearity => (10.0, None),
+            TestKind::Geometry => (10.0, Some(5.0)),
+            TestKind::Reproducibility => (20.0, Some(10.0)),
+            TestKind::Recorded => return None,
+        };
+        Some(Tolerances {
+            limit_percent: Some(limit),
+            warn_percent: warn,
+            quantities: Vec::new(),
+        })
+    }
+}
+
+impl std::fmt::Display for TestKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Past `limit` a test fails; past `warn` (when set) it passes with remarks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub warn: Option<f64>,
+    pub limit: f64,
+}
+
+impl Limits {
+    pub fn fail_above(limit: f64) -> Limits {
+        Limits { warn: None, limit }
+    }
+}
+
+/// A recorded quantity and its limits (on its magnitude, in its own unit).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Quantity {
+    /// The key in `measurements.values`.
+    pub name: String,
+    pub label: String,
+    pub unit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warn: Option<f64>,
+    pub limit: f64,
+}
+
+/// A test type's tolerances: percentages for the dose-calibrator and survey-meter kinds, a list
+/// of quantities for recorded-value tests.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Tolerances {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_percent: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warn_percent: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub quantities: Vec<Quantity>,
+}
+
+impl Tolerances {
+    /// The percentage limits (validated tolerances of a percentage kind always have them).
+    pub fn limits(&self) -> Limits {
+        Limits {
+            warn: self.warn_percent,
+            limit: self.limit_percent.unwrap_or(0.0),
+        }
+    }
+}
+
+/// The most severe of the conclusions (`Satisfatório` for none).
+pub fn worst(conclusions: impl IntoIterator<Item = Conclusion>) -> Conclusion {
+    conclusions
+        .into_iter()
+        .max()
+        .unwrap_or(Conclusion::Satisfactory)
+}
+
+fn limit_value(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
+    let n = v.as_f64().filter(|x| x.is_finite() && *x > 0.0);
+    if n.is_none() {
+        errs.push(path, FieldCode::InvalidValue, "must be a positive number");
+    }
+    n
+}
+
+fn warn_below_limit(warn: Option<f64>, limit: Option<f64>, path: &str, errs: &mut FieldErrors) {
+    if let (Some(w), Some(l)) = (warn, limit)
+        && w >= l
+    {
+        errs.push(path, FieldCode::InvalidValue, "must be below the limit");
+    }
+}
+
+/// Reads `tolerances` for a test type of `kind`: absent or null gives the kind's defaults.
+pub fn read_tolerances(kind: TestKind, v: Option<&Value>) -> Result<Tolerances, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    const P: &str = "tolerances";
+    let obj = match v {
+        None | Some(Value::Null) => {
+            return kind.default_tolerances().ok_or_else(|| {
+                vec![FieldError::new(
+                    format!("{P}.quantities"),
+                    FieldCode::Required,
+                    "a recorded-value test needs its quantities and their limits",
+                )]
+            });
+        }
+        Some(Value::Object(o)) => o,
+        Some(_) => {
+            return Err(vec![FieldError::new(
+                P,
+                FieldCode::InvalidValue,
+                "must be a JSON object",
+            )]);
+        }
+    };
+    let mut out = Tolerances::default();
+    let mut seen: Vec<String> = Vec::new();
+    if kind == TestKind::Recorded {
+        match obj.get("quantities") {
+            Some(Value::Array(items)) if !items.is_empty() => {
+                for (i, item) in items.iter().enumerate() {
+                    let path = format!("{P}.quantities[{i}]");
+                    let Some(q) = item.as_object() else {
+                        errs.push(&path, FieldCode::InvalidValue, "must be a JSON object");
+                        continue;
+                    };
+                    let text = |key: &str, errs: &mut FieldErrors| match q.get(key) {
+                        Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+                        _ => {
+                            errs.push(
+                                format!("{path}.{key}"),
+                                FieldCode::Required,
+                                "is required (a non-empty string)",
+                            );
+                            None
+                        }
+                    };
+                    let name = text("name", &mut errs);
+                    let label = q
+                        .get("label")
+                        .and_then(Value::as_str)
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned);
+                    let unit = text("unit", &mut errs);
+                    let limit = match q.get("limit") {
+                        Some(v) => limit_value(v, &format!("{path}.limit"), &mut errs),
+                        None => {
+                            errs.push(format!("{path}.limit"), FieldCode::Required, "is required");
+                            None
+                        }
+                    };
+                    let warn = q
+                        .get("warn")
+                        .filter(|v| !v.is_null())
+                        .and_then(|v| limit_value(v, &format!("{path}.warn"), &mut errs));
+                    warn_below_limit(warn, limit, &format!("{path}.warn"), &mut errs);
+                    if let Some(n) = &name {
+                        if seen.contains(n) {
+                            errs.push(
+                                format!("{path}.name"),
+                                FieldCode::InvalidValue,
+                                "appears twice",
+                            );
+                        }
+                        seen.push(n.clone());
+                    }
+                    if let (Some(name), Some(unit), Some(limit)) = (name, unit, limit) {
+                        out.quantities.push(Quantity {
+                            label: label.unwrap_or_else(|| name.clone()),
+                            name,
+                            unit,
+                            warn,
+                            limit,
+                        });
+                    }
+                }
+            }
+            _ => errs.push(
+                format!("{P}.quantities"),
+                FieldCode::Required,
+                "a recorded-value test needs a non-empty array of quantities",
+            ),
+        }
+    } else {
+        out.limit_percent = match obj.get("limitPercent") {
+            None | Some(Value::Null) => {
+                errs.push(
+                    format!("{P}.limitPercent"),
+                    FieldCode::Required,
+                    "is required",
+                );
+                None
+            }
+            Some(v) => limit_value(v, &format!("{P}.limitPercent"), &mut errs),
+        };
+        out.warn_percent = obj
+            .get("warnPercent")
+            .filter(|v| !v.is_null())
+            .and_then(|v| limit_value(v, &format!("{P}.warnPercent"), &mut errs));
+        warn_below_limit(
+            out.warn_percent,
+            out.limit_percent,
+            &format!("{P}.warnPercent"),
+            &mut errs,
+        );
+    }
+    errs.finish(out)
+}
+
+/// What the registry computed for one test record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// Every intermediate figure and the verdict, as stored and shown (`figures`).
+    pub figures: Value,
+    pub conclusion: Conclusion,
+}
+
+fn evaluation<T: Serialize>(figures: T, conclusion: Conclusion) -> Evaluation {
+    Evaluation {
+        figures: serde_json::to_value(figures).expect("figures serialize"),
+        conclusion,
+    }
+}
+
+/// Reads the `measurements` of a test of `kind` and computes its figures and verdict.
+pub fn evaluate(
+    kind: TestKind,
+    tolerances: &Tolerances,
+    measurements: Option<&Value>,
+) -> Result<Evaluation, Vec<FieldError>> {
+    let limits = tolerances.limits();
+    Ok(match kind {
+        TestKind::Constancy | TestKind::Accuracy => {
+            let f = calc::accuracy(&read::source_test(measurements, true)?, limits);
+            let c = f.conclusion;
+            evaluation(f, c)
+        }
+        TestKind::Precision => {
+            let f = calc::precision(&read::source_test(measurements, false)?, limits);
+            let c = f.conclusion;
+            evaluation(f, c)
+        }
+        TestKind::Linearity => {
+            let f = calc::linearity(&read::linearity_test(measurements)?, limits);
+            let c = f.conclusion;
+            evaluation(f, c)
+        }
+        TestKind::Geometry => {
+            let f = calc::geometry(&read::geometry_test(measurements)?, limits);
+            let c = f.conclusion;
+            evaluation(f, c)
+        }
+        TestKind::Reproducibility => {
+            let f = calc::reproducibility(&read::reproducibility_test(measurements)?, limits);
+            let c = f.conclusion;
+            evaluation(f, c)
+        }
+        TestKind::Recorded => {
+            let f = calc::recorded(read::recorded_values(measurements, &tolerances.quantities)?);
+            let c = f.conclusion;
+            evaluation(f, c)
+        }
+    })
+}
+
+/// A figure as text for tables and reports: numbers with up to four decimals (trailing zeros
+/// dropped), lists joined with commas, `null` empty.
+pub fn display_value(v: &Value) -> String {
+    match v {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x.is_finite() && x.abs() < 1e15 => {
+                let s = format!("{x:.4}");
+                s.trim_end_matches('0').trim_end_matches('.').to_owned()
+            }
+            _ => n.to_string(),
+        },
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Array(items) => items
+            .iter()
+            .map(display_value)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// The seeded equipment types the catalogue's tests belong to (fixed ids, migration 0002).
+pub const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
+pub const GAMMA_CAMERA: &str = "00000000-0000-7000-8000-000000000002";
+pub const GEIGER_COUNTER: &str = "00000000-0000-7000-8000-000000000003";
+
+/// One test type of the seeded catalogue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogueEntry {
+    /// Fixed, so every installation agrees.
+    pub id: &'static str,
+    pub name: &'static str,
+    pub equipment_type_id: &'static str,
+    pub expiration_in_days: i64,
+    pub kind: TestKind,
+    pub tolerances: Tolerances,
+    pub description: &'static str,
+}
+
+fn quantity(name: &str, label: &str, unit: &str, warn: f64, limit: f64) -> Quantity {
+    Quantity {
+        name: name.into(),
+        label: label.into(),
+        unit: unit.into(),
+        warn: Some(warn),
+        limit,
+    }
+}
+
+/// The QC test catalogue seeded on a fresh database (periods and tolerances: docs/qc.md).
+pub fn catalogue() -> Vec<CatalogueEntry> {
+    let percent = |kind: TestKind| kind.default_tolerances().expect("percentage kind");
+    let entry = |id, name, equipment_type_id, days, kind, tolerances, description| CatalogueEntry {
+        id,
+        name,
+        equipment_type_id,
+        expiration_in_days: days,
+        kind,
+        tolerances,
+        description,
+    };
+    vec![
+        entry(
+            "00000000-0000-7000-8001-000000000001",
+            "Constância",
+            DOSE_CALIBRATOR,
+            1,
+            TestKind::Constancy,
+            percent(TestKind::Constancy),
+            "Leitura diária da fonte de referência contra a atividade esperada (±5 %)",
+        ),
+        entry(
+            "00000000-0000-7000-8001-000000000002",
+            "Exatidão",
+            DOSE_CALIBRATOR,
+            180,
+            TestKind::Accuracy,
+            percent(TestKind::Accuracy),
+            "Média das leituras de cada fonte de referência contra o certificado decaído (≤ 10 %)",
+        ),
+        entry(
+            "00000000-0000-7000-8001-000000000003",
+            "Precisão",
+            DOSE_CALIBRATOR,
+            180,
+            TestKind::Precision,
+            percent(TestKind::Precision),
+            "Maior desvio de uma leitura em relação à média (≤ 5 %)",
+        ),
+        entry(
+            "00000000-0000-7000-8001-000000000004",
+            "Linearidade",
+            DOSE_CALIBRATOR,
+            180,
+            TestKind::Linearity,
+            percent(TestKind::Linearity),
+            "Fonte em decaimento lida ao longo do tempo contra o ajuste exponencial (≤ 10 %)",
+        ),
+        entry(
+            "00000000-0000-7000-8001-000000000005",
+            "Geometria",
+            DOSE_CALIBRATOR,
+            365,
+            TestKind::Geometry,
+            percent(TestKind::Geometry),
+            "Cada volume ou recipiente contra o de referência (> 10 % reprova; 5–10 % fator de correção)",
+        ),
+        entry(
+            "00000000-0000-7000-8001-000000000006",
+            "Reprodutibilidade",
+            GEIGER_COUNTER,
+            30,
+            TestKind::Reproducibility,
+            percent(TestKind::Reproducibility),
+            "Média das leituras da fonte de verificação contra a leitura de referência (≤ 10 %; 10–20 % com observações)",
+        ),
+        entry(
+            "00000000-0000-7000-8001-000000000007",
+            "Uniformidade intrínseca",
+            GAMMA_CAMERA,
+            30,
+            TestKind::Recorded,
+            Tolerances {
+                quantities: vec![
+                    quantity(
+                        "integralUfov",
+                        "Uniformidade integral (UFOV)",
+                        "%",
+                        4.0,
+                        5.0,
+                    ),
+                    quantity(
+                        "differentialUfov",
+                        "Uniformidade diferencial (UFOV)",
+                        "%",
+                        3.0,
+                        4.0,
+                    ),
+                ],
+                ..Tolerances::default()
+            },
+            "Uniformidade integral e diferencial no UFOV, dos valores da análise do equipamento",
+        ),
+        entry(
+            "00000000-0000-7000-8001-000000000008",
+            "Centro de rotação",
+            GAMMA_CAMERA,
+            30,
+            TestKind::Recorded,
+            Tolerances {
+                quantities: vec![quantity(
+                    "offsetPixels",
+                    "Desvio do centro de rotação",
+                    "pixel",
+                    0.5,
+                    1.0,
+                )],
+                ..Tolerances::default()
+            },
+            "Desvio do centro de rotação (matriz 64×64), do valor da análise do equipamento",
+        ),
+    ]
+}

@@ -1,0 +1,437 @@
+//! Reading the `measurements` of a computed test, field by field (paths such as
+//! `measurements.sources[0].readings[2]`), into the typed inputs of the calculations.
+
+use super::Quantity;
+use super::calc::{
+    Certificate, Geometry, GeometryTest, LinearityTest, ReproducibilityTest, SourceReadings,
+    SourceTest, TimedReading,
+};
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::nuclide::Nuclide;
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone};
+use serde_json::{Map, Value};
+
+/// Activity units a dose calibrator shows.
+pub const ACTIVITY_UNITS: &[&str] = &["MBq", "mCi"];
+
+struct Reader<'a> {
+    obj: &'a Map<String, Value>,
+    prefix: String,
+}
+
+/// Brasília (UTC−03:00), the zone of a time written without an offset.
+fn brasilia() -> FixedOffset {
+    FixedOffset::west_opt(3 * 3600).expect("valid offset")
+}
+
+/// A time: RFC 3339 (`2026-11-20T08:00:00-03:00`), or without an offset (`2026-11-20T08:00`,
+/// `2026-11-20 08:00`) or a bare day (`2026-11-20`, taken as midnight), both read in Brasília.
+pub fn parse_time(s: &str) -> Option<DateTime<FixedOffset>> {
+    let s = s.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Some(t);
+    }
+    let naive = [
+        "%Y-%m-%dT%H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%d %H:%M",
+    ]
+    .iter()
+    .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
+    .or_else(|| {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .ok()
+            .filter(|_| s.len() == 10)
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+    })?;
+    brasilia().from_local_datetime(&naive).single()
+}
+
+fn object<'a>(
+    v: Option<&'a Value>,
+    path: &str,
+    errs: &mut FieldErrors,
+) -> Option<&'a Map<String, Value>> {
+    match v {
+        None | Some(Value::Null) => {
+            errs.push(path, FieldCode::Required, "is required");
+            None
+        }
+        Some(Value::Object(o)) => Some(o),
+        Some(_) => {
+            errs.push(path, FieldCode::InvalidValue, "must be a JSON object");
+            None
+        }
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn new(obj: &'a Map<String, Value>, prefix: impl Into<String>) -> Self {
+        Reader {
+            obj,
+            prefix: prefix.into(),
+        }
+    }
+
+    fn path(&self, key: &str) -> String {
+        format!("{}.{key}", self.prefix)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.obj.get(key).filter(|v| !v.is_null())
+    }
+
+    fn required(&self, key: &str, errs: &mut FieldErrors) -> Option<&'a Value> {
+        let v = self.get(key);
+        if v.is_none() {
+            errs.push(self.path(key), FieldCode::Required, "is required");
+        }
+        v
+    }
+
+    fn positive(&self, key: &str, errs: &mut FieldErrors) -> Option<f64> {
+        let v = self.required(key, errs)?;
+        positive(v, &self.path(key), errs)
+    }
+
+    fn text(&self, key: &str, errs: &mut FieldErrors) -> Option<String> {
+        match self.required(key, errs)? {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
+            _ => {
+                errs.push(
+                    self.path(key),
+                    FieldCode::InvalidValue,
+                    "must be a non-empty string",
+                );
+                None
+            }
+        }
+    }
+
+    fn time(&self, key: &str, errs: &mut FieldErrors) -> Option<DateTime<FixedOffset>> {
+        let path = self.path(key);
+        match self.required(key, errs)? {
+            Value::String(s) => parse_time(s).or_else(|| {
+                errs.push(
+                    path,
+                    FieldCode::InvalidValue,
+                    "must be a date and time (2026-11-20T08:00:00-03:00, or 2026-11-20T08:00 in Brasília)",
+                );
+                None
+            }),
+            _ => {
+                errs.push(path, FieldCode::InvalidValue, "must be a date and time string");
+                None
+            }
+        }
+    }
+
+    fn nuclide(&self, key: &str, errs: &mut FieldErrors) -> Option<Nuclide> {
+        let path = self.path(key);
+        match self.required(key, errs)? {
+            Value::String(s) => Nuclide::parse(s.trim()).or_else(|| {
+                errs.push(
+                    path,
+                    FieldCode::InvalidValue,
+                    format!(
+                        "must be one of: {}",
+                        Nuclide::ALL
+                            .iter()
+                            .map(|n| n.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+                None
+            }),
+            _ => {
+                errs.push(path, FieldCode::InvalidValue, "must be a nuclide name");
+                None
+            }
+        }
+    }
+
+    /// `MBq` (the default) or `mCi`.
+    fn activity_unit(&self, errs: &mut FieldErrors) -> String {
+        match self.get("unit") {
+            None => "MBq".into(),
+            Some(Value::String(s)) if ACTIVITY_UNITS.contains(&s.trim()) => s.trim().into(),
+            Some(_) => {
+                errs.push(
+                    self.path("unit"),
+                    FieldCode::InvalidValue,
+                    "must be MBq or mCi",
+                );
+                "MBq".into()
+            }
+        }
+    }
+
+    /// An array of at least `min` items.
+    fn array(&self, key: &str, min: usize, errs: &mut FieldErrors) -> Option<&'a [Value]> {
+        let path = self.path(key);
+        match self.required(key, errs)? {
+            Value::Array(items) if items.len() >= min => Some(items),
+            Value::Array(_) => {
+                errs.push(
+                    path,
+                    FieldCode::InvalidValue,
+                    format!("needs at least {min} item(s)"),
+                );
+                None
+            }
+            _ => {
+                errs.push(path, FieldCode::InvalidValue, "must be an array");
+                None
+            }
+        }
+    }
+
+    /// An array of at least `min` positive numbers.
+    fn readings(&self, key: &str, min: usize, errs: &mut FieldErrors) -> Option<Vec<f64>> {
+        let items = self.array(key, min, errs)?;
+        let path = self.path(key);
+        let before = errs.len();
+        let values: Vec<Option<f64>> = items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| positive(v, &format!("{path}[{i}]"), errs))
+            .collect();
+        (errs.len() == before).then(|| values.into_iter().flatten().collect())
+    }
+
+    /// Each object of an array, read by `each` with its own prefix (`sources[1]`).
+    fn each<T>(
+        &self,
+        key: &str,
+        min: usize,
+        errs: &mut FieldErrors,
+        mut each: impl FnMut(Reader<'a>, &mut FieldErrors) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        let items = self.array(key, min, errs)?;
+        let path = self.path(key);
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let item_path = format!("{path}[{i}]");
+            if let Some(o) = object(Some(item), &item_path, errs)
+                && let Some(t) = each(Reader::new(o, item_path), errs)
+            {
+                out.push(t);
+            }
+        }
+        (out.len() == items.len()).then_some(out)
+    }
+}
+
+/// A positive, finite number (a JSON number or a numeric string with a dot or a comma).
+fn positive(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
+    let n = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().replace(',', ".").parse::<f64>().ok(),
+        _ => None,
+    };
+    let valid = n.filter(|x| x.is_finite() && *x > 0.0);
+    if valid.is_none() {
+        errs.push(path, FieldCode::InvalidValue, "must be a positive number");
+    }
+    valid
+}
+
+/// Any finite number (recorded values may be signed, e.g. a centre-of-rotation offset).
+fn finite(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
+    let n = match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().replace(',', ".").parse::<f64>().ok(),
+        _ => None,
+    };
+    let valid = n.filter(|x| x.is_finite());
+    if valid.is_none() {
+        errs.push(path, FieldCode::InvalidValue, "must be a number");
+    }
+    valid
+}
+
+const ROOT: &str = "measurements";
+
+fn root<'a>(v: Option<&'a Value>, errs: &mut FieldErrors) -> Option<Reader<'a>> {
+    object(v, ROOT, errs).map(|o| Reader::new(o, ROOT))
+}
+
+fn done<T>(errs: FieldErrors, value: Option<T>) -> Result<T, Vec<FieldError>> {
+    match value {
+        Some(v) if errs.is_empty() => Ok(v),
+        _ => Err(errs.into_vec()),
+    }
+}
+
+/// Accuracy and constancy (`with_certificate`) or precision: sources, each with its readings.
+pub fn source_test(
+    measurements: Option<&Value>,
+    with_certificate: bool,
+) -> Result<SourceTest, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let test = root(measurements, &mut errs).and_then(|r| {
+        let unit = r.activity_unit(&mut errs);
+        let measured_at = if with_certificate {
+            r.time("measuredAt", &mut errs)
+        } else {
+            None
+        };
+        let min_readings = if with_certificate { 1 } else { 2 };
+        let sources = r.each("sources", 1, &mut errs, |s, errs| {
+            let nuclide = s.nuclide("nuclide", errs);
+            let certificate = with_certificate.then(|| {
+                let activity = s.positive("certificateActivity", errs);
+                let date = s.time("certificateDate", errs);
+                activity
+                    .zip(date)
+                    .map(|(activity, date)| Certificate { activity, date })
+            });
+            let readings = s.readings("readings", min_readings, errs);
+            if certificate.as_ref().is_some_and(Option::is_none) {
+                return None;
+            }
+            Some(SourceReadings {
+                nuclide: nuclide?,
+                certificate: certificate.flatten(),
+                readings: readings?,
+            })
+        });
+        Some(SourceTest {
+            unit,
+            measured_at,
+            sources: sources?,
+        })
+    });
+    if let Some(t) = &test
+        && let Some(at) = t.measured_at
+    {
+        for (i, s) in t.sources.iter().enumerate() {
+            if s.certificate.as_ref().is_some_and(|c| c.date > at) {
+                errs.push(
+                    format!("{ROOT}.sources[{i}].certificateDate"),
+                    FieldCode::InvalidValue,
+                    "is after the measurement time",
+                );
+            }
+        }
+    }
+    done(errs, test)
+}
+
+pub fn linearity_test(measurements: Option<&Value>) -> Result<LinearityTest, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let test = root(measurements, &mut errs).and_then(|r| {
+        let unit = r.activity_unit(&mut errs);
+        let nuclide = r.nuclide("nuclide", &mut errs);
+        let readings = r.each("readings", 3, &mut errs, |p, errs| {
+            let at = p.time("at", errs);
+            let activity = p.positive("activity", errs);
+            Some(TimedReading {
+                at: at?,
+                activity: activity?,
+            })
+        });
+        if let Some(rs) = &readings
+            && rs.iter().all(|x| x.at == rs[0].at)
+        {
+            errs.push(
+                format!("{ROOT}.readings"),
+                FieldCode::InvalidValue,
+                "needs readings at two different times at least",
+            );
+        }
+        Some(LinearityTest {
+            unit,
+            nuclide: nuclide?,
+            readings: readings?,
+        })
+    });
+    done(errs, test)
+}
+
+pub fn geometry_test(measurements: Option<&Value>) -> Result<GeometryTest, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let test = root(measurements, &mut errs).and_then(|r| {
+        let unit = r.activity_unit(&mut errs);
+        let nuclide = r.get("nuclide").map(|_| r.nuclide("nuclide", &mut errs));
+        let geometry = |g: Reader<'_>, errs: &mut FieldErrors| {
+            let label = g.text("label", errs);
+            let reading = g.positive("reading", errs);
+            Some(Geometry {
+                label: label?,
+                reading: reading?,
+            })
+        };
+        let path = r.path("reference");
+        let reference = object(r.get("reference"), &path, &mut errs)
+            .and_then(|o| geometry(Reader::new(o, path), &mut errs));
+        let geometries = r.each("geometries", 1, &mut errs, geometry);
+        Some(GeometryTest {
+            unit,
+            nuclide: nuclide.flatten(),
+            reference: reference?,
+            geometries: geometries?,
+        })
+    });
+    done(errs, test)
+}
+
+pub fn reproducibility_test(
+    measurements: Option<&Value>,
+) -> Result<ReproducibilityTest, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let test = root(measurements, &mut errs).and_then(|r| {
+        let unit = match r.get("unit") {
+            None => "µSv/h".to_owned(),
+            Some(_) => r.text("unit", &mut errs).unwrap_or_default(),
+        };
+        let reference = r.positive("referenceReading", &mut errs);
+        let readings = r.readings("readings", 1, &mut errs);
+        Some(ReproducibilityTest {
+            unit,
+            reference_reading: reference?,
+            readings: readings?,
+        })
+    });
+    done(errs, test)
+}
+
+/// `{"values": {name: number}}`: every quantity of the test type, and no other.
+pub fn recorded_values(
+    measurements: Option<&Value>,
+    quantities: &[Quantity],
+) -> Result<Vec<(Quantity, f64)>, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let values = root(measurements, &mut errs).and_then(|r| {
+        let path = r.path("values");
+        let values = object(r.get("values"), &path, &mut errs)?;
+        for key in values.keys() {
+            if !quantities.iter().any(|q| &q.name == key) {
+                errs.push(
+                    format!("{path}.{key}"),
+                    FieldCode::InvalidValue,
+                    format!(
+                        "is not a quantity of this test (expected: {})",
+                        quantities
+                            .iter()
+                            .map(|q| q.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+        }
+        let read = Reader::new(values, path);
+        let out: Vec<Option<(Quantity, f64)>> = quantities
+            .iter()
+            .map(|q| {
+                let v = read.required(&q.name, &mut errs)?;
+                finite(v, &read.path(&q.name), &mut errs).map(|x| (q.clone(), x))
+            })
+            .collect();
+        out.into_iter().collect::<Option<Vec<_>>>()
+    });
+    done(errs, values)
+}

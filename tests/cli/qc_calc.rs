@@ -1,0 +1,228 @@
+//! Computed QC tests through the CLI: readings from a CSV file in a script, the figures and
+//! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
+
+use crate::harness::{Env, cnpj, facility_flags, strs};
+use rexpect::session::spawn_command;
+use serde_json::{Value, json};
+
+const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let c = cnpj(71);
+    env.run(&strs(&facility_flags("Clinica Calculos", &c)))
+        .await
+        .expect(0);
+    let test_type: Value = env
+        .admin
+        .post(
+            "/typeOfTest/register",
+            &json!({"name": "Constância", "typeOfEquipment": DOSE_CALIBRATOR, "expirationInDays": 1,
+                    "kind": "constancy"}),
+        )
+        .await
+        .expect("computed test type registered");
+    assert_eq!(test_type["tolerances"]["limitPercent"], 5.0);
+    let equipment = env
+        .run(&[
+            "equipment",
+            "create",
+            "--facility",
+            &c,
+            "--type",
+            DOSE_CALIBRATOR,
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json()["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Co-57, 370 MBq certified 2026-01-01T00:00Z, read one half-life (271.74 d) later: 185 MBq
+    // expected; 175 is −5.41 %, past ±5 %.
+    let csv = env.write(
+        "constancia.csv",
+        "nuclide,certificateActivity,certificateDate,measuredAt,reading\n\
+         Co-57,370,2026-01-01T00:00:00Z,2026-09-29T14:45:36-03:00,175\n",
+    );
+    let record = |csv: String, extra: &'static [&'static str]| {
+        let (env, equipment) = (&env, equipment.clone());
+        async move {
+            let mut args = vec![
+                "test",
+                "record",
+                "--equipment",
+                &equipment,
+                "--test-type",
+                "constância",
+                "--readings",
+                &csv,
+                "-o",
+                "json",
+            ];
+            args.extend_from_slice(extra);
+            env.run(&args).await
+        }
+    };
+    // The verdict is the registry's: --conclusion is a usage error.
+    let out = record(csv.clone(), &["--conclusion", "Satisfatório"])
+        .await
+        .expect(2);
+    assert!(out.stderr.contains("--conclusion"), "{}", out.stderr);
+
+    let out = record(csv, &[]).await.expect(0);
+    // The figures and the verdict were shown before saving (on stderr; stdout stays JSON).
+    assert!(out.stderr.contains("expectedActivity"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("Verdict: Insatisfatório"),
+        "{}",
+        out.stderr
+    );
+    let saved = out.json();
+    assert_eq!(saved["conclusion"], "Insatisfatório");
+    let deviation = saved["figures"]["sources"][0]["deviationPercent"]
+        .as_f64()
+        .unwrap();
+    assert!((deviation + 5.4054).abs() < 1e-4, "{deviation}");
+    assert_eq!(
+        saved["measurements"]["sources"][0]["readings"],
+        json!([175.0])
+    );
+
+    // `test show` prints the figures as tables.
+    let id = saved["_id"].as_str().unwrap();
+    let shown = env.run(&["test", "show", id]).await.expect(0);
+    for text in [
+        "sources:",
+        "expectedActivity",
+        "185",
+        "-5.4054",
+        "Insatisfatório",
+    ] {
+        assert!(shown.stdout.contains(text), "{text}:\n{}", shown.stdout);
+    }
+
+    // The PDF report, saved to a file.
+    env.run(&["test", "report", id, "--file", "report.pdf"])
+        .await
+        .expect(0);
+    let pdf = std::fs::read(env.work.path().join("report.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    let again = env
+        .run(&["test", "report", id, "--file", "report.pdf"])
+        .await
+        .expect(2);
+    assert!(again.stderr.contains("--force"), "{}", again.stderr);
+
+    // Readings refused locally, field by field (exit 4), before anything is sent.
+    let bad = env.write(
+        "ruim.csv",
+        "nuclide,certificateActivity,certificateDate,measuredAt,reading\nCo-57,370,2026-01-01,ontem,-1\n",
+    );
+    let out = record(bad, &[]).await.expect(4);
+    assert!(
+        out.stderr.contains("measurements.measuredAt"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("measurements.sources[0].readings[0]"),
+        "{}",
+        out.stderr
+    );
+
+    // The failing test shows in the due list with --failing, with its conclusion.
+    let due = env
+        .run(&["test", "due", "--failing", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(due.as_array().unwrap().len(), 1, "{due}");
+    assert_eq!(due[0]["lastConclusion"], "Insatisfatório");
+    let table = env.run(&["test", "due", "--failing"]).await.expect(0);
+    assert!(table.stdout.contains("lastConclusion"), "{}", table.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let c = cnpj(72);
+    env.run(&strs(&facility_flags("Clinica Leituras", &c)))
+        .await
+        .expect(0);
+    let geiger = "00000000-0000-7000-8000-000000000003";
+    let _: Value = env
+        .admin
+        .post(
+            "/typeOfTest/register",
+            &json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger, "expirationInDays": 30,
+                    "kind": "reproducibility"}),
+        )
+        .await
+        .expect("computed test type registered");
+    let equipment = env
+        .run(&[
+            "equipment",
+            "create",
+            "--facility",
+            &c,
+            "--type",
+            geiger,
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .json()["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut record = env.command(&[
+        "test",
+        "record",
+        "--equipment",
+        &equipment,
+        "--test-type",
+        "Reprodutibilidade",
+    ]);
+    record.env("TERM", "xterm");
+    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
+        let mut p = spawn_command(record, Some(20_000))?;
+        p.exp_string("Unit")?;
+        p.send_line("cps")?;
+        p.exp_string("Reference reading of the check source")?;
+        p.send_line("10")?;
+        p.exp_string("Readings")?;
+        // Mean 11.4 against 10: +14 %, between 10 % and 20 %.
+        p.send_line("11.2 11.4 11,6")?;
+        p.exp_string("deviationPercent")?;
+        // rexpect reads bytes one by one: match the ASCII around the accents.
+        p.exp_string("Verdict: Satisfat")?;
+        p.exp_string("rio com observa")?;
+        p.exp_string("Save this test?")?;
+        // A confirm prompt reads keys once it has switched the terminal to raw mode.
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        p.send("y")?;
+        p.flush()?;
+        p.exp_string("Recorded Reprodutibilidade")?;
+        p.exp_eof()?;
+        Ok(())
+    });
+    session
+        .await
+        .expect("the session thread")
+        .expect("the prompts dialogue");
+    let due = env
+        .run(&["test", "due", "--equipment", &equipment, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(due[0]["lastConclusion"], "Satisfatório com observações");
+}
