@@ -11,6 +11,7 @@ mod equipment;
 mod facilities;
 mod groups;
 mod images;
+mod material;
 mod service;
 mod test_servers;
 mod users;

@@ -253,7 +253,7 @@ pub(crate) fn object(body: &Value) -> Result<&Map<String, Value>, Vec<FieldError
 }
 
 /// A radioisotope of the spec's list (`Tc(99m)`); `Tc-99m` is accepted too.
-pub(crate) fn radioisotope(v: &Value) -> Option<Radioisotope> {
+pub fn radioisotope(v: &Value) -> Option<Radioisotope> {
     let s = v.as_str()?.trim();
     Radioisotope::parse(s).or_else(|| {
         let n = Nuclide::parse(s)?;

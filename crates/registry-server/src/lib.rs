@@ -9,6 +9,7 @@ pub mod email_worker;
 pub mod error;
 pub mod extract;
 pub mod mail;
+pub mod notices;
 pub mod objects;
 pub mod openapi;
 pub mod routes;

@@ -221,7 +221,9 @@ pub async fn insert_receipt(conn: &mut AnyConnection, r: &Receipt) -> Result<(),
 }
 
 pub async fn receipt(conn: &mut AnyConnection, id: &str) -> Result<Option<Receipt>, sqlx::Error> {
-    let sql = format!("SELECT {RECEIPT_COLUMNS} {RECEIPT_FROM} WHERE r.id = $1 AND f.archived_at IS NULL");
+    let sql = format!(
+        "SELECT {RECEIPT_COLUMNS} {RECEIPT_FROM} WHERE r.id = $1 AND f.archived_at IS NULL"
+    );
     sqlx::query(AssertSqlSafe(sql))
         .bind(id)
         .fetch_optional(conn)
@@ -263,7 +265,9 @@ pub async fn receipts(
         )
         .await?;
     Ok((
-        rows.iter().map(receipt_from_row).collect::<Result<_, _>>()?,
+        rows.iter()
+            .map(receipt_from_row)
+            .collect::<Result<_, _>>()?,
         total,
     ))
 }
@@ -285,11 +289,17 @@ fn waste_from_row(r: &AnyRow, today: &str) -> Result<WastePackage, sqlx::Error> 
     let release = match &released_at {
         Some(at) => Some(WasteRelease {
             released_by: Reference {
-                id: r.try_get::<Option<String>, _>("released_by")?.unwrap_or_default(),
-                name: r.try_get::<Option<String>, _>("releaser_name")?.unwrap_or_default(),
+                id: r
+                    .try_get::<Option<String>, _>("released_by")?
+                    .unwrap_or_default(),
+                name: r
+                    .try_get::<Option<String>, _>("releaser_name")?
+                    .unwrap_or_default(),
             },
             released_at: at.clone(),
-            dose_rate: r.try_get::<Option<f64>, _>("dose_rate")?.unwrap_or_default(),
+            dose_rate: r
+                .try_get::<Option<f64>, _>("dose_rate")?
+                .unwrap_or_default(),
             notes: r.try_get("release_notes")?,
         }),
         None => None,
@@ -377,7 +387,8 @@ pub async fn waste(
     id: &str,
     today: &str,
 ) -> Result<Option<WastePackage>, sqlx::Error> {
-    let sql = format!("SELECT {WASTE_COLUMNS} {WASTE_FROM} WHERE w.id = $1 AND f.archived_at IS NULL");
+    let sql =
+        format!("SELECT {WASTE_COLUMNS} {WASTE_FROM} WHERE w.id = $1 AND f.archived_at IS NULL");
     sqlx::query(AssertSqlSafe(sql))
         .bind(id)
         .fetch_optional(conn)
@@ -442,7 +453,8 @@ pub async fn qc_due_by(
 ) -> Result<Vec<(Reference, Reference, String, String)>, sqlx::Error> {
     let mut filter = Filter::new(scope, "e");
     filter.clauses.push(
-        "e.archived_at IS NULL AND e.active = 1 AND t.equipment_type_id = e.equipment_type_id".into(),
+        "e.archived_at IS NULL AND e.active = 1 AND t.equipment_type_id = e.equipment_type_id"
+            .into(),
     );
     filter.add("l.next_due <= $?", limit);
     let sql = format!(
@@ -733,7 +745,11 @@ pub struct Digest {
     pub attempts: i64,
 }
 
-pub async fn insert_digest(conn: &mut AnyConnection, d: &Digest, now: &str) -> Result<(), sqlx::Error> {
+pub async fn insert_digest(
+    conn: &mut AnyConnection,
+    d: &Digest,
+    now: &str,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO notice_digests (id, day, facility_id, recipients, subject, body, item_count, status, attempts, \
          next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8, $8)",

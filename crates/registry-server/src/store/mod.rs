@@ -7,6 +7,7 @@ pub mod equipment;
 pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
+pub mod material;
 pub mod qc_tests;
 pub mod users;
 
