@@ -7,7 +7,8 @@
 use crate::app::AppState;
 use crate::config::NoticeSettings;
 use crate::db::{new_id, timestamp};
-use crate::store::audit;
+use crate::email_worker::{Attempt, record_outcome};
+use crate::store::claims::Queue;
 use crate::store::material::{self as store, Digest, Scope};
 use anyhow::Context;
 use chrono::{DateTime, Days, NaiveDate, Timelike, Utc};
@@ -17,11 +18,9 @@ use registry_core::equipment::Reference;
 use registry_core::material::{IsoWeek, brasilia};
 use registry_core::notice::{Notice, NoticeKind, digest};
 use sqlx::AnyConnection;
-use std::time::Duration;
 
 /// Digests claimed per round.
 const BATCH: i64 = 20;
-const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
 /// Everything that needs attention on `today` in the facilities of `scope`, by facility and kind.
 pub async fn gather(
@@ -219,65 +218,16 @@ async fn send_due(state: &AppState, instance: &str, now: DateTime<Utc>) -> anyho
     tx.commit().await?;
     for d in &claimed {
         let outcome = send(state, d).await;
-        let now = Utc::now();
-        let (error, retry_at) = match &outcome {
-            Ok(()) => (None, None),
-            Err(e) => {
-                let attempt = d.attempts + 1;
-                let retry = (attempt < retries.email_max_attempts).then(|| {
-                    let factor = 2u32.saturating_pow((attempt - 1).clamp(0, 20) as u32);
-                    let delay = retries
-                        .email_retry_base
-                        .saturating_mul(factor)
-                        .min(MAX_BACKOFF);
-                    timestamp(now + chrono::Duration::from_std(delay).unwrap_or_default())
-                });
-                (Some(format!("{e:#}")), retry)
-            }
+        let attempt = Attempt {
+            queue: Queue::NoticeDigests,
+            id: &d.id,
+            attempts: d.attempts,
+            kind: "digest",
+            entity: "facility",
+            entity_id: &d.facility_id,
+            detail: serde_json::json!({"day": d.day, "to": d.recipients, "items": d.item_count}),
         };
-        let mut tx = state.db.begin().await?;
-        let held = store::record_digest_attempt(
-            &mut tx,
-            &d.id,
-            instance,
-            error.as_deref(),
-            retry_at.as_deref(),
-            &timestamp(now),
-        )
-        .await?;
-        if !held {
-            tracing::warn!(digest = %d.id, "digest claim lapsed before its outcome was recorded");
-            continue;
-        }
-        let action = match (&error, &retry_at) {
-            (None, _) => "digest_sent",
-            (Some(_), Some(_)) => "digest_retry",
-            (Some(_), None) => "digest_failed",
-        };
-        let detail = serde_json::json!({
-            "_id": d.id, "day": d.day, "to": d.recipients, "items": d.item_count,
-            "attempt": d.attempts + 1, "error": error, "nextAttemptAt": retry_at,
-        });
-        audit::record(
-            &mut tx,
-            audit::Change {
-                entity: "facility",
-                entity_id: &d.facility_id,
-                action,
-                actor: None,
-                before: None,
-                after: Some(&detail),
-                role_changes: &[],
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        match &error {
-            None => tracing::info!(digest = %d.id, "notice digest sent"),
-            Some(e) => {
-                tracing::warn!(digest = %d.id, error = %e, retry = ?retry_at, "notice digest not sent")
-            }
-        }
+        record_outcome(state, instance, attempt, outcome).await?;
     }
     Ok(claimed.len())
 }

@@ -3,6 +3,7 @@
 
 use crate::db::Backend;
 use crate::extract::ListParams;
+use crate::store::claims::{self, Queue};
 use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
 use registry_core::material::Receipt;
@@ -767,8 +768,7 @@ pub async fn insert_digest(
     Ok(())
 }
 
-/// Claims due digests for `instance` until `until` (pending ones whose time has come, and ones
-/// whose previous claim lapsed). On PostgreSQL rows another instance holds are skipped.
+/// Claims due digests for `instance` until `until` (see [`claims::claim`]).
 pub async fn claim_digests(
     conn: &mut AnyConnection,
     backend: Backend,
@@ -777,75 +777,30 @@ pub async fn claim_digests(
     until: &str,
     limit: i64,
 ) -> Result<Vec<Digest>, sqlx::Error> {
-    let lock = match backend {
-        Backend::Postgres => " FOR UPDATE SKIP LOCKED",
-        Backend::Sqlite => "",
-    };
-    let sql = format!(
-        "SELECT id, day, facility_id, recipients, subject, body, item_count, attempts FROM notice_digests \
-         WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND claimed_until < $1) \
-         ORDER BY next_attempt_at LIMIT $2{lock}"
-    );
-    let rows = sqlx::query(AssertSqlSafe(sql))
-        .bind(now)
-        .bind(limit)
-        .fetch_all(&mut *conn)
-        .await?;
-    let mut claimed = Vec::with_capacity(rows.len());
-    for r in rows {
-        let id: String = r.try_get("id")?;
-        sqlx::query(
-            "UPDATE notice_digests SET status = 'sending', claimed_by = $2, claimed_until = $3, updated_at = $4 WHERE id = $1",
-        )
-        .bind(&id)
-        .bind(instance)
-        .bind(until)
-        .bind(now)
-        .execute(&mut *conn)
-        .await?;
-        claimed.push(Digest {
-            id,
-            day: r.try_get("day")?,
-            facility_id: r.try_get("facility_id")?,
-            recipients: serde_json::from_str(&r.try_get::<String, _>("recipients")?)
-                .unwrap_or_default(),
-            subject: r.try_get("subject")?,
-            body: r.try_get("body")?,
-            item_count: r.try_get("item_count")?,
-            attempts: r.try_get("attempts")?,
-        });
-    }
-    Ok(claimed)
-}
-
-/// Records one attempt if `instance` still holds the claim: `sent`, a retry at `retry_at`, or
-/// `failed`. Returns whether the claim was still held.
-pub async fn record_digest_attempt(
-    conn: &mut AnyConnection,
-    id: &str,
-    instance: &str,
-    error: Option<&str>,
-    retry_at: Option<&str>,
-    now: &str,
-) -> Result<bool, sqlx::Error> {
-    let status = match (error, retry_at) {
-        (None, _) => "sent",
-        (Some(_), Some(_)) => "pending",
-        (Some(_), None) => "failed",
-    };
-    let done = sqlx::query(
-        "UPDATE notice_digests SET status = $3, attempts = attempts + 1, last_error = $4, \
-         next_attempt_at = COALESCE($5, next_attempt_at), sent_at = CASE WHEN $3 = 'sent' THEN $6 ELSE sent_at END, \
-         claimed_by = NULL, claimed_until = NULL, updated_at = $6 \
-         WHERE id = $1 AND status = 'sending' AND claimed_by = $2",
+    let rows = claims::claim(
+        conn,
+        backend,
+        Queue::NoticeDigests,
+        "day, facility_id, recipients, subject, body, item_count, attempts",
+        instance,
+        now,
+        until,
+        limit,
     )
-    .bind(id)
-    .bind(instance)
-    .bind(status)
-    .bind(error)
-    .bind(retry_at)
-    .bind(now)
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    rows.iter()
+        .map(|r| {
+            Ok(Digest {
+                id: r.try_get("id")?,
+                day: r.try_get("day")?,
+                facility_id: r.try_get("facility_id")?,
+                recipients: serde_json::from_str(&r.try_get::<String, _>("recipients")?)
+                    .unwrap_or_default(),
+                subject: r.try_get("subject")?,
+                body: r.try_get("body")?,
+                item_count: r.try_get("item_count")?,
+                attempts: r.try_get("attempts")?,
+            })
+        })
+        .collect()
 }

@@ -2,6 +2,7 @@
 //! inside a request's write transaction or on a pooled read connection.
 
 pub mod audit;
+pub mod claims;
 pub mod documents;
 pub mod equipment;
 pub mod equipment_types;
