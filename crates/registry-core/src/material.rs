@@ -382,12 +382,12 @@ pub fn read_receipt(body: &Value, now: DateTime<Utc>) -> Result<ReceiptDraft, Ve
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
 
-    fn utc(s: &str) -> DateTime<Utc> {
+    pub(crate) fn utc(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
     }
 

@@ -362,12 +362,9 @@ pub fn read_release(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::material::tests::utc;
     use proptest::prelude::*;
     use serde_json::json;
-
-    fn utc(s: &str) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
-    }
 
     fn one(r: Radioisotope, mci: f64) -> Vec<WasteContent> {
         vec![WasteContent {

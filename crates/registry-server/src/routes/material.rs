@@ -224,18 +224,43 @@ async fn receive(
         updated_at: stamp,
     };
     store::insert_receipt(&mut tx, &receipt).await?;
+    let id = receipt.id.clone();
+    created(tx, &caller, "receipt", &id, receipt).await
+}
+
+/// Audits a new record, commits, and answers 201 with it.
+async fn created<T: serde::Serialize>(
+    mut tx: crate::db::Tx,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    record: T,
+) -> Result<(StatusCode, Json<T>)> {
     audit::record_change(
         &mut tx,
         Some(&caller.id),
-        "receipt",
-        &receipt.id,
+        entity,
+        id,
         "create",
         None,
-        Some(&receipt),
+        Some(&record),
     )
     .await?;
     tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(receipt)))
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+/// A `Cliente` sees only the records of facilities they are linked to; others are not found.
+async fn check_visible(
+    conn: &mut AnyConnection,
+    caller: &Caller,
+    facility_id: &str,
+    what: &str,
+) -> Result<()> {
+    if !caller.is_staff() && !facilities::is_member(conn, facility_id, &caller.id).await? {
+        return Err(ApiError::not_found(what));
+    }
+    Ok(())
 }
 
 async fn receipts(
@@ -298,11 +323,7 @@ async fn show_receipt(
     let receipt = store::receipt(&mut conn, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("receipt"))?;
-    if !caller.is_staff()
-        && !facilities::is_member(&mut conn, &receipt.facility.id, &caller.id).await?
-    {
-        return Err(ApiError::not_found("receipt"));
-    }
+    check_visible(&mut conn, &caller, &receipt.facility.id, "receipt").await?;
     Ok(Json(receipt))
 }
 
@@ -397,18 +418,8 @@ async fn store_waste(
     };
     package.releasable = package.release_date <= today();
     store::save_waste(&mut tx, &package, true).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "waste",
-        &package.id,
-        "create",
-        None,
-        Some(&package),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(package)))
+    let id = package.id.clone();
+    created(tx, &caller, "waste", &id, package).await
 }
 
 async fn waste_list(
@@ -471,9 +482,7 @@ async fn visible_waste(
     let package = store::waste(conn, id, &today())
         .await?
         .ok_or_else(|| ApiError::not_found("waste package"))?;
-    if !caller.is_staff() && !facilities::is_member(conn, &package.facility.id, &caller.id).await? {
-        return Err(ApiError::not_found("waste package"));
-    }
+    check_visible(conn, caller, &package.facility.id, "waste package").await?;
     Ok(package)
 }
 

@@ -15,6 +15,14 @@ fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
     sqlx::Error::Decode(format!("{what}: {e}").into())
 }
 
+/// `{_id, name}` from two columns.
+fn reference(r: &AnyRow, id: &str, name: &str) -> Result<Reference, sqlx::Error> {
+    Ok(Reference {
+        id: r.try_get(id)?,
+        name: r.try_get(name)?,
+    })
+}
+
 fn radioisotope(r: &AnyRow, col: &str) -> Result<Radioisotope, sqlx::Error> {
     let s: String = r.try_get(col)?;
     Radioisotope::parse(&s).ok_or_else(|| decode("radioisotope", &s))
@@ -113,10 +121,7 @@ const RECEIPT_FROM: &str = "FROM material_receipts r JOIN facilities f ON f.id =
 fn receipt_from_row(r: &AnyRow) -> Result<Receipt, sqlx::Error> {
     Ok(Receipt {
         id: r.try_get("id")?,
-        facility: Reference {
-            id: r.try_get("facility_id")?,
-            name: r.try_get("facility_name")?,
-        },
+        facility: reference(r, "facility_id", "facility_name")?,
         radioisotope: radioisotope(r, "radioisotope")?,
         activity: r.try_get("activity")?,
         activity_reference_time: r.try_get("activity_reference_at")?,
@@ -128,10 +133,7 @@ fn receipt_from_row(r: &AnyRow) -> Result<Receipt, sqlx::Error> {
         week: r.try_get("week")?,
         over_quantity: r.try_get::<i64, _>("over_quantity")? != 0,
         notes: r.try_get("notes")?,
-        created_by: Reference {
-            id: r.try_get("created_by")?,
-            name: r.try_get("creator_name")?,
-        },
+        created_by: reference(r, "created_by", "creator_name")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
     })
@@ -307,10 +309,7 @@ fn waste_from_row(r: &AnyRow, today: &str) -> Result<WastePackage, sqlx::Error> 
     };
     Ok(WastePackage {
         id: r.try_get("id")?,
-        facility: Reference {
-            id: r.try_get("facility_id")?,
-            name: r.try_get("facility_name")?,
-        },
+        facility: reference(r, "facility_id", "facility_name")?,
         form: WasteForm::parse(&form).ok_or_else(|| decode("waste form", &form))?,
         contents: serde_json::from_str::<Vec<WasteContent>>(&contents)
             .map_err(|e| decode("waste contents", e))?,
@@ -321,10 +320,7 @@ fn waste_from_row(r: &AnyRow, today: &str) -> Result<WastePackage, sqlx::Error> 
         releasable: release.is_none() && release_date.as_str() <= today,
         release_date,
         release,
-        created_by: Reference {
-            id: r.try_get("created_by")?,
-            name: r.try_get("creator_name")?,
-        },
+        created_by: reference(r, "created_by", "creator_name")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
     })
@@ -489,10 +485,7 @@ pub async fn qc_due_by(
                 name.push_str(&format!(" (série {serial})"));
             }
             Ok((
-                Reference {
-                    id: r.try_get("facility_id")?,
-                    name: r.try_get("facility_name")?,
-                },
+                reference(r, "facility_id", "facility_name")?,
                 Reference {
                     id: r.try_get("equipment_id")?,
                     name,
@@ -548,14 +541,8 @@ pub async fn licences_ending_by(
                 continue;
             }
             out.push(LicenceEnd {
-                facility: Reference {
-                    id: r.try_get("facility_id")?,
-                    name: r.try_get("facility_name")?,
-                },
-                user: Reference {
-                    id: r.try_get("user_id")?,
-                    name: r.try_get("user_name")?,
-                },
+                facility: reference(&r, "facility_id", "facility_name")?,
+                user: reference(&r, "user_id", "user_name")?,
                 kind,
                 number: r.try_get(number)?,
                 validity: v,
@@ -607,15 +594,9 @@ pub async fn documents_ending_between(
                 None => None,
             };
             Ok((
-                Reference {
-                    id: r.try_get("facility_id")?,
-                    name: r.try_get("facility_name")?,
-                },
+                reference(r, "facility_id", "facility_name")?,
                 equipment,
-                Reference {
-                    id: r.try_get("id")?,
-                    name: r.try_get("name")?,
-                },
+                reference(r, "id", "name")?,
                 r.try_get("validity")?,
             ))
         })
@@ -673,10 +654,7 @@ pub async fn exceeded_weeks(
     rows.iter()
         .map(|r| {
             Ok((
-                Reference {
-                    id: r.try_get("facility_id")?,
-                    name: r.try_get("facility_name")?,
-                },
+                reference(r, "facility_id", "facility_name")?,
                 radioisotope(r, "radioisotope")?,
                 r.try_get("week")?,
                 r.try_get("total")?,
