@@ -70,6 +70,19 @@ impl Filter {
         self.clauses.join(" AND ")
     }
 
+    /// Every row of `sql` (whose `WHERE` is this filter's), with the binds.
+    async fn fetch(
+        &self,
+        conn: &mut AnyConnection,
+        sql: String,
+    ) -> Result<Vec<AnyRow>, sqlx::Error> {
+        let mut q = sqlx::query(AssertSqlSafe(sql));
+        for b in &self.binds {
+            q = q.bind(b.as_str());
+        }
+        q.fetch_all(conn).await
+    }
+
     /// Counts the rows of `from` that match, then reads one page of `columns`, newest first.
     async fn page(
         &self,
@@ -462,11 +475,7 @@ pub async fn qc_due_by(
          WHERE {} ORDER BY l.next_due, e.id, t.name",
         filter.sql()
     );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &filter.binds {
-        q = q.bind(b.as_str());
-    }
-    let rows = q.fetch_all(conn).await?;
+    let rows = filter.fetch(conn, sql).await?;
     rows.iter()
         .map(|r| {
             let parts: Vec<String> = ["manufacturer", "model"]
@@ -524,12 +533,8 @@ pub async fn licences_ending_by(
          WHERE {} ORDER BY f.name, f.id, u.name, u.id",
         filter.sql()
     );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &filter.binds {
-        q = q.bind(b.as_str());
-    }
     let mut out = Vec::new();
-    for r in q.fetch_all(conn).await? {
+    for r in filter.fetch(conn, sql).await? {
         for (kind, number, validity) in [
             ("AN", "an_license_number", "an_license_validity"),
             ("FM", "fm_license_number", "fm_license_validity"),
@@ -570,11 +575,7 @@ pub async fn documents_ending_between(
          WHERE {} ORDER BY d.validity, d.id",
         filter.sql()
     );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &filter.binds {
-        q = q.bind(b.as_str());
-    }
-    let rows = q.fetch_all(conn).await?;
+    let rows = filter.fetch(conn, sql).await?;
     rows.iter()
         .map(|r| {
             let equipment = match r.try_get::<Option<String>, _>("equipment_id")? {
@@ -615,11 +616,7 @@ pub async fn releasable_waste(
         "SELECT {WASTE_COLUMNS} {WASTE_FROM} WHERE {} ORDER BY w.release_date, w.id",
         filter.sql()
     );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &filter.binds {
-        q = q.bind(b.as_str());
-    }
-    let rows = q.fetch_all(conn).await?;
+    let rows = filter.fetch(conn, sql).await?;
     rows.iter().map(|r| waste_from_row(r, today)).collect()
 }
 
@@ -646,11 +643,7 @@ pub async fn exceeded_weeks(
          ORDER BY r.week, f.name, r.radioisotope",
         filter.sql()
     );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &filter.binds {
-        q = q.bind(b.as_str());
-    }
-    let rows = q.fetch_all(conn).await?;
+    let rows = filter.fetch(conn, sql).await?;
     rows.iter()
         .map(|r| {
             Ok((
