@@ -167,6 +167,9 @@ async fn plan(
     day: NaiveDate,
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
+    if store::day_planned(&mut *state.db.read().await?, &day.to_string()).await? {
+        return Ok(());
+    }
     let at = timestamp(now);
     let mut tx = state.db.begin().await?;
     if !store::claim_day(&mut tx, &day.to_string(), instance, &at).await? {
@@ -215,6 +218,10 @@ async fn send_due(state: &AppState, instance: &str, now: DateTime<Utc>) -> anyho
         BATCH,
     )
     .await?;
+    if claimed.is_empty() {
+        // Nothing written: no commit, so the read caches stay warm.
+        return Ok(0);
+    }
     tx.commit().await?;
     for d in &claimed {
         let outcome = send(state, d).await;

@@ -687,6 +687,16 @@ pub async fn responsible_emails(
 // ---------------------------------------------------------------------------------------------
 // Digests
 
+/// Whether some instance planned `day` already (a read, so that polls after the hour do not take
+/// the writer).
+pub async fn day_planned(conn: &mut AnyConnection, day: &str) -> Result<bool, sqlx::Error> {
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notice_runs WHERE day = $1")
+        .bind(day)
+        .fetch_one(conn)
+        .await?;
+    Ok(n > 0)
+}
+
 /// Marks `day` as planned by `instance`; `false` when another instance planned it already.
 pub async fn claim_day(
     conn: &mut AnyConnection,
