@@ -289,3 +289,43 @@ async fn material_waste_and_notices() {
         .await
         .expect(2);
 }
+
+/// At a terminal the receipt is asked for: the isotope picked among the facility's authorised
+/// ones, then the activity and the supplier.
+#[tokio::test(flavor = "multi_thread")]
+async fn receive_asks_for_what_the_flags_did_not_give() {
+    let env = Env::start().await;
+    env.login_admin().await;
+    let facility = cnpj(72);
+    env.run(&strs(&facility_flags("Clinica Pergunta", &facility)))
+        .await
+        .expect(0);
+    let mut cmd = env.command(&["material", "receive", "--facility", &facility]);
+    cmd.env("TERM", "xterm");
+    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
+        let mut p = rexpect::session::spawn_command(cmd, Some(20_000))?;
+        p.exp_string("Radioisotope")?;
+        p.exp_string("up to 200.5 mCi a week")?;
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        p.send("\r")?;
+        p.flush()?;
+        p.exp_string("Activity (mCi)")?;
+        p.send_line("100")?;
+        p.exp_string("Supplier")?;
+        p.send_line("IPEN")?;
+        p.exp_string("Received 100.000 mCi of Tc(99m) at Clinica Pergunta")?;
+        p.exp_eof()?;
+        Ok(())
+    });
+    session
+        .await
+        .expect("the session thread")
+        .expect("the receipt dialogue");
+    let receipts = env
+        .run(&["material", "list", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(receipts[0]["supplier"], "IPEN");
+    assert_eq!(receipts[0]["receivedBy"], "Administrator");
+}
