@@ -17,6 +17,7 @@ use std::time::Duration;
 on_both_databases!(
     receipts_are_checked_against_the_authorisation,
     weekly_usage_sums_monday_to_sunday_in_brasilia,
+    concurrent_receipts_are_summed_one_after_another,
     waste_is_released_once_after_its_date,
     notices_list_what_needs_attention
 );
@@ -301,6 +302,30 @@ async fn weekly_usage_sums_monday_to_sunday_in_brasilia(app: TestApp) {
     assert_eq!(usage["radioisotopes"][1]["radioisotope"], "Tc(99m)");
     assert_eq!(usage["radioisotopes"][1]["authorised"], 0.0);
     assert_eq!(usage["radioisotopes"][1]["exceeded"], true);
+}
+
+async fn concurrent_receipts_are_summed_one_after_another(app: TestApp) {
+    let (facility, _, _) = setup(&app, "Clínica Concorrente").await;
+    // Ten receipts of 30 mCi at once against 200.5 mCi a week: the 7th to be summed and every one
+    // after it go over, whatever the order the database serialises them in.
+    let path = format!("/api/facility/{facility}/receipts");
+    let body = json!({"radioisotope": "I(131)", "activity": 30, "supplier": "IPEN", "receivedAt": "2026-04-07T10:00:00-03:00"});
+    let answers =
+        futures::future::join_all((0..10).map(|_| app.post(&path, &app.admin, body.clone()))).await;
+    let flagged = answers
+        .into_iter()
+        .map(|a| a.expect(201))
+        .filter(|r| r["overQuantity"] == true)
+        .count();
+    assert_eq!(flagged, 4);
+    let usage = app
+        .get(
+            &format!("/api/facility/{facility}/radioisotopes/usage?week=2026-W15"),
+            &app.admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(usage["radioisotopes"][1]["received"], 300.0);
 }
 
 async fn store_waste(app: &TestApp, facility: &str, body: Value) -> Value {
