@@ -21,7 +21,10 @@ on_both_databases!(
     waste_is_released_once_after_its_date,
     notices_list_what_needs_attention
 );
-on_both_backends!(the_digest_goes_out_once_through_smtp_and_is_retried);
+on_both_backends!(
+    the_digest_goes_out_once_through_smtp_and_is_retried,
+    clearance_levels_come_from_the_deployer
+);
 
 fn id(v: &Value) -> String {
     v["_id"].as_str().expect("an _id").to_owned()
@@ -757,6 +760,23 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
     };
     let (facility, responsible, substitute) = facility_with_notices(&app, "Clinica Digest").await;
     setup(&app, "Clinica Sem Avisos").await;
+    // Before the deployer's hour nothing is planned: at noon with the digest set for 23:00.
+    let mut late = (*app.state.config).clone();
+    late.notices.digest_hour = Some(23);
+    let mut early_instance = app.state.clone();
+    early_instance.config = Arc::new(late);
+    let noon = registry_core::material::day_start(today()) + chrono::Duration::hours(12);
+    assert_eq!(
+        registry_server::notices::run_once(&early_instance, "early", noon)
+            .await
+            .unwrap(),
+        0
+    );
+    let planned: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notice_runs")
+        .fetch_one(&app.state.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(planned, 0, "nothing planned before the hour");
     // Two instances of the server sharing the database, with the digest due from 00:00.
     let mut config = (*app.state.config).clone();
     config.notices.digest_hour = Some(0);
@@ -841,4 +861,35 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
         .await
         .unwrap();
     assert_eq!(days, 2);
+}
+
+async fn clearance_levels_come_from_the_deployer(backend: Backend) {
+    // I(131) cleared at 10 000 Bq/g: 1 mCi in 10 kg (3 700 Bq/g) may go at once.
+    let Some(app) = TestApp::spawn_with(backend, |c| {
+        c.notices.clearance = ClearanceLevels::parse("I(131)=10000").unwrap();
+    })
+    .await
+    else {
+        return;
+    };
+    let (facility, _, _) = setup(&app, "Clínica Dispensa").await;
+    let body = json!({"form": "Sólido", "contents": [{"radioisotope": "I(131)", "activity": 1}], "mass": 10,
+                      "closedAt": "2026-01-05", "location": "Abrigo"});
+    let package = store_waste(&app, &facility, body).await;
+    assert_eq!(
+        package["releaseDate"], "2026-01-06",
+        "already clear when closed at the end of the 5th"
+    );
+    // Under the default levels the same package waits until 21 February.
+    let tc = store_waste(
+        &app,
+        &facility,
+        json!({"form": "Sólido", "contents": [{"radioisotope": "Tc(99m)", "activity": 1}], "mass": 10,
+               "closedAt": "2026-01-05", "location": "Abrigo"}),
+    )
+    .await;
+    assert_eq!(
+        tc["releaseDate"], "2026-01-08",
+        "Tc(99m) keeps the default 74 Bq/g"
+    );
 }
