@@ -108,14 +108,10 @@ impl Application {
         let app = MapRequestLayer::new(trim_trailing_slash).layer(self.router);
         let service = axum::ServiceExt::<Request<axum::body::Body>>::into_make_service(app);
         let worker = crate::email_worker::spawn(self.state.clone());
-        let digests = crate::notices::spawn(self.state.clone());
         let served = axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await;
         worker.abort();
-        if let Some(digests) = digests {
-            digests.abort();
-        }
         served
     }
 }

@@ -185,6 +185,7 @@ impl Config {
         c.admin_email = var("REGISTRY_ADMIN_EMAIL");
         c.admin_password = var("REGISTRY_ADMIN_PASSWORD").map(Secret);
         c.smtp_url = var("REGISTRY_SMTP_URL").map(Secret);
+        c.notices = read_notices(&var)?;
         if let Some(from) = var("REGISTRY_MAIL_FROM") {
             c.mail_from = from;
         }
@@ -233,34 +234,41 @@ impl Config {
                 "REGISTRY_READ_CACHE_MIB must be a whole number (0 turns the cache off)",
             )?;
         }
-        if let Some(v) = var("REGISTRY_DIGEST_HOUR") {
-            // `0` is midnight, not "off".
-            c.notices.digest_hour = match v.to_ascii_lowercase().as_str() {
-                "off" | "false" | "no" => None,
-                _ => Some(v.parse().ok().filter(|h| *h < 24).context(
-                    "REGISTRY_DIGEST_HOUR must be an hour from 0 to 23 (Brasília time), or off",
-                )?),
-            };
-        }
-        if let Some(v) = var("REGISTRY_NOTICE_QC_DAYS") {
-            c.notices.qc_lead_days = v
-                .parse()
-                .context("REGISTRY_NOTICE_QC_DAYS must be a whole number of days")?;
-        }
-        if let Some(v) = var("REGISTRY_NOTICE_VALIDITY_DAYS") {
-            c.notices.validity_lead_days = v
-                .parse()
-                .context("REGISTRY_NOTICE_VALIDITY_DAYS must be a whole number of days")?;
-        }
-        if let Some(v) = var("REGISTRY_CLEARANCE_LEVELS") {
-            c.notices.clearance = registry_core::waste::ClearanceLevels::parse(&v)
-                .map_err(|e| anyhow::anyhow!("REGISTRY_CLEARANCE_LEVELS: {e}"))?;
-        }
         if c.admin_email.is_some() != c.admin_password.is_some() {
             bail!("set both REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD, or neither");
         }
         Ok(c)
     }
+}
+
+/// The notice and waste settings (`REGISTRY_DIGEST_HOUR`, `REGISTRY_NOTICE_QC_DAYS`,
+/// `REGISTRY_NOTICE_VALIDITY_DAYS`, `REGISTRY_CLEARANCE_LEVELS`).
+fn read_notices(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<NoticeSettings> {
+    let mut n = NoticeSettings::default();
+    if let Some(v) = var("REGISTRY_DIGEST_HOUR") {
+        // `0` is midnight, not "off".
+        n.digest_hour = match v.to_ascii_lowercase().as_str() {
+            "off" | "false" | "no" => None,
+            _ => Some(v.parse().ok().filter(|h| *h < 24).context(
+                "REGISTRY_DIGEST_HOUR must be an hour from 0 to 23 (Brasília time), or off",
+            )?),
+        };
+    }
+    if let Some(v) = var("REGISTRY_NOTICE_QC_DAYS") {
+        n.qc_lead_days = v
+            .parse()
+            .context("REGISTRY_NOTICE_QC_DAYS must be a whole number of days")?;
+    }
+    if let Some(v) = var("REGISTRY_NOTICE_VALIDITY_DAYS") {
+        n.validity_lead_days = v
+            .parse()
+            .context("REGISTRY_NOTICE_VALIDITY_DAYS must be a whole number of days")?;
+    }
+    if let Some(v) = var("REGISTRY_CLEARANCE_LEVELS") {
+        n.clearance = registry_core::waste::ClearanceLevels::parse(&v)
+            .map_err(|e| anyhow::anyhow!("REGISTRY_CLEARANCE_LEVELS: {e}"))?;
+    }
+    Ok(n)
 }
 
 fn parse_bool(v: &str) -> Option<bool> {

@@ -126,21 +126,21 @@ fn round(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// Runs the digest worker until the task is aborted; nothing when the digest is turned off.
-pub fn spawn(state: AppState) -> Option<tokio::task::JoinHandle<()>> {
-    state.config.notices.digest_hour?;
-    let instance = new_id();
-    Some(tokio::spawn(async move {
-        let poll = state.config.documents.email_poll_interval;
-        loop {
-            match run_once(&state, &instance, Utc::now()).await {
-                Ok(n) if n as i64 == BATCH => continue,
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = format!("{e:#}"), "notice digest round failed"),
-            }
-            tokio::time::sleep(poll).await;
+/// Runs the digest rounds until the task is aborted (inside the e-mail worker's task, see
+/// [`crate::email_worker::spawn`]); returns at once when the digest is turned off.
+pub async fn run(state: &AppState, instance: &str) {
+    if state.config.notices.digest_hour.is_none() {
+        return;
+    }
+    let poll = state.config.documents.email_poll_interval;
+    loop {
+        match run_once(state, instance, Utc::now()).await {
+            Ok(n) if n as i64 == BATCH => continue,
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "notice digest round failed"),
         }
-    }))
+        tokio::time::sleep(poll).await;
+    }
 }
 
 /// One round at `now`: plans the day's digests if the hour has come and no instance planned them
