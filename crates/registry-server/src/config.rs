@@ -77,6 +77,36 @@ impl Default for NoticeSettings {
     }
 }
 
+/// The notice and waste settings (`REGISTRY_DIGEST_HOUR`, `REGISTRY_NOTICE_QC_DAYS`,
+/// `REGISTRY_NOTICE_VALIDITY_DAYS`, `REGISTRY_CLEARANCE_LEVELS`).
+fn read_notices(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<NoticeSettings> {
+    let mut n = NoticeSettings::default();
+    if let Some(v) = var("REGISTRY_DIGEST_HOUR") {
+        // `0` is midnight, not "off".
+        n.digest_hour = match v.to_ascii_lowercase().as_str() {
+            "off" | "false" | "no" => None,
+            _ => Some(v.parse().ok().filter(|h| *h < 24).context(
+                "REGISTRY_DIGEST_HOUR must be an hour from 0 to 23 (Brasília time), or off",
+            )?),
+        };
+    }
+    if let Some(v) = var("REGISTRY_NOTICE_QC_DAYS") {
+        n.qc_lead_days = v
+            .parse()
+            .context("REGISTRY_NOTICE_QC_DAYS must be a whole number of days")?;
+    }
+    if let Some(v) = var("REGISTRY_NOTICE_VALIDITY_DAYS") {
+        n.validity_lead_days = v
+            .parse()
+            .context("REGISTRY_NOTICE_VALIDITY_DAYS must be a whole number of days")?;
+    }
+    if let Some(v) = var("REGISTRY_CLEARANCE_LEVELS") {
+        n.clearance = registry_core::waste::ClearanceLevels::parse(&v)
+            .map_err(|e| anyhow::anyhow!("REGISTRY_CLEARANCE_LEVELS: {e}"))?;
+    }
+    Ok(n)
+}
+
 /// Uploads, signing and the scheduled e-mail worker (product.md §5).
 #[derive(Clone, Debug)]
 pub struct DocumentSettings {
@@ -239,36 +269,6 @@ impl Config {
         }
         Ok(c)
     }
-}
-
-/// The notice and waste settings (`REGISTRY_DIGEST_HOUR`, `REGISTRY_NOTICE_QC_DAYS`,
-/// `REGISTRY_NOTICE_VALIDITY_DAYS`, `REGISTRY_CLEARANCE_LEVELS`).
-fn read_notices(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<NoticeSettings> {
-    let mut n = NoticeSettings::default();
-    if let Some(v) = var("REGISTRY_DIGEST_HOUR") {
-        // `0` is midnight, not "off".
-        n.digest_hour = match v.to_ascii_lowercase().as_str() {
-            "off" | "false" | "no" => None,
-            _ => Some(v.parse().ok().filter(|h| *h < 24).context(
-                "REGISTRY_DIGEST_HOUR must be an hour from 0 to 23 (Brasília time), or off",
-            )?),
-        };
-    }
-    if let Some(v) = var("REGISTRY_NOTICE_QC_DAYS") {
-        n.qc_lead_days = v
-            .parse()
-            .context("REGISTRY_NOTICE_QC_DAYS must be a whole number of days")?;
-    }
-    if let Some(v) = var("REGISTRY_NOTICE_VALIDITY_DAYS") {
-        n.validity_lead_days = v
-            .parse()
-            .context("REGISTRY_NOTICE_VALIDITY_DAYS must be a whole number of days")?;
-    }
-    if let Some(v) = var("REGISTRY_CLEARANCE_LEVELS") {
-        n.clearance = registry_core::waste::ClearanceLevels::parse(&v)
-            .map_err(|e| anyhow::anyhow!("REGISTRY_CLEARANCE_LEVELS: {e}"))?;
-    }
-    Ok(n)
 }
 
 fn parse_bool(v: &str) -> Option<bool> {
