@@ -14,6 +14,7 @@ mod facilities;
 mod groups;
 mod images;
 mod input_limits;
+mod material;
 mod outage;
 mod qc_calc;
 mod service;

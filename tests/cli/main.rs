@@ -6,6 +6,7 @@ mod equipment;
 mod facilities;
 mod harness;
 mod import;
+mod material;
 mod qc_calc;
 mod session;
 mod users_groups;

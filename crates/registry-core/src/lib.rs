@@ -7,11 +7,14 @@ pub mod document;
 pub mod equipment;
 pub mod error;
 pub mod facility;
+pub mod material;
+pub mod notice;
 pub mod nuclide;
 pub mod payload;
 pub mod qc;
 pub mod user;
 pub mod values;
+pub mod waste;
 
 pub use cnpj::{Cnpj, CnpjError};
 pub use error::{ErrorBody, FieldCode, FieldError, FieldErrors};

@@ -49,6 +49,63 @@ pub struct Config {
     /// Seeds the QC test catalogue (docs/qc.md) once per database at start
     /// (`REGISTRY_QC_CATALOGUE`, default true).
     pub qc_catalogue: bool,
+    pub notices: NoticeSettings,
+}
+
+/// Waste clearance levels and the daily notice digest (docs/radioactive-material.md).
+#[derive(Clone, Debug)]
+pub struct NoticeSettings {
+    /// Hour of the day in Brasília (0–23) from which the day's digest goes out
+    /// (`REGISTRY_DIGEST_HOUR`, default 7; `off` turns the digest off).
+    pub digest_hour: Option<u32>,
+    /// QC tests due within this many days are listed (`REGISTRY_NOTICE_QC_DAYS`, default 14).
+    pub qc_lead_days: u64,
+    /// Licences and documents ending within this many days are listed
+    /// (`REGISTRY_NOTICE_VALIDITY_DAYS`, default 30).
+    pub validity_lead_days: u64,
+    /// Per-isotope clearance levels in Bq/g (`REGISTRY_CLEARANCE_LEVELS`, e.g. `I(131)=100`).
+    pub clearance: registry_core::waste::ClearanceLevels,
+}
+
+impl Default for NoticeSettings {
+    fn default() -> Self {
+        NoticeSettings {
+            digest_hour: Some(7),
+            qc_lead_days: 14,
+            validity_lead_days: 30,
+            clearance: Default::default(),
+        }
+    }
+}
+
+/// The notice and waste settings (`REGISTRY_DIGEST_HOUR`, `REGISTRY_NOTICE_QC_DAYS`,
+/// `REGISTRY_NOTICE_VALIDITY_DAYS`, `REGISTRY_CLEARANCE_LEVELS`).
+fn read_notices(var: &impl Fn(&str) -> Option<String>) -> anyhow::Result<NoticeSettings> {
+    let mut n = NoticeSettings::default();
+    if let Some(v) = var("REGISTRY_DIGEST_HOUR") {
+        // `0` is midnight, not "off".
+        n.digest_hour = match v.to_ascii_lowercase().as_str() {
+            "off" | "false" | "no" => None,
+            _ => Some(v.parse().ok().filter(|h| *h < 24).context(
+                "REGISTRY_DIGEST_HOUR must be an hour from 0 to 23 (Brasília time), or off",
+            )?),
+        };
+    }
+    if let Some(v) = var("REGISTRY_NOTICE_QC_DAYS") {
+        n.qc_lead_days = v
+            .parse()
+            .context("REGISTRY_NOTICE_QC_DAYS must be a whole number of days")?;
+    }
+    if let Some(v) = var("REGISTRY_NOTICE_VALIDITY_DAYS") {
+        n.validity_lead_days = v
+            .parse()
+            .context("REGISTRY_NOTICE_VALIDITY_DAYS must be a whole number of days")?;
+    }
+    if let Some(v) = var("REGISTRY_CLEARANCE_LEVELS") {
+        n.clearance = registry_core::waste::ClearanceLevels::parse(&v)
+            .map_err(|e| anyhow::anyhow!("REGISTRY_CLEARANCE_LEVELS: {e}"))?;
+    }
+    Ok(n)
 }
 
 /// Abuse limits and connection timeouts (docs/decisions.md, "Users and authentication").
@@ -152,6 +209,7 @@ impl Config {
             documents: DocumentSettings::default(),
             read_cache_mib: 24,
             qc_catalogue: true,
+            notices: NoticeSettings::default(),
         }
     }
 
@@ -205,6 +263,7 @@ impl Config {
         c.admin_email = var("REGISTRY_ADMIN_EMAIL");
         c.admin_password = var("REGISTRY_ADMIN_PASSWORD").map(Secret);
         c.smtp_url = var("REGISTRY_SMTP_URL").map(Secret);
+        c.notices = read_notices(&var)?;
         if let Some(from) = var("REGISTRY_MAIL_FROM") {
             c.mail_from = from;
         }
@@ -383,5 +442,41 @@ mod tests {
         let c = config(&[], "").unwrap();
         assert_eq!(c.bind, "127.0.0.1:8080");
         assert!(c.self_registration);
+        assert_eq!(c.notices.digest_hour, Some(7));
+    }
+
+    #[test]
+    fn notice_settings() {
+        let c = config(
+            &[
+                ("REGISTRY_DIGEST_HOUR", "off"),
+                ("REGISTRY_CLEARANCE_LEVELS", "I(131)=100"),
+            ],
+            "notice_qc_days = 7\nnotice_validity_days = 60",
+        )
+        .unwrap();
+        assert_eq!(c.notices.digest_hour, None);
+        assert_eq!(
+            (c.notices.qc_lead_days, c.notices.validity_lead_days),
+            (7, 60)
+        );
+        assert_eq!(
+            c.notices.clearance.level(registry_core::Radioisotope::I131),
+            100.0
+        );
+        assert_eq!(
+            config(&[("REGISTRY_DIGEST_HOUR", "0")], "")
+                .unwrap()
+                .notices
+                .digest_hour,
+            Some(0)
+        );
+        for bad in [
+            ("REGISTRY_DIGEST_HOUR", "24"),
+            ("REGISTRY_CLEARANCE_LEVELS", "I(131)=-1"),
+        ] {
+            let e = config(&[bad], "").unwrap_err();
+            assert!(format!("{e:#}").contains(bad.0), "{e:#}");
+        }
     }
 }

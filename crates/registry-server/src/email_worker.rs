@@ -3,11 +3,13 @@
 //! backoff.
 
 use crate::app::AppState;
+use crate::config::DocumentSettings;
 use crate::db::{new_id, timestamp};
 use crate::store::audit;
+use crate::store::claims::{self, Queue};
 use crate::store::documents::{self as store, ClaimedEmail};
 use anyhow::Context;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use lettre::Message;
 use lettre::message::{Attachment, MultiPart, SinglePart, header::ContentType};
 use std::time::Duration;
@@ -18,20 +20,26 @@ const MAX_ATTACHMENT: i64 = 10 * 1024 * 1024;
 const BATCH: i64 = 20;
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
-/// Runs the worker until the task is aborted.
+/// Runs the worker until the task is aborted: the scheduled document e-mails and, in the same
+/// task, the daily notice digests ([`crate::notices::run`]).
 pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
     let instance = new_id();
     tokio::spawn(async move {
-        let poll = state.config.documents.email_poll_interval;
-        loop {
-            match run_once(&state, &instance).await {
-                // A full batch: more may be due right now.
-                Ok(n) if n as i64 == BATCH => continue,
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = format!("{e:#}"), "e-mail worker round failed"),
+        let schedules = async {
+            let poll = state.config.documents.email_poll_interval;
+            loop {
+                match run_once(&state, &instance).await {
+                    // A full batch: more may be due right now.
+                    Ok(n) if n as i64 == BATCH => continue,
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::warn!(error = format!("{e:#}"), "e-mail worker round failed")
+                    }
+                }
+                tokio::time::sleep(poll).await;
             }
-            tokio::time::sleep(poll).await;
-        }
+        };
+        tokio::join!(schedules, crate::notices::run(&state, &instance));
     })
 }
 
@@ -50,70 +58,130 @@ pub async fn run_once(state: &AppState, instance: &str) -> anyhow::Result<usize>
         BATCH,
     )
     .await?;
+    if claimed.is_empty() {
+        // Nothing written: no commit, so the read caches stay warm.
+        return Ok(0);
+    }
     tx.commit().await?;
     for job in &claimed {
         let outcome = send(state, job).await;
-        let now = Utc::now();
-        let (error, retry_at) = match &outcome {
-            Ok(()) => (None, None),
-            Err(e) => {
-                let attempt = job.attempts + 1;
-                let retry = (attempt < settings.email_max_attempts).then(|| {
-                    let factor = 2u32.saturating_pow((attempt - 1).clamp(0, 20) as u32);
-                    let delay = settings
-                        .email_retry_base
-                        .saturating_mul(factor)
-                        .min(MAX_BACKOFF);
-                    timestamp(now + chrono::Duration::from_std(delay).unwrap_or_default())
-                });
-                (Some(format!("{e:#}")), retry)
-            }
+        let attempt = Attempt {
+            queue: Queue::EmailSchedules,
+            id: &job.id,
+            attempts: job.attempts,
+            kind: "email",
+            entity: "document",
+            entity_id: &job.document_id,
+            detail: serde_json::json!({"to": job.recipients}),
         };
-        let mut tx = state.db.begin().await?;
-        let held = store::record_attempt(
-            &mut tx,
-            &job.id,
-            instance,
-            error.as_deref(),
-            retry_at.as_deref(),
-            &timestamp(now),
-        )
-        .await?;
-        if !held {
-            tracing::warn!(schedule = %job.id, "e-mail claim lapsed before its outcome was recorded");
-            continue;
-        }
-        let action = match (&error, &retry_at) {
-            (None, _) => "email_sent",
-            (Some(_), Some(_)) => "email_retry",
-            (Some(_), None) => "email_failed",
-        };
-        let detail = serde_json::json!({
-            "_id": job.id, "to": job.recipients, "attempt": job.attempts + 1,
-            "error": error, "nextAttemptAt": retry_at,
-        });
-        audit::record(
-            &mut tx,
-            audit::Change {
-                entity: "document",
-                entity_id: &job.document_id,
-                action,
-                actor: None,
-                before: None,
-                after: Some(&detail),
-                role_changes: &[],
-            },
-        )
-        .await?;
-        tx.commit().await?;
-        match &error {
-            None => tracing::info!(schedule = %job.id, "scheduled e-mail sent"),
-            Some(e) => {
-                tracing::warn!(schedule = %job.id, error = %e, retry = ?retry_at, "scheduled e-mail not sent")
-            }
-        }
+        record_outcome(state, instance, attempt, outcome).await?;
     }
     Ok(claimed.len())
+}
+
+/// After attempt number `attempts + 1` ended with `outcome` at `now`: the error to record and,
+/// while attempts remain, when to try again (exponential backoff from the base delay, at most an
+/// hour apart). Shared by every e-mail queue (scheduled documents, notice digests).
+pub fn next_attempt(
+    settings: &DocumentSettings,
+    attempts: i64,
+    outcome: &anyhow::Result<()>,
+    now: DateTime<Utc>,
+) -> (Option<String>, Option<String>) {
+    let Err(e) = outcome else {
+        return (None, None);
+    };
+    let attempt = attempts + 1;
+    let retry = (attempt < settings.email_max_attempts).then(|| {
+        let factor = 2u32.saturating_pow((attempt - 1).clamp(0, 20) as u32);
+        let delay = settings
+            .email_retry_base
+            .saturating_mul(factor)
+            .min(MAX_BACKOFF);
+        timestamp(now + chrono::Duration::from_std(delay).unwrap_or_default())
+    });
+    (Some(format!("{e:#}")), retry)
+}
+
+/// The audit action of an attempt's outcome: `{kind}_sent`, `{kind}_retry` or `{kind}_failed`.
+pub fn outcome_action(kind: &str, error: &Option<String>, retry_at: &Option<String>) -> String {
+    let outcome = match (error, retry_at) {
+        (None, _) => "sent",
+        (Some(_), Some(_)) => "retry",
+        (Some(_), None) => "failed",
+    };
+    format!("{kind}_{outcome}")
+}
+
+/// One attempt at a queued e-mail, and what its outcome is recorded against.
+pub struct Attempt<'a> {
+    pub queue: Queue,
+    pub id: &'a str,
+    /// Attempts before this one.
+    pub attempts: i64,
+    /// Prefix of the audit action (`email_sent`, `digest_retry`, …).
+    pub kind: &'a str,
+    /// The record whose audit log gets the outcome.
+    pub entity: &'a str,
+    pub entity_id: &'a str,
+    /// Fields of the audit detail besides `_id`, `attempt`, `error` and `nextAttemptAt`.
+    pub detail: serde_json::Value,
+}
+
+/// Records an attempt's outcome (sent, retry at a later time, or failed) in its queue and in the
+/// audit log, in one transaction, if this instance still holds the claim.
+pub async fn record_outcome(
+    state: &AppState,
+    instance: &str,
+    attempt: Attempt<'_>,
+    outcome: anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let now = Utc::now();
+    let (error, retry_at) = next_attempt(&state.config.documents, attempt.attempts, &outcome, now);
+    let mut tx = state.db.begin().await?;
+    let held = claims::record_attempt(
+        &mut tx,
+        attempt.queue,
+        attempt.id,
+        instance,
+        error.as_deref(),
+        retry_at.as_deref(),
+        &timestamp(now),
+    )
+    .await?;
+    if !held {
+        tracing::warn!(id = %attempt.id, kind = attempt.kind, "claim lapsed before the outcome was recorded");
+        return Ok(());
+    }
+    let action = outcome_action(attempt.kind, &error, &retry_at);
+    let mut detail = attempt.detail;
+    if let Some(d) = detail.as_object_mut() {
+        d.insert("_id".into(), attempt.id.into());
+        d.insert("attempt".into(), (attempt.attempts + 1).into());
+        d.insert("error".into(), error.clone().into());
+        d.insert("nextAttemptAt".into(), retry_at.clone().into());
+    }
+    audit::record(
+        &mut tx,
+        audit::Change {
+            entity: attempt.entity,
+            entity_id: attempt.entity_id,
+            action: &action,
+            actor: None,
+            before: None,
+            after: Some(&detail),
+            role_changes: &[],
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    match &error {
+        None => tracing::info!(id = %attempt.id, kind = attempt.kind, "e-mail sent"),
+        Some(e) => {
+            tracing::warn!(id = %attempt.id, kind = attempt.kind, error = %e, retry = ?retry_at, "e-mail not sent")
+        }
+    }
+    Ok(())
 }
 
 async fn send(state: &AppState, job: &ClaimedEmail) -> anyhow::Result<()> {

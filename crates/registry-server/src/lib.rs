@@ -11,6 +11,7 @@ pub mod error;
 pub mod extract;
 pub mod limits;
 pub mod mail;
+pub mod notices;
 pub mod objects;
 pub mod openapi;
 pub mod report;

@@ -11,7 +11,7 @@ use utoipa_swagger_ui::SwaggerUi;
 #[derive(OpenApi)]
 #[openapi(info(
     title = "Facility Registry API",
-    description = "Facilities, users, groups, equipment, QC tests and documents of radiation-related healthcare sites (nuclear medicine and radiodiagnosis). Every path also answers with a trailing slash."
+    description = "Facilities, users, groups, equipment, QC tests, documents, radioactive material, waste and notices of radiation-related healthcare sites (nuclear medicine and radiodiagnosis). Every path also answers with a trailing slash."
 ))]
 struct ApiDoc;
 
@@ -27,7 +27,9 @@ pub fn document() -> serde_json::Value {
         .merge_from(documents::openapi())
         .merge_from(equipment_types::openapi())
         .merge_from(equipment::openapi())
-        .merge_from(qc_tests::openapi());
+        .merge_from(qc_tests::openapi())
+        .merge_from(material::openapi())
+        .merge_from(notices::openapi());
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
         "bearer",

@@ -8,10 +8,13 @@ mod equipment;
 mod facility;
 mod group;
 mod import;
+mod material;
+mod notices;
 mod output;
 mod prompt;
 mod qc_test;
 mod user;
+mod waste;
 mod wizard;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -26,7 +29,7 @@ use std::process::ExitCode;
     name = "registry",
     version,
     about = "Admin tool of the facility registry: log in, register and edit facilities, assign \
-             responsibilities, manage users and groups, equipment, QC tests and documents.",
+             responsibilities, manage users and groups, equipment, QC tests, documents, radioactive material, waste and notices.",
     after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict."
 )]
 pub struct Cli {
@@ -77,6 +80,14 @@ enum Command {
     /// Documents: upload, download, sign, release, comment, e-mail, verify a signed file.
     #[command(subcommand)]
     Document(document::DocumentCommand),
+    /// Radioactive material: receive, list receipts, the week's usage against the authorisation.
+    #[command(subcommand)]
+    Material(material::MaterialCommand),
+    /// Waste in decay storage: store, list (what can go today), release.
+    #[command(subcommand)]
+    Waste(waste::WasteCommand),
+    /// What needs the responsible people: QC due, licences and documents ending, waste, quantities.
+    Notices(notices::NoticesArgs),
     /// Shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -262,6 +273,9 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Equipment(c) => equipment::run(&Ctx::new(&globals)?, c).await,
         Command::Test(c) => qc_test::run(&Ctx::new(&globals)?, c).await,
         Command::Document(c) => document::run(&globals, c).await,
+        Command::Material(c) => material::run(&Ctx::new(&globals)?, c).await,
+        Command::Waste(c) => waste::run(&Ctx::new(&globals)?, c).await,
+        Command::Notices(a) => notices::run(&Ctx::new(&globals)?, a).await,
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

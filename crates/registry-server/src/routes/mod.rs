@@ -7,6 +7,8 @@ pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
 pub mod images;
+pub mod material;
+pub mod notices;
 pub mod qc_tests;
 pub mod users;
 
@@ -24,4 +26,6 @@ pub fn api() -> Router<AppState> {
         .merge(equipment_types::router())
         .merge(equipment::router())
         .merge(qc_tests::router())
+        .merge(material::router())
+        .merge(notices::router())
 }

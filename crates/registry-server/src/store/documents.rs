@@ -2,6 +2,7 @@
 //! changes, and the durable e-mail schedules the worker claims.
 
 use crate::db::{Backend, contains_pattern, placeholders};
+use crate::store::claims::{self, Queue};
 use crate::store::opt;
 use registry_core::document::{
     Comment, Document, DocumentStatus, FileInfo, FileVersion, Person, RecordRef, ScheduledEmail,
@@ -702,10 +703,7 @@ pub struct ClaimedEmail {
     pub attempts: i64,
 }
 
-/// Claims up to `limit` due schedules for `instance` until `until`: pending ones whose time has
-/// come, and ones whose previous claim lapsed. On PostgreSQL the rows are locked with
-/// `FOR UPDATE SKIP LOCKED`, so concurrent instances never claim the same row; on SQLite the
-/// single writer connection serialises the whole claim.
+/// Claims up to `limit` due schedules for `instance` until `until` (see [`claims::claim`]).
 pub async fn claim_due(
     conn: &mut AnyConnection,
     backend: Backend,
@@ -714,71 +712,26 @@ pub async fn claim_due(
     until: &str,
     limit: i64,
 ) -> Result<Vec<ClaimedEmail>, sqlx::Error> {
-    let lock = match backend {
-        Backend::Postgres => " FOR UPDATE SKIP LOCKED",
-        Backend::Sqlite => "",
-    };
-    let sql = format!(
-        "SELECT id, document_id, recipients, attempts FROM email_schedules \
-         WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND claimed_until < $1) \
-         ORDER BY next_attempt_at LIMIT $2{lock}"
-    );
-    let rows = sqlx::query(AssertSqlSafe(sql))
-        .bind(now)
-        .bind(limit)
-        .fetch_all(&mut *conn)
-        .await?;
-    let mut claimed = Vec::with_capacity(rows.len());
-    for r in rows {
-        let id: String = r.try_get("id")?;
-        sqlx::query(
-            "UPDATE email_schedules SET status = 'sending', claimed_by = $2, claimed_until = $3, updated_at = $4 WHERE id = $1",
-        )
-        .bind(&id)
-        .bind(instance)
-        .bind(until)
-        .bind(now)
-        .execute(&mut *conn)
-        .await?;
-        claimed.push(ClaimedEmail {
-            id,
-            document_id: r.try_get("document_id")?,
-            recipients: serde_json::from_str(&r.try_get::<String, _>("recipients")?)
-                .unwrap_or_default(),
-            attempts: r.try_get("attempts")?,
-        });
-    }
-    Ok(claimed)
-}
-
-/// Records the outcome of one attempt, if this instance still holds the claim: `sent`, a retry at
-/// `retry_at`, or `failed` (no `retry_at`). Returns whether the claim was still held.
-pub async fn record_attempt(
-    conn: &mut AnyConnection,
-    id: &str,
-    instance: &str,
-    error: Option<&str>,
-    retry_at: Option<&str>,
-    now: &str,
-) -> Result<bool, sqlx::Error> {
-    let status = match (error, retry_at) {
-        (None, _) => "sent",
-        (Some(_), Some(_)) => "pending",
-        (Some(_), None) => "failed",
-    };
-    let done = sqlx::query(
-        "UPDATE email_schedules SET status = $3, attempts = attempts + 1, last_error = $4, \
-         next_attempt_at = COALESCE($5, next_attempt_at), sent_at = CASE WHEN $3 = 'sent' THEN $6 ELSE sent_at END, \
-         claimed_by = NULL, claimed_until = NULL, updated_at = $6 \
-         WHERE id = $1 AND status = 'sending' AND claimed_by = $2",
+    let rows = claims::claim(
+        conn,
+        backend,
+        Queue::EmailSchedules,
+        "document_id, recipients, attempts",
+        instance,
+        now,
+        until,
+        limit,
     )
-    .bind(id)
-    .bind(instance)
-    .bind(status)
-    .bind(error)
-    .bind(retry_at)
-    .bind(now)
-    .execute(conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    rows.iter()
+        .map(|r| {
+            Ok(ClaimedEmail {
+                id: r.try_get("id")?,
+                document_id: r.try_get("document_id")?,
+                recipients: serde_json::from_str(&r.try_get::<String, _>("recipients")?)
+                    .unwrap_or_default(),
+                attempts: r.try_get("attempts")?,
+            })
+        })
+        .collect()
 }

@@ -2,11 +2,13 @@
 //! inside a request's write transaction or on a pooled read connection.
 
 pub mod audit;
+pub mod claims;
 pub mod documents;
 pub mod equipment;
 pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
+pub mod material;
 pub mod qc_tests;
 pub mod users;
 

@@ -1,0 +1,66 @@
+//! `registry notices`: what needs the facilities' responsible people today — the items of the
+//! daily digest, on demand.
+
+use super::output::{self, Rows};
+use super::{Ctx, Fail, facility};
+use clap::Args;
+use registry_client::ListQuery;
+use registry_core::notice::NoticeKind;
+
+#[derive(Debug, Args)]
+pub struct NoticesArgs {
+    /// Only this facility (_id, cnpj or exact name).
+    #[arg(long)]
+    facility: Option<String>,
+    /// qc_overdue, qc_due_soon, licence_expiring, document_expiring, waste_releasable,
+    /// quantity_exceeded (repeat or comma-separate).
+    #[arg(long, value_delimiter = ',', value_parser = parse_kind)]
+    kind: Vec<NoticeKind>,
+}
+
+fn parse_kind(s: &str) -> Result<NoticeKind, String> {
+    NoticeKind::parse(s.trim()).ok_or_else(|| {
+        let all: Vec<&str> = NoticeKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("must be one of: {}", all.join(", "))
+    })
+}
+
+pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
+    let mut query = ListQuery::default();
+    if let Some(f) = a.facility {
+        query = query.filter("facilityId", facility::resolve(ctx, &f).await?.id);
+    }
+    if !a.kind.is_empty() {
+        let kinds: Vec<&str> = a.kind.iter().map(|k| k.as_str()).collect();
+        query = query.filter("kind", kinds.join(","));
+    }
+    let list = ctx.client.notices(&query).await?;
+    if list.is_empty() && ctx.format == output::Format::Table {
+        output::note("Nothing needs attention.");
+        return Ok(());
+    }
+    let cells = list
+        .iter()
+        .map(|n| {
+            vec![
+                n.facility.name.clone(),
+                n.kind.as_str().to_owned(),
+                n.date.clone(),
+                n.subject.clone(),
+                n.equipment
+                    .as_ref()
+                    .map(|e| e.name.clone())
+                    .unwrap_or_default(),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        ctx.format,
+        Rows {
+            records: &list,
+            headers: &["facility", "kind", "date", "subject", "equipment"],
+            cells,
+        },
+    )?;
+    Ok(())
+}

@@ -1,0 +1,548 @@
+//! Radioactive waste in decay storage: packages, the clearance levels they must decay to, and the
+//! date each may be released (from the half-life table), by the sum rule over its isotopes.
+
+use crate::equipment::Reference;
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::material::{
+    brasilia, day_start, object, past_instant, required_activity, required_radioisotope,
+};
+use crate::nuclide::{MBQ_PER_MCI, Nuclide};
+use crate::payload::ObjectReader;
+use crate::values::{Radioisotope, WeeklyQuantity, spec_enum};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use utoipa::ToSchema;
+
+spec_enum!(
+    /// The physical form of a waste package.
+    WasteForm { Solid => "Sólido", Liquid => "Líquido" }
+);
+
+impl WasteForm {
+    /// The stored form, or its English name (`solid`, `liquid`), any case.
+    pub fn read(s: &str) -> Option<WasteForm> {
+        let s = s.trim();
+        WasteForm::parse(s).or_else(|| match s.to_lowercase().as_str() {
+            "solid" | "sólido" | "solido" => Some(WasteForm::Solid),
+            "liquid" | "líquido" | "liquido" => Some(WasteForm::Liquid),
+            _ => None,
+        })
+    }
+}
+
+/// The uniform clearance level of CNEN NE 6.05 (1985) for solid waste released to municipal
+/// collection, in Bq/g (2 nCi/g): the default for every isotope (see docs/radioactive-material.md).
+pub const DEFAULT_CLEARANCE_BQ_PER_G: f64 = 74.0;
+
+/// Activity concentration (Bq/g) below which each isotope's waste may leave regulatory control.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearanceLevels(BTreeMap<Radioisotope, f64>);
+
+impl Default for ClearanceLevels {
+    fn default() -> Self {
+        ClearanceLevels(
+            Radioisotope::ALL
+                .iter()
+                .map(|r| (*r, DEFAULT_CLEARANCE_BQ_PER_G))
+                .collect(),
+        )
+    }
+}
+
+impl ClearanceLevels {
+    /// The defaults with the deployer's overrides: `I(131)=100, Tc(99m)=100` (Bq/g).
+    pub fn parse(s: &str) -> Result<ClearanceLevels, String> {
+        let mut levels = ClearanceLevels::default();
+        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("`{item}` is not ISOTOPE=Bq/g"))?;
+            let r = crate::material::radioisotope(&Value::String(name.trim().into())).ok_or_else(
+                || {
+                    format!(
+                        "`{}` is not one of: {}",
+                        name.trim(),
+                        Radioisotope::allowed()
+                    )
+                },
+            )?;
+            let v: f64 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| format!("`{}` is not a positive number of Bq/g", value.trim()))?;
+            levels.0.insert(r, v);
+        }
+        Ok(levels)
+    }
+
+    pub fn level(&self, r: Radioisotope) -> f64 {
+        self.0
+            .get(&r)
+            .copied()
+            .unwrap_or(DEFAULT_CLEARANCE_BQ_PER_G)
+    }
+}
+
+/// One isotope in a package and its estimated activity at closure (mCi).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WasteContent {
+    pub radioisotope: Radioisotope,
+    pub activity: f64,
+}
+
+/// Seconds after closure until `Σ Cᵢ(t) / CLᵢ ≤ 1`, the sum rule for a mixture, where `Cᵢ` is
+/// the activity concentration of isotope `i` (its activity over the package's mass).
+pub fn seconds_to_clearance(
+    contents: &[WasteContent],
+    mass_kg: f64,
+    levels: &ClearanceLevels,
+) -> f64 {
+    // Each term's ratio at closure and its half-life.
+    let terms: Vec<(f64, f64)> = contents
+        .iter()
+        .map(|c| {
+            let bq_per_g = c.activity * MBQ_PER_MCI * 1e6 / (mass_kg * 1000.0);
+            (
+                bq_per_g / levels.level(c.radioisotope),
+                Nuclide::from(c.radioisotope).half_life_seconds(),
+            )
+        })
+        .collect();
+    let sum = |t: f64| -> f64 { terms.iter().map(|(a, h)| a * (-t / h).exp2()).sum() };
+    if sum(0.0) <= 1.0 {
+        return 0.0;
+    }
+    // Once every term is at most 1/n the sum is at most 1: an upper bound for the search.
+    let n = terms.len() as f64;
+    let mut high = terms
+        .iter()
+        .map(|(a, h)| (h * (a * n).log2()).max(0.0))
+        .fold(0.0, f64::max);
+    let mut low = 0.0;
+    // The sum decreases with time: bisect to well under a second.
+    for _ in 0..200 {
+        let mid = (low + high) / 2.0;
+        if sum(mid) <= 1.0 {
+            high = mid;
+        } else {
+            low = mid;
+        }
+        if high - low < 1e-3 {
+            break;
+        }
+    }
+    high
+}
+
+/// The first day (Brasília) that begins when the package is already below clearance: the day it
+/// may be released.
+pub fn release_date(
+    contents: &[WasteContent],
+    mass_kg: f64,
+    closed_at: DateTime<Utc>,
+    levels: &ClearanceLevels,
+) -> NaiveDate {
+    let seconds = seconds_to_clearance(contents, mass_kg, levels);
+    // Whole milliseconds, rounded up, so the release instant is never early.
+    let clear_at = closed_at + Duration::milliseconds((seconds * 1000.0).ceil() as i64);
+    let day = clear_at.with_timezone(&brasilia()).date_naive();
+    if day_start(day) >= clear_at {
+        day
+    } else {
+        day + Duration::days(1)
+    }
+}
+
+/// Who released a package, when, and the dose rate measured at its surface.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WasteRelease {
+    pub released_by: Reference,
+    pub released_at: String,
+    /// µSv/h at the package's surface.
+    pub dose_rate: f64,
+    pub notes: Option<String>,
+}
+
+/// A package of waste in decay storage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WastePackage {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub facility: Reference,
+    pub form: WasteForm,
+    pub contents: Vec<WasteContent>,
+    /// Mass in kg (for a liquid, its volume in litres taken as kg).
+    pub mass: f64,
+    pub closed_at: String,
+    pub location: String,
+    pub description: Option<String>,
+    /// The first day (`YYYY-MM-DD`, Brasília) the package is below its clearance levels.
+    pub release_date: String,
+    /// Whether it may be released today (not released yet, release date reached).
+    pub releasable: bool,
+    pub release: Option<WasteRelease>,
+    pub created_by: Reference,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// A package's fields as read from a request; on edit `None` leaves a field unchanged.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WasteChanges {
+    pub form: Option<WasteForm>,
+    pub contents: Option<Vec<WasteContent>>,
+    pub mass: Option<f64>,
+    pub closed_at: Option<DateTime<Utc>>,
+    pub location: Option<String>,
+    pub description: Option<Option<String>>,
+}
+
+/// Reads a package. On create `form`, `contents`, `mass`, `location` are required and `closedAt`
+/// defaults to now; a bare closure date is the end of that day in Brasília (the later instant
+/// gives the later, safe release date).
+pub fn read_waste(
+    body: &Value,
+    create: bool,
+    now: DateTime<Utc>,
+) -> Result<WasteChanges, Vec<FieldError>> {
+    let r = ObjectReader::new(object(body)?, "");
+    let mut errs = FieldErrors::default();
+    let form = match r.get("form") {
+        None if !create => None,
+        None | Some(Value::Null) => {
+            errs.push("form", FieldCode::Required, "is required");
+            None
+        }
+        Some(v) => v.as_str().and_then(WasteForm::read).or_else(|| {
+            errs.push(
+                "form",
+                FieldCode::InvalidValue,
+                format!("must be one of: {}", WasteForm::allowed()),
+            );
+            None
+        }),
+    };
+    let contents = match r.get("contents") {
+        None if !create => None,
+        None | Some(Value::Null) => {
+            errs.push(
+                "contents",
+                FieldCode::Required,
+                "is required: [{radioisotope, activity}]",
+            );
+            None
+        }
+        Some(Value::Array(items)) if !items.is_empty() => {
+            let mut list = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                let Some(o) = item.as_object() else {
+                    errs.push(
+                        format!("contents[{i}]"),
+                        FieldCode::InvalidValue,
+                        "must be {radioisotope, activity}",
+                    );
+                    continue;
+                };
+                let ir = ObjectReader::new(o, format!("contents[{i}]."));
+                let iso = required_radioisotope(&ir, "radioisotope", &mut errs);
+                let activity = required_activity(&ir, "activity", &mut errs);
+                if let Some(iso) = iso {
+                    if list.iter().any(|c: &WasteContent| c.radioisotope == iso) {
+                        errs.push(
+                            format!("contents[{i}].radioisotope"),
+                            FieldCode::DuplicateRadioisotope,
+                            "is listed twice",
+                        );
+                    } else if let Some(activity) = activity {
+                        list.push(WasteContent {
+                            radioisotope: iso,
+                            activity,
+                        });
+                    }
+                }
+            }
+            Some(list)
+        }
+        Some(_) => {
+            errs.push(
+                "contents",
+                FieldCode::InvalidValue,
+                "must be a non-empty array of {radioisotope, activity}",
+            );
+            None
+        }
+    };
+    let mass = match r.get("mass") {
+        None if !create => None,
+        None | Some(Value::Null) => {
+            errs.push("mass", FieldCode::Required, "is required (kg)");
+            None
+        }
+        Some(v) => WeeklyQuantity::from_json(v).map(|q| q.mci()).or_else(|| {
+            errs.push(
+                "mass",
+                FieldCode::InvalidValue,
+                "must be a positive number of kg",
+            );
+            None
+        }),
+    };
+    let end_of_day = |d: NaiveDate| day_start(d + Duration::days(1));
+    let closed_at =
+        past_instant(&r, "closedAt", now, end_of_day, &mut errs).or(create.then_some(now));
+    let location = if create {
+        r.required_string("location", &mut errs)
+    } else {
+        r.string_if_present("location", &mut errs)
+    };
+    let description = r.clearable_string("description", &mut errs);
+    errs.finish(WasteChanges {
+        form,
+        contents,
+        mass,
+        closed_at,
+        location,
+        description,
+    })
+}
+
+/// Reads a release: `doseRate` (µSv/h, zero or more) is required; `releasedAt` defaults to now.
+pub fn read_release(
+    body: &Value,
+    now: DateTime<Utc>,
+) -> Result<(f64, DateTime<Utc>, Option<String>), Vec<FieldError>> {
+    let r = ObjectReader::new(object(body)?, "");
+    let mut errs = FieldErrors::default();
+    let dose_rate = match r.get("doseRate") {
+        None | Some(Value::Null) => {
+            errs.push(
+                "doseRate",
+                FieldCode::Required,
+                "is required (µSv/h measured at the surface)",
+            );
+            None
+        }
+        Some(v) => {
+            let n = match v {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) if s.trim() == "0" => Some(0.0),
+                _ => WeeklyQuantity::from_json(v).map(|q| q.mci()),
+            };
+            n.filter(|n| n.is_finite() && *n >= 0.0).or_else(|| {
+                errs.push(
+                    "doseRate",
+                    FieldCode::InvalidValue,
+                    "must be a number of µSv/h, zero or more",
+                );
+                None
+            })
+        }
+    };
+    let at = past_instant(
+        &r,
+        "releasedAt",
+        now,
+        |d| day_start(d) + Duration::hours(12),
+        &mut errs,
+    );
+    let notes = r.clearable_string("notes", &mut errs).flatten();
+    if !errs.is_empty() {
+        return Err(errs.into_vec());
+    }
+    Ok((dose_rate.expect("checked"), at.unwrap_or(now), notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::material::tests::utc;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn one(r: Radioisotope, mci: f64) -> Vec<WasteContent> {
+        vec![WasteContent {
+            radioisotope: r,
+            activity: mci,
+        }]
+    }
+
+    #[test]
+    fn a_single_isotope_needs_log2_of_its_ratio_in_half_lives() {
+        let levels = ClearanceLevels::default();
+        // 1 mCi of I-131 in 10 kg: 37e6 Bq / 1e4 g = 3700 Bq/g, 50 × 74 Bq/g.
+        let s = seconds_to_clearance(&one(Radioisotope::I131, 1.0), 10.0, &levels);
+        let expected = 8.0252 * 86_400.0 * 50f64.log2();
+        assert!((s - expected).abs() < 1.0, "{s} vs {expected}");
+        // Already below the level: at closure.
+        assert_eq!(
+            seconds_to_clearance(&one(Radioisotope::Tc99m, 1e-6), 10.0, &levels),
+            0.0
+        );
+    }
+
+    #[test]
+    fn release_dates_worked_example() {
+        let levels = ClearanceLevels::default();
+        // 50 × the level of I-131: 5.644 half-lives = 45.29 days after closure at 12:00 Brasília
+        // on 2 March 2026 → 16 April 2026 at about 19:00, so the 17th.
+        let closed = utc("2026-03-02T15:00:00Z");
+        let d = release_date(&one(Radioisotope::I131, 1.0), 10.0, closed, &levels);
+        assert_eq!(d, NaiveDate::from_ymd_opt(2026, 4, 17).unwrap());
+        // Below clearance at closure on a day already begun: the next day.
+        let d = release_date(&one(Radioisotope::Tc99m, 1e-6), 10.0, closed, &levels);
+        assert_eq!(d, NaiveDate::from_ymd_opt(2026, 3, 3).unwrap());
+        // Closed exactly at midnight in Brasília and already clear: that very day.
+        let d = release_date(
+            &one(Radioisotope::Tc99m, 1e-6),
+            10.0,
+            utc("2026-03-02T03:00:00Z"),
+            &levels,
+        );
+        assert_eq!(d, NaiveDate::from_ymd_opt(2026, 3, 2).unwrap());
+        // A higher clearance level releases sooner.
+        let relaxed = ClearanceLevels::parse("I(131)=740").unwrap();
+        let d = release_date(&one(Radioisotope::I131, 1.0), 10.0, closed, &relaxed);
+        assert!(d < NaiveDate::from_ymd_opt(2026, 4, 17).unwrap());
+    }
+
+    #[test]
+    fn mixtures_follow_the_sum_rule() {
+        let levels = ClearanceLevels::default();
+        let i131 = WasteContent {
+            radioisotope: Radioisotope::I131,
+            activity: 1.0,
+        };
+        let i125 = WasteContent {
+            radioisotope: Radioisotope::I125,
+            activity: 0.1,
+        };
+        let s = seconds_to_clearance(&[i131, i125], 10.0, &levels);
+        let a = seconds_to_clearance(&[i131], 10.0, &levels);
+        let b = seconds_to_clearance(&[i125], 10.0, &levels);
+        // Longer than either alone, shorter than both brought to half the level.
+        assert!(s > a.max(b), "{s} {a} {b}");
+        let half = ClearanceLevels::parse("I(131)=37, I(125)=37").unwrap();
+        let a2 = seconds_to_clearance(&[i131], 10.0, &half);
+        let b2 = seconds_to_clearance(&[i125], 10.0, &half);
+        assert!(s <= a2.max(b2) + 1.0, "{s} {a2} {b2}");
+    }
+
+    #[test]
+    fn clearance_settings() {
+        let l = ClearanceLevels::parse(" I(131)=100 , Tc-99m=1000 ").unwrap();
+        assert_eq!(l.level(Radioisotope::I131), 100.0);
+        assert_eq!(l.level(Radioisotope::Tc99m), 1000.0);
+        assert_eq!(l.level(Radioisotope::F18), DEFAULT_CLEARANCE_BQ_PER_G);
+        assert!(ClearanceLevels::parse("I(131)").is_err());
+        assert!(ClearanceLevels::parse("Xx=1").is_err());
+        assert!(ClearanceLevels::parse("I(131)=0").is_err());
+        assert_eq!(
+            ClearanceLevels::parse("").unwrap(),
+            ClearanceLevels::default()
+        );
+    }
+
+    #[test]
+    fn waste_payloads() {
+        let now = utc("2026-03-04T15:00:00Z");
+        let c = read_waste(
+            &json!({"form": "solid", "contents": [{"radioisotope": "I(131)", "activity": 2}],
+                    "mass": "3.5", "closedAt": "2026-03-03", "location": "Sala de decaimento, prateleira 2"}),
+            true,
+            now,
+        )
+        .unwrap();
+        assert_eq!(c.form, Some(WasteForm::Solid));
+        assert_eq!(c.mass, Some(3.5));
+        assert_eq!(c.closed_at, Some(utc("2026-03-04T03:00:00Z")));
+        let errs = read_waste(
+            &json!({"form": "gas", "contents": [{"radioisotope": "I(131)", "activity": 1}, {"radioisotope": "I-131", "activity": 1},
+                    {"radioisotope": "Xx", "activity": -1}], "mass": 0}),
+            true,
+            now,
+        )
+        .unwrap_err();
+        let codes: Vec<(&str, FieldCode)> =
+            errs.iter().map(|e| (e.field.as_str(), e.code)).collect();
+        assert_eq!(
+            codes,
+            [
+                ("form", FieldCode::InvalidValue),
+                ("contents[1].radioisotope", FieldCode::DuplicateRadioisotope),
+                ("contents[2].radioisotope", FieldCode::InvalidRadioisotope),
+                ("contents[2].activity", FieldCode::InvalidQuantity),
+                ("mass", FieldCode::InvalidValue),
+                ("location", FieldCode::Required),
+            ]
+        );
+        // An edit reads only what is there.
+        assert_eq!(
+            read_waste(&json!({"location": "B"}), false, now)
+                .unwrap()
+                .location
+                .as_deref(),
+            Some("B")
+        );
+        assert_eq!(read_release(&json!({"doseRate": 0}), now).unwrap().0, 0.0);
+        assert!(read_release(&json!({"doseRate": -1}), now).is_err());
+        assert!(read_release(&json!({}), now).is_err());
+    }
+
+    fn contents() -> impl Strategy<Value = Vec<WasteContent>> {
+        proptest::collection::vec((0usize..15, 1e-6f64..1e3), 1..4).prop_map(|items| {
+            let mut list: Vec<WasteContent> = Vec::new();
+            for (i, a) in items {
+                let r = Radioisotope::ALL[i];
+                if !list.iter().any(|c| c.radioisotope == r) {
+                    list.push(WasteContent {
+                        radioisotope: r,
+                        activity: a,
+                    });
+                }
+            }
+            list
+        })
+    }
+
+    fn ratio_sum(contents: &[WasteContent], mass: f64, t: f64, levels: &ClearanceLevels) -> f64 {
+        contents
+            .iter()
+            .map(|c| {
+                let c0 = c.activity * 37e6 / (mass * 1000.0);
+                Nuclide::from(c.radioisotope).decay(c0, t) / levels.level(c.radioisotope)
+            })
+            .sum()
+    }
+
+    proptest! {
+        #[test]
+        fn clear_at_the_computed_time_and_not_a_second_before(list in contents(), mass in 0.1f64..100.0) {
+            let levels = ClearanceLevels::default();
+            let s = seconds_to_clearance(&list, mass, &levels);
+            prop_assert!(ratio_sum(&list, mass, s, &levels) <= 1.0 + 1e-9);
+            if s > 1.0 {
+                prop_assert!(ratio_sum(&list, mass, s - 1.0, &levels) > 1.0);
+            }
+        }
+
+        #[test]
+        fn more_activity_never_releases_sooner(list in contents(), mass in 0.1f64..100.0, factor in 1.0f64..100.0, day in 0i64..20_000) {
+            let levels = ClearanceLevels::default();
+            let closed = DateTime::from_timestamp(946_684_800 + day * 86_400, 0).unwrap();
+            let more: Vec<WasteContent> = list.iter().map(|c| WasteContent { activity: c.activity * factor, ..*c }).collect();
+            let d = release_date(&list, mass, closed, &levels);
+            prop_assert!(release_date(&more, mass, closed, &levels) >= d);
+            // Never before the closure day, and the day begins after the package is clear.
+            prop_assert!(d >= closed.with_timezone(&brasilia()).date_naive());
+            let elapsed = (day_start(d) - closed).num_milliseconds() as f64 / 1000.0;
+            prop_assert!(ratio_sum(&list, mass, elapsed, &levels) <= 1.0 + 1e-9);
+        }
+    }
+}

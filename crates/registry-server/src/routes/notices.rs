@@ -1,0 +1,91 @@
+//! `GET /api/notices`: what the daily digest would tell each facility's responsible people today,
+//! on demand, for staff.
+
+use crate::app::AppState;
+use crate::auth::Caller;
+use crate::error::{ApiError, Result};
+use crate::extract::ListParams;
+use crate::routes::facilities::visible;
+use crate::store::material::Scope;
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::Utc;
+use registry_core::ErrorBody;
+use registry_core::api::ListEnvelope;
+use registry_core::equipment::local_date;
+use registry_core::notice::{Notice, NoticeKind};
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/notices", get(list))
+}
+
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    #[derive(OpenApi)]
+    #[openapi(paths(list), components(schemas(Notice, NoticeKind, ErrorBody)))]
+    struct Doc;
+    Doc::openapi()
+}
+
+#[utoipa::path(get, path = "/api/notices", tag = "radioactive material",
+    params(("facilityId" = Option<String>, Query),
+           ("kind" = Option<String>, Query, description = "qc_overdue, qc_due_soon, licence_expiring, document_expiring, \
+               waste_releasable, quantity_exceeded (comma-separated); default all"),
+           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, description = "By facility name, then kind, then date", body = ListEnvelope<Notice>),
+              (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<Notice>>> {
+    caller.require_staff()?;
+    let kinds = match params.text("kind") {
+        None => Vec::new(),
+        Some(k) => k
+            .split(',')
+            .map(|s| {
+                NoticeKind::parse(s.trim()).ok_or_else(|| {
+                    ApiError::BadRequest(format!(
+                        "kind must be among: {}.",
+                        NoticeKind::ALL
+                            .iter()
+                            .map(|k| k.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let mut conn = state.db.read().await?;
+    let facility_id = params.text("facilityId");
+    if let Some(id) = &facility_id {
+        visible(&mut conn, &caller, id).await?;
+    }
+    let scope = Scope {
+        facility_id,
+        member: None,
+    };
+    let mut notices = crate::notices::gather(
+        &mut conn,
+        &scope,
+        local_date(Utc::now()),
+        &state.config.notices,
+    )
+    .await?;
+    if !kinds.is_empty() {
+        notices.retain(|n| kinds.contains(&n.kind));
+    }
+    let total = notices.len() as i64;
+    let list = notices
+        .into_iter()
+        .skip(params.offset() as usize)
+        .take(params.page_size as usize)
+        .collect();
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
