@@ -5,7 +5,7 @@ use crate::equipment::Reference;
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::nuclide::Nuclide;
 use crate::payload::ObjectReader;
-use crate::values::{Radioisotope, WeeklyQuantity};
+use crate::values::Radioisotope;
 use chrono::{
     DateTime, Datelike, Duration, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc, Weekday,
 };
@@ -296,7 +296,7 @@ pub(crate) fn required_activity(
             errs.push(r.path(key), FieldCode::Required, "is required");
             None
         }
-        Some(v) => WeeklyQuantity::from_json(v).map(|q| q.mci()).or_else(|| {
+        Some(v) => crate::values::positive_amount(v).or_else(|| {
             errs.push(
                 r.path(key),
                 FieldCode::InvalidQuantity,

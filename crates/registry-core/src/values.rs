@@ -145,12 +145,7 @@ impl WeeklyQuantity {
     /// From a JSON value: a number, or a string of digits with an optional dot decimal part.
     /// Commas, exponents in strings, signs and any other characters are refused.
     pub fn from_json(v: &serde_json::Value) -> Option<Self> {
-        let n = match v {
-            serde_json::Value::Number(n) => n.as_f64()?,
-            serde_json::Value::String(s) => Self::parse_decimal(s)?,
-            _ => return None,
-        };
-        Self::new(n)
+        decimal_from_json(v).and_then(Self::new)
     }
 
     /// The smallest authorised weekly quantity accepted: 0.001 mCi (37 kBq). Smaller positive
@@ -165,16 +160,10 @@ impl WeeklyQuantity {
             .then_some(WeeklyQuantity(n))
     }
 
-    fn parse_decimal(s: &str) -> Option<f64> {
-        let (int, frac) = match s.split_once('.') {
-            Some((i, f)) => (i, Some(f)),
-            None => (s, None),
-        };
-        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
-        if !digits(int) || frac.is_some_and(|f| !digits(f)) {
-            return None;
-        }
-        s.parse().ok()
+    /// A quantity read back from storage: any positive number is kept as it was stored (one saved
+    /// before the bounds of [`WeeklyQuantity::new`] existed must not make its facility unreadable).
+    pub fn stored(n: f64) -> Option<Self> {
+        (n.is_finite() && n > 0.0).then_some(WeeklyQuantity(n))
     }
 
     pub fn mci(self) -> f64 {
@@ -185,6 +174,34 @@ impl WeeklyQuantity {
     pub fn mbq(self) -> f64 {
         self.0 * 37.0
     }
+}
+
+/// A number from JSON the way quantities are written: a JSON number, or a string of digits with an
+/// optional dot decimal part (commas, exponents in strings, signs and other characters refused).
+fn decimal_from_json(v: &serde_json::Value) -> Option<f64> {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::String(s) => {
+            let (int, frac) = match s.split_once('.') {
+                Some((i, f)) => (i, Some(f)),
+                None => (s.as_str(), None),
+            };
+            let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+            if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+                return None;
+            }
+            s.parse().ok()
+        }
+        _ => None,
+    }
+}
+
+/// A positive measured amount (an activity in mCi, a mass in kg), written as quantities are,
+/// from 10⁻⁹ to 10⁹: wide enough for any real measurement, narrow enough to refuse typing errors
+/// such as `1e300` or subnormal numbers. (Authorised weekly quantities have their own, narrower
+/// bounds: [`WeeklyQuantity`].)
+pub fn positive_amount(v: &serde_json::Value) -> Option<f64> {
+    decimal_from_json(v).filter(|n| (1e-9..=1e9).contains(n))
 }
 
 /// A telephone number that includes the area code: after removing spaces, `()` and `-`, 10–11
@@ -370,6 +387,19 @@ mod tests {
         }
         for good in [0.001, 1.0, 1_000_000.0] {
             assert!(WeeklyQuantity::new(good).is_some(), "{good} refused");
+        }
+        // Measured amounts are wider, but still bounded.
+        assert_eq!(positive_amount(&json!(0.000_001)), Some(0.000_001));
+        assert_eq!(positive_amount(&json!("2.5")), Some(2.5));
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(1e-320),
+            json!(1e300),
+            json!("1,5"),
+            json!("1e3"),
+        ] {
+            assert_eq!(positive_amount(&bad), None, "{bad} accepted");
         }
     }
 

@@ -8,7 +8,7 @@ use crate::material::{
 };
 use crate::nuclide::{MBQ_PER_MCI, Nuclide};
 use crate::payload::ObjectReader;
-use crate::values::{Radioisotope, WeeklyQuantity, spec_enum};
+use crate::values::{Radioisotope, spec_enum};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -285,7 +285,7 @@ pub fn read_waste(
             errs.push("mass", FieldCode::Required, "is required (kg)");
             None
         }
-        Some(v) => WeeklyQuantity::from_json(v).map(|q| q.mci()).or_else(|| {
+        Some(v) => crate::values::positive_amount(v).or_else(|| {
             errs.push(
                 "mass",
                 FieldCode::InvalidValue,
@@ -333,7 +333,7 @@ pub fn read_release(
             let n = match v {
                 Value::Number(n) => n.as_f64(),
                 Value::String(s) if s.trim() == "0" => Some(0.0),
-                _ => WeeklyQuantity::from_json(v).map(|q| q.mci()),
+                _ => crate::values::positive_amount(v),
             };
             n.filter(|n| n.is_finite() && *n >= 0.0).or_else(|| {
                 errs.push(

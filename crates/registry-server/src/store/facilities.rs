@@ -310,7 +310,7 @@ impl FacilityRecord {
                 .radioisotopes
                 .iter()
                 .map(|g| {
-                    WeeklyQuantity::new(g.quantity)
+                    WeeklyQuantity::stored(g.quantity)
                         .map(|quantity| RadioisotopeGrant {
                             name: g.name,
                             quantity,
