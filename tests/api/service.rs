@@ -171,6 +171,9 @@ async fn openapi_documents_every_error_status(app: TestApp) {
                     assert!(has(status), "{what} reads a body and has no {status}");
                 }
             }
+            if let Some(params) = op.get("parameters") {
+                assert!(params.is_array(), "{what}: parameters {params}");
+            }
             let params = op["parameters"].as_array().cloned().unwrap_or_default();
             if params.iter().any(|p| p["in"] == "path") {
                 assert!(has("404"), "{what} has path parameters and no 404");

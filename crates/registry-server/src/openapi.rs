@@ -83,7 +83,8 @@ fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
                 statuses.push(("422", "Field errors, all at once"));
             }
             // Paging starts at 1 (`ListParams` refuses 0 and below with 400).
-            for p in op["parameters"].as_array_mut().into_iter().flatten() {
+            let params = op.get_mut("parameters").and_then(|p| p.as_array_mut());
+            for p in params.into_iter().flatten() {
                 if p["in"] == "query" && (p["name"] == "pageNum" || p["name"] == "pageSize") {
                     p["schema"]["minimum"] = json!(1);
                 }
