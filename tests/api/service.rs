@@ -66,6 +66,7 @@ on_both_databases!(
     undecodable_path_ids_and_bad_queries_answer_the_envelope,
     long_uri_answers_the_envelope,
     huge_page_numbers_never_break_the_connection,
+    openapi_paging_parameters_start_at_one,
 );
 
 async fn openapi(app: &TestApp) -> serde_json::Value {
@@ -169,6 +170,9 @@ async fn openapi_documents_every_error_status(app: TestApp) {
                 for status in ["400", "413", "422"] {
                     assert!(has(status), "{what} reads a body and has no {status}");
                 }
+            }
+            if let Some(params) = op.get("parameters") {
+                assert!(params.is_array(), "{what}: parameters {params}");
             }
             let params = op["parameters"].as_array().cloned().unwrap_or_default();
             if params.iter().any(|p| p["in"] == "path") {
@@ -338,4 +342,27 @@ async fn requests_hyper_cannot_parse_answer_the_envelope(app: TestApp) {
     // The server still answers afterwards.
     let res = app.call(Method::GET, "/healthz", None, None).await;
     assert_eq!(res.status, 200);
+}
+
+/// `pageNum` and `pageSize` below 1 are refused (400), so the document says they start at 1.
+async fn openapi_paging_parameters_start_at_one(app: TestApp) {
+    let doc = openapi(&app).await;
+    let mut seen = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                if p["in"] == "query" && (p["name"] == "pageNum" || p["name"] == "pageSize") {
+                    seen += 1;
+                    assert_eq!(p["schema"]["minimum"], 1, "{method} {path} {}", p["name"]);
+                }
+            }
+        }
+    }
+    assert!(seen > 10, "only {seen} paging parameters");
+    app.get("/api/group?pageNum=0", &app.admin)
+        .await
+        .expect_error(400, "bad_request");
+    app.get("/api/group?pageSize=0", &app.admin)
+        .await
+        .expect_error(400, "bad_request");
 }

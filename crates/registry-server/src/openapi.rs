@@ -84,6 +84,13 @@ fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
                 statuses.push(("413", "The body is larger than allowed"));
                 statuses.push(("422", "Field errors, all at once"));
             }
+            // Paging starts at 1 (`ListParams` refuses 0 and below with 400).
+            let params = op.get_mut("parameters").and_then(|p| p.as_array_mut());
+            for p in params.into_iter().flatten() {
+                if p["in"] == "query" && (p["name"] == "pageNum" || p["name"] == "pageSize") {
+                    p["schema"]["minimum"] = json!(1);
+                }
+            }
             let params = op["parameters"].as_array().cloned().unwrap_or_default();
             if params.iter().any(|p| p["in"] == "query") {
                 statuses.push(("400", "A query parameter could not be read"));
