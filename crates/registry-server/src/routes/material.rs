@@ -302,7 +302,8 @@ async fn list_for_facility(
            ("radioisotope" = Option<String>, Query), ("overQuantity" = Option<bool>, Query),
            ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
     responses((status = 200, description = "Receipts of every facility the caller can read, latest received first",
-               body = ListEnvelope<Receipt>), (status = 400, body = ErrorBody)))]
+               body = ListEnvelope<Receipt>), (status = 400, body = ErrorBody),
+              (status = 404, description = "facilityId names no facility the caller can read", body = ErrorBody)))]
 async fn list_all(
     State(state): State<AppState>,
     caller: Caller,
@@ -464,7 +465,8 @@ async fn waste_for_facility(
            ("released" = Option<bool>, Query), ("radioisotope" = Option<String>, Query),
            ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
     responses((status = 200, description = "Packages of every facility the caller can read, newest first",
-               body = ListEnvelope<WastePackage>), (status = 400, body = ErrorBody)))]
+               body = ListEnvelope<WastePackage>), (status = 400, body = ErrorBody),
+              (status = 404, description = "facilityId names no facility the caller can read", body = ErrorBody)))]
 async fn waste_all(
     State(state): State<AppState>,
     caller: Caller,
