@@ -24,6 +24,7 @@ on_both_backends!(
     downloads_are_not_sniffed,
     tokens_issued_in_the_future_are_refused,
     forgotten_login_counts_are_dropped,
+    parallel_successful_logins_of_one_account_all_pass,
 );
 
 /// A client whose connections come from another loopback address: another client to the server.
@@ -527,4 +528,17 @@ async fn forgotten_login_counts_are_dropped(backend: Backend) {
     let now = chrono::Utc::now();
     assert_eq!(forget(now - chrono::Duration::minutes(5)).await, 0);
     assert_eq!(forget(now + chrono::Duration::minutes(5)).await, 1);
+}
+
+/// A script's workers sharing one account log in at once: none of them is refused, since each
+/// success clears the account's count before the next login of it is counted.
+async fn parallel_successful_logins_of_one_account_all_pass(backend: Backend) {
+    let Some(app) = TestApp::spawn(backend).await else {
+        return;
+    };
+    let answers =
+        futures::future::join_all((0..16).map(|_| login(&app, ADMIN_EMAIL, ADMIN_PASSWORD))).await;
+    for a in answers {
+        a.expect(200);
+    }
 }

@@ -20,11 +20,16 @@ use std::time::{Duration, Instant};
 pub struct Limiters {
     /// Failed logins per client address (successful ones take nothing).
     pub login_failures: FailedLogins,
+    /// Logins of one account are checked one at a time (see [`Limiters::account_turn`]).
+    account_turns: Vec<tokio::sync::Mutex<()>>,
     pub register: DefaultKeyedRateLimiter<IpAddr>,
     pub recovery: DefaultKeyedRateLimiter<IpAddr>,
     /// Security e-mails (recovery codes, "someone registered with your address") per address.
     pub mails: DefaultKeyedRateLimiter<String>,
 }
+
+/// Stripes of account turns: enough that unrelated accounts seldom wait for each other.
+const ACCOUNT_STRIPES: usize = 64;
 
 fn at_least_one(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
@@ -40,10 +45,26 @@ impl Limiters {
                 ))),
                 blocked: Mutex::default(),
             },
+            account_turns: (0..ACCOUNT_STRIPES)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
             register: DefaultKeyedRateLimiter::dashmap(per_hour(l.register_per_client_per_hour)),
             recovery: DefaultKeyedRateLimiter::dashmap(per_hour(l.recovery_per_client_per_hour)),
             mails: DefaultKeyedRateLimiter::dashmap(per_hour(l.mails_per_address_per_hour)),
         }
+    }
+
+    /// Waits for the turn of `email`'s account: its logins are checked one at a time (in this
+    /// instance), so parallel guesses cannot all pass one reading of its failure count, and
+    /// parallel *successful* logins (a script's workers sharing an account) never add up to a
+    /// burst of failures, since each clears the count before the next is counted. Accounts share
+    /// a fixed number of stripes; argon2 runs at most one hash per core anyway.
+    pub async fn account_turn(&self, email: &str) -> tokio::sync::MutexGuard<'_, ()> {
+        use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+        let hash = BuildHasherDefault::<DefaultHasher>::default().hash_one(email);
+        self.account_turns[(hash % ACCOUNT_STRIPES as u64) as usize]
+            .lock()
+            .await
     }
 
     /// Forgets keys whose allowance is full again, so the maps hold only recent clients.

@@ -136,8 +136,8 @@ async fn login(
     let value = body.value()?;
     let email = required_str(&value, "email")?.trim().to_lowercase();
     let password = required_str(&value, "password")?.to_owned();
-    // Counted before the check (and cleared by a success), so parallel guesses cannot all pass
-    // one reading of the count.
+    // Counted before the check (and cleared by a success), one login of the account at a time.
+    let _turn = state.limiters.account_turn(&email).await;
     reserve_login(&state, &email).await?;
     let user = {
         let mut conn = state.db.read().await?;
