@@ -181,8 +181,12 @@ async fn sweep(state: AppState) {
                 let before = chrono::Utc::now() - state.config.limits.login_forget_after;
                 let forgotten = async {
                     let mut tx = state.db.begin().await?;
-                    users::forget_old_login_failures(&mut tx, before).await?;
-                    tx.commit().await
+                    // Committed only when something was dropped: every commit empties the read
+                    // caches, and an idle server should keep them.
+                    if users::forget_old_login_failures(&mut tx, before).await? > 0 {
+                        tx.commit().await?;
+                    }
+                    Ok::<_, sqlx::Error>(())
                 };
                 if let Err(e) = forgotten.await {
                     tracing::warn!(error = %e, "cannot drop old login failure counts");
