@@ -619,6 +619,34 @@ proptest! {
     }
 
     #[test]
+    fn a_certificate_decayed_twice_expects_what_one_decay_does(
+        activity in 1.0f64..1e4,
+        d1 in 0u32..1500,
+        d2 in 0u32..1500,
+        i in 0usize..3,
+    ) {
+        // Re-certifying the source at t1 with its decayed activity, then measuring at t1 + t2,
+        // expects the same as measuring the original certificate at t1 + t2.
+        let nuclide = [Nuclide::Co57, Nuclide::Ba133, Nuclide::Cs137][i];
+        let start = read::parse_time("2020-01-01T12:00:00Z").unwrap();
+        let t1 = start + chrono::Duration::days(d1 as i64);
+        let t2 = t1 + chrono::Duration::days(d2 as i64);
+        let expected = |activity: f64, date, at| {
+            let test = SourceTest {
+                unit: "MBq".into(),
+                measured_at: Some(at),
+                sources: vec![SourceReadings { nuclide, certificate: Some(Certificate { activity, date }),
+                    readings: vec![1.0] }],
+            };
+            accuracy(&test, tol(TestKind::Accuracy).limits()).sources[0].expected.expected_activity
+        };
+        let recertified = expected(activity, start, t1);
+        let two_steps = expected(recertified, t1, t2);
+        let one_step = expected(activity, start, t2);
+        prop_assert!(((two_steps - one_step) / one_step).abs() < 1e-12);
+    }
+
+    #[test]
     fn the_verdict_never_improves_as_the_deviation_grows(a in 0.0f64..30.0, b in 0.0f64..30.0) {
         let l = tol(TestKind::Geometry).limits();
         let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
