@@ -66,26 +66,28 @@ fn walk(v: &Value, path: &mut String, errors: &mut Vec<FieldError>) {
                 path.truncate(len);
             }
         }
-        Value::Object(map) => {
-            for (key, item) in map {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-                if key.chars().any(is_forbidden_control) {
-                    errors.push(FieldError::new(
-                        path.as_str(),
-                        FieldCode::InvalidValue,
-                        "the key must not contain control characters",
-                    ));
-                } else {
-                    walk(item, path, errors);
-                }
-                path.truncate(len);
-            }
-        }
+        Value::Object(map) => walk_object(map, path, errors),
         _ => {}
+    }
+}
+
+fn walk_object(map: &Map<String, Value>, path: &mut String, errors: &mut Vec<FieldError>) {
+    for (key, item) in map {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
+        if key.chars().any(is_forbidden_control) {
+            errors.push(FieldError::new(
+                path.as_str(),
+                FieldCode::InvalidValue,
+                "the key must not contain control characters",
+            ));
+        } else {
+            walk(item, path, errors);
+        }
+        path.truncate(len);
     }
 }
 
@@ -104,6 +106,14 @@ fn text_error(s: &str, path: &str) -> Option<FieldError> {
             format!("must be at most {MAX_LONG_TEXT} characters"),
         )
     })
+}
+
+/// [`check_body_limits`] for an object's fields (query filters, multipart fields), without
+/// building a JSON value around them.
+pub fn check_object_limits(fields: &Map<String, Value>) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    walk_object(fields, &mut String::new(), &mut errors);
+    errors
 }
 
 /// Checks one query-string or multipart text value the same way as [`check_body_limits`].

@@ -198,7 +198,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             .transpose()?
             .unwrap_or(DEFAULT_PAGE_SIZE)
             .min(MAX_PAGE_SIZE);
-        let errors = registry_core::payload::check_body_limits(&Value::Object(filters.clone()));
+        let errors = registry_core::payload::check_object_limits(&filters);
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors));
         }

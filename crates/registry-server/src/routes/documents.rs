@@ -170,14 +170,10 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
             fields.insert(name, Value::String(text));
         }
     }
-    let fields_value = Value::Object(fields);
-    let errors = registry_core::payload::check_body_limits(&fields_value);
+    let errors = registry_core::payload::check_object_limits(&fields);
     if !errors.is_empty() {
         return Err(ApiError::Validation(errors));
     }
-    let Value::Object(fields) = fields_value else {
-        unreachable!("built as an object")
-    };
     Ok(Upload { fields, file })
 }
 
