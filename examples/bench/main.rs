@@ -328,7 +328,7 @@ async fn start_server(
 }
 
 /// Seeds the data set and the benchmark's Administrator; returns what was created.
-async fn prepare(url: &str, plan: &SeedPlan, postgres: bool) -> anyhow::Result<(Seeded, Duration)> {
+async fn prepare(url: &str, plan: &SeedPlan) -> anyhow::Result<(Seeded, Duration)> {
     let started = Instant::now();
     let db = Db::connect(url).await?;
     let seeded = seed(&db, plan).await?;
@@ -351,14 +351,9 @@ async fn prepare(url: &str, plan: &SeedPlan, postgres: bool) -> anyhow::Result<(
     };
     let mut tx = db.begin().await?;
     users::save(&mut tx, &admin, true).await?;
+    tx.commit().await?;
     // Fresh statistics, as autovacuum (PostgreSQL) or a periodic ANALYZE (SQLite) would give.
-    if postgres {
-        tx.commit().await?;
-        sqlx::raw_sql("VACUUM ANALYZE").execute(&db.pool).await?;
-    } else {
-        sqlx::raw_sql("ANALYZE").execute(&mut *tx).await?;
-        tx.commit().await?;
-    }
+    db.analyze().await?;
     db.close().await;
     Ok((seeded, started.elapsed()))
 }
@@ -471,7 +466,7 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
         );
         Duration::ZERO
     } else {
-        let (seeded, seeding) = prepare(&url, &args.plan, database == "postgres").await?;
+        let (seeded, seeding) = prepare(&url, &args.plan).await?;
         eprintln!("[{database}] seeded in {:.1} s", seeding.as_secs_f64());
         std::fs::write(&ids_file, seeded.facility_ids.join("\n"))?;
         seeding

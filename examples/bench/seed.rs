@@ -8,14 +8,15 @@ use chrono::{Days, NaiveDate};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use registry_core::equipment::local_date;
+use registry_core::equipment::{Reference, TestType};
 use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
 use registry_core::{Department, MainRole, Practice, Radioisotope, Responsibility, Role};
 use registry_server::auth::hash_password;
-use registry_server::db::{Db, new_id, now};
+use registry_server::db::{Conn, Db, new_id, now};
+use registry_server::store::equipment_types;
 use registry_server::store::facilities::{self, FacilityRecord, Param, insert_rows};
 use registry_server::store::users::{self, UserRow};
-use sqlx::AnyConnection;
 
 /// What to create.
 #[derive(Debug, Clone, Copy)]
@@ -142,50 +143,32 @@ fn user(name: String, email: String, role: Role, password_hash: &str) -> UserRow
     }
 }
 
-/// The test types of each seeded equipment type, created when missing: `(equipment type, ids)`.
-async fn test_types(conn: &mut AnyConnection) -> anyhow::Result<Vec<(String, Vec<String>)>> {
+/// The test types of each seeded equipment type, created when missing (fixed ids, so repeated
+/// seeds of one database share them): `(equipment type, ids)`.
+async fn test_types(conn: &mut Conn) -> anyhow::Result<Vec<(String, Vec<String>)>> {
     let mut out = Vec::new();
-    for (equipment_type, tests) in TEST_TYPES {
+    for (t, (equipment_type, tests)) in TEST_TYPES.iter().enumerate() {
         let mut ids = Vec::new();
-        for (name, days) in *tests {
-            let existing: Option<String> = sqlx::query_scalar(
-                "SELECT id FROM test_types WHERE equipment_type_id = $1 AND name_key = $2",
-            )
-            .bind(*equipment_type)
-            .bind(registry_server::db::search_key(name))
-            .fetch_optional(&mut *conn)
-            .await?;
-            let id = match existing {
-                Some(id) => id,
-                None => {
-                    let at = now();
-                    let id = new_id();
-                    insert_rows(
-                        conn,
-                        "test_types",
-                        &[
-                            "id",
-                            "name",
-                            "name_key",
-                            "equipment_type_id",
-                            "expiration_in_days",
-                            "created_at",
-                            "updated_at",
-                        ],
-                        vec![vec![
-                            Param::Text(Some(id.clone())),
-                            Param::Text(Some((*name).to_owned())),
-                            Param::Text(Some(registry_server::db::search_key(name))),
-                            Param::Text(Some((*equipment_type).to_owned())),
-                            Param::Int(*days),
-                            Param::Text(Some(at.clone())),
-                            Param::Text(Some(at)),
-                        ]],
-                    )
-                    .await?;
-                    id
-                }
-            };
+        for (n, (name, days)) in tests.iter().enumerate() {
+            let id = format!("00000000-0000-7000-9000-{:06}{n:06}", t);
+            if equipment_types::get_test_type(conn, &id).await?.is_none() {
+                let at = now();
+                let test_type = TestType {
+                    id: id.clone(),
+                    name: (*name).to_owned(),
+                    type_of_equipment: Reference {
+                        id: (*equipment_type).to_owned(),
+                        name: String::new(),
+                    },
+                    expiration_in_days: *days,
+                    description: None,
+                    kind: None,
+                    tolerances: None,
+                    created_at: at.clone(),
+                    updated_at: at,
+                };
+                equipment_types::save_test_type(conn, &test_type, true).await?;
+            }
             ids.push(id);
         }
         out.push(((*equipment_type).to_owned(), ids));
@@ -383,11 +366,9 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         test_rows,
     )
     .await?;
-    if db.backend == registry_server::db::Backend::Postgres {
-        // Fresh statistics, so the planner sees the loaded tables as they are, and a visibility
-        // map, so the last-date lookups are index-only (autovacuum would do both, later).
-        sqlx::raw_sql("VACUUM ANALYZE").execute(&db.pool).await?;
-    }
+    // Fresh statistics, so the planner sees the loaded tables as they are (and on PostgreSQL a
+    // visibility map, so the last-date lookups are index-only): autovacuum would do both, later.
+    db.analyze().await?;
     // The bulk insert bypassed the store's bookkeeping of the latest test per pair.
     let mut tx = db.begin().await?;
     registry_server::store::qc_tests::refresh_last(&mut tx, None, None).await?;

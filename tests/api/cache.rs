@@ -4,7 +4,6 @@
 use crate::helpers::{Backend, TestApp, facility_payload};
 use crate::on_both_databases;
 use serde_json::{Value, json};
-use sqlx::Connection;
 use std::time::{Duration, Instant};
 
 on_both_databases!(
@@ -117,19 +116,6 @@ async fn cached_reads_follow_every_write(app: TestApp) {
     assert_eq!(mine["list"][0]["_id"], other["_id"]);
 }
 
-/// A separate connection to the test's database, outside the server: its writes are not
-/// announced, which shows whether an answer came from memory.
-async fn outside_connection(app: &TestApp) -> sqlx::AnyConnection {
-    sqlx::any::install_default_drivers();
-    let url = app
-        .state
-        .config
-        .database_url
-        .clone()
-        .unwrap_or_else(|| registry_server::db::Db::default_url(&app.state.config.data_dir));
-    sqlx::AnyConnection::connect(&url).await.unwrap()
-}
-
 async fn rename_outside(conn: &mut sqlx::AnyConnection, id: &str, name: &str) {
     sqlx::query("UPDATE facilities SET name = $1 WHERE id = $2")
         .bind(name)
@@ -146,7 +132,7 @@ async fn answers_are_reused_until_a_write(app: TestApp) {
     let id = facility["_id"].as_str().unwrap();
     let path = format!("/api/facility/{id}");
     app.get(&path, &app.admin).await.expect(200);
-    let mut outside = outside_connection(&app).await;
+    let mut outside = app.outside_connection().await;
     rename_outside(&mut outside, id, "Renomeada por fora").await;
     // Served from memory: the unannounced change is not seen…
     assert_eq!(
@@ -171,7 +157,7 @@ async fn answers_are_reused_until_a_write(app: TestApp) {
     let id = facility["_id"].as_str().unwrap();
     let path = format!("/api/facility/{id}");
     uncached.get(&path, &uncached.admin).await.expect(200);
-    let mut outside = outside_connection(&uncached).await;
+    let mut outside = uncached.outside_connection().await;
     rename_outside(&mut outside, id, "Vista na hora").await;
     assert_eq!(
         uncached.get(&path, &uncached.admin).await.expect(200)["name"],
@@ -248,8 +234,11 @@ async fn instances_on_one_postgres_see_each_others_writes() {
 async fn sqlite_readers_cannot_write() {
     let app = TestApp::spawn(Backend::Sqlite).await.expect("SQLite app");
     let mut conn = app.state.db.read().await.unwrap();
+    let registry_server::db::BackendConn::Sqlite(conn) = conn.backend() else {
+        panic!("a SQLite app reads SQLite");
+    };
     let refused = sqlx::query("UPDATE facilities SET name = 'x'")
-        .execute(&mut *conn)
+        .execute(conn)
         .await;
     assert!(
         refused.is_err(),

@@ -129,7 +129,7 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
         "SELECT action FROM audit_events WHERE entity_id = $1 AND action LIKE 'email%' ORDER BY id",
     )
     .bind(&id)
-    .fetch_all(&app.state.db.pool)
+    .fetch_all(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!(actions, ["email_scheduled", "email_sent"]);
@@ -169,7 +169,7 @@ async fn failed_sends_are_retried_with_backoff(backend: Backend) {
         "SELECT next_attempt_at FROM email_schedules WHERE document_id = $1",
     )
     .bind(&id)
-    .fetch_one(&app.state.db.pool)
+    .fetch_one(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert!(first_retry.as_str() > s["sendAt"].as_str().unwrap());
@@ -240,7 +240,7 @@ async fn two_instances_send_each_schedule_exactly_once() {
         );
     }
     let attempts: Vec<i64> = sqlx::query_scalar("SELECT attempts FROM email_schedules")
-        .fetch_all(&first.state.db.pool)
+        .fetch_all(&mut first.outside_connection().await)
         .await
         .unwrap();
     assert_eq!(attempts, vec![1; N]);

@@ -714,7 +714,7 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
         "SELECT action FROM audit_events WHERE entity = 'document' AND entity_id = $1 ORDER BY id",
     )
     .bind(&id)
-    .fetch_all(&app.state.db.pool)
+    .fetch_all(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!(actions, ["uploaded", "signed"]);
@@ -994,7 +994,7 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
         "SELECT COUNT(*) FROM documents WHERE id = $1 AND archived_at IS NOT NULL",
     )
     .bind(&doc)
-    .fetch_one(&app.state.db.pool)
+    .fetch_one(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!(kept, 1);
@@ -1002,7 +1002,7 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
         "SELECT action FROM audit_events WHERE entity = 'document' AND entity_id = $1 ORDER BY id",
     )
     .bind(&doc)
-    .fetch_all(&app.state.db.pool)
+    .fetch_all(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!(actions, ["uploaded", "commented", "commented", "deleted"]);

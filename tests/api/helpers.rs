@@ -132,6 +132,19 @@ async fn fresh_postgres_database() -> Option<String> {
 }
 
 impl TestApp {
+    /// A separate connection to the test's database, outside the server (through sqlx's `Any`
+    /// driver, for checks that read tables no endpoint shows): its writes are not announced to
+    /// the server, which shows whether an answer came from memory.
+    pub async fn outside_connection(&self) -> sqlx::AnyConnection {
+        use sqlx::Connection;
+        sqlx::any::install_default_drivers();
+        let url =
+            self.state.config.database_url.clone().unwrap_or_else(|| {
+                registry_server::db::Db::default_url(&self.state.config.data_dir)
+            });
+        sqlx::AnyConnection::connect(&url).await.unwrap()
+    }
+
     /// Starts a server, or `None` when the backend is not available here (PostgreSQL outside CI).
     pub async fn spawn(backend: Backend) -> Option<TestApp> {
         Self::spawn_with(backend, |_| {}).await

@@ -200,7 +200,7 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
         .expect_error(400, "bad_request");
     // Every write is audited.
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit_events WHERE entity = 'receipt'")
-        .fetch_one(&app.state.db.pool)
+        .fetch_one(&mut app.outside_connection().await)
         .await
         .unwrap();
     assert_eq!(n, 4);
@@ -518,7 +518,7 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
         "SELECT action FROM audit_events WHERE entity = 'waste' AND entity_id = $1 ORDER BY id",
     )
     .bind(id(&old))
-    .fetch_all(&app.state.db.pool)
+    .fetch_all(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!(actions, ["create", "release"]);
@@ -773,7 +773,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
         0
     );
     let planned: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notice_runs")
-        .fetch_one(&app.state.db.pool)
+        .fetch_one(&mut app.outside_connection().await)
         .await
         .unwrap();
     assert_eq!(planned, 0, "nothing planned before the hour");
@@ -802,7 +802,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
         "SELECT status, attempts, last_error FROM notice_digests WHERE facility_id = $1",
     )
     .bind(&facility)
-    .fetch_one(&app.state.db.pool)
+    .fetch_one(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!((row.0.as_str(), row.1), ("pending", 1));
@@ -840,7 +840,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
         "SELECT status, attempts, sent_at FROM notice_digests WHERE facility_id = $1",
     )
     .bind(&facility)
-    .fetch_one(&app.state.db.pool)
+    .fetch_one(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!((row.0.as_str(), row.1), ("sent", 2));
@@ -849,7 +849,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
         "SELECT action FROM audit_events WHERE entity_id = $1 AND action LIKE 'digest%' ORDER BY id",
     )
     .bind(&facility)
-    .fetch_all(&app.state.db.pool)
+    .fetch_all(&mut app.outside_connection().await)
     .await
     .unwrap();
     assert_eq!(actions, ["digest_retry", "digest_sent"]);
@@ -857,7 +857,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
     let tomorrow = Utc::now() + chrono::Duration::days(1);
     assert_eq!(both(tomorrow).await, 1);
     let days: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notice_runs")
-        .fetch_one(&app.state.db.pool)
+        .fetch_one(&mut app.outside_connection().await)
         .await
         .unwrap();
     assert_eq!(days, 2);

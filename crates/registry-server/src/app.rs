@@ -260,9 +260,8 @@ async fn method_not_allowed() -> impl IntoResponse {
 }
 
 async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
-    sqlx::query_scalar::<_, i64>("SELECT 1")
-        .fetch_one(&state.db.pool)
-        .await?;
+    let mut conn = state.db.read().await?;
+    crate::store::ping(&mut conn).await?;
     Ok(Json(serde_json::json!({"status": "ready"})))
 }
 

@@ -14,7 +14,6 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use registry_core::Role;
 use registry_core::user::is_staff;
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 
 pub struct JwtKeys {
     encoding: EncodingKey,
@@ -239,21 +238,15 @@ impl FromRequestParts<AppState> for Caller {
 
 async fn load_user(state: &AppState, id: &str) -> Result<Option<UserAuth>> {
     let mut conn = state.db.read().await?;
-    let Some(row) =
-        sqlx::query("SELECT name, email, roles, active, token_version FROM users WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&mut *conn)
-            .await?
-    else {
-        return Ok(None);
-    };
-    Ok(Some(UserAuth {
-        name: row.try_get("name")?,
-        email: row.try_get("email")?,
-        roles: serde_json::from_str(&row.try_get::<String, _>("roles")?).context("stored roles")?,
-        active: row.try_get::<i64, _>("active")? != 0,
-        token_version: row.try_get("token_version")?,
-    }))
+    Ok(crate::store::users::by_id(&mut conn, id)
+        .await?
+        .map(|user| UserAuth {
+            name: user.name,
+            email: user.email,
+            roles: user.roles,
+            active: user.active,
+            token_version: user.token_version,
+        }))
 }
 
 /// `Some(caller)` with a valid token, `None` without an Authorization header; a bad token is

@@ -1,5 +1,7 @@
-//! The database handle: one `sqlx::Any` pool over SQLite (default) or PostgreSQL, chosen from the
-//! URL scheme, with portable SQL (`$n` parameters, text timestamps) and migrations run at start.
+//! The database handle: SQLite (default) or PostgreSQL, chosen from the URL scheme, each through
+//! its own sqlx driver with its own schema and migrations (`migrations/sqlite`,
+//! `migrations/postgres`). A [`Conn`] is one connection of either kind; the storage interface
+//! ([`crate::store`]) takes it and hands it to the backend that owns the SQL.
 //!
 //! Every write goes through a [`Tx`]; its commit advances the handle's *generation*, which the
 //! read cache ([`crate::cache`]) compares against. On PostgreSQL the commit also sends a
@@ -7,8 +9,12 @@
 
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
-use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::{AnyConnection, AnyPool, Transaction};
+use sqlx::pool::PoolConnection;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{PgConnection, Postgres, Sqlite, SqliteConnection, Transaction};
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::str::FromStr;
@@ -16,7 +22,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -25,18 +32,27 @@ pub enum Backend {
 }
 
 #[derive(Clone)]
+enum Pools {
+    /// Query-only readers, and a single writer connection so that writes queue in-process
+    /// instead of failing with "database is locked".
+    Sqlite {
+        readers: SqlitePool,
+        writer: SqlitePool,
+    },
+    Postgres(PgPool),
+}
+
+#[derive(Clone)]
 pub struct Db {
-    /// Readers (and writers on PostgreSQL).
-    pub pool: AnyPool,
-    /// On SQLite a single connection, so writes queue in-process instead of failing with
-    /// "database is locked"; on PostgreSQL the same pool as `pool`.
-    writer: AnyPool,
+    pools: Pools,
     pub backend: Backend,
     /// Advanced after every committed write (of this process, and on PostgreSQL of every
     /// process, through `LISTEN`).
     generation: Arc<AtomicU64>,
     /// The PostgreSQL listener task, stopped when the last handle is dropped.
     listener: Arc<Listener>,
+    /// Names this handle in its change notifications, so that its listener skips its own.
+    instance: Arc<str>,
 }
 
 /// How long a request waits for a PostgreSQL connection before it is answered 503.
@@ -56,12 +72,40 @@ impl Drop for Listener {
     }
 }
 
-/// The transaction that holds every write of one request. It dereferences to the connection;
+/// One database connection: a pooled read connection or a write transaction, of either backend.
+/// Every storage function takes `&mut Conn`; a [`Tx`] dereferences to one.
+pub struct Conn(Inner);
+
+enum Inner {
+    SqliteRead(PoolConnection<Sqlite>),
+    SqliteTx(Transaction<'static, Sqlite>),
+    PostgresRead(PoolConnection<Postgres>),
+    PostgresTx(Transaction<'static, Postgres>),
+}
+
+/// The connection of one backend, for the storage interface to hand to that backend's queries.
+pub enum BackendConn<'a> {
+    Sqlite(&'a mut SqliteConnection),
+    Postgres(&'a mut PgConnection),
+}
+
+impl Conn {
+    pub fn backend(&mut self) -> BackendConn<'_> {
+        match &mut self.0 {
+            Inner::SqliteRead(c) => BackendConn::Sqlite(c),
+            Inner::SqliteTx(t) => BackendConn::Sqlite(t),
+            Inner::PostgresRead(c) => BackendConn::Postgres(c),
+            Inner::PostgresTx(t) => BackendConn::Postgres(t),
+        }
+    }
+}
+
+/// The transaction that holds every write of one request. It dereferences to its [`Conn`];
 /// [`Tx::commit`] publishes the change. Dropped without a commit, it rolls back.
 pub struct Tx {
-    inner: Transaction<'static, sqlx::Any>,
+    conn: Conn,
     generation: Arc<AtomicU64>,
-    backend: Backend,
+    instance: Arc<str>,
 }
 
 impl Tx {
@@ -71,25 +115,26 @@ impl Tx {
     /// every write transaction runs on the one writer connection, one after another, already.
     /// Call it first, before reading what the checks look at.
     pub async fn lock(&mut self, table: &'static str, id: &str) -> Result<(), sqlx::Error> {
-        if self.backend == Backend::Postgres {
-            sqlx::query(sqlx::AssertSqlSafe(format!(
-                "SELECT 1 FROM {table} WHERE id = $1 FOR UPDATE"
-            )))
-            .bind(id)
-            .fetch_optional(&mut *self.inner)
-            .await?;
-        }
-        Ok(())
+        crate::store::lock_row(&mut self.conn, table, id).await
     }
 
-    pub async fn commit(mut self) -> Result<(), sqlx::Error> {
-        if self.backend == Backend::Postgres {
-            // Delivered to every listener when (and only if) the transaction commits.
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("NOTIFY {CHANGES_CHANNEL}")))
-                .execute(&mut *self.inner)
-                .await?;
-        }
-        let committed = self.inner.commit().await;
+    pub async fn commit(self) -> Result<(), sqlx::Error> {
+        let committed = match self.conn.0 {
+            Inner::SqliteTx(t) => t.commit().await,
+            Inner::PostgresTx(mut t) => {
+                // Delivered to every listener when (and only if) the transaction commits; the
+                // payload names this instance, whose listener skips it (counted below already).
+                sqlx::query("SELECT pg_notify($1, $2)")
+                    .bind(CHANGES_CHANNEL)
+                    .bind(&*self.instance)
+                    .execute(&mut *t)
+                    .await?;
+                t.commit().await
+            }
+            Inner::SqliteRead(_) | Inner::PostgresRead(_) => {
+                unreachable!("a Tx holds a transaction")
+            }
+        };
         // After the commit (and even after a failed one, which may have been applied before the
         // connection broke): a reader that saw the old generation either read the old data (and
         // its cached answer is now stale and ignored) or the new data.
@@ -99,102 +144,90 @@ impl Tx {
 }
 
 impl Deref for Tx {
-    type Target = AnyConnection;
-    fn deref(&self) -> &AnyConnection {
-        &self.inner
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
+        &self.conn
     }
 }
 
 impl DerefMut for Tx {
-    fn deref_mut(&mut self) -> &mut AnyConnection {
-        &mut self.inner
+    fn deref_mut(&mut self) -> &mut Conn {
+        &mut self.conn
     }
 }
 
 impl Db {
     pub async fn connect(url: &str) -> anyhow::Result<Db> {
-        sqlx::any::install_default_drivers();
-        let backend = if url.starts_with("sqlite:") {
-            Backend::Sqlite
+        if url.starts_with("sqlite:") {
+            Self::connect_sqlite(url).await
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            Backend::Postgres
+            Self::connect_postgres(url).await
         } else {
             anyhow::bail!("REGISTRY_DATABASE_URL must start with sqlite: or postgres:");
-        };
-        let options = AnyConnectOptions::from_str(url).context("invalid database URL")?;
-        let db = match backend {
-            Backend::Sqlite => {
-                let writer = AnyPoolOptions::new()
-                    .max_connections(1)
-                    .after_connect(|conn, _| sqlite_pragmas(conn, false))
-                    .connect_with(options.clone())
-                    .await
-                    .context("cannot open the SQLite database")?;
-                // Two readers per core: more only add page caches (4 MiB each) and thread
-                // switches on a small machine (docs/benchmarks.md).
-                let readers = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
-                let pool = AnyPoolOptions::new()
-                    .max_connections(readers as u32)
-                    .after_connect(|conn, _| sqlite_pragmas(conn, true))
-                    .connect_with(options)
-                    .await?;
-                Db {
-                    pool,
-                    writer,
-                    backend,
-                    generation: Arc::default(),
-                    listener: Arc::default(),
-                }
-            }
-            Backend::Postgres => {
-                let pool = AnyPoolOptions::new()
-                    .max_connections(16)
-                    // A database that cannot be reached is answered with 503 after this long
-                    // (connecting is retried until then), not after a client's patience runs out.
-                    .acquire_timeout(ACQUIRE_TIMEOUT)
-                    .connect_with(options)
-                    .await
-                    .context("cannot connect to PostgreSQL")?;
-                let generation = Arc::<AtomicU64>::default();
-                let listener = listen_for_changes(url, generation.clone()).await?;
-                Db {
-                    writer: pool.clone(),
-                    pool,
-                    backend,
-                    generation,
-                    listener: Arc::new(Listener(Some(listener))),
-                }
-            }
-        };
-        MIGRATOR
-            .run(&db.writer)
-            .await
-            .context("database migrations failed")?;
-        db.ensure_search_index().await?;
-        Ok(db)
+        }
     }
 
-    /// The facility search (`q`, a substring of name, company name, cnpj and cities) can use a
-    /// trigram index on PostgreSQL (pg_trgm, a backend-specific kind of index, so it is created
-    /// here rather than in the shared migrations). It is optional: without the extension, search
-    /// still works, reading the table. Its pending list is off (`fastupdate = off`): each write
-    /// updates the index at once, so searches do not slow down as writes pile up in the pending
-    /// list between vacuums. (An FTS5 trigram index on SQLite was measured slower for
-    /// the broad terms people type, and it slows every write: see docs/benchmarks.md.)
-    async fn ensure_search_index(&self) -> anyhow::Result<()> {
-        if self.backend == Backend::Postgres {
-            let created = sqlx::raw_sql(
-                "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
-                 CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
-                 ALTER INDEX facilities_search_trgm SET (fastupdate = off);",
-            )
-            .execute(&self.writer)
-            .await;
-            if let Err(e) = created {
-                tracing::warn!(error = %e, "no pg_trgm index for facility search; searches will read the whole table");
-            }
-        }
-        Ok(())
+    /// WAL (readers never block the writer), foreign keys, and a busy timeout for the moments
+    /// another process holds the lock. Reader connections are query-only, so a write can only
+    /// happen in a [`Tx`] (which publishes it).
+    async fn connect_sqlite(url: &str) -> anyhow::Result<Db> {
+        let options = SqliteConnectOptions::from_str(url)
+            .context("invalid database URL")?
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10))
+            .pragma("cache_size", "-4000");
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await
+            .context("cannot open the SQLite database")?;
+        SQLITE_MIGRATIONS
+            .run(&writer)
+            .await
+            .context("database migrations failed")?;
+        // Two readers per core: more only add page caches (4 MiB each) and thread switches on a
+        // small machine (docs/benchmarks.md).
+        let readers = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
+        let readers = SqlitePoolOptions::new()
+            .max_connections(readers as u32)
+            .connect_with(options.pragma("query_only", "ON"))
+            .await?;
+        Ok(Db {
+            pools: Pools::Sqlite { readers, writer },
+            backend: Backend::Sqlite,
+            generation: Arc::default(),
+            listener: Arc::default(),
+            instance: new_id().into(),
+        })
+    }
+
+    async fn connect_postgres(url: &str) -> anyhow::Result<Db> {
+        let options = PgConnectOptions::from_str(url).context("invalid database URL")?;
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            // A database that cannot be reached is answered with 503 after this long
+            // (connecting is retried until then), not after a client's patience runs out.
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(options)
+            .await
+            .context("cannot connect to PostgreSQL")?;
+        POSTGRES_MIGRATIONS
+            .run(&pool)
+            .await
+            .context("database migrations failed")?;
+        ensure_search_index(&pool).await;
+        let generation = Arc::<AtomicU64>::default();
+        let instance: Arc<str> = new_id().into();
+        let listener = listen_for_changes(url, generation.clone(), instance.clone()).await?;
+        Ok(Db {
+            pools: Pools::Postgres(pool),
+            backend: Backend::Postgres,
+            generation,
+            listener: Arc::new(Listener(Some(listener))),
+            instance,
+        })
     }
 
     /// The default database: `registry.db` in the data folder.
@@ -207,10 +240,14 @@ impl Db {
 
     /// Starts the transaction that holds every write of one request.
     pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
+        let inner = match &self.pools {
+            Pools::Sqlite { writer, .. } => Inner::SqliteTx(writer.begin().await?),
+            Pools::Postgres(pool) => Inner::PostgresTx(pool.begin().await?),
+        };
         Ok(Tx {
-            inner: self.writer.begin().await?,
+            conn: Conn(inner),
             generation: self.generation.clone(),
-            backend: self.backend,
+            instance: self.instance.clone(),
         })
     }
 
@@ -220,24 +257,67 @@ impl Db {
         self.generation.load(Ordering::Acquire)
     }
 
-    pub async fn read(&self) -> Result<sqlx::pool::PoolConnection<sqlx::Any>, sqlx::Error> {
-        self.pool.acquire().await
+    /// A pooled read connection (query-only on SQLite).
+    pub async fn read(&self) -> Result<Conn, sqlx::Error> {
+        Ok(Conn(match &self.pools {
+            Pools::Sqlite { readers, .. } => Inner::SqliteRead(readers.acquire().await?),
+            Pools::Postgres(pool) => Inner::PostgresRead(pool.acquire().await?),
+        }))
+    }
+
+    /// Fresh planner statistics after a bulk load: `ANALYZE` on SQLite, `VACUUM ANALYZE` on
+    /// PostgreSQL (which also builds the visibility map index-only scans need).
+    pub async fn analyze(&self) -> Result<(), sqlx::Error> {
+        match &self.pools {
+            Pools::Sqlite { writer, .. } => {
+                sqlx::raw_sql("ANALYZE").execute(writer).await.map(drop)
+            }
+            Pools::Postgres(pool) => sqlx::raw_sql("VACUUM ANALYZE")
+                .execute(pool)
+                .await
+                .map(drop),
+        }
     }
 
     pub async fn close(&self) {
         if let Some(task) = &self.listener.0 {
             task.abort();
         }
-        self.pool.close().await;
-        self.writer.close().await;
+        match &self.pools {
+            Pools::Sqlite { readers, writer } => {
+                readers.close().await;
+                writer.close().await;
+            }
+            Pools::Postgres(pool) => pool.close().await,
+        }
     }
 }
 
-/// Listens on PostgreSQL for the commits of every instance. A lost connection is re-established;
-/// as notifications may have been missed meanwhile, the generation advances then too.
+/// The facility search (`q`, a substring of name, company name, cnpj and cities) uses a trigram
+/// index on PostgreSQL (pg_trgm, an extension, so it is created here rather than in the
+/// migrations). It is optional: without the extension, search still works, reading the table.
+/// Its pending list is off (`fastupdate = off`): each write updates the index at once, so
+/// searches do not slow down as writes pile up in the pending list between vacuums.
+async fn ensure_search_index(pool: &PgPool) {
+    let created = sqlx::raw_sql(
+        "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
+         CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
+         ALTER INDEX facilities_search_trgm SET (fastupdate = off);",
+    )
+    .execute(pool)
+    .await;
+    if let Err(e) = created {
+        tracing::warn!(error = %e, "no pg_trgm index for facility search; searches will read the whole table");
+    }
+}
+
+/// Listens on PostgreSQL for the commits of other instances (this one's advanced the generation
+/// when they committed). A lost connection is re-established; as notifications may have been
+/// missed meanwhile, the generation advances then too.
 async fn listen_for_changes(
     url: &str,
     generation: Arc<AtomicU64>,
+    instance: Arc<str>,
 ) -> anyhow::Result<tokio::task::AbortHandle> {
     let mut listener = sqlx::postgres::PgListener::connect(url)
         .await
@@ -246,6 +326,11 @@ async fn listen_for_changes(
     let task = tokio::spawn(async move {
         loop {
             let received = listener.try_recv().await;
+            if let Ok(Some(n)) = &received
+                && n.payload() == &*instance
+            {
+                continue;
+            }
             generation.fetch_add(1, Ordering::AcqRel);
             if let Err(e) = received {
                 tracing::warn!(error = %e, "lost the PostgreSQL change notifications; retrying");
@@ -254,27 +339,6 @@ async fn listen_for_changes(
         }
     });
     Ok(task.abort_handle())
-}
-
-/// Per-connection SQLite settings: WAL (readers never block the writer), foreign keys, and a
-/// busy timeout for the moments another process holds the lock. Reader connections are
-/// query-only, so a write can only happen in a [`Tx`] (which publishes it).
-fn sqlite_pragmas(
-    conn: &mut AnyConnection,
-    reader: bool,
-) -> futures::future::BoxFuture<'_, Result<(), sqlx::Error>> {
-    Box::pin(async move {
-        sqlx::raw_sql(if reader {
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
-             PRAGMA busy_timeout = 10000; PRAGMA cache_size = -4000; PRAGMA query_only = ON;"
-        } else {
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; \
-             PRAGMA busy_timeout = 10000; PRAGMA cache_size = -4000;"
-        })
-        .execute(conn)
-        .await
-        .map(|_| ())
-    })
 }
 
 /// A new record id (UUID v7: unique and ordered by creation).

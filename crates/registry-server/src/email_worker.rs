@@ -51,7 +51,6 @@ pub async fn run_once(state: &AppState, instance: &str) -> anyhow::Result<usize>
     let mut tx = state.db.begin().await?;
     let claimed = store::claim_due(
         &mut tx,
-        state.db.backend,
         instance,
         &timestamp(started),
         &timestamp(started + lease),

@@ -6,6 +6,7 @@
 
 use crate::app::AppState;
 use crate::config::NoticeSettings;
+use crate::db::Conn;
 use crate::db::{new_id, timestamp};
 use crate::email_worker::{Attempt, record_outcome};
 use crate::store::claims::Queue;
@@ -17,14 +18,13 @@ use lettre::message::header::ContentType;
 use registry_core::equipment::Reference;
 use registry_core::material::{IsoWeek, brasilia};
 use registry_core::notice::{Notice, NoticeKind, digest};
-use sqlx::AnyConnection;
 
 /// Digests claimed per round.
 const BATCH: i64 = 20;
 
 /// Everything that needs attention on `today` in the facilities of `scope`, by facility and kind.
 pub async fn gather(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     scope: &Scope,
     today: NaiveDate,
     settings: &NoticeSettings,
@@ -167,7 +167,7 @@ async fn plan(
     day: NaiveDate,
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
-    if store::day_planned(&mut *state.db.read().await?, &day.to_string()).await? {
+    if store::day_planned(&mut state.db.read().await?, &day.to_string()).await? {
         return Ok(());
     }
     let at = timestamp(now);
@@ -211,7 +211,6 @@ async fn send_due(state: &AppState, instance: &str, now: DateTime<Utc>) -> anyho
     let mut tx = state.db.begin().await?;
     let claimed = store::claim_digests(
         &mut tx,
-        state.db.backend,
         instance,
         &timestamp(now),
         &timestamp(now + lease),

@@ -3,6 +3,7 @@
 
 use crate::app::AppState;
 use crate::auth::{Caller, MaybeCaller, TokenSubject, hash_password, issue_token, verify_password};
+use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
@@ -26,7 +27,6 @@ use registry_core::values::password_problem;
 use registry_core::{FieldCode, Role};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use sqlx::{AnyConnection, Row};
 
 /// This module's part of the OpenAPI description.
 pub fn openapi() -> utoipa::openapi::OpenApi {
@@ -75,7 +75,7 @@ fn required_str<'a>(v: &'a Value, key: &str) -> Result<&'a str> {
 }
 
 async fn audit_user(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     actor: Option<&str>,
     action: &str,
     before: Option<&UserRow>,
@@ -294,11 +294,7 @@ fn tell_owner_of_registration(state: &AppState, email: &str) {
 }
 
 /// Refuses to leave the service without an active Administrator.
-async fn keep_an_administrator(
-    conn: &mut AnyConnection,
-    before: &UserRow,
-    after: &UserRow,
-) -> Result<()> {
+async fn keep_an_administrator(conn: &mut Conn, before: &UserRow, after: &UserRow) -> Result<()> {
     let was = before.active && before.roles.contains(&Role::Administrator);
     let is = after.active && after.roles.contains(&Role::Administrator);
     if was && !is && users::count_active_with_role(conn, Role::Administrator).await? <= 1 {
@@ -311,7 +307,7 @@ async fn keep_an_administrator(
 }
 
 /// The target of an edit or exclude, when the caller may manage them.
-async fn managed_target(conn: &mut AnyConnection, caller: &Caller, id: &str) -> Result<UserRow> {
+async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<UserRow> {
     let target = users::by_id(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
@@ -560,12 +556,7 @@ async fn password_recover(
         let token = required_str(&value, "token")?;
         let password = new_password(&value)?;
         let mut tx = state.db.begin().await?;
-        let row = sqlx::query(
-            "SELECT user_id, expires_at, used_at FROM password_resets WHERE token_hash = $1",
-        )
-        .bind(token_hash(token))
-        .fetch_optional(&mut *tx)
-        .await?;
+        let user_id = users::take_reset(&mut tx, &token_hash(token), &now()).await?;
         let invalid = || {
             ApiError::field(
                 "token",
@@ -573,18 +564,7 @@ async fn password_recover(
                 "is invalid, already used or expired; ask for a new one",
             )
         };
-        let row = row.ok_or_else(invalid)?;
-        let expires: String = row.try_get("expires_at")?;
-        let used: Option<String> = row.try_get("used_at")?;
-        if used.is_some() || expires < now() {
-            return Err(invalid());
-        }
-        let user_id: String = row.try_get("user_id")?;
-        sqlx::query("UPDATE password_resets SET used_at = $2 WHERE token_hash = $1")
-            .bind(token_hash(token))
-            .bind(now())
-            .execute(&mut *tx)
-            .await?;
+        let user_id = user_id.ok_or_else(invalid)?;
         let user = users::by_id(&mut tx, &user_id)
             .await?
             .filter(|u| u.active)
@@ -616,14 +596,7 @@ async fn password_recover(
         let token = hex::encode(raw);
         let expires = timestamp(Utc::now() + chrono::Duration::hours(1));
         let mut tx = state.db.begin().await?;
-        sqlx::query(
-            "INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
-        )
-        .bind(token_hash(&token))
-        .bind(&user.id)
-        .bind(expires)
-        .execute(&mut *tx)
-        .await?;
+        users::add_reset(&mut tx, &token_hash(&token), &user.id, &expires).await?;
         tx.commit().await?;
         let body = format!(
             "Hello {},\n\nA password recovery was requested for your Facility Registry account.\n\

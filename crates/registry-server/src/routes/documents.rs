@@ -4,6 +4,7 @@
 
 use crate::app::{AppState, JSON_BODY_LIMIT};
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
@@ -28,7 +29,6 @@ use registry_core::document::{
 use registry_core::{ErrorBody, FieldCode, FieldErrors, Role};
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use sqlx::AnyConnection;
 
 /// Roles that may sign, and send a document back for correction.
 const SIGNERS: &[Role] = &[Role::Administrator, Role::Physicist];
@@ -201,7 +201,7 @@ async fn store_file(state: &AppState, staged: &StagedFile, name: String) -> Resu
 /// Checks that new equipment and test references belong to the facility, and the test to the
 /// document's (possibly unchanged) equipment.
 async fn check_references(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     facility_id: &str,
     equipment: Option<&str>,
     test: Option<&str>,
@@ -240,7 +240,7 @@ fn invalid_transition(e: document::InvalidTransition) -> ApiError {
 }
 
 async fn record(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     id: &str,
     action: &str,
     caller: &Caller,
@@ -268,13 +268,13 @@ fn scope(caller: &Caller) -> DocumentFilter {
     }
 }
 
-async fn load(conn: &mut AnyConnection, caller: &Caller, id: &str) -> Result<Document> {
+async fn load(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Document> {
     store::view(conn, id, &scope(caller))
         .await?
         .ok_or_else(|| ApiError::not_found("document"))
 }
 
-async fn load_state(conn: &mut AnyConnection, id: &str) -> Result<DocumentState> {
+async fn load_state(conn: &mut Conn, id: &str) -> Result<DocumentState> {
     store::state(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("document"))
@@ -485,7 +485,7 @@ async fn edit(State(state): State<AppState>, caller: Caller, request: Request) -
 
 /// Whether this edit may apply to the document as it is now.
 async fn check_edit(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     caller: &Caller,
     current: &DocumentState,
     draft: &DocumentDraft,

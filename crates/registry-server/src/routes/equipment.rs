@@ -3,6 +3,7 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
@@ -18,7 +19,6 @@ use registry_core::api::{AuditEvent, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
-use sqlx::AnyConnection;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -51,11 +51,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// Live equipment the caller may see (staff: all; a `Cliente`: their facilities'), or 404.
-pub async fn visible_equipment(
-    conn: &mut AnyConnection,
-    caller: &Caller,
-    id: &str,
-) -> Result<Equipment> {
+pub async fn visible_equipment(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Equipment> {
     let equipment = store::get(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;
@@ -101,7 +97,7 @@ async fn list_for_facility(
 
 /// Resolves the facility and equipment type an equipment payload names, reporting both.
 async fn references(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     facility_id: Option<&str>,
     equipment_type_id: Option<&str>,
 ) -> Result<(Option<Reference>, Option<Reference>)> {

@@ -3,6 +3,7 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
@@ -18,7 +19,6 @@ use registry_core::equipment::{
     EquipmentType, Reference, TestType, read_equipment_type, read_test_type, settle_tolerances,
 };
 use registry_core::{ErrorBody, FieldCode, Role};
-use sqlx::AnyConnection;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -83,7 +83,7 @@ async fn list_types(
     }))
 }
 
-async fn equipment_type(conn: &mut AnyConnection, id: &str) -> Result<EquipmentType> {
+async fn equipment_type(conn: &mut Conn, id: &str) -> Result<EquipmentType> {
     store::get_type(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("equipment type"))
@@ -101,7 +101,7 @@ async fn show_type(
     Ok(Json(equipment_type(&mut conn, &id).await?))
 }
 
-async fn ensure_unique_type_name(conn: &mut AnyConnection, name: &str, id: &str) -> Result<()> {
+async fn ensure_unique_type_name(conn: &mut Conn, name: &str, id: &str) -> Result<()> {
     if store::type_name_taken(conn, name, id).await? {
         return Err(ApiError::conflict(
             "conflict",
@@ -248,7 +248,7 @@ async fn list_test_types(
     }))
 }
 
-async fn test_type(conn: &mut AnyConnection, id: &str) -> Result<TestType> {
+async fn test_type(conn: &mut Conn, id: &str) -> Result<TestType> {
     store::get_test_type(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("test type"))
@@ -267,7 +267,7 @@ async fn show_test_type(
 }
 
 /// The equipment type a test type payload names, as a reference, or a field error.
-async fn equipment_type_ref(conn: &mut AnyConnection, id: &str) -> Result<Reference> {
+async fn equipment_type_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
     match store::get_type(conn, id).await? {
         Some(t) => Ok(Reference {
             id: t.id,
@@ -281,7 +281,7 @@ async fn equipment_type_ref(conn: &mut AnyConnection, id: &str) -> Result<Refere
     }
 }
 
-async fn ensure_unique_test_name(conn: &mut AnyConnection, t: &TestType) -> Result<()> {
+async fn ensure_unique_test_name(conn: &mut Conn, t: &TestType) -> Result<()> {
     if store::test_type_name_taken(conn, &t.type_of_equipment.id, &t.name, &t.id).await? {
         return Err(ApiError::conflict(
             "conflict",

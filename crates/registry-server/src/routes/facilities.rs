@@ -4,6 +4,7 @@
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::cache;
+use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
@@ -26,7 +27,6 @@ use registry_core::facility::{
 };
 use registry_core::{Department, FieldCode, FieldError};
 use serde_json::{Value, json};
-use sqlx::AnyConnection;
 
 /// This module's part of the OpenAPI description.
 pub fn openapi() -> utoipa::openapi::OpenApi {
@@ -79,7 +79,7 @@ pub fn scope_for(caller: &Caller) -> Option<String> {
 }
 
 /// Loads a live facility the caller may see, or 404.
-pub async fn visible(conn: &mut AnyConnection, caller: &Caller, id: &str) -> Result<Facility> {
+pub async fn visible(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Facility> {
     let facility = store::view(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;
@@ -219,7 +219,7 @@ async fn show(
 /// Checks that need the store (linked users, group, the one-holder rule), adding to `errors`.
 /// Returns the resulting user links and role changes when the payload changes them.
 async fn check_references(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     changes: &FacilityChanges,
     current_links: &[registry_core::facility::UserLink],
     errors: &mut Vec<FieldError>,

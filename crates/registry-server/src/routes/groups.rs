@@ -3,6 +3,7 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
@@ -19,7 +20,6 @@ use registry_core::api::{GroupInput, IdInput};
 use registry_core::payload::ObjectReader;
 use registry_core::{FieldCode, FieldErrors, Role};
 use serde_json::Value;
-use sqlx::AnyConnection;
 
 /// This module's part of the OpenAPI description.
 pub fn openapi() -> utoipa::openapi::OpenApi {
@@ -91,7 +91,7 @@ fn read_group(value: &Value, create: bool) -> Result<(Option<String>, Option<Opt
         .map_err(ApiError::Validation)
 }
 
-async fn ensure_unique_name(conn: &mut AnyConnection, name: &str, id: &str) -> Result<()> {
+async fn ensure_unique_name(conn: &mut Conn, name: &str, id: &str) -> Result<()> {
     if groups::name_taken(conn, name, id).await? {
         return Err(ApiError::conflict(
             "conflict",
@@ -102,7 +102,7 @@ async fn ensure_unique_name(conn: &mut AnyConnection, name: &str, id: &str) -> R
 }
 
 async fn record(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     caller: &Caller,
     action: &str,
     before: Option<&Group>,

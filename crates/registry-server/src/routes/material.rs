@@ -4,6 +4,7 @@
 
 use crate::app::AppState;
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
@@ -27,7 +28,6 @@ use registry_core::waste::{
 };
 use registry_core::{ErrorBody, FieldCode, FieldError, Radioisotope};
 use serde_json::Value;
-use sqlx::AnyConnection;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -120,11 +120,7 @@ fn bool_filter(params: &ListParams, key: &str) -> Result<Option<bool>> {
 }
 
 /// Staff see every facility; a `Cliente` theirs. A facility in the path must be visible.
-async fn scope(
-    conn: &mut AnyConnection,
-    caller: &Caller,
-    facility: Option<String>,
-) -> Result<Scope> {
+async fn scope(conn: &mut Conn, caller: &Caller, facility: Option<String>) -> Result<Scope> {
     if let Some(id) = &facility {
         visible(conn, caller, id).await?;
     }
@@ -135,7 +131,7 @@ async fn scope(
 }
 
 /// The live facility a staff member writes to, as a reference, or 404.
-async fn facility_ref(conn: &mut AnyConnection, id: &str) -> Result<Reference> {
+async fn facility_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
     let f = facilities::view(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;
@@ -171,7 +167,7 @@ async fn receive(
     let at = Utc::now();
     let mut tx = state.db.begin().await?;
     let facility = facility_ref(&mut tx, &id).await?;
-    store::lock_facility(&mut tx, state.db.backend, &id).await?;
+    store::lock_facility(&mut tx, &id).await?;
     let authorised = store::authorised(&mut tx, &id).await?;
     let quantity = |r: Radioisotope| authorised.iter().find(|(a, _)| *a == r).map(|(_, q)| *q);
     let draft = match read_receipt(&value, at) {
@@ -252,7 +248,7 @@ async fn created<T: serde::Serialize>(
 
 /// A `Cliente` sees only the records of facilities they are linked to; others are not found.
 async fn check_visible(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     caller: &Caller,
     facility_id: &str,
     what: &str,
@@ -476,11 +472,7 @@ async fn waste_all(
 }
 
 /// A package the caller may see, or 404.
-async fn visible_waste(
-    conn: &mut AnyConnection,
-    caller: &Caller,
-    id: &str,
-) -> Result<WastePackage> {
+async fn visible_waste(conn: &mut Conn, caller: &Caller, id: &str) -> Result<WastePackage> {
     let package = store::waste(conn, id, &today())
         .await?
         .ok_or_else(|| ApiError::not_found("waste package"))?;

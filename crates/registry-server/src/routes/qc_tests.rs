@@ -4,6 +4,7 @@
 use crate::app::AppState;
 use crate::auth::Caller;
 use crate::cache;
+use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
@@ -27,7 +28,6 @@ use registry_core::equipment::{
 use registry_core::payload::reference_id;
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
-use sqlx::AnyConnection;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -76,7 +76,7 @@ fn today() -> NaiveDate {
 /// together so that every failing field is reported: the equipment and test type must exist, the
 /// test type must belong to the equipment's type, and a named performer must be an active user.
 async fn resolve(
-    conn: &mut AnyConnection,
+    conn: &mut Conn,
     equipment_id: &str,
     test_type_id: &str,
     performer_id: Option<&str>,
@@ -141,11 +141,7 @@ async fn resolve(
 }
 
 /// Applies the payload's changes to `record` (a blank record on create), checking references.
-async fn apply(
-    conn: &mut AnyConnection,
-    record: &mut QcTest,
-    changes: QcTestChanges,
-) -> Result<()> {
+async fn apply(conn: &mut Conn, record: &mut QcTest, changes: QcTestChanges) -> Result<()> {
     let equipment_id = changes
         .equipment_id
         .unwrap_or_else(|| record.equipment.clone());
@@ -207,11 +203,7 @@ async fn apply(
 
 /// Whether the test type a payload names (or, when it names none, `default`) is computed: its
 /// records then carry readings and no conclusion.
-async fn computed_type(
-    conn: &mut AnyConnection,
-    body: &Value,
-    default: Option<&str>,
-) -> Result<bool> {
+async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> Result<bool> {
     let id = body
         .get("typeOfTest")
         .and_then(reference_id)
@@ -281,7 +273,7 @@ async fn create(
 }
 
 /// A live record the caller may see, or 404.
-async fn visible_test(conn: &mut AnyConnection, caller: &Caller, id: &str) -> Result<QcTest> {
+async fn visible_test(conn: &mut Conn, caller: &Caller, id: &str) -> Result<QcTest> {
     let record = store::get(conn, id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
@@ -535,7 +527,7 @@ async fn due_for_equipment(
         .answer(&state.db, key, async {
             let mut conn = state.db.read().await?;
             visible_equipment(&mut conn, &caller, &id).await?;
-            let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
+            let (list, total) = store::due(&mut conn, &query).await?;
             Ok(Json(ListEnvelope {
                 list,
                 paging: params.paging(total),
@@ -583,7 +575,7 @@ async fn due_everywhere(
         .cache
         .answer(&state.db, key, async {
             let mut conn = state.db.read().await?;
-            let (list, total) = store::due(&mut conn, state.db.backend, &query).await?;
+            let (list, total) = store::due(&mut conn, &query).await?;
             Ok(Json(ListEnvelope {
                 list,
                 paging: params.paging(total),

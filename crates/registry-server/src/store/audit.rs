@@ -1,11 +1,11 @@
 //! The audit log: who changed what, when, with the record before and after.
+//!
+//! The storage interface of this resource; the queries are in `sql/audit.rs`.
 
-use crate::db::{new_id, now};
 use crate::extract::ListParams;
-use registry_core::api::{Actor, AuditEvent};
+use registry_core::api::AuditEvent;
 use registry_core::facility::RoleChange;
 use serde_json::Value;
-use sqlx::{AnyConnection, Row};
 
 pub struct Change<'a> {
     pub entity: &'a str,
@@ -17,85 +17,17 @@ pub struct Change<'a> {
     pub role_changes: &'a [RoleChange],
 }
 
-pub async fn record(conn: &mut AnyConnection, change: Change<'_>) -> Result<(), sqlx::Error> {
-    let json = |v: Option<&Value>| v.map(Value::to_string);
-    let role_changes = (!change.role_changes.is_empty())
-        .then(|| serde_json::to_string(change.role_changes).unwrap_or_default());
-    sqlx::query(
-        "INSERT INTO audit_events (id, entity, entity_id, action, actor_id, at, before_json, after_json, role_changes) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
-    .bind(new_id())
-    .bind(change.entity)
-    .bind(change.entity_id)
-    .bind(change.action)
-    .bind(change.actor)
-    .bind(now())
-    .bind(json(change.before))
-    .bind(json(change.after))
-    .bind(role_changes)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
+backend_fns! { audit;
+    pub async fn record(change: Change<'_>) -> Result<(), sqlx::Error>;
 
-/// Events of one record, newest first.
-pub async fn history(
-    conn: &mut AnyConnection,
-    entity: &str,
-    entity_id: &str,
-    params: &ListParams,
-) -> Result<(Vec<AuditEvent>, i64), sqlx::Error> {
-    let total: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM audit_events WHERE entity = $1 AND entity_id = $2",
-    )
-    .bind(entity)
-    .bind(entity_id)
-    .fetch_one(&mut *conn)
-    .await?;
-    let rows = sqlx::query(
-        "SELECT a.id, a.action, a.actor_id, u.name AS actor_name, a.at, a.before_json, a.after_json, a.role_changes \
-         FROM audit_events a LEFT JOIN users u ON u.id = a.actor_id \
-         WHERE a.entity = $1 AND a.entity_id = $2 ORDER BY a.id DESC LIMIT $3 OFFSET $4",
-    )
-    .bind(entity)
-    .bind(entity_id)
-    .bind(params.page_size)
-    .bind(params.offset())
-    .fetch_all(&mut *conn)
-    .await?;
-    let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
-    let events = rows
-        .into_iter()
-        .map(|r| {
-            let actor_id: Option<String> = r.try_get("actor_id")?;
-            let actor_name: Option<String> = r.try_get("actor_name")?;
-            Ok(AuditEvent {
-                id: r.try_get("id")?,
-                entity: entity.to_owned(),
-                entity_id: entity_id.to_owned(),
-                action: r.try_get("action")?,
-                actor: actor_id.map(|id| Actor {
-                    id,
-                    name: actor_name.unwrap_or_default(),
-                }),
-                at: r.try_get("at")?,
-                before: parse(r.try_get("before_json")?),
-                after: parse(r.try_get("after_json")?),
-                role_changes: r
-                    .try_get::<Option<String>, _>("role_changes")?
-                    .and_then(|s| serde_json::from_str(&s).ok())
-                    .unwrap_or_default(),
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
-    Ok((events, total))
+    /// Events of one record, newest first.
+    pub async fn history(entity: &str, entity_id: &str, params: &ListParams) -> Result<(Vec<AuditEvent>, i64), sqlx::Error>;
 }
 
 /// Records a change to one record from its before/after snapshots (serialised as the API shows
 /// them). The one helper every resource uses; facility edits that carry role changes use `record`.
 pub async fn record_change<T: serde::Serialize>(
-    conn: &mut AnyConnection,
+    conn: &mut crate::db::Conn,
     actor: Option<&str>,
     entity: &str,
     entity_id: &str,

@@ -1,16 +1,14 @@
 //! Facility records: the facility row and its children (addresses, user links, radioisotopes,
 //! practices, images), loaded for a page in a fixed number of queries.
+//!
+//! The storage interface of this resource; the queries are in `sql/facilities.rs`.
 
-use super::opt;
-use crate::db::{contains_pattern, placeholders, search_key};
 use crate::extract::ListParams;
-use registry_core::api::{Facility, GroupRef};
+use registry_core::api::Facility;
 use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
 use registry_core::{Department, Practice, Responsibility};
-use sqlx::any::AnyRow;
-use sqlx::{AnyConnection, AssertSqlSafe, Row};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// A facility as stored, before enrichment.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,10 +30,6 @@ pub struct FacilityRecord {
     pub updated_at: String,
 }
 
-/// Tables whose rows link a facility to records (equipment, documents, QC tests); a linked
-/// facility's cnpj is locked. Archived records still count: they are history.
-const RECORD_LINKS: &[&str] = &["equipment", "qc_tests", "documents"];
-
 /// The image kinds a facility can carry, with the path segment that serves each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageKind {
@@ -52,233 +46,11 @@ impl ImageKind {
     }
 }
 
-fn decode_err(msg: String) -> sqlx::Error {
-    sqlx::Error::Decode(msg.into())
-}
-
-fn search_text(r: &FacilityRecord) -> String {
-    let cities: Vec<&str> = r.address.iter().map(|a| a.city.as_str()).collect();
-    search_key(&format!(
-        "{} {} {} {}",
-        r.name,
-        r.company_name,
-        r.cnpj,
-        cities.join(" ")
-    ))
-}
-
-pub async fn insert(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, group_id, cnen_registry, search_text, \
-         version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-    .bind(&r.id)
-    .bind(&r.name)
-    .bind(&r.company_name)
-    .bind(&r.cnpj)
-    .bind(&r.telephone)
-    .bind(r.department.as_str())
-    .bind(&r.group_id)
-    .bind(&r.cnen_registry)
-    .bind(search_text(r))
-    .bind(r.version)
-    .bind(&r.created_at)
-    .bind(&r.updated_at)
-    .execute(&mut *conn)
-    .await?;
-    insert_children(conn, r).await?;
-    adjust_count(conn, r.department, 1).await
-}
-
-/// Keeps `facility_counts` in step with the live facilities of a department.
-async fn adjust_count(
-    conn: &mut AnyConnection,
-    department: Department,
-    delta: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE facility_counts SET live = live + $2 WHERE department = $1")
-        .bind(department.as_str())
-        .bind(delta)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-/// Saves the row and replaces its children.
-pub async fn update(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
-    let previous: String = sqlx::query_scalar("SELECT department FROM facilities WHERE id = $1")
-        .bind(&r.id)
-        .fetch_one(&mut *conn)
-        .await?;
-    if previous != r.department.as_str() {
-        let previous = Department::parse(&previous)
-            .ok_or_else(|| decode_err(format!("unknown department {previous}")))?;
-        adjust_count(conn, previous, -1).await?;
-        adjust_count(conn, r.department, 1).await?;
-    }
-    sqlx::query(
-        "UPDATE facilities SET name = $2, company_name = $3, cnpj = $4, telephone = $5, department = $6, group_id = $7, \
-         cnen_registry = $8, search_text = $9, version = $10, updated_at = $11 WHERE id = $1",
-    )
-    .bind(&r.id)
-    .bind(&r.name)
-    .bind(&r.company_name)
-    .bind(&r.cnpj)
-    .bind(&r.telephone)
-    .bind(r.department.as_str())
-    .bind(&r.group_id)
-    .bind(&r.cnen_registry)
-    .bind(search_text(r))
-    .bind(r.version)
-    .bind(&r.updated_at)
-    .execute(&mut *conn)
-    .await?;
-    for table in [
-        "facility_addresses",
-        "facility_users",
-        "facility_radioisotopes",
-        "facility_practices",
-    ] {
-        sqlx::query(AssertSqlSafe(format!(
-            "DELETE FROM {table} WHERE facility_id = $1"
-        )))
-        .bind(&r.id)
-        .execute(&mut *conn)
-        .await?;
-    }
-    insert_children(conn, r).await
-}
-
 /// A value bound into a multi-row insert.
 pub enum Param {
     Text(Option<String>),
     Int(i64),
     Real(f64),
-}
-
-fn text(s: &str) -> Param {
-    Param::Text(Some(s.to_owned()))
-}
-
-/// Inserts `rows` (each with one value per column) into `table` in one statement.
-pub async fn insert_rows(
-    conn: &mut AnyConnection,
-    table: &str,
-    columns: &[&str],
-    rows: Vec<Vec<Param>>,
-) -> Result<(), sqlx::Error> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let width = columns.len();
-    let values: Vec<String> = (0..rows.len())
-        .map(|i| format!("({})", placeholders(i * width + 1, width)))
-        .collect();
-    let sql = format!(
-        "INSERT INTO {table} ({}) VALUES {}",
-        columns.join(", "),
-        values.join(", ")
-    );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for v in rows.into_iter().flatten() {
-        q = match v {
-            Param::Text(t) => q.bind(t),
-            Param::Int(i) => q.bind(i),
-            Param::Real(f) => q.bind(f),
-        };
-    }
-    q.execute(conn).await?;
-    Ok(())
-}
-
-async fn insert_children(conn: &mut AnyConnection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
-    let addresses = r
-        .address
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            vec![
-                text(&r.id),
-                Param::Int(i as i64),
-                text(&a.street),
-                text(&a.city),
-                text(&a.state),
-                Param::Text(a.complement.clone()),
-                Param::Text(a.zip_code.clone()),
-                text(&search_key(&a.city)),
-                text(&search_key(&a.state)),
-            ]
-        })
-        .collect();
-    let columns = [
-        "facility_id",
-        "position",
-        "street",
-        "city",
-        "state",
-        "complement",
-        "zip_code",
-        "city_key",
-        "state_key",
-    ];
-    insert_rows(conn, "facility_addresses", &columns, addresses).await?;
-    let users = r
-        .users
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let resp: Vec<&str> = l
-                .responsibilities
-                .iter()
-                .map(Responsibility::as_str)
-                .collect();
-            vec![
-                text(&r.id),
-                text(&l.user_id),
-                Param::Int(i as i64),
-                text(&serde_json::to_string(&resp).expect("strings serialise")),
-            ]
-        })
-        .collect();
-    insert_rows(
-        conn,
-        "facility_users",
-        &["facility_id", "user_id", "position", "responsibilities"],
-        users,
-    )
-    .await?;
-    let isotopes = r
-        .radioisotopes
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            vec![
-                text(&r.id),
-                text(g.name.as_str()),
-                Param::Int(i as i64),
-                Param::Real(g.quantity.mci()),
-            ]
-        })
-        .collect();
-    insert_rows(
-        conn,
-        "facility_radioisotopes",
-        &["facility_id", "name", "position", "quantity"],
-        isotopes,
-    )
-    .await?;
-    let practices = r
-        .practices
-        .iter()
-        .map(|p| vec![text(&r.id), text(p.as_str())])
-        .collect();
-    insert_rows(
-        conn,
-        "facility_practices",
-        &["facility_id", "practice"],
-        practices,
-    )
-    .await
 }
 
 impl FacilityRecord {
@@ -328,125 +100,6 @@ impl FacilityRecord {
     }
 }
 
-/// A stored responsibility: a main role, or a custom value (even one no longer configured).
-fn stored_responsibility(s: &str) -> Responsibility {
-    registry_core::MainRole::parse(s)
-        .map(Responsibility::Main)
-        .unwrap_or_else(|| Responsibility::Custom(s.to_owned()))
-}
-
-/// The enriched facility, one row per facility: children come as JSON built by the database, so a
-/// page of facilities is a single query on either backend.
-fn select_sql(postgres: bool, filter: &str, tail: &str) -> String {
-    let children = if postgres {
-        "(SELECT coalesce(json_agg(json_build_object('street', a.street, 'city', a.city, 'state', a.state, \
-            'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position), '[]'::json)::text \
-            FROM facility_addresses a WHERE a.facility_id = f.id) AS address_json, \
-         (SELECT coalesce(json_agg(json_build_object('_id', fu.user_id, 'responsabilities', fu.responsibilities::json, \
-            'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
-            'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position), '[]'::json)::text \
-            FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
-         (SELECT coalesce(json_agg(json_build_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position), '[]'::json)::text \
-            FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
-         (SELECT coalesce(json_agg(p.practice), '[]'::json)::text FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
-         (SELECT string_agg(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds"
-    } else {
-        "(SELECT json_group_array(json_object('street', a.street, 'city', a.city, 'state', a.state, \
-            'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position) \
-            FROM facility_addresses a WHERE a.facility_id = f.id) AS address_json, \
-         (SELECT json_group_array(json_object('_id', fu.user_id, 'responsabilities', json(fu.responsibilities), \
-            'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
-            'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position) \
-            FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
-         (SELECT json_group_array(json_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position) \
-            FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
-         (SELECT json_group_array(p.practice) FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
-         (SELECT group_concat(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds"
-    };
-    format!(
-        "SELECT f.id, f.name, f.company_name, f.cnpj, f.telephone, f.department, f.group_id, g.name AS group_name, \
-         f.cnen_registry, f.version, f.created_at, f.updated_at, {children} \
-         FROM facilities f LEFT JOIN facility_groups g ON g.id = f.group_id WHERE {filter} {tail}"
-    )
-}
-
-fn is_postgres(conn: &AnyConnection) -> bool {
-    conn.backend_name().eq_ignore_ascii_case("postgresql")
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(r: &AnyRow, col: &str) -> Result<T, sqlx::Error> {
-    let text: Option<String> = r.try_get(col)?;
-    serde_json::from_str(text.as_deref().unwrap_or("[]"))
-        .map_err(|e| decode_err(format!("{col}: {e}")))
-}
-
-fn facility_from_row(r: &AnyRow) -> Result<Facility, sqlx::Error> {
-    let id: String = r.try_get("id")?;
-    let department: String = r.try_get("department")?;
-    let group_id: Option<String> = r.try_get("group_id")?;
-    let mut practices: Vec<Practice> = from_json(r, "practices_json")?;
-    practices.sort();
-    let kinds = opt(r, "image_kinds")?.unwrap_or_default();
-    let image = |kind: ImageKind| {
-        kinds
-            .split(',')
-            .any(|k| k == kind.as_str())
-            .then(|| format!("/api/facility/{id}/{}", kind.as_str()))
-    };
-    Ok(Facility {
-        name: r.try_get("name")?,
-        company_name: r.try_get("company_name")?,
-        cnpj: r.try_get("cnpj")?,
-        telephone: r.try_get("telephone")?,
-        department: Department::parse(&department)
-            .ok_or_else(|| decode_err(format!("unknown department {department}")))?,
-        group: match group_id {
-            Some(gid) => Some(GroupRef {
-                id: gid,
-                name: opt(r, "group_name")?.unwrap_or_default(),
-            }),
-            None => None,
-        },
-        address: from_json(r, "address_json")?,
-        cnen_registry: opt(r, "cnen_registry")?,
-        practices,
-        radioisotopes: from_json(r, "isotopes_json")?,
-        users: from_json(r, "users_json")?,
-        logo: image(ImageKind::Logo),
-        background_image: image(ImageKind::Background),
-        version: r.try_get("version")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
-        id,
-    })
-}
-
-/// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
-pub async fn views(conn: &mut AnyConnection, ids: &[String]) -> Result<Vec<Facility>, sqlx::Error> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let filter = format!(
-        "f.archived_at IS NULL AND f.id IN ({})",
-        placeholders(1, ids.len())
-    );
-    let sql = select_sql(is_postgres(conn), &filter, "");
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for id in ids {
-        q = q.bind(id.as_str());
-    }
-    let rows = q.fetch_all(conn).await?;
-    let mut by_id: HashMap<String, Facility> = rows
-        .iter()
-        .map(|r| facility_from_row(r).map(|f| (f.id.clone(), f)))
-        .collect::<Result<_, _>>()?;
-    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
-}
-
-pub async fn view(conn: &mut AnyConnection, id: &str) -> Result<Option<Facility>, sqlx::Error> {
-    Ok(views(conn, &[id.to_owned()]).await?.pop())
-}
-
 /// Who may see which facilities: staff see all; a `Cliente` only those they are linked to.
 #[derive(Debug, Clone, Default)]
 pub struct ListScope {
@@ -454,249 +107,48 @@ pub struct ListScope {
     pub member: Option<String>,
 }
 
-/// A page of live facilities, newest first, with the filters of product.md §2.
-pub async fn list(
-    conn: &mut AnyConnection,
-    params: &ListParams,
-    scope: &ListScope,
-) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
-    let mut binds: Vec<String> = Vec::new();
-    let mut add = |clause: &str, value: String| {
-        binds.push(value);
-        clauses.push(clause.replace("$?", &format!("${}", binds.len())));
-    };
-    let department = scope
-        .department
-        .map(|d| d.as_str().to_owned())
-        .or_else(|| params.text("department"));
-    let department_given = department.is_some();
-    if let Some(d) = department {
-        add("f.department = $?", d);
-    }
-    if let Some(member) = &scope.member {
-        add(
-            "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = f.id AND m.user_id = $?)",
-            member.clone(),
-        );
-    }
-    if let Some(q) = params.text("q") {
-        add("f.search_text LIKE $? ESCAPE '\\'", contains_pattern(&q));
-    }
-    if let Some(state) = params.text("state") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.state_key = $?)",
-            search_key(&state),
-        );
-    }
-    if let Some(city) = params.text("city") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.city_key = $?)",
-            search_key(&city),
-        );
-    }
-    if let Some(group) = params.text("group") {
-        add("f.group_id = $?", group);
-    }
-    if let Some(iso) = params.text("radioisotope") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_radioisotopes r WHERE r.facility_id = f.id AND r.name = $?)",
-            iso,
-        );
-    }
-    if let Some(practice) = params.text("practice") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_practices p WHERE p.facility_id = f.id AND p.practice = $?)",
-            practice,
-        );
-    }
-    if let Some(user) = params.text("userId") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_users u WHERE u.facility_id = f.id AND u.user_id = $?)",
-            user,
-        );
-    }
-    let only_department = clauses.len() == 1 + usize::from(department_given);
-    let filter = clauses.join(" AND ");
-    let total: i64 = if only_department {
-        // Kept up to date by every write: no need to count the rows.
-        let sql = if department_given {
-            "SELECT live FROM facility_counts WHERE department = $1"
-        } else {
-            "SELECT CAST(SUM(live) AS BIGINT) FROM facility_counts"
-        };
-        let mut q = sqlx::query_scalar::<_, Option<i64>>(sql);
-        for b in &binds {
-            q = q.bind(b.as_str());
-        }
-        q.fetch_optional(&mut *conn).await?.flatten().unwrap_or(0)
-    } else {
-        let sql = format!("SELECT COUNT(*) FROM facilities f WHERE {filter}");
-        let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
-        for b in &binds {
-            q = q.bind(b.as_str());
-        }
-        q.fetch_one(&mut *conn).await?
-    };
-    // A page in the older half is read from the other end of the index, so a deep page costs
-    // about what the first one does.
-    let (limit, offset) = (params.page_size, params.offset());
-    if offset >= total {
-        return Ok((Vec::new(), total));
-    }
-    let from_end = offset < total && offset > total / 2;
-    let (order, limit, offset) = if from_end {
-        let rest = total - offset - limit;
-        (
-            "ASC",
-            if rest < 0 { limit + rest } else { limit },
-            rest.max(0),
-        )
-    } else {
-        ("DESC", limit, offset)
-    };
-    // The page's ids first, through the narrow index (id order, filters); then only those
-    // facilities are built with their children. Building the children in the same query made
-    // PostgreSQL compute them for every row that OFFSET skipped.
-    let n = binds.len();
-    let sql = format!(
-        "SELECT f.id FROM facilities f WHERE {filter} ORDER BY f.id {order} LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b.as_str());
-    }
-    let mut ids: Vec<String> = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
-    if from_end {
-        ids.reverse();
-    }
-    Ok((views(conn, &ids).await?, total))
+backend_fns! { facilities;
+    pub async fn insert(r: &FacilityRecord) -> Result<(), sqlx::Error>;
+
+    /// Saves the row and replaces its children.
+    pub async fn update(r: &FacilityRecord) -> Result<(), sqlx::Error>;
+
+    /// Inserts `rows` (each with one value per column) into `table` in one statement.
+    pub async fn insert_rows(table: &str, columns: &[&str], rows: Vec<Vec<Param>>) -> Result<(), sqlx::Error>;
+
+    /// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
+    pub async fn views(ids: &[String]) -> Result<Vec<Facility>, sqlx::Error>;
+
+    pub async fn view(id: &str) -> Result<Option<Facility>, sqlx::Error>;
+
+    /// A page of live facilities, newest first, with the filters of product.md §2.
+    pub async fn list(params: &ListParams, scope: &ListScope) -> Result<(Vec<Facility>, i64), sqlx::Error>;
+
+    /// The live facility already registered with this cnpj in this department, if any.
+    pub async fn live_duplicate(cnpj: &str, department: Department, except_id: &str) -> Result<Option<String>, sqlx::Error>;
+
+    /// Whether equipment, documents or QC tests refer to the facility.
+    pub async fn has_records(id: &str) -> Result<bool, sqlx::Error>;
+
+    pub async fn is_member(facility_id: &str, user_id: &str) -> Result<bool, sqlx::Error>;
+
+    pub async fn archive(id: &str, at: &str) -> Result<bool, sqlx::Error>;
+
+    pub async fn touch(id: &str, at: &str) -> Result<(), sqlx::Error>;
+
+    pub async fn set_image(id: &str, kind: ImageKind, content_type: &str, data: &[u8], at: &str) -> Result<(), sqlx::Error>;
+
+    pub async fn image(id: &str, kind: ImageKind) -> Result<Option<(String, Vec<u8>)>, sqlx::Error>;
+
+    pub async fn remove_image(id: &str, kind: ImageKind) -> Result<bool, sqlx::Error>;
 }
 
-/// The live facility already registered with this cnpj in this department, if any.
-pub async fn live_duplicate(
-    conn: &mut AnyConnection,
-    cnpj: &str,
-    department: Department,
-    except_id: &str,
-) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT id FROM facilities WHERE cnpj = $1 AND department = $2 AND archived_at IS NULL AND id <> $3")
-        .bind(cnpj)
-        .bind(department.as_str())
-        .bind(except_id)
-        .fetch_optional(conn)
-        .await
+pub(crate) fn decode_err(msg: String) -> sqlx::Error {
+    sqlx::Error::Decode(msg.into())
 }
 
-/// Whether equipment, documents or QC tests refer to the facility.
-pub async fn has_records(conn: &mut AnyConnection, id: &str) -> Result<bool, sqlx::Error> {
-    for table in RECORD_LINKS {
-        let sql = format!(
-            "SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE facility_id = $1 LIMIT 1) x"
-        );
-        let n: i64 = sqlx::query_scalar(AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_one(&mut *conn)
-            .await?;
-        if n > 0 {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-pub async fn is_member(
-    conn: &mut AnyConnection,
-    facility_id: &str,
-    user_id: &str,
-) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM facility_users WHERE facility_id = $1 AND user_id = $2",
-    )
-    .bind(facility_id)
-    .bind(user_id)
-    .fetch_one(conn)
-    .await?;
-    Ok(n > 0)
-}
-
-pub async fn archive(conn: &mut AnyConnection, id: &str, at: &str) -> Result<bool, sqlx::Error> {
-    let department: Option<String> = sqlx::query_scalar(
-        "UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1 WHERE id = $1 AND archived_at IS NULL RETURNING department",
-    )
-    .bind(id)
-    .bind(at)
-    .fetch_optional(&mut *conn)
-    .await?;
-    match department.as_deref().and_then(Department::parse) {
-        Some(d) => {
-            adjust_count(conn, d, -1).await?;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
-}
-
-pub async fn touch(conn: &mut AnyConnection, id: &str, at: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE facilities SET updated_at = $2, version = version + 1 WHERE id = $1")
-        .bind(id)
-        .bind(at)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-pub async fn set_image(
-    conn: &mut AnyConnection,
-    id: &str,
-    kind: ImageKind,
-    content_type: &str,
-    data: &[u8],
-    at: &str,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM facility_images WHERE facility_id = $1 AND kind = $2")
-        .bind(id)
-        .bind(kind.as_str())
-        .execute(&mut *conn)
-        .await?;
-    sqlx::query("INSERT INTO facility_images (facility_id, kind, content_type, data, updated_at) VALUES ($1, $2, $3, $4, $5)")
-        .bind(id)
-        .bind(kind.as_str())
-        .bind(content_type)
-        .bind(data)
-        .bind(at)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-pub async fn image(
-    conn: &mut AnyConnection,
-    id: &str,
-    kind: ImageKind,
-) -> Result<Option<(String, Vec<u8>)>, sqlx::Error> {
-    let row = sqlx::query(
-        "SELECT content_type, data FROM facility_images WHERE facility_id = $1 AND kind = $2",
-    )
-    .bind(id)
-    .bind(kind.as_str())
-    .fetch_optional(conn)
-    .await?;
-    row.map(|r| Ok((r.try_get("content_type")?, r.try_get("data")?)))
-        .transpose()
-}
-
-pub async fn remove_image(
-    conn: &mut AnyConnection,
-    id: &str,
-    kind: ImageKind,
-) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query("DELETE FROM facility_images WHERE facility_id = $1 AND kind = $2")
-        .bind(id)
-        .bind(kind.as_str())
-        .execute(conn)
-        .await?;
-    Ok(done.rows_affected() > 0)
+pub(crate) fn stored_responsibility(s: &str) -> Responsibility {
+    registry_core::MainRole::parse(s)
+        .map(Responsibility::Main)
+        .unwrap_or_else(|| Responsibility::Custom(s.to_owned()))
 }

@@ -1,5 +1,28 @@
-//! Queries, one module per resource. Every function takes a connection, so the same code runs
-//! inside a request's write transaction or on a pooled read connection.
+//! The storage interface: one module per resource, each a set of functions in domain types that
+//! take a [`Conn`](crate::db::Conn) — a pooled read connection or a request's write transaction —
+//! and run the query of the backend behind it.
+//!
+//! Each backend (`sqlite`, `postgres`) owns its driver, schema and migrations
+//! (`migrations/<backend>/`) and its dialect module. The queries both backends run alike are
+//! written once, in `sql/<resource>.rs`, and compiled into each backend with its own driver's
+//! types; whatever differs between the two (date arithmetic, row locks, search) is a function of
+//! the backend's `dialect` module. See docs/decisions.md, "Storage".
+
+/// Defines storage functions: each takes a [`Conn`](crate::db::Conn) and runs the same-named
+/// query of its backend.
+macro_rules! backend_fns {
+    ($module:ident; $($(#[$meta:meta])* pub async fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)*) => {
+        $(
+            $(#[$meta])*
+            pub async fn $name(conn: &mut $crate::db::Conn, $($arg: $ty),*) -> $ret {
+                match conn.backend() {
+                    $crate::db::BackendConn::Sqlite(c) => $crate::store::sqlite::$module::$name(c, $($arg),*).await,
+                    $crate::db::BackendConn::Postgres(c) => $crate::store::postgres::$module::$name(c, $($arg),*).await,
+                }
+            }
+        )*
+    };
+}
 
 pub mod audit;
 pub mod claims;
@@ -12,10 +35,28 @@ pub mod material;
 pub mod qc_tests;
 pub mod users;
 
-use sqlx::Row;
-use sqlx::any::AnyRow;
+// Each backend compiles the shared queries of `sql/` with its own driver's types.
+#[allow(clippy::duplicate_mod)]
+mod postgres;
+#[allow(clippy::duplicate_mod)]
+mod sqlite;
 
-/// An optional text column.
-pub(crate) fn opt(row: &AnyRow, col: &str) -> Result<Option<String>, sqlx::Error> {
-    row.try_get::<Option<String>, _>(col)
+/// Whether the database answers.
+pub async fn ping(conn: &mut crate::db::Conn) -> Result<(), sqlx::Error> {
+    match conn.backend() {
+        crate::db::BackendConn::Sqlite(c) => sqlx::query("SELECT 1").execute(c).await.map(drop),
+        crate::db::BackendConn::Postgres(c) => sqlx::query("SELECT 1").execute(c).await.map(drop),
+    }
+}
+
+/// Locks the record `id` of `table` until the transaction ends (see [`crate::db::Tx::lock`]).
+pub(crate) async fn lock_row(
+    conn: &mut crate::db::Conn,
+    table: &'static str,
+    id: &str,
+) -> Result<(), sqlx::Error> {
+    match conn.backend() {
+        crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id).await,
+        crate::db::BackendConn::Postgres(c) => postgres::dialect::lock_row(c, table, id).await,
+    }
 }

@@ -1,13 +1,11 @@
 //! User records.
+//!
+//! The storage interface of this resource; the queries are in `sql/users.rs`.
 
-use super::opt;
-use crate::db::{contains_pattern, placeholders, search_key};
 use crate::extract::ListParams;
 use registry_core::Role;
 use registry_core::api::{Licences, User};
 use registry_core::facility::UserState;
-use sqlx::any::AnyRow;
-use sqlx::{AnyConnection, AssertSqlSafe, Row};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone)]
@@ -26,33 +24,20 @@ pub struct UserRow {
     pub updated_at: String,
 }
 
-const COLUMNS: &str = "id, name, email, telephone, cpf, roles, active, an_license_number, an_license_validity, \
-    fm_license_number, fm_license_validity, password_hash, token_version, created_at, updated_at";
+/// The per-account login rule. A row of `login_failures` counts the password checks made for an
+/// address since its last success; `window_start` holds the earliest time the next check may be
+/// made (the column's name is older than this rule).
+pub struct LoginRule {
+    /// Checks answered without waiting.
+    pub free: i64,
+    /// The wait after the last free check, doubled after each further one, up to `max_delay`.
+    pub delay: std::time::Duration,
+    pub max_delay: std::time::Duration,
+    /// Counts older than this (past their wait) start again from zero.
+    pub forget_after: std::time::Duration,
+}
 
 impl UserRow {
-    fn from_row(r: &AnyRow) -> Result<Self, sqlx::Error> {
-        let roles: String = r.try_get("roles")?;
-        Ok(UserRow {
-            id: r.try_get("id")?,
-            name: r.try_get("name")?,
-            email: r.try_get("email")?,
-            telephone: opt(r, "telephone")?,
-            cpf: opt(r, "cpf")?,
-            roles: serde_json::from_str(&roles).map_err(|e| sqlx::Error::Decode(e.into()))?,
-            active: r.try_get::<i64, _>("active")? != 0,
-            licences: Licences {
-                an_number: opt(r, "an_license_number")?,
-                an_validity: opt(r, "an_license_validity")?,
-                fm_number: opt(r, "fm_license_number")?,
-                fm_validity: opt(r, "fm_license_validity")?,
-            },
-            password_hash: r.try_get("password_hash")?,
-            token_version: r.try_get("token_version")?,
-            created_at: r.try_get("created_at")?,
-            updated_at: r.try_get("updated_at")?,
-        })
-    }
-
     /// The public view: never the password hash.
     pub fn view(&self) -> User {
         User {
@@ -70,197 +55,9 @@ impl UserRow {
     }
 }
 
-pub async fn by_id(conn: &mut AnyConnection, id: &str) -> Result<Option<UserRow>, sqlx::Error> {
-    let sql = format!("SELECT {COLUMNS} FROM users WHERE id = $1");
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(UserRow::from_row)
-        .transpose()
-}
-
-pub async fn by_email(
-    conn: &mut AnyConnection,
-    email: &str,
-) -> Result<Option<UserRow>, sqlx::Error> {
-    let sql = format!("SELECT {COLUMNS} FROM users WHERE email = $1");
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(email)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(UserRow::from_row)
-        .transpose()
-}
-
-pub async fn count(conn: &mut AnyConnection) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM users")
-        .fetch_one(conn)
-        .await
-}
-
-pub async fn email_taken(
-    conn: &mut AnyConnection,
-    email: &str,
-    except_id: &str,
-) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE email = $1 AND id <> $2")
-        .bind(email)
-        .bind(except_id)
-        .fetch_one(conn)
-        .await?;
-    Ok(n > 0)
-}
-
-/// Inserts or replaces the whole row.
-pub async fn save(conn: &mut AnyConnection, u: &UserRow, insert: bool) -> Result<(), sqlx::Error> {
-    let roles = serde_json::to_string(&u.roles).expect("roles serialise");
-    let search = search_key(&format!("{} {}", u.name, u.email));
-    let sql = if insert {
-        "INSERT INTO users (id, name, email, telephone, cpf, roles, active, an_license_number, an_license_validity, \
-         fm_license_number, fm_license_validity, password_hash, token_version, search_text, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
-    } else {
-        "UPDATE users SET name = $2, email = $3, telephone = $4, cpf = $5, roles = $6, active = $7, an_license_number = $8, \
-         an_license_validity = $9, fm_license_number = $10, fm_license_validity = $11, password_hash = $12, \
-         token_version = $13, search_text = $14, created_at = $15, updated_at = $16 WHERE id = $1"
-    };
-    sqlx::query(sql)
-        .bind(&u.id)
-        .bind(&u.name)
-        .bind(&u.email)
-        .bind(&u.telephone)
-        .bind(&u.cpf)
-        .bind(roles)
-        .bind(i64::from(u.active))
-        .bind(&u.licences.an_number)
-        .bind(&u.licences.an_validity)
-        .bind(&u.licences.fm_number)
-        .bind(&u.licences.fm_validity)
-        .bind(&u.password_hash)
-        .bind(u.token_version)
-        .bind(search)
-        .bind(&u.created_at)
-        .bind(&u.updated_at)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-/// Users, newest first, filtered by `q` (name or e-mail), `role` and `active`.
-pub async fn list(
-    conn: &mut AnyConnection,
-    params: &ListParams,
-) -> Result<(Vec<UserRow>, i64), sqlx::Error> {
-    let mut clauses = vec!["1 = 1".to_owned()];
-    let mut binds: Vec<String> = Vec::new();
-    if let Some(q) = params.text("q") {
-        binds.push(contains_pattern(&q));
-        clauses.push(format!("search_text LIKE ${} ESCAPE '\\'", binds.len()));
-    }
-    if let Some(role) = params.text("role") {
-        binds.push(format!("%\"{}\"%", role.replace('"', "")));
-        clauses.push(format!("roles LIKE ${}", binds.len()));
-    }
-    if let Some(active) = params.text("active") {
-        clauses.push(format!(
-            "active = {}",
-            if matches!(active.as_str(), "true" | "1") {
-                1
-            } else {
-                0
-            }
-        ));
-    }
-    let filter = clauses.join(" AND ");
-    let count_sql = format!("SELECT COUNT(*) FROM users WHERE {filter}");
-    let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(count_sql));
-    for b in &binds {
-        count = count.bind(b);
-    }
-    let total = count.fetch_one(&mut *conn).await?;
-    let n = binds.len();
-    let sql = format!(
-        "SELECT {COLUMNS} FROM users WHERE {filter} ORDER BY id DESC LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b);
-    }
-    let rows = q
-        .bind(params.page_size)
-        .bind(params.offset())
-        .fetch_all(&mut *conn)
-        .await?;
-    Ok((
-        rows.iter()
-            .map(UserRow::from_row)
-            .collect::<Result<_, _>>()?,
-        total,
-    ))
-}
-
-/// Whether each of `ids` exists and is active (absent from the map when it does not exist).
-pub async fn states(
-    conn: &mut AnyConnection,
-    ids: &[&str],
-) -> Result<BTreeMap<String, UserState>, sqlx::Error> {
-    if ids.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    let sql = format!(
-        "SELECT id, active FROM users WHERE id IN ({})",
-        placeholders(1, ids.len())
-    );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for id in ids {
-        q = q.bind(*id);
-    }
-    q.fetch_all(conn)
-        .await?
-        .iter()
-        .map(|r| {
-            let state = if r.try_get::<i64, _>("active")? != 0 {
-                UserState::Active
-            } else {
-                UserState::Inactive
-            };
-            Ok((r.try_get("id")?, state))
-        })
-        .collect()
-}
-
-/// Active users holding a role.
-pub async fn count_active_with_role(
-    conn: &mut AnyConnection,
-    role: Role,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE active = 1 AND roles LIKE $1")
-        .bind(format!("%\"{}\"%", role.as_str()))
-        .fetch_one(conn)
-        .await
-}
-
-/// The per-account login rule. A row of `login_failures` counts the password checks made for an
-/// address since its last success; `window_start` holds the earliest time the next check may be
-/// made (the column's name is older than this rule).
-pub struct LoginRule {
-    /// Checks answered without waiting.
-    pub free: i64,
-    /// The wait after the last free check, doubled after each further one, up to `max_delay`.
-    pub delay: std::time::Duration,
-    pub max_delay: std::time::Duration,
-    /// Counts older than this (past their wait) start again from zero.
-    pub forget_after: std::time::Duration,
-}
-
 impl LoginRule {
     /// The wait after the `n`th counted check.
-    fn wait_after(&self, n: i64) -> std::time::Duration {
+    pub(crate) fn wait_after(&self, n: i64) -> std::time::Duration {
         if n < self.free {
             return std::time::Duration::ZERO;
         }
@@ -271,84 +68,45 @@ impl LoginRule {
     }
 }
 
-/// Reserves a password check for `email` before it is made, so that parallel guesses cannot
-/// all pass one reading of the count: `Ok(None)` when the check may go ahead (it stays counted
-/// until `clear_login_failures`), or `Ok(Some(seconds))` to wait. Must run in its own
-/// transaction: the upsert locks the row (PostgreSQL) or the database (SQLite) until commit,
-/// so a concurrent reservation sees this one.
-pub async fn reserve_login(
-    tx: &mut AnyConnection,
-    email: &str,
-    rule: &LoginRule,
-    at: chrono::DateTime<chrono::Utc>,
-) -> Result<Option<u64>, sqlx::Error> {
-    let now = crate::db::timestamp(at);
-    let forgotten_before = crate::db::timestamp(at - rule.forget_after);
-    let reserved: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO login_failures (email, failures, window_start) VALUES ($1, 1, $2) \
-         ON CONFLICT (email) DO UPDATE SET \
-         failures = CASE WHEN login_failures.window_start < $3 THEN 1 ELSE login_failures.failures + 1 END, \
-         window_start = $2 \
-         WHERE login_failures.failures < $4 OR login_failures.window_start <= $2 \
-         RETURNING failures",
-    )
-    .bind(email)
-    .bind(&now)
-    .bind(forgotten_before)
-    .bind(rule.free)
-    .fetch_optional(&mut *tx)
-    .await?;
-    match reserved {
-        Some(n) => {
-            let wait = rule.wait_after(n);
-            if !wait.is_zero() {
-                let next =
-                    at + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::days(1));
-                sqlx::query("UPDATE login_failures SET window_start = $2 WHERE email = $1")
-                    .bind(email)
-                    .bind(crate::db::timestamp(next))
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            Ok(None)
-        }
-        None => {
-            let next: String =
-                sqlx::query_scalar("SELECT window_start FROM login_failures WHERE email = $1")
-                    .bind(email)
-                    .fetch_one(&mut *tx)
-                    .await?;
-            let wait = chrono::DateTime::parse_from_rfc3339(&next)
-                .map(|next| (next.with_timezone(&chrono::Utc) - at).num_milliseconds())
-                .unwrap_or(1000);
-            Ok(Some((wait.max(1) as u64).div_ceil(1000)))
-        }
-    }
-}
+backend_fns! { users;
+    pub async fn by_id(id: &str) -> Result<Option<UserRow>, sqlx::Error>;
 
-/// Forgets the failed logins of `email` (a success, a new password, an Administrator's unlock).
-pub async fn clear_login_failures(
-    conn: &mut AnyConnection,
-    email: &str,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM login_failures WHERE email = $1")
-        .bind(email)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
+    pub async fn by_email(email: &str) -> Result<Option<UserRow>, sqlx::Error>;
 
-/// Drops the counts that `reserve_login` would start again from zero anyway (addresses tried
-/// once and never again), so guessed addresses do not pile up.
-pub async fn forget_old_login_failures(
-    conn: &mut AnyConnection,
-    before: chrono::DateTime<chrono::Utc>,
-) -> Result<u64, sqlx::Error> {
-    Ok(
-        sqlx::query("DELETE FROM login_failures WHERE window_start < $1")
-            .bind(crate::db::timestamp(before))
-            .execute(conn)
-            .await?
-            .rows_affected(),
-    )
+    pub async fn count() -> Result<i64, sqlx::Error>;
+
+    pub async fn email_taken(email: &str, except_id: &str) -> Result<bool, sqlx::Error>;
+
+    /// Inserts or replaces the whole row.
+    pub async fn save(u: &UserRow, insert: bool) -> Result<(), sqlx::Error>;
+
+    /// Users, newest first, filtered by `q` (name or e-mail), `role` and `active`.
+    pub async fn list(params: &ListParams) -> Result<(Vec<UserRow>, i64), sqlx::Error>;
+
+    /// Whether each of `ids` exists and is active (absent from the map when it does not exist).
+    pub async fn states(ids: &[&str]) -> Result<BTreeMap<String, UserState>, sqlx::Error>;
+
+    /// Active users holding a role.
+    pub async fn count_active_with_role(role: Role) -> Result<i64, sqlx::Error>;
+
+    /// Reserves a password check for `email` before it is made, so that parallel guesses cannot
+    /// all pass one reading of the count: `Ok(None)` when the check may go ahead (it stays counted
+    /// until `clear_login_failures`), or `Ok(Some(seconds))` to wait. Must run in its own
+    /// transaction: the upsert locks the row (PostgreSQL) or the database (SQLite) until commit,
+    /// so a concurrent reservation sees this one.
+    pub async fn reserve_login(email: &str, rule: &LoginRule, at: chrono::DateTime<chrono::Utc>) -> Result<Option<u64>, sqlx::Error>;
+
+    /// Forgets the failed logins of `email` (a success, a new password, an Administrator's unlock).
+    pub async fn clear_login_failures(email: &str) -> Result<(), sqlx::Error>;
+
+    /// Drops the counts that `reserve_login` would start again from zero anyway (addresses tried
+    /// once and never again), so guessed addresses do not pile up.
+    pub async fn forget_old_login_failures(before: chrono::DateTime<chrono::Utc>) -> Result<u64, sqlx::Error>;
+
+    /// Uses up a password-recovery token: the user it was issued to, if it is unused and not
+    /// expired at `now`.
+    pub async fn take_reset(token_hash: &str, now: &str) -> Result<Option<String>, sqlx::Error>;
+
+    /// Stores a password-recovery token (its hash) for `user_id`, valid until `expires_at`.
+    pub async fn add_reset(token_hash: &str, user_id: &str, expires_at: &str) -> Result<(), sqlx::Error>;
 }

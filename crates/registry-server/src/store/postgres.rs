@@ -1,0 +1,69 @@
+//! The PostgreSQL backend: sqlx's PostgreSQL driver over the schema of `migrations/postgres`.
+
+pub(crate) type Connection = sqlx::PgConnection;
+pub(crate) type DbRow = sqlx::postgres::PgRow;
+
+pub(crate) mod dialect {
+    use super::Connection;
+
+    /// Claimed queue rows are locked and skipped by concurrent claimers.
+    pub(crate) const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
+
+    /// `next_due = last_date + days` as `YYYY-MM-DD` text.
+    pub(crate) const NEXT_DUE: &str =
+        "to_char(CAST(p.last_date AS date) + CAST(p.days AS integer), 'YYYY-MM-DD')";
+
+    /// A facility's children as JSON columns (`json_agg`).
+    pub(crate) const FACILITY_CHILDREN: &str = "(SELECT coalesce(json_agg(json_build_object('street', a.street, 'city', a.city, 'state', a.state, \
+                'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position), '[]'::json)::text \
+                FROM facility_addresses a WHERE a.facility_id = f.id) AS address_json, \
+             (SELECT coalesce(json_agg(json_build_object('_id', fu.user_id, 'responsabilities', fu.responsibilities::json, \
+                'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
+                'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position), '[]'::json)::text \
+                FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
+             (SELECT coalesce(json_agg(json_build_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position), '[]'::json)::text \
+                FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
+             (SELECT coalesce(json_agg(p.practice), '[]'::json)::text FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
+             (SELECT string_agg(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";
+
+    /// Locks a row until the transaction ends (`FOR UPDATE`).
+    pub(crate) async fn lock_row(
+        conn: &mut Connection,
+        table: &'static str,
+        id: &str,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "SELECT 1 FROM {table} WHERE id = $1 FOR UPDATE"
+        )))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+        Ok(())
+    }
+}
+
+/// An optional text column.
+pub(crate) fn opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
+    sqlx::Row::try_get::<Option<String>, _>(row, col)
+}
+
+#[path = "sql/audit.rs"]
+pub(crate) mod audit;
+#[path = "sql/claims.rs"]
+pub(crate) mod claims;
+#[path = "sql/documents.rs"]
+pub(crate) mod documents;
+#[path = "sql/equipment.rs"]
+pub(crate) mod equipment;
+#[path = "sql/equipment_types.rs"]
+pub(crate) mod equipment_types;
+#[path = "sql/facilities.rs"]
+pub(crate) mod facilities;
+#[path = "sql/groups.rs"]
+pub(crate) mod groups;
+#[path = "sql/material.rs"]
+pub(crate) mod material;
+#[path = "sql/qc_tests.rs"]
+pub(crate) mod qc_tests;
+#[path = "sql/users.rs"]
+pub(crate) mod users;

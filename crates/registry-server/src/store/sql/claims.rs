@@ -1,0 +1,87 @@
+//! The queues of e-mails sent by a worker inside the server (scheduled documents, notice
+//! digests): each row is claimed by exactly one instance for a lease, and its outcome recorded
+//! only while the claim is held. `status`: pending → sending → sent | pending (retry) | failed.
+//!
+//! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
+
+use super::{Connection, DbRow};
+use crate::store::claims::*;
+use sqlx::AssertSqlSafe;
+
+/// Claims up to `limit` due rows for `instance` until `until`: pending ones whose time has come,
+/// and ones whose previous claim lapsed. On PostgreSQL the rows are locked with
+/// `FOR UPDATE SKIP LOCKED`, so concurrent instances never claim the same row; on SQLite the
+/// single writer connection serialises the whole claim. Returns `columns` of each claimed row
+/// (`columns` is the caller's constant list, never input).
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn claim(
+    conn: &mut Connection,
+    queue: Queue,
+    columns: &'static str,
+    instance: &str,
+    now: &str,
+    until: &str,
+    limit: i64,
+) -> Result<Vec<DbRow>, sqlx::Error> {
+    let lock = super::dialect::SKIP_LOCKED;
+    let table = queue.table();
+    let sql = format!(
+        "SELECT id, {columns} FROM {table} \
+         WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND claimed_until < $1) \
+         ORDER BY next_attempt_at LIMIT $2{lock}"
+    );
+    let rows = sqlx::query(AssertSqlSafe(sql))
+        .bind(now)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?;
+    let update = format!(
+        "UPDATE {table} SET status = 'sending', claimed_by = $2, claimed_until = $3, updated_at = $4 WHERE id = $1"
+    );
+    for r in &rows {
+        let id: String = sqlx::Row::try_get(r, "id")?;
+        sqlx::query(AssertSqlSafe(update.clone()))
+            .bind(&id)
+            .bind(instance)
+            .bind(until)
+            .bind(now)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(rows)
+}
+
+/// Records the outcome of one attempt, if `instance` still holds the claim: `sent`, a retry at
+/// `retry_at`, or `failed` (no `retry_at`). Returns whether the claim was still held.
+pub async fn record_attempt(
+    conn: &mut Connection,
+    queue: Queue,
+    id: &str,
+    instance: &str,
+    error: Option<&str>,
+    retry_at: Option<&str>,
+    now: &str,
+) -> Result<bool, sqlx::Error> {
+    let status = match (error, retry_at) {
+        (None, _) => "sent",
+        (Some(_), Some(_)) => "pending",
+        (Some(_), None) => "failed",
+    };
+    let sql = format!(
+        "UPDATE {} SET status = $3, attempts = attempts + 1, last_error = $4, \
+         next_attempt_at = COALESCE($5, next_attempt_at), sent_at = CASE WHEN $3 = 'sent' THEN $6 ELSE sent_at END, \
+         claimed_by = NULL, claimed_until = NULL, updated_at = $6 \
+         WHERE id = $1 AND status = 'sending' AND claimed_by = $2",
+        queue.table()
+    );
+    let done = sqlx::query(AssertSqlSafe(sql))
+        .bind(id)
+        .bind(instance)
+        .bind(status)
+        .bind(error)
+        .bind(retry_at)
+        .bind(now)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}

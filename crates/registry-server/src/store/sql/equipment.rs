@@ -1,0 +1,156 @@
+//! Equipment of the facilities. Archived equipment stays in the database with its QC tests.
+//!
+//! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
+
+use super::{Connection, DbRow};
+use crate::extract::ListParams;
+use registry_core::equipment::{Equipment, Reference};
+use sqlx::{AssertSqlSafe, Row};
+
+const COLUMNS: &str = "e.id, e.facility_id, f.name AS facility_name, e.equipment_type_id, et.name AS equipment_type_name, \
+     e.manufacturer, e.model, e.serial_number, e.patrimonial_number, e.localization, e.attributes, e.active, \
+     e.created_at, e.updated_at \
+     FROM equipment e JOIN facilities f ON f.id = e.facility_id JOIN equipment_types et ON et.id = e.equipment_type_id";
+
+/// Live equipment of live facilities.
+const LIVE: &str = "e.archived_at IS NULL AND f.archived_at IS NULL";
+
+fn from_row(r: &DbRow) -> Result<Equipment, sqlx::Error> {
+    let attributes: String = r.try_get("attributes")?;
+    Ok(Equipment {
+        id: r.try_get("id")?,
+        facility: Reference {
+            id: r.try_get("facility_id")?,
+            name: r.try_get("facility_name")?,
+        },
+        type_of_equipment: Reference {
+            id: r.try_get("equipment_type_id")?,
+            name: r.try_get("equipment_type_name")?,
+        },
+        manufacturer: r.try_get("manufacturer")?,
+        model: r.try_get("model")?,
+        serial_number: r.try_get("serial_number")?,
+        patrimonial_number: r.try_get("patrimonial_number")?,
+        localization: r.try_get("localization")?,
+        attributes: serde_json::from_str(&attributes)
+            .map_err(|e| sqlx::Error::Decode(format!("equipment attributes: {e}").into()))?,
+        active: r.try_get::<i64, _>("active")? != 0,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+    })
+}
+
+/// Live equipment, or `None`.
+pub async fn get(conn: &mut Connection, id: &str) -> Result<Option<Equipment>, sqlx::Error> {
+    let sql = format!("SELECT {COLUMNS} WHERE e.id = $1 AND {LIVE}");
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .as_ref()
+        .map(from_row)
+        .transpose()
+}
+
+/// A page of a facility's live equipment, newest first, filtered by `typeOfEquipment`, `active`
+/// (`true`/`false`) and `q` (manufacturer, model, serial or patrimonial number, localization).
+pub async fn list_for_facility(
+    conn: &mut Connection,
+    facility_id: &str,
+    params: &ListParams,
+) -> Result<(Vec<Equipment>, i64), sqlx::Error> {
+    let mut clauses = vec![LIVE.to_owned(), "e.facility_id = $1".to_owned()];
+    let mut binds = vec![facility_id.to_owned()];
+    match params.text("active").as_deref() {
+        Some("true") => clauses.push("e.active = 1".into()),
+        Some("false") => clauses.push("e.active = 0".into()),
+        _ => {}
+    }
+    let mut add = |clause: &str, value: String| {
+        binds.push(value);
+        clauses.push(clause.replace("$?", &format!("${}", binds.len())));
+    };
+    if let Some(t) = params.text("typeOfEquipment") {
+        add("e.equipment_type_id = $?", t);
+    }
+    if let Some(q) = params.text("q") {
+        add(
+            "LOWER(COALESCE(e.manufacturer, '') || ' ' || COALESCE(e.model, '') || ' ' || COALESCE(e.serial_number, '') \
+             || ' ' || COALESCE(e.patrimonial_number, '') || ' ' || COALESCE(e.localization, '')) LIKE $? ESCAPE '\\'",
+            crate::db::contains_pattern(&q),
+        );
+    }
+    let filter = clauses.join(" AND ");
+    let total: i64 = {
+        let sql = format!(
+            "SELECT COUNT(*) FROM equipment e JOIN facilities f ON f.id = e.facility_id WHERE {filter}"
+        );
+        let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
+        for b in &binds {
+            q = q.bind(b.as_str());
+        }
+        q.fetch_one(&mut *conn).await?
+    };
+    let n = binds.len();
+    let sql = format!(
+        "SELECT {COLUMNS} WHERE {filter} ORDER BY e.id DESC LIMIT ${} OFFSET ${}",
+        n + 1,
+        n + 2
+    );
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b.as_str());
+    }
+    let rows = q
+        .bind(params.page_size)
+        .bind(params.offset())
+        .fetch_all(conn)
+        .await?;
+    Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
+}
+
+pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<(), sqlx::Error> {
+    let sql = if insert {
+        "INSERT INTO equipment (id, facility_id, equipment_type_id, manufacturer, model, serial_number, patrimonial_number, \
+         localization, attributes, active, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+    } else {
+        "UPDATE equipment SET facility_id = $2, equipment_type_id = $3, manufacturer = $4, model = $5, serial_number = $6, \
+         patrimonial_number = $7, localization = $8, attributes = $9, active = $10, created_at = $11, updated_at = $12 WHERE id = $1"
+    };
+    sqlx::query(sql)
+        .bind(&e.id)
+        .bind(&e.facility.id)
+        .bind(&e.type_of_equipment.id)
+        .bind(&e.manufacturer)
+        .bind(&e.model)
+        .bind(&e.serial_number)
+        .bind(&e.patrimonial_number)
+        .bind(&e.localization)
+        .bind(e.attributes.to_string())
+        .bind(i64::from(e.active))
+        .bind(&e.created_at)
+        .bind(&e.updated_at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE equipment SET archived_at = $2, updated_at = $2 WHERE id = $1")
+        .bind(id)
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether QC tests (archived ones too) were recorded on the equipment.
+pub async fn has_tests(conn: &mut Connection, id: &str) -> Result<bool, sqlx::Error> {
+    let n: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM qc_tests WHERE equipment_id = $1 LIMIT 1) x",
+    )
+    .bind(id)
+    .fetch_one(conn)
+    .await?;
+    Ok(n > 0)
+}

@@ -1,0 +1,63 @@
+//! The SQLite backend: sqlx's SQLite driver over the schema of `migrations/sqlite`.
+
+pub(crate) type Connection = sqlx::SqliteConnection;
+pub(crate) type DbRow = sqlx::sqlite::SqliteRow;
+
+pub(crate) mod dialect {
+    use super::Connection;
+
+    /// Row locks for a read → check → write: none, as SQLite's one writer connection runs
+    /// every write transaction alone.
+    pub(crate) const SKIP_LOCKED: &str = "";
+
+    /// `next_due = last_date + days` as `YYYY-MM-DD` text.
+    pub(crate) const NEXT_DUE: &str = "date(p.last_date, '+' || p.days || ' days')";
+
+    /// A facility's children as JSON columns (`json_group_array`).
+    pub(crate) const FACILITY_CHILDREN: &str = "(SELECT json_group_array(json_object('street', a.street, 'city', a.city, 'state', a.state, \
+                'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position) \
+                FROM facility_addresses a WHERE a.facility_id = f.id) AS address_json, \
+             (SELECT json_group_array(json_object('_id', fu.user_id, 'responsabilities', json(fu.responsibilities), \
+                'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
+                'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position) \
+                FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
+             (SELECT json_group_array(json_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position) \
+                FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
+             (SELECT json_group_array(p.practice) FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
+             (SELECT group_concat(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";
+
+    /// Locks a row until the transaction ends: nothing to do (see `SKIP_LOCKED`).
+    pub(crate) async fn lock_row(
+        _conn: &mut Connection,
+        _table: &'static str,
+        _id: &str,
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+}
+
+/// An optional text column.
+pub(crate) fn opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
+    sqlx::Row::try_get::<Option<String>, _>(row, col)
+}
+
+#[path = "sql/audit.rs"]
+pub(crate) mod audit;
+#[path = "sql/claims.rs"]
+pub(crate) mod claims;
+#[path = "sql/documents.rs"]
+pub(crate) mod documents;
+#[path = "sql/equipment.rs"]
+pub(crate) mod equipment;
+#[path = "sql/equipment_types.rs"]
+pub(crate) mod equipment_types;
+#[path = "sql/facilities.rs"]
+pub(crate) mod facilities;
+#[path = "sql/groups.rs"]
+pub(crate) mod groups;
+#[path = "sql/material.rs"]
+pub(crate) mod material;
+#[path = "sql/qc_tests.rs"]
+pub(crate) mod qc_tests;
+#[path = "sql/users.rs"]
+pub(crate) mod users;
