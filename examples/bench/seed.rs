@@ -297,10 +297,10 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
             Param::Text(Some("Fabricante".into())),
             Param::Text(Some(format!("Modelo {}", i % 17))),
             Param::Text(Some(format!("SN-{i:06}"))),
-            Param::Text(Some("{}".into())),
-            Param::Int(1),
-            Param::Text(Some(at.clone())),
-            Param::Text(Some(at.clone())),
+            Param::Json("{}".into()),
+            Param::Bool(true),
+            Param::Ts(at.clone()),
+            Param::Ts(at.clone()),
         ]);
         equipment.push((id.clone(), facility.clone(), kind));
         seeded.equipment_ids.push(id);
@@ -340,13 +340,13 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
             Param::Text(Some(equipment_id.clone())),
             Param::Text(Some(tests[rng.random_range(0..tests.len())].clone())),
             Param::Text(Some(facility_id.clone())),
-            Param::Text(Some(date.to_string())),
+            Param::Day(date.to_string()),
             Param::Text(Some(
                 seeded.physicist_ids[rng.random_range(0..seeded.physicist_ids.len())].clone(),
             )),
             Param::Text(Some("Satisfatório".into())),
-            Param::Text(Some(at.clone())),
-            Param::Text(Some(at.clone())),
+            Param::Ts(at.clone()),
+            Param::Ts(at.clone()),
         ]);
     }
     insert_batched(

@@ -17,6 +17,7 @@ mod input_limits;
 mod material;
 mod outage;
 mod qc_calc;
+mod schema;
 mod service;
 mod test_servers;
 mod users;

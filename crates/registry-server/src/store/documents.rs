@@ -4,6 +4,7 @@
 //! The storage interface of this resource; the queries are in `sql/documents.rs`.
 
 use crate::db::contains_pattern;
+use crate::store::types::Param;
 use registry_core::document::{Document, DocumentStatus, FileInfo};
 
 /// What the handlers need to decide on a change.
@@ -70,10 +71,10 @@ pub struct DocumentFilter {
 
 impl DocumentFilter {
     /// The WHERE clause (after `LIVE`) and its text parameters, numbered from `$first`.
-    pub(crate) fn clause(&self, first: usize) -> (String, Vec<String>) {
+    pub(crate) fn clause(&self, first: usize) -> (String, Vec<Param>) {
         let mut sql = String::new();
         let mut binds = Vec::new();
-        let mut add = |cond: &str, value: String, binds: &mut Vec<String>| {
+        let mut add = |cond: &str, value: Param, binds: &mut Vec<Param>| {
             binds.push(value);
             sql.push_str(&format!(
                 " AND {}",
@@ -83,37 +84,37 @@ impl DocumentFilter {
         if let Some(client) = &self.client {
             add(
                 "d.facility_id IN (SELECT facility_id FROM facility_users WHERE user_id = ?)",
-                client.clone(),
+                Param::text(client),
                 &mut binds,
             );
             add(
                 "d.status = ?",
-                DocumentStatus::Released.as_str().into(),
+                Param::text(DocumentStatus::Released.as_str()),
                 &mut binds,
             );
         }
         if let Some(s) = self.status {
-            add("d.status = ?", s.as_str().into(), &mut binds);
+            add("d.status = ?", Param::text(s.as_str()), &mut binds);
         }
         if let Some(v) = &self.facility_id {
-            add("d.facility_id = ?", v.clone(), &mut binds);
+            add("d.facility_id = ?", Param::text(v), &mut binds);
         }
         if let Some(v) = &self.equipment_id {
-            add("d.equipment_id = ?", v.clone(), &mut binds);
+            add("d.equipment_id = ?", Param::text(v), &mut binds);
         }
         if let Some(v) = &self.test_id {
-            add("d.test_id = ?", v.clone(), &mut binds);
+            add("d.test_id = ?", Param::text(v), &mut binds);
         }
         if let Some(v) = &self.date_gte {
-            add("d.date >= ?", v.clone(), &mut binds);
+            add("d.date >= ?", Param::Day(v.clone()), &mut binds);
         }
         if let Some(v) = &self.date_lt {
-            add("d.date < ?", v.clone(), &mut binds);
+            add("d.date < ?", Param::Day(v.clone()), &mut binds);
         }
         if let Some(q) = &self.q {
             add(
                 "d.search_text LIKE ? ESCAPE '\\'",
-                contains_pattern(q),
+                Param::Text(Some(contains_pattern(q))),
                 &mut binds,
             );
         }

@@ -46,12 +46,7 @@ impl ImageKind {
     }
 }
 
-/// A value bound into a multi-row insert.
-pub enum Param {
-    Text(Option<String>),
-    Int(i64),
-    Real(f64),
-}
+pub use crate::store::types::Param;
 
 impl FacilityRecord {
     /// The stored form of a loaded facility (to apply an edit to it).

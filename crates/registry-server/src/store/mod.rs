@@ -60,3 +60,4 @@ pub(crate) async fn lock_row(
         crate::db::BackendConn::Postgres(c) => postgres::dialect::lock_row(c, table, id).await,
     }
 }
+pub mod types;

@@ -1,6 +1,7 @@
 //! The PostgreSQL backend: sqlx's PostgreSQL driver over the schema of `migrations/postgres`.
 
 pub(crate) type Connection = sqlx::PgConnection;
+pub(crate) type Db = sqlx::Postgres;
 pub(crate) type DbRow = sqlx::postgres::PgRow;
 
 pub(crate) mod dialect {
@@ -9,17 +10,16 @@ pub(crate) mod dialect {
     /// Claimed queue rows are locked and skipped by concurrent claimers.
     pub(crate) const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 
-    /// `next_due = last_date + days` as `YYYY-MM-DD` text.
-    pub(crate) const NEXT_DUE: &str =
-        "to_char(CAST(p.last_date AS date) + CAST(p.days AS integer), 'YYYY-MM-DD')";
+    /// `next_due = last_date + days` (a `date`).
+    pub(crate) const NEXT_DUE: &str = "p.last_date + CAST(p.days AS integer)";
 
     /// A facility's children as JSON columns (`json_agg`).
     pub(crate) const FACILITY_CHILDREN: &str = "(SELECT coalesce(json_agg(json_build_object('street', a.street, 'city', a.city, 'state', a.state, \
                 'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position), '[]'::json)::text \
                 FROM facility_addresses a WHERE a.facility_id = f.id) AS address_json, \
-             (SELECT coalesce(json_agg(json_build_object('_id', fu.user_id, 'responsabilities', fu.responsibilities::json, \
-                'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
-                'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position), '[]'::json)::text \
+             (SELECT coalesce(json_agg(json_build_object('_id', fu.user_id, 'responsabilities', fu.responsibilities, \
+                'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', to_char(u.an_license_validity, 'YYYY-MM-DD'), \
+                'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', to_char(u.fm_license_validity, 'YYYY-MM-DD')) ORDER BY fu.position), '[]'::json)::text \
                 FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
              (SELECT coalesce(json_agg(json_build_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position), '[]'::json)::text \
                 FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
@@ -42,10 +42,9 @@ pub(crate) mod dialect {
     }
 }
 
-/// An optional text column.
-pub(crate) fn opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
-    sqlx::Row::try_get::<Option<String>, _>(row, col)
-}
+#[path = "sql/row.rs"]
+pub(crate) mod row;
+pub(crate) use row::opt;
 
 #[path = "sql/audit.rs"]
 pub(crate) mod audit;

@@ -1,6 +1,7 @@
 //! The SQLite backend: sqlx's SQLite driver over the schema of `migrations/sqlite`.
 
 pub(crate) type Connection = sqlx::SqliteConnection;
+pub(crate) type Db = sqlx::Sqlite;
 pub(crate) type DbRow = sqlx::sqlite::SqliteRow;
 
 pub(crate) mod dialect {
@@ -36,10 +37,9 @@ pub(crate) mod dialect {
     }
 }
 
-/// An optional text column.
-pub(crate) fn opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
-    sqlx::Row::try_get::<Option<String>, _>(row, col)
-}
+#[path = "sql/row.rs"]
+pub(crate) mod row;
+pub(crate) use row::opt;
 
 #[path = "sql/audit.rs"]
 pub(crate) mod audit;

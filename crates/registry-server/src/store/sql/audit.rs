@@ -3,9 +3,11 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::Connection;
+use super::row::{json_opt, ts};
 use crate::db::{new_id, now};
 use crate::extract::ListParams;
 use crate::store::audit::*;
+use crate::store::types::{JsonText, Ts};
 use registry_core::api::{Actor, AuditEvent};
 use serde_json::Value;
 use sqlx::Row;
@@ -14,6 +16,7 @@ pub async fn record(conn: &mut Connection, change: Change<'_>) -> Result<(), sql
     let json = |v: Option<&Value>| v.map(Value::to_string);
     let role_changes = (!change.role_changes.is_empty())
         .then(|| serde_json::to_string(change.role_changes).unwrap_or_default());
+    let (before, after) = (json(change.before), json(change.after));
     sqlx::query(
         "INSERT INTO audit_events (id, entity, entity_id, action, actor_id, at, before_json, after_json, role_changes) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -23,10 +26,10 @@ pub async fn record(conn: &mut Connection, change: Change<'_>) -> Result<(), sql
     .bind(change.entity_id)
     .bind(change.action)
     .bind(change.actor)
-    .bind(now())
-    .bind(json(change.before))
-    .bind(json(change.after))
-    .bind(role_changes)
+    .bind(Ts(&now()))
+    .bind(before.as_deref().map(JsonText))
+    .bind(after.as_deref().map(JsonText))
+    .bind(role_changes.as_deref().map(JsonText))
     .execute(conn)
     .await?;
     Ok(())
@@ -72,11 +75,10 @@ pub async fn history(
                     id,
                     name: actor_name.unwrap_or_default(),
                 }),
-                at: r.try_get("at")?,
-                before: parse(r.try_get("before_json")?),
-                after: parse(r.try_get("after_json")?),
-                role_changes: r
-                    .try_get::<Option<String>, _>("role_changes")?
+                at: ts(&r, "at")?,
+                before: parse(json_opt(&r, "before_json")?),
+                after: parse(json_opt(&r, "after_json")?),
+                role_changes: json_opt(&r, "role_changes")?
                     .and_then(|s| serde_json::from_str(&s).ok())
                     .unwrap_or_default(),
             })

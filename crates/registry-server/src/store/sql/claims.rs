@@ -6,6 +6,7 @@
 
 use super::{Connection, DbRow};
 use crate::store::claims::*;
+use crate::store::types::Ts;
 use sqlx::AssertSqlSafe;
 
 /// Claims up to `limit` due rows for `instance` until `until`: pending ones whose time has come,
@@ -31,7 +32,7 @@ pub(crate) async fn claim(
          ORDER BY next_attempt_at LIMIT $2{lock}"
     );
     let rows = sqlx::query(AssertSqlSafe(sql))
-        .bind(now)
+        .bind(Ts(now))
         .bind(limit)
         .fetch_all(&mut *conn)
         .await?;
@@ -43,8 +44,8 @@ pub(crate) async fn claim(
         sqlx::query(AssertSqlSafe(update.clone()))
             .bind(&id)
             .bind(instance)
-            .bind(until)
-            .bind(now)
+            .bind(Ts(until))
+            .bind(Ts(now))
             .execute(&mut *conn)
             .await?;
     }
@@ -79,8 +80,8 @@ pub async fn record_attempt(
         .bind(instance)
         .bind(status)
         .bind(error)
-        .bind(retry_at)
-        .bind(now)
+        .bind(retry_at.map(Ts))
+        .bind(Ts(now))
         .execute(conn)
         .await?;
     Ok(done.rows_affected() == 1)

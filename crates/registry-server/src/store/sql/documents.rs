@@ -4,10 +4,12 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::opt;
+use super::row::{bind, day, json, ts, ts_opt};
 use super::{Connection, DbRow};
 use crate::db::placeholders;
 use crate::store::claims::Queue;
 use crate::store::documents::*;
+use crate::store::types::{Day, JsonText, Ts};
 use registry_core::document::{
     Comment, Document, DocumentStatus, FileInfo, FileVersion, Person, RecordRef, ScheduledEmail,
     SentEmail,
@@ -50,8 +52,8 @@ pub async fn state(conn: &mut Connection, id: &str) -> Result<Option<DocumentSta
         size: r.try_get("size")?,
         name: r.try_get("name")?,
         facility_name: r.try_get("facility_name")?,
-        date: r.try_get("date")?,
-        validity: r.try_get("validity")?,
+        date: day(&r, "date")?,
+        validity: day(&r, "validity")?,
     }))
 }
 
@@ -110,13 +112,13 @@ pub async fn insert(conn: &mut Connection, d: &NewDocument<'_>) -> Result<(), sq
     .bind(d.facility_id)
     .bind(d.equipment_id)
     .bind(d.test_id)
-    .bind(d.date)
-    .bind(d.validity)
+    .bind(Day(d.date))
+    .bind(Day(d.validity))
     .bind(d.conclusion)
     .bind(d.status.as_str())
     .bind(search_text(d.name, d.conclusion, None))
     .bind(d.by)
-    .bind(d.at)
+    .bind(Ts(d.at))
     .execute(conn)
     .await?;
     Ok(())
@@ -141,14 +143,14 @@ pub async fn add_file(
     .bind(file.size)
     .bind(&file.sha256)
     .bind(by)
-    .bind(at)
+    .bind(Ts(at))
     .execute(&mut *conn)
     .await?;
     sqlx::query("UPDATE documents SET file_version = $2, uploaded_by = $3, uploaded_at = $4, updated_at = $4 WHERE id = $1")
         .bind(document_id)
         .bind(version)
         .bind(by)
-        .bind(at)
+        .bind(Ts(at))
         .execute(conn)
         .await?;
     Ok(())
@@ -174,12 +176,12 @@ pub async fn update_metadata(
     .bind(c.equipment_id.clone().flatten())
     .bind(c.test_id.is_some() as i64)
     .bind(c.test_id.clone().flatten())
-    .bind(c.date.as_deref())
-    .bind(c.validity.as_deref())
+    .bind(c.date.as_deref().map(Day))
+    .bind(c.validity.as_deref().map(Day))
     .bind(c.conclusion.is_some() as i64)
     .bind(c.conclusion.clone().flatten())
     .bind(c.status.map(|s| s.as_str()))
-    .bind(at)
+    .bind(Ts(at))
     .execute(&mut *conn)
     .await?;
     refresh_search_text(conn, id).await
@@ -218,7 +220,7 @@ pub async fn sign(conn: &mut Connection, id: &str, s: &Signing<'_>) -> Result<()
     .bind(id)
     .bind(DocumentStatus::Signed.as_str())
     .bind(s.signer)
-    .bind(s.at)
+    .bind(Ts(s.at))
     .bind(s.code)
     .bind(s.signature)
     .execute(&mut *conn)
@@ -238,7 +240,7 @@ pub async fn liberate(
     .bind(id)
     .bind(DocumentStatus::Released.as_str())
     .bind(by)
-    .bind(at)
+    .bind(Ts(at))
     .execute(conn)
     .await?;
     Ok(())
@@ -248,14 +250,14 @@ pub async fn liberate(
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE documents SET archived_at = $2, updated_at = $2 WHERE id = $1")
         .bind(id)
-        .bind(at)
+        .bind(Ts(at))
         .execute(&mut *conn)
         .await?;
     sqlx::query(
         "UPDATE email_schedules SET status = 'cancelled', updated_at = $2 WHERE document_id = $1 AND status = 'pending'",
     )
     .bind(id)
-    .bind(at)
+    .bind(Ts(at))
     .execute(conn)
     .await?;
     Ok(())
@@ -276,12 +278,12 @@ pub async fn add_comment(
     .bind(document_id)
     .bind(author)
     .bind(text)
-    .bind(at)
+    .bind(Ts(at))
     .execute(&mut *conn)
     .await?;
     sqlx::query("UPDATE documents SET updated_at = $2 WHERE id = $1")
         .bind(document_id)
-        .bind(at)
+        .bind(Ts(at))
         .execute(conn)
         .await?;
     Ok(())
@@ -324,7 +326,7 @@ pub async fn view(
     let sql = format!("{SELECT} WHERE d.id = $1 AND {LIVE}{clause}");
     let mut query = sqlx::query(AssertSqlSafe(sql)).bind(id);
     for b in binds {
-        query = query.bind(b);
+        query = bind(query, b);
     }
     let rows = query.fetch_all(&mut *conn).await?;
     Ok(assemble(conn, rows).await?.pop())
@@ -340,11 +342,11 @@ pub async fn list(
     let count_sql = format!(
         "SELECT COUNT(*) FROM documents d JOIN facilities f ON f.id = d.facility_id WHERE {LIVE}{clause}"
     );
-    let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(count_sql));
-    for b in &binds {
-        count = count.bind(b.clone());
+    let mut count = sqlx::query(AssertSqlSafe(count_sql));
+    for b in binds.iter().cloned() {
+        count = bind(count, b);
     }
-    let total = count.fetch_one(&mut *conn).await?;
+    let total: i64 = count.fetch_one(&mut *conn).await?.try_get(0)?;
     let n = binds.len();
     let sql = format!(
         "{SELECT} WHERE {LIVE}{clause} ORDER BY d.id DESC LIMIT ${} OFFSET ${}",
@@ -353,7 +355,7 @@ pub async fn list(
     );
     let mut query = sqlx::query(AssertSqlSafe(sql));
     for b in binds {
-        query = query.bind(b);
+        query = bind(query, b);
     }
     let rows = query.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
     Ok((assemble(conn, rows).await?, total))
@@ -390,8 +392,8 @@ async fn assemble(conn: &mut Connection, rows: Vec<DbRow>) -> Result<Vec<Documen
                 },
                 equipment: opt(&r, "equipment_id")?.map(|id| RecordRef { id, name: None }),
                 test: opt(&r, "test_id")?.map(|id| RecordRef { id, name: None }),
-                date: r.try_get("date")?,
-                validity: r.try_get("validity")?,
+                date: day(&r, "date")?,
+                validity: day(&r, "validity")?,
                 conclusion: opt(&r, "conclusion")?,
                 status: parse_status(&r.try_get::<String, _>("status")?)?,
                 file: FileInfo {
@@ -404,19 +406,19 @@ async fn assemble(conn: &mut Connection, rows: Vec<DbRow>) -> Result<Vec<Documen
                     id: String::new(),
                     name: String::new(),
                 }),
-                uploaded_at: r.try_get("uploaded_at")?,
+                uploaded_at: ts(&r, "uploaded_at")?,
                 signed_by: person(&r, "signed_by", "signer_name")?,
-                signed_at: opt(&r, "signed_at")?,
+                signed_at: ts_opt(&r, "signed_at")?,
                 code: opt(&r, "code")?,
                 signature: opt(&r, "signature")?,
                 liberated_by: person(&r, "liberated_by", "liberator_name")?,
-                liberated_at: opt(&r, "liberated_at")?,
+                liberated_at: ts_opt(&r, "liberated_at")?,
                 comments: comments.remove(&id).unwrap_or_default(),
                 scheduled_email,
                 sent_email,
                 versions: versions.remove(&id).unwrap_or_default(),
-                created_at: r.try_get("created_at")?,
-                updated_at: r.try_get("updated_at")?,
+                created_at: ts(&r, "created_at")?,
+                updated_at: ts(&r, "updated_at")?,
                 id,
             })
         })
@@ -447,7 +449,7 @@ async fn comments_of(
                     name: r.try_get("name")?,
                 },
                 text: r.try_get("text")?,
-                created_at: r.try_get("created_at")?,
+                created_at: ts(&r, "created_at")?,
             });
     }
     Ok(out)
@@ -482,7 +484,7 @@ async fn versions_of(
                     id: r.try_get("uploaded_by")?,
                     name: r.try_get("uploader")?,
                 },
-                uploaded_at: r.try_get("uploaded_at")?,
+                uploaded_at: ts(&r, "uploaded_at")?,
             });
     }
     Ok(out)
@@ -506,21 +508,20 @@ async fn emails_of(
     }
     let mut out: HashMap<String, EmailState> = HashMap::new();
     for r in query.fetch_all(conn).await? {
-        let to: Vec<String> =
-            serde_json::from_str(&r.try_get::<String, _>("recipients")?).unwrap_or_default();
+        let to: Vec<String> = serde_json::from_str(&json(&r, "recipients")?).unwrap_or_default();
         let status: String = r.try_get("status")?;
         let entry = out.entry(r.try_get("document_id")?).or_default();
         let schedule = ScheduledEmail {
             id: r.try_get("id")?,
-            send_at: r.try_get("send_at")?,
+            send_at: ts(&r, "send_at")?,
             to,
             next_attempt_at: (status == "pending")
-                .then(|| r.try_get("next_attempt_at"))
+                .then(|| ts(&r, "next_attempt_at"))
                 .transpose()?,
             status,
             attempts: r.try_get("attempts")?,
             last_error: opt(&r, "last_error")?,
-            sent_at: opt(&r, "sent_at")?,
+            sent_at: ts_opt(&r, "sent_at")?,
         };
         if let (Some(sent_at), "sent") = (&schedule.sent_at, schedule.status.as_str()) {
             entry.1 = Some(SentEmail {
@@ -541,7 +542,7 @@ pub async fn facility_recipients(
 ) -> Result<Vec<String>, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT u.email FROM facility_users fu JOIN users u ON u.id = fu.user_id \
-         WHERE fu.facility_id = $1 AND u.active = 1 ORDER BY fu.position",
+         WHERE fu.facility_id = $1 AND u.active = TRUE ORDER BY fu.position",
     )
     .bind(facility_id)
     .fetch_all(conn)
@@ -555,10 +556,12 @@ pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Resul
     )
     .bind(s.id)
     .bind(s.document_id)
-    .bind(serde_json::to_string(s.recipients).unwrap_or_else(|_| "[]".into()))
-    .bind(s.send_at)
+    .bind(JsonText(
+        serde_json::to_string(s.recipients).unwrap_or_else(|_| "[]".into()),
+    ))
+    .bind(Ts(s.send_at))
     .bind(s.by)
-    .bind(s.at)
+    .bind(Ts(s.at))
     .execute(conn)
     .await?;
     Ok(())
@@ -587,8 +590,7 @@ pub async fn claim_due(
             Ok(ClaimedEmail {
                 id: r.try_get("id")?,
                 document_id: r.try_get("document_id")?,
-                recipients: serde_json::from_str(&r.try_get::<String, _>("recipients")?)
-                    .unwrap_or_default(),
+                recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
                 attempts: r.try_get("attempts")?,
             })
         })

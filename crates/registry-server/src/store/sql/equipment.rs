@@ -2,8 +2,10 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::row::{json, ts};
 use super::{Connection, DbRow};
 use crate::extract::ListParams;
+use crate::store::types::{JsonText, Ts};
 use registry_core::equipment::{Equipment, Reference};
 use sqlx::{AssertSqlSafe, Row};
 
@@ -16,7 +18,7 @@ const COLUMNS: &str = "e.id, e.facility_id, f.name AS facility_name, e.equipment
 const LIVE: &str = "e.archived_at IS NULL AND f.archived_at IS NULL";
 
 fn from_row(r: &DbRow) -> Result<Equipment, sqlx::Error> {
-    let attributes: String = r.try_get("attributes")?;
+    let attributes = json(r, "attributes")?;
     Ok(Equipment {
         id: r.try_get("id")?,
         facility: Reference {
@@ -34,9 +36,9 @@ fn from_row(r: &DbRow) -> Result<Equipment, sqlx::Error> {
         localization: r.try_get("localization")?,
         attributes: serde_json::from_str(&attributes)
             .map_err(|e| sqlx::Error::Decode(format!("equipment attributes: {e}").into()))?,
-        active: r.try_get::<i64, _>("active")? != 0,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        active: r.try_get("active")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -62,8 +64,8 @@ pub async fn list_for_facility(
     let mut clauses = vec![LIVE.to_owned(), "e.facility_id = $1".to_owned()];
     let mut binds = vec![facility_id.to_owned()];
     match params.text("active").as_deref() {
-        Some("true") => clauses.push("e.active = 1".into()),
-        Some("false") => clauses.push("e.active = 0".into()),
+        Some("true") => clauses.push("e.active = TRUE".into()),
+        Some("false") => clauses.push("e.active = FALSE".into()),
         _ => {}
     }
     let mut add = |clause: &str, value: String| {
@@ -126,10 +128,10 @@ pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<
         .bind(&e.serial_number)
         .bind(&e.patrimonial_number)
         .bind(&e.localization)
-        .bind(e.attributes.to_string())
-        .bind(i64::from(e.active))
-        .bind(&e.created_at)
-        .bind(&e.updated_at)
+        .bind(JsonText(&e.attributes.to_string()))
+        .bind(e.active)
+        .bind(Ts(&e.created_at))
+        .bind(Ts(&e.updated_at))
         .execute(conn)
         .await?;
     Ok(())
@@ -138,7 +140,7 @@ pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE equipment SET archived_at = $2, updated_at = $2 WHERE id = $1")
         .bind(id)
-        .bind(at)
+        .bind(Ts(at))
         .execute(conn)
         .await?;
     Ok(())

@@ -2,9 +2,11 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::row::{json_opt, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, search_key};
 use crate::extract::ListParams;
+use crate::store::types::{JsonText, Ts};
 use registry_core::equipment::{EquipmentType, Reference, TestType};
 use registry_core::qc::TestKind;
 use sqlx::Row;
@@ -14,8 +16,8 @@ fn type_from_row(r: &DbRow) -> Result<EquipmentType, sqlx::Error> {
         id: r.try_get("id")?,
         name: r.try_get("name")?,
         description: r.try_get("description")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -94,8 +96,8 @@ pub async fn save_type(
         .bind(&t.name)
         .bind(search_key(&t.name))
         .bind(&t.description)
-        .bind(&t.created_at)
-        .bind(&t.updated_at)
+        .bind(Ts(&t.created_at))
+        .bind(Ts(&t.updated_at))
         .execute(conn)
         .await?;
     Ok(())
@@ -135,7 +137,7 @@ fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
 
 fn test_type_from_row(r: &DbRow) -> Result<TestType, sqlx::Error> {
     let kind: Option<String> = r.try_get("kind")?;
-    let tolerances: Option<String> = r.try_get("tolerances")?;
+    let tolerances = json_opt(r, "tolerances")?;
     Ok(TestType {
         kind: kind
             .map(|k| TestKind::parse(&k).ok_or_else(|| decode("test kind", &k)))
@@ -152,8 +154,8 @@ fn test_type_from_row(r: &DbRow) -> Result<TestType, sqlx::Error> {
         },
         expiration_in_days: r.try_get("expiration_in_days")?,
         description: r.try_get("description")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -230,6 +232,10 @@ pub async fn save_test_type(
     t: &TestType,
     insert: bool,
 ) -> Result<(), sqlx::Error> {
+    let tolerances = t
+        .tolerances
+        .as_ref()
+        .map(|v| serde_json::to_string(v).expect("tolerances serialize"));
     let sql = if insert {
         "INSERT INTO test_types (id, name, name_key, equipment_type_id, expiration_in_days, description, created_at, updated_at, \
          kind, tolerances) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
@@ -244,14 +250,10 @@ pub async fn save_test_type(
         .bind(&t.type_of_equipment.id)
         .bind(t.expiration_in_days)
         .bind(&t.description)
-        .bind(&t.created_at)
-        .bind(&t.updated_at)
+        .bind(Ts(&t.created_at))
+        .bind(Ts(&t.updated_at))
         .bind(t.kind.map(|k| k.as_str()))
-        .bind(
-            t.tolerances
-                .as_ref()
-                .map(|v| serde_json::to_string(v).expect("tolerances serialize")),
-        )
+        .bind(tolerances.as_deref().map(JsonText))
         .execute(&mut *conn)
         .await?;
     if !insert {
@@ -284,7 +286,7 @@ pub async fn seed_catalogue(conn: &mut Connection) -> Result<(), sqlx::Error> {
     let claimed = sqlx::query(
         "INSERT INTO catalogue_seeds (name, seeded_at) VALUES ('qc', $1) ON CONFLICT (name) DO NOTHING",
     )
-    .bind(&at)
+    .bind(Ts(&at))
     .execute(&mut *conn)
     .await?
     .rows_affected();

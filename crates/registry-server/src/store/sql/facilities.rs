@@ -4,10 +4,12 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::opt;
+use super::row::ts;
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, placeholders, search_key};
 use crate::extract::ListParams;
 use crate::store::facilities::*;
+use crate::store::types::Ts;
 use registry_core::api::{Facility, GroupRef};
 use registry_core::{Department, Practice, Responsibility};
 use sqlx::{AssertSqlSafe, Row};
@@ -43,8 +45,8 @@ pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     .bind(&r.cnen_registry)
     .bind(search_text(r))
     .bind(r.version)
-    .bind(&r.created_at)
-    .bind(&r.updated_at)
+    .bind(Ts(&r.created_at))
+    .bind(Ts(&r.updated_at))
     .execute(&mut *conn)
     .await?;
     insert_children(conn, r).await?;
@@ -91,7 +93,7 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     .bind(&r.cnen_registry)
     .bind(search_text(r))
     .bind(r.version)
-    .bind(&r.updated_at)
+    .bind(Ts(&r.updated_at))
     .execute(&mut *conn)
     .await?;
     for table in [
@@ -108,10 +110,6 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         .await?;
     }
     insert_children(conn, r).await
-}
-
-fn text(s: &str) -> Param {
-    Param::Text(Some(s.to_owned()))
 }
 
 /// Inserts `rows` (each with one value per column) into `table` in one statement.
@@ -135,11 +133,7 @@ pub async fn insert_rows(
     );
     let mut q = sqlx::query(AssertSqlSafe(sql));
     for v in rows.into_iter().flatten() {
-        q = match v {
-            Param::Text(t) => q.bind(t),
-            Param::Int(i) => q.bind(i),
-            Param::Real(f) => q.bind(f),
-        };
+        q = super::row::bind(q, v);
     }
     q.execute(conn).await?;
     Ok(())
@@ -152,15 +146,15 @@ async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<()
         .enumerate()
         .map(|(i, a)| {
             vec![
-                text(&r.id),
+                Param::text(&r.id),
                 Param::Int(i as i64),
-                text(&a.street),
-                text(&a.city),
-                text(&a.state),
+                Param::text(&a.street),
+                Param::text(&a.city),
+                Param::text(&a.state),
                 Param::Text(a.complement.clone()),
                 Param::Text(a.zip_code.clone()),
-                text(&search_key(&a.city)),
-                text(&search_key(&a.state)),
+                Param::text(&search_key(&a.city)),
+                Param::text(&search_key(&a.state)),
             ]
         })
         .collect();
@@ -187,10 +181,10 @@ async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<()
                 .map(Responsibility::as_str)
                 .collect();
             vec![
-                text(&r.id),
-                text(&l.user_id),
+                Param::text(&r.id),
+                Param::text(&l.user_id),
                 Param::Int(i as i64),
-                text(&serde_json::to_string(&resp).expect("strings serialise")),
+                Param::Json(serde_json::to_string(&resp).expect("strings serialise")),
             ]
         })
         .collect();
@@ -207,8 +201,8 @@ async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<()
         .enumerate()
         .map(|(i, g)| {
             vec![
-                text(&r.id),
-                text(g.name.as_str()),
+                Param::text(&r.id),
+                Param::text(g.name.as_str()),
                 Param::Int(i as i64),
                 Param::Real(g.quantity.mci()),
             ]
@@ -224,7 +218,7 @@ async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<()
     let practices = r
         .practices
         .iter()
-        .map(|p| vec![text(&r.id), text(p.as_str())])
+        .map(|p| vec![Param::text(&r.id), Param::text(p.as_str())])
         .collect();
     insert_rows(
         conn,
@@ -289,8 +283,8 @@ fn facility_from_row(r: &DbRow) -> Result<Facility, sqlx::Error> {
         logo: image(ImageKind::Logo),
         background_image: image(ImageKind::Background),
         version: r.try_get("version")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
         id,
     })
 }
@@ -494,7 +488,7 @@ pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, 
         "UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1 WHERE id = $1 AND archived_at IS NULL RETURNING department",
     )
     .bind(id)
-    .bind(at)
+    .bind(Ts(at))
     .fetch_optional(&mut *conn)
     .await?;
     match department.as_deref().and_then(Department::parse) {
@@ -509,7 +503,7 @@ pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, 
 pub async fn touch(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE facilities SET updated_at = $2, version = version + 1 WHERE id = $1")
         .bind(id)
-        .bind(at)
+        .bind(Ts(at))
         .execute(conn)
         .await?;
     Ok(())
@@ -533,7 +527,7 @@ pub async fn set_image(
         .bind(kind.as_str())
         .bind(content_type)
         .bind(data)
-        .bind(at)
+        .bind(Ts(at))
         .execute(conn)
         .await?;
     Ok(())

@@ -2,9 +2,11 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::row::ts;
 use super::{Connection, DbRow};
 use crate::db::search_key;
 use crate::extract::ListParams;
+use crate::store::types::Ts;
 use registry_core::Department;
 use registry_core::api::{FacilitySummary, Group};
 use sqlx::Row;
@@ -15,8 +17,8 @@ fn from_row(r: &DbRow) -> Result<Group, sqlx::Error> {
         name: r.try_get("name")?,
         description: r.try_get("description")?,
         facilities: None,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -85,8 +87,8 @@ pub async fn save(conn: &mut Connection, g: &Group, insert: bool) -> Result<(), 
         .bind(&g.name)
         .bind(search_key(&g.name))
         .bind(&g.description)
-        .bind(&g.created_at)
-        .bind(&g.updated_at)
+        .bind(Ts(&g.created_at))
+        .bind(Ts(&g.updated_at))
         .execute(conn)
         .await?;
     Ok(())

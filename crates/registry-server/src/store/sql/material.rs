@@ -3,10 +3,12 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::row::{bind, day, day_opt, json, ts, ts_opt};
 use super::{Connection, DbRow};
 use crate::extract::ListParams;
 use crate::store::claims::Queue;
 use crate::store::material::*;
+use crate::store::types::{Day, JsonText, Param, Ts};
 use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
 use registry_core::material::Receipt;
@@ -33,7 +35,7 @@ fn radioisotope(r: &DbRow, col: &str) -> Result<Radioisotope, sqlx::Error> {
 /// A `WHERE` clause being built with its text binds (`$?` stands for the next placeholder).
 struct Filter {
     clauses: Vec<String>,
-    binds: Vec<String>,
+    binds: Vec<Param>,
 }
 
 impl Filter {
@@ -55,7 +57,16 @@ impl Filter {
     }
 
     fn add(&mut self, clause: &str, value: &str) {
-        self.binds.push(value.to_owned());
+        self.push(clause, Param::text(value));
+    }
+
+    /// A clause on a date column.
+    fn add_day(&mut self, clause: &str, value: &str) {
+        self.push(clause, Param::Day(value.to_owned()));
+    }
+
+    fn push(&mut self, clause: &str, value: Param) {
+        self.binds.push(value);
         self.clauses
             .push(clause.replace("$?", &format!("${}", self.binds.len())));
     }
@@ -67,8 +78,8 @@ impl Filter {
     /// Every row of `sql` (whose `WHERE` is this filter's), with the binds.
     async fn fetch(&self, conn: &mut Connection, sql: String) -> Result<Vec<DbRow>, sqlx::Error> {
         let mut q = sqlx::query(AssertSqlSafe(sql));
-        for b in &self.binds {
-            q = q.bind(b.as_str());
+        for b in self.binds.iter().cloned() {
+            q = bind(q, b);
         }
         q.fetch_all(conn).await
     }
@@ -83,13 +94,13 @@ impl Filter {
         params: &ListParams,
     ) -> Result<(Vec<DbRow>, i64), sqlx::Error> {
         let filter = self.sql();
-        let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!(
+        let mut count = sqlx::query(AssertSqlSafe(format!(
             "SELECT COUNT(*) {from} WHERE {filter}"
         )));
-        for b in &self.binds {
-            count = count.bind(b.as_str());
+        for b in self.binds.iter().cloned() {
+            count = bind(count, b);
         }
-        let total = count.fetch_one(&mut *conn).await?;
+        let total: i64 = count.fetch_one(&mut *conn).await?.try_get(0)?;
         if params.offset() >= total {
             return Ok((Vec::new(), total));
         }
@@ -100,8 +111,8 @@ impl Filter {
             n + 2
         );
         let mut q = sqlx::query(AssertSqlSafe(sql));
-        for b in &self.binds {
-            q = q.bind(b.as_str());
+        for b in self.binds.iter().cloned() {
+            q = bind(q, b);
         }
         let rows = q
             .bind(params.page_size)
@@ -127,18 +138,18 @@ fn receipt_from_row(r: &DbRow) -> Result<Receipt, sqlx::Error> {
         facility: reference(r, "facility_id", "facility_name")?,
         radioisotope: radioisotope(r, "radioisotope")?,
         activity: r.try_get("activity")?,
-        activity_reference_time: r.try_get("activity_reference_at")?,
+        activity_reference_time: ts(r, "activity_reference_at")?,
         activity_at_receipt: r.try_get("activity_at_receipt")?,
         supplier: r.try_get("supplier")?,
         lot: r.try_get("lot")?,
         received_by: r.try_get("received_by")?,
-        received_at: r.try_get("received_at")?,
+        received_at: ts(r, "received_at")?,
         week: r.try_get("week")?,
-        over_quantity: r.try_get::<i64, _>("over_quantity")? != 0,
+        over_quantity: r.try_get("over_quantity")?,
         notes: r.try_get("notes")?,
         created_by: reference(r, "created_by", "creator_name")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -199,18 +210,18 @@ pub async fn insert_receipt(conn: &mut Connection, r: &Receipt) -> Result<(), sq
     .bind(&r.facility.id)
     .bind(r.radioisotope.as_str())
     .bind(r.activity)
-    .bind(&r.activity_reference_time)
+    .bind(Ts(&r.activity_reference_time))
     .bind(r.activity_at_receipt)
     .bind(&r.supplier)
     .bind(&r.lot)
     .bind(&r.received_by)
-    .bind(&r.received_at)
+    .bind(Ts(&r.received_at))
     .bind(&r.week)
-    .bind(i64::from(r.over_quantity))
+    .bind(r.over_quantity)
     .bind(&r.notes)
     .bind(&r.created_by.id)
-    .bind(&r.created_at)
-    .bind(&r.updated_at)
+    .bind(Ts(&r.created_at))
+    .bind(Ts(&r.updated_at))
     .execute(conn)
     .await?;
     Ok(())
@@ -247,8 +258,8 @@ pub async fn receipts(
         filter.add("r.radioisotope = $?", r.as_str());
     }
     match over_quantity {
-        Some(true) => filter.clauses.push("r.over_quantity = 1".into()),
-        Some(false) => filter.clauses.push("r.over_quantity = 0".into()),
+        Some(true) => filter.clauses.push("r.over_quantity = TRUE".into()),
+        Some(false) => filter.clauses.push("r.over_quantity = FALSE".into()),
         None => {}
     }
     let (rows, total) = filter
@@ -279,9 +290,9 @@ const WASTE_FROM: &str = "FROM waste_packages w JOIN facilities f ON f.id = w.fa
 
 fn waste_from_row(r: &DbRow, today: &str) -> Result<WastePackage, sqlx::Error> {
     let form: String = r.try_get("form")?;
-    let contents: String = r.try_get("contents")?;
-    let release_date: String = r.try_get("release_date")?;
-    let released_at: Option<String> = r.try_get("released_at")?;
+    let contents = json(r, "contents")?;
+    let release_date = day(r, "release_date")?;
+    let released_at = ts_opt(r, "released_at")?;
     let release = match &released_at {
         Some(at) => Some(WasteRelease {
             released_by: Reference {
@@ -307,15 +318,15 @@ fn waste_from_row(r: &DbRow, today: &str) -> Result<WastePackage, sqlx::Error> {
         contents: serde_json::from_str::<Vec<WasteContent>>(&contents)
             .map_err(|e| decode("waste contents", e))?,
         mass: r.try_get("mass")?,
-        closed_at: r.try_get("closed_at")?,
+        closed_at: ts(r, "closed_at")?,
         location: r.try_get("location")?,
         description: r.try_get("description")?,
         releasable: release.is_none() && release_date.as_str() <= today,
         release_date,
         release,
         created_by: reference(r, "created_by", "creator_name")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -336,15 +347,17 @@ pub async fn save_waste(
         .bind(&w.id)
         .bind(&w.facility.id)
         .bind(w.form.as_str())
-        .bind(serde_json::to_string(&w.contents).map_err(|e| decode("waste contents", e))?)
+        .bind(JsonText(
+            serde_json::to_string(&w.contents).map_err(|e| decode("waste contents", e))?,
+        ))
         .bind(w.mass)
-        .bind(&w.closed_at)
+        .bind(Ts(&w.closed_at))
         .bind(&w.location)
         .bind(&w.description)
-        .bind(&w.release_date)
+        .bind(Day(&w.release_date))
         .bind(&w.created_by.id)
-        .bind(&w.created_at)
-        .bind(&w.updated_at)
+        .bind(Ts(&w.created_at))
+        .bind(Ts(&w.updated_at))
         .execute(conn)
         .await?;
     Ok(())
@@ -362,11 +375,11 @@ pub async fn release_waste(
          WHERE id = $1 AND released_at IS NULL",
     )
     .bind(id)
-    .bind(&release.released_at)
+    .bind(Ts(&release.released_at))
     .bind(&release.released_by.id)
     .bind(release.dose_rate)
     .bind(&release.notes)
-    .bind(at)
+    .bind(Ts(at))
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -398,8 +411,8 @@ pub async fn waste_list(
 ) -> Result<(Vec<WastePackage>, i64), sqlx::Error> {
     let mut filter = Filter::new(scope, "w");
     match query.releasable {
-        Some(true) => filter.add("w.released_at IS NULL AND w.release_date <= $?", today),
-        Some(false) => filter.add("(w.released_at IS NOT NULL OR w.release_date > $?)", today),
+        Some(true) => filter.add_day("w.released_at IS NULL AND w.release_date <= $?", today),
+        Some(false) => filter.add_day("(w.released_at IS NOT NULL OR w.release_date > $?)", today),
         None => {}
     }
     match query.released {
@@ -409,7 +422,10 @@ pub async fn waste_list(
     }
     if let Some(r) = query.radioisotope {
         // The contents are JSON text; an isotope's name is quoted there exactly once.
-        filter.add("w.contents LIKE $?", &format!("%\"{}\"%", r.as_str()));
+        filter.add(
+            "CAST(w.contents AS TEXT) LIKE $?",
+            &format!("%\"{}\"%", r.as_str()),
+        );
     }
     let (rows, total) = filter
         .page(conn, WASTE_COLUMNS, WASTE_FROM, "w.id DESC", params)
@@ -433,10 +449,10 @@ pub async fn qc_due_by(
 ) -> Result<Vec<(Reference, Reference, String, String)>, sqlx::Error> {
     let mut filter = Filter::new(scope, "e");
     filter.clauses.push(
-        "e.archived_at IS NULL AND e.active = 1 AND t.equipment_type_id = e.equipment_type_id"
+        "e.archived_at IS NULL AND e.active = TRUE AND t.equipment_type_id = e.equipment_type_id"
             .into(),
     );
-    filter.add("l.next_due <= $?", limit);
+    filter.add_day("l.next_due <= $?", limit);
     let sql = format!(
         "SELECT f.id AS facility_id, f.name AS facility_name, e.id AS equipment_id, e.manufacturer, e.model, \
          e.serial_number, et.name AS equipment_type_name, t.name AS test_name, l.next_due \
@@ -470,7 +486,7 @@ pub async fn qc_due_by(
                     name,
                 },
                 r.try_get("test_name")?,
-                r.try_get("next_due")?,
+                day(r, "next_due")?,
             ))
         })
         .collect()
@@ -482,8 +498,8 @@ pub async fn licences_ending_by(
     limit: &str,
 ) -> Result<Vec<LicenceEnd>, sqlx::Error> {
     let mut filter = Filter::new(scope, "fu");
-    filter.clauses.push("u.active = 1".into());
-    filter.add(
+    filter.clauses.push("u.active = TRUE".into());
+    filter.add_day(
         "((u.an_license_validity IS NOT NULL AND u.an_license_validity <= $?) OR (u.fm_license_validity IS NOT NULL AND u.fm_license_validity <= $?))",
         limit,
     );
@@ -500,7 +516,7 @@ pub async fn licences_ending_by(
             ("AN", "an_license_number", "an_license_validity"),
             ("FM", "fm_license_number", "fm_license_validity"),
         ] {
-            let Some(v) = r.try_get::<Option<String>, _>(validity)? else {
+            let Some(v) = day_opt(&r, validity)? else {
                 continue;
             };
             if v.as_str() > limit {
@@ -527,8 +543,8 @@ pub async fn documents_ending_between(
 ) -> Result<Vec<(Reference, Option<Reference>, Reference, String)>, sqlx::Error> {
     let mut filter = Filter::new(scope, "d");
     filter.clauses.push("d.archived_at IS NULL".into());
-    filter.add("d.validity >= $?", from);
-    filter.add("d.validity <= $?", to);
+    filter.add_day("d.validity >= $?", from);
+    filter.add_day("d.validity <= $?", to);
     let sql = format!(
         "SELECT f.id AS facility_id, f.name AS facility_name, d.id, d.name, d.validity, d.equipment_id, \
          e.manufacturer, e.model, e.serial_number \
@@ -559,7 +575,7 @@ pub async fn documents_ending_between(
                 reference(r, "facility_id", "facility_name")?,
                 equipment,
                 reference(r, "id", "name")?,
-                r.try_get("validity")?,
+                day(r, "validity")?,
             ))
         })
         .collect()
@@ -572,7 +588,7 @@ pub async fn releasable_waste(
     today: &str,
 ) -> Result<Vec<WastePackage>, sqlx::Error> {
     let mut filter = Filter::new(scope, "w");
-    filter.add("w.released_at IS NULL AND w.release_date <= $?", today);
+    filter.add_day("w.released_at IS NULL AND w.release_date <= $?", today);
     let sql = format!(
         "SELECT {WASTE_COLUMNS} {WASTE_FROM} WHERE {} ORDER BY w.release_date, w.id",
         filter.sql()
@@ -590,7 +606,7 @@ pub async fn exceeded_weeks(
 ) -> Result<Vec<(Reference, Radioisotope, String, f64, Option<f64>)>, sqlx::Error> {
     let mut filter = Filter::new(scope, "r");
     let first = filter.binds.len() + 1;
-    filter.binds.extend(weeks.iter().cloned());
+    filter.binds.extend(weeks.iter().map(|w| Param::text(w)));
     filter.clauses.push(format!(
         "r.week IN ({})",
         crate::db::placeholders(first, weeks.len())
@@ -600,7 +616,7 @@ pub async fn exceeded_weeks(
          MAX(fr.quantity) AS quantity \
          FROM material_receipts r JOIN facilities f ON f.id = r.facility_id \
          LEFT JOIN facility_radioisotopes fr ON fr.facility_id = r.facility_id AND fr.name = r.radioisotope \
-         WHERE {} GROUP BY f.id, f.name, r.radioisotope, r.week HAVING MAX(r.over_quantity) = 1 \
+         WHERE {} GROUP BY f.id, f.name, r.radioisotope, r.week HAVING MAX(CASE WHEN r.over_quantity THEN 1 ELSE 0 END) = 1 \
          ORDER BY r.week, f.name, r.radioisotope",
         filter.sql()
     );
@@ -625,7 +641,7 @@ pub async fn responsible_emails(
 ) -> Result<Vec<String>, sqlx::Error> {
     let rows = sqlx::query(
         "SELECT u.email, fu.responsibilities FROM facility_users fu JOIN users u ON u.id = fu.user_id \
-         WHERE fu.facility_id = $1 AND u.active = 1 ORDER BY fu.position",
+         WHERE fu.facility_id = $1 AND u.active = TRUE ORDER BY fu.position",
     )
     .bind(facility_id)
     .fetch_all(conn)
@@ -633,7 +649,7 @@ pub async fn responsible_emails(
     let mut emails = Vec::new();
     for r in rows {
         let held: Vec<String> =
-            serde_json::from_str(&r.try_get::<String, _>("responsibilities")?).unwrap_or_default();
+            serde_json::from_str(&json(&r, "responsibilities")?).unwrap_or_default();
         let responsible = held
             .iter()
             .any(|h| matches!(h.as_str(), "Titular" | "Responsável Técnico" | "Supervisor"));
@@ -652,7 +668,7 @@ pub async fn responsible_emails(
 /// the writer).
 pub async fn day_planned(conn: &mut Connection, day: &str) -> Result<bool, sqlx::Error> {
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notice_runs WHERE day = $1")
-        .bind(day)
+        .bind(Day(day))
         .fetch_one(conn)
         .await?;
     Ok(n > 0)
@@ -668,9 +684,9 @@ pub async fn claim_day(
     let done = sqlx::query(
         "INSERT INTO notice_runs (day, planned_by, created_at) VALUES ($1, $2, $3) ON CONFLICT (day) DO NOTHING",
     )
-    .bind(day)
+    .bind(Day(day))
     .bind(instance)
-    .bind(now)
+    .bind(Ts(now))
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -686,13 +702,13 @@ pub async fn insert_digest(
          next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8, $8)",
     )
     .bind(&d.id)
-    .bind(&d.day)
+    .bind(Day(&d.day))
     .bind(&d.facility_id)
-    .bind(serde_json::to_string(&d.recipients).unwrap_or_default())
+    .bind(JsonText(serde_json::to_string(&d.recipients).unwrap_or_default()))
     .bind(&d.subject)
     .bind(&d.body)
     .bind(d.item_count)
-    .bind(now)
+    .bind(Ts(now))
     .execute(conn)
     .await?;
     Ok(())
@@ -720,10 +736,9 @@ pub async fn claim_digests(
         .map(|r| {
             Ok(Digest {
                 id: r.try_get("id")?,
-                day: r.try_get("day")?,
+                day: day(r, "day")?,
                 facility_id: r.try_get("facility_id")?,
-                recipients: serde_json::from_str(&r.try_get::<String, _>("recipients")?)
-                    .unwrap_or_default(),
+                recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
                 subject: r.try_get("subject")?,
                 body: r.try_get("body")?,
                 item_count: r.try_get("item_count")?,

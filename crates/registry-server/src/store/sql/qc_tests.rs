@@ -2,8 +2,10 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::row::{bind, day, day_opt, json_opt, ts};
 use super::{Connection, DbRow};
 use crate::store::qc_tests::*;
+use crate::store::types::{Day, JsonText, Param, Ts};
 use chrono::NaiveDate;
 use registry_core::equipment::{
     Conclusion, DueState, DueTest, EquipmentSummary, QcTest, Reference, due_soon_limit,
@@ -22,8 +24,8 @@ fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
 
 fn from_row(r: &DbRow) -> Result<QcTest, sqlx::Error> {
     let conclusion: String = r.try_get("conclusion")?;
-    let measurements: Option<String> = r.try_get("measurements")?;
-    let figures: Option<String> = r.try_get("figures")?;
+    let measurements = json_opt(r, "measurements")?;
+    let figures = json_opt(r, "figures")?;
     Ok(QcTest {
         id: r.try_get("id")?,
         equipment: r.try_get("equipment_id")?,
@@ -35,7 +37,7 @@ fn from_row(r: &DbRow) -> Result<QcTest, sqlx::Error> {
             id: r.try_get("test_type_id")?,
             name: r.try_get("test_type_name")?,
         },
-        date: r.try_get("date")?,
+        date: day(r, "date")?,
         performed_by: Reference {
             id: r.try_get("performed_by")?,
             name: r.try_get("performer_name")?,
@@ -52,8 +54,8 @@ fn from_row(r: &DbRow) -> Result<QcTest, sqlx::Error> {
             .map_err(|e| decode("figures", e))?,
         notes: r.try_get("notes")?,
         document: r.try_get("document_id")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -94,8 +96,8 @@ pub async fn history(
     )))
     .bind(equipment_id)
     .bind(test_type_id)
-    .bind(&gte)
-    .bind(&lt)
+    .bind(gte.as_deref().map(Day))
+    .bind(lt.as_deref().map(Day))
     .fetch_one(&mut *conn)
     .await?;
     let sql = format!(
@@ -104,8 +106,8 @@ pub async fn history(
     let rows = sqlx::query(AssertSqlSafe(sql))
         .bind(equipment_id)
         .bind(test_type_id)
-        .bind(&gte)
-        .bind(&lt)
+        .bind(gte.as_deref().map(Day))
+        .bind(lt.as_deref().map(Day))
         .bind(limit)
         .bind(offset)
         .fetch_all(conn)
@@ -132,15 +134,15 @@ pub async fn save(conn: &mut Connection, t: &QcTest, insert: bool) -> Result<(),
         .bind(&t.equipment)
         .bind(&t.type_of_test.id)
         .bind(&t.facility.id)
-        .bind(&t.date)
+        .bind(Day(&t.date))
         .bind(&t.performed_by.id)
         .bind(t.conclusion.as_str())
-        .bind(t.measurements.as_ref().map(|m| m.to_string()))
+        .bind(t.measurements.as_ref().map(|m| JsonText(m.to_string())))
         .bind(&t.notes)
         .bind(&t.document)
-        .bind(&t.created_at)
-        .bind(&t.updated_at)
-        .bind(t.figures.as_ref().map(|m| m.to_string()))
+        .bind(Ts(&t.created_at))
+        .bind(Ts(&t.updated_at))
+        .bind(t.figures.as_ref().map(|m| JsonText(m.to_string())))
         .execute(&mut *conn)
         .await?;
     if let Some((equipment, test_type)) = previous {
@@ -152,7 +154,7 @@ pub async fn save(conn: &mut Connection, t: &QcTest, insert: bool) -> Result<(),
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE qc_tests SET archived_at = $2, updated_at = $2 WHERE id = $1")
         .bind(id)
-        .bind(at)
+        .bind(Ts(at))
         .execute(&mut *conn)
         .await?;
     if let Some((equipment, test_type)) = pair_of(conn, id).await? {
@@ -240,16 +242,16 @@ pub async fn due(
     conn: &mut Connection,
     query: &DueQuery,
 ) -> Result<(Vec<DueTest>, i64), sqlx::Error> {
-    let mut binds: Vec<String> = vec![
-        query.today.to_string(),
-        due_soon_limit(query.today).to_string(),
+    let mut binds: Vec<Param> = vec![
+        Param::Day(query.today.to_string()),
+        Param::Day(due_soon_limit(query.today).to_string()),
     ];
     let mut clauses = vec!["e.archived_at IS NULL AND f.archived_at IS NULL".to_owned()];
     if query.equipment_id.is_none() {
-        clauses.push("e.active = 1".to_owned());
+        clauses.push("e.active = TRUE".to_owned());
     }
     let mut add = |clause: &str, value: &str| {
-        binds.push(value.to_owned());
+        binds.push(Param::text(value));
         clauses.push(clause.replace("$?", &format!("${}", binds.len())));
     };
     if let Some(id) = &query.equipment_id {
@@ -276,7 +278,7 @@ pub async fn due(
     let mut state_filter = "1 = 1".to_owned();
     if !query.states.is_empty() {
         let first = binds.len() + 1;
-        binds.extend(query.states.iter().map(|s| s.as_str().to_owned()));
+        binds.extend(query.states.iter().map(|s| Param::text(s.as_str())));
         state_filter = format!(
             "j.state IN ({})",
             crate::db::placeholders(first, query.states.len())
@@ -312,8 +314,8 @@ pub async fn due(
             clauses = clauses.join(" AND "),
         );
         let mut q = sqlx::query(AssertSqlSafe(sql));
-        for b in &binds {
-            q = q.bind(b.as_str());
+        for b in binds.iter().cloned() {
+            q = bind(q, b);
         }
         let rows = q
             .bind(query.limit)
@@ -357,13 +359,13 @@ pub async fn due(
         let from = "FROM qc_last l CROSS JOIN equipment e CROSS JOIN test_types t CROSS JOIN facilities f \
              CROSS JOIN equipment_types et";
         let filter = clauses.join(" AND ");
-        let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(format!(
+        let mut count = sqlx::query(AssertSqlSafe(format!(
             "SELECT COUNT(*) {from} WHERE {filter}"
         )));
-        for b in &binds {
-            count = count.bind(b.as_str());
+        for b in binds.iter().cloned() {
+            count = bind(count, b);
         }
-        let total = count.fetch_one(&mut *conn).await?;
+        let total: i64 = count.fetch_one(&mut *conn).await?.try_get(0)?;
         let sql = format!(
             "SELECT {columns}, CASE WHEN l.next_due < $1 THEN 'overdue' WHEN l.next_due <= $2 THEN 'due_soon' ELSE 'ok' END AS state \
              {from} WHERE {filter} ORDER BY l.next_due, e.id, t.name, t.id LIMIT ${} OFFSET ${}",
@@ -371,8 +373,8 @@ pub async fn due(
             n + 2
         );
         let mut q = sqlx::query(AssertSqlSafe(sql));
-        for b in &binds {
-            q = q.bind(b.as_str());
+        for b in binds.iter().cloned() {
+            q = bind(q, b);
         }
         (
             q.bind(query.limit)
@@ -407,8 +409,8 @@ pub async fn due(
                     name: r.try_get("test_type_name")?,
                 },
                 expiration_in_days: r.try_get("days")?,
-                last_date: r.try_get("last_date")?,
-                next_due: r.try_get("next_due")?,
+                last_date: day_opt(r, "last_date")?,
+                next_due: day_opt(r, "next_due")?,
                 state: DueState::parse(&state).ok_or_else(|| decode("due state", &state))?,
                 last_conclusion: r
                     .try_get::<Option<String>, _>("last_conclusion")?

@@ -2,10 +2,11 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::opt;
+use super::row::{day_opt, json, opt, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, placeholders, search_key};
 use crate::extract::ListParams;
+use crate::store::types::{Day, JsonText, Stamp, Ts};
 use crate::store::users::*;
 use registry_core::Role;
 use registry_core::api::Licences;
@@ -17,7 +18,7 @@ const COLUMNS: &str = "id, name, email, telephone, cpf, roles, active, an_licens
     fm_license_number, fm_license_validity, password_hash, token_version, created_at, updated_at";
 
 fn user_from_row(r: &DbRow) -> Result<UserRow, sqlx::Error> {
-    let roles: String = r.try_get("roles")?;
+    let roles = json(r, "roles")?;
     Ok(UserRow {
         id: r.try_get("id")?,
         name: r.try_get("name")?,
@@ -25,17 +26,17 @@ fn user_from_row(r: &DbRow) -> Result<UserRow, sqlx::Error> {
         telephone: opt(r, "telephone")?,
         cpf: opt(r, "cpf")?,
         roles: serde_json::from_str(&roles).map_err(|e| sqlx::Error::Decode(e.into()))?,
-        active: r.try_get::<i64, _>("active")? != 0,
+        active: r.try_get("active")?,
         licences: Licences {
             an_number: opt(r, "an_license_number")?,
-            an_validity: opt(r, "an_license_validity")?,
+            an_validity: day_opt(r, "an_license_validity")?,
             fm_number: opt(r, "fm_license_number")?,
-            fm_validity: opt(r, "fm_license_validity")?,
+            fm_validity: day_opt(r, "fm_license_validity")?,
         },
         password_hash: r.try_get("password_hash")?,
         token_version: r.try_get("token_version")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: ts(r, "created_at")?,
+        updated_at: ts(r, "updated_at")?,
     })
 }
 
@@ -99,17 +100,17 @@ pub async fn save(conn: &mut Connection, u: &UserRow, insert: bool) -> Result<()
         .bind(&u.email)
         .bind(&u.telephone)
         .bind(&u.cpf)
-        .bind(roles)
-        .bind(i64::from(u.active))
+        .bind(JsonText(&roles))
+        .bind(u.active)
         .bind(&u.licences.an_number)
-        .bind(&u.licences.an_validity)
+        .bind(u.licences.an_validity.as_deref().map(Day))
         .bind(&u.licences.fm_number)
-        .bind(&u.licences.fm_validity)
+        .bind(u.licences.fm_validity.as_deref().map(Day))
         .bind(&u.password_hash)
         .bind(u.token_version)
         .bind(search)
-        .bind(&u.created_at)
-        .bind(&u.updated_at)
+        .bind(Ts(&u.created_at))
+        .bind(Ts(&u.updated_at))
         .execute(conn)
         .await?;
     Ok(())
@@ -128,15 +129,15 @@ pub async fn list(
     }
     if let Some(role) = params.text("role") {
         binds.push(format!("%\"{}\"%", role.replace('"', "")));
-        clauses.push(format!("roles LIKE ${}", binds.len()));
+        clauses.push(format!("CAST(roles AS TEXT) LIKE ${}", binds.len()));
     }
     if let Some(active) = params.text("active") {
         clauses.push(format!(
             "active = {}",
             if matches!(active.as_str(), "true" | "1") {
-                1
+                "TRUE"
             } else {
-                0
+                "FALSE"
             }
         ));
     }
@@ -188,7 +189,7 @@ pub async fn states(
         .await?
         .iter()
         .map(|r| {
-            let state = if r.try_get::<i64, _>("active")? != 0 {
+            let state = if r.try_get("active")? {
                 UserState::Active
             } else {
                 UserState::Inactive
@@ -200,10 +201,12 @@ pub async fn states(
 
 /// Active users holding a role.
 pub async fn count_active_with_role(conn: &mut Connection, role: Role) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE active = 1 AND roles LIKE $1")
-        .bind(format!("%\"{}\"%", role.as_str()))
-        .fetch_one(conn)
-        .await
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM users WHERE active = TRUE AND CAST(roles AS TEXT) LIKE $1",
+    )
+    .bind(format!("%\"{}\"%", role.as_str()))
+    .fetch_one(conn)
+    .await
 }
 
 /// Reserves a password check for `email` before it is made, so that parallel guesses cannot
@@ -228,8 +231,8 @@ pub async fn reserve_login(
          RETURNING failures",
     )
     .bind(email)
-    .bind(&now)
-    .bind(forgotten_before)
+    .bind(Ts(&now))
+    .bind(Ts(&forgotten_before))
     .bind(rule.free)
     .fetch_optional(&mut *tx)
     .await?;
@@ -241,19 +244,19 @@ pub async fn reserve_login(
                     at + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::days(1));
                 sqlx::query("UPDATE login_failures SET window_start = $2 WHERE email = $1")
                     .bind(email)
-                    .bind(crate::db::timestamp(next))
+                    .bind(Ts(&crate::db::timestamp(next)))
                     .execute(&mut *tx)
                     .await?;
             }
             Ok(None)
         }
         None => {
-            let next: String =
+            let next: Stamp =
                 sqlx::query_scalar("SELECT window_start FROM login_failures WHERE email = $1")
                     .bind(email)
                     .fetch_one(&mut *tx)
                     .await?;
-            let wait = chrono::DateTime::parse_from_rfc3339(&next)
+            let wait = chrono::DateTime::parse_from_rfc3339(&next.0)
                 .map(|next| (next.with_timezone(&chrono::Utc) - at).num_milliseconds())
                 .unwrap_or(1000);
             Ok(Some((wait.max(1) as u64).div_ceil(1000)))
@@ -278,7 +281,7 @@ pub async fn forget_old_login_failures(
 ) -> Result<u64, sqlx::Error> {
     Ok(
         sqlx::query("DELETE FROM login_failures WHERE window_start < $1")
-            .bind(crate::db::timestamp(before))
+            .bind(Ts(&crate::db::timestamp(before)))
             .execute(conn)
             .await?
             .rows_affected(),
@@ -297,7 +300,7 @@ pub async fn take_reset(
          RETURNING user_id",
     )
     .bind(token_hash)
-    .bind(now)
+    .bind(Ts(now))
     .fetch_optional(conn)
     .await
 }
@@ -314,7 +317,7 @@ pub async fn add_reset(
     )
     .bind(token_hash)
     .bind(user_id)
-    .bind(expires_at)
+    .bind(Ts(expires_at))
     .execute(conn)
     .await?;
     Ok(())

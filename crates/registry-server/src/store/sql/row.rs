@@ -1,0 +1,57 @@
+//! Reading columns whose stored form differs per backend (see [`crate::store::types`]): each
+//! comes back in the registry's text form; and binding a [`Param`].
+//!
+//! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
+
+use super::{Db, DbRow};
+use crate::store::types::{Day, DayText, JsonString, JsonText, Param, Stamp, Ts};
+use sqlx::Row;
+use sqlx::query::Query;
+
+/// Binds one run-time parameter in the backend's type for it.
+pub(crate) fn bind<'q>(
+    q: Query<'q, Db, <Db as sqlx::Database>::Arguments>,
+    value: Param,
+) -> Query<'q, Db, <Db as sqlx::Database>::Arguments> {
+    match value {
+        Param::Text(t) => q.bind(t),
+        Param::Int(i) => q.bind(i),
+        Param::Real(f) => q.bind(f),
+        Param::Bool(b) => q.bind(b),
+        Param::Ts(t) => q.bind(Ts(t)),
+        Param::Day(d) => q.bind(Day(d)),
+        Param::Json(j) => q.bind(JsonText(j)),
+    }
+}
+
+/// An optional text column.
+pub(crate) fn opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
+    row.try_get(col)
+}
+
+/// A timestamp column, as RFC 3339 UTC text.
+pub(crate) fn ts(row: &DbRow, col: &str) -> Result<String, sqlx::Error> {
+    Ok(row.try_get::<Stamp, _>(col)?.0)
+}
+
+pub(crate) fn ts_opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
+    Ok(row.try_get::<Option<Stamp>, _>(col)?.map(|s| s.0))
+}
+
+/// A date column, as `YYYY-MM-DD`.
+pub(crate) fn day(row: &DbRow, col: &str) -> Result<String, sqlx::Error> {
+    Ok(row.try_get::<DayText, _>(col)?.0)
+}
+
+pub(crate) fn day_opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
+    Ok(row.try_get::<Option<DayText>, _>(col)?.map(|d| d.0))
+}
+
+/// A JSON column, as text.
+pub(crate) fn json(row: &DbRow, col: &str) -> Result<String, sqlx::Error> {
+    Ok(row.try_get::<JsonString, _>(col)?.0)
+}
+
+pub(crate) fn json_opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
+    Ok(row.try_get::<Option<JsonString>, _>(col)?.map(|j| j.0))
+}
