@@ -3,7 +3,9 @@
 use crate::error::ClientError;
 use futures::StreamExt;
 use registry_core::api::{
-    AuditEvent, Facility, Group, ListEnvelope, LoginRequest, LoginResponse, Message, User,
+    AuditEvent, ChangePasswordInput, Facility, FacilityUserInput, FacilityUsersInput, Group,
+    IdInput, ListEnvelope, LoginRequest, LoginResponse, Message, PasswordRecoverInput, User,
+    UserInput,
 };
 use registry_core::document::{Document, SigningKeyInfo};
 use registry_core::equipment::{DueTest, Equipment, EquipmentType, QcTest, TestType};
@@ -19,6 +21,11 @@ use std::path::Path;
 use std::time::Duration;
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
+
+/// The body of the requests that only name a record: `{"_id": id}`.
+fn id_body(id: &str) -> IdInput {
+    IdInput { id: id.to_owned() }
+}
 
 /// The largest page the server gives (product.md §1); walking every page uses it.
 pub const MAX_PAGE_SIZE: u32 = 200;
@@ -190,17 +197,17 @@ impl Client {
     }
 
     /// `POST /register/`: `{name, email, password, roles?, telephone?, cpf?, licences...}`.
-    pub async fn register_user(&self, body: &Value) -> Result<User> {
+    pub async fn register_user(&self, body: &UserInput) -> Result<User> {
         self.post("/register/", body).await
     }
 
     /// `POST /edit/`: the fields present replace the stored ones.
-    pub async fn edit_user(&self, body: &Value) -> Result<User> {
+    pub async fn edit_user(&self, body: &UserInput) -> Result<User> {
         self.post("/edit/", body).await
     }
 
     pub async fn deactivate_user(&self, id: &str) -> Result<Message> {
-        self.post("/exclude/", &json!({"_id": id})).await
+        self.post("/exclude/", &id_body(id)).await
     }
 
     /// Own password (`current` given) or, for an Administrator, another user's (`user_id` given).
@@ -210,27 +217,30 @@ impl Client {
         current: Option<&str>,
         new: &str,
     ) -> Result<Message> {
-        let mut body = json!({"newPassword": new});
-        if let Some(id) = user_id {
-            body["_id"] = json!(id);
-        }
-        if let Some(c) = current {
-            body["currentPassword"] = json!(c);
-        }
+        let body = ChangePasswordInput {
+            id: user_id.map(str::to_owned),
+            current_password: current.map(str::to_owned),
+            new_password: new.to_owned(),
+        };
         self.post("/changePassword/", &body).await
     }
 
     pub async fn request_password_recovery(&self, email: &str) -> Result<Message> {
-        self.post("/password_recover/", &json!({"email": email}))
-            .await
+        let body = PasswordRecoverInput {
+            email: Some(email.to_owned()),
+            token: None,
+            new_password: None,
+        };
+        self.post("/password_recover/", &body).await
     }
 
     pub async fn reset_password(&self, token: &str, new: &str) -> Result<Message> {
-        self.post(
-            "/password_recover/",
-            &json!({"token": token, "newPassword": new}),
-        )
-        .await
+        let body = PasswordRecoverInput {
+            email: None,
+            token: Some(token.to_owned()),
+            new_password: Some(new.to_owned()),
+        };
+        self.post("/password_recover/", &body).await
     }
 
     pub async fn users(&self, query: &ListQuery) -> Result<ListEnvelope<User>> {
@@ -282,13 +292,20 @@ impl Client {
 
     /// `POST /facility/users/edit`: replaces the user links; a new holder of a main role
     /// replaces the previous one.
-    pub async fn edit_facility_users(&self, id: &str, users: &Value) -> Result<Facility> {
-        self.post("/facility/users/edit", &json!({"_id": id, "users": users}))
-            .await
+    pub async fn edit_facility_users(
+        &self,
+        id: &str,
+        users: &[FacilityUserInput],
+    ) -> Result<Facility> {
+        let body = FacilityUsersInput {
+            id: id.to_owned(),
+            users: users.to_vec(),
+        };
+        self.post("/facility/users/edit", &body).await
     }
 
     pub async fn archive_facility(&self, id: &str) -> Result<Message> {
-        self.post("/facility/exclude", &json!({"_id": id})).await
+        self.post("/facility/exclude", &id_body(id)).await
     }
 
     pub async fn facility_history(&self, id: &str) -> Result<Vec<AuditEvent>> {
@@ -321,7 +338,7 @@ impl Client {
     }
 
     pub async fn delete_group(&self, id: &str) -> Result<Message> {
-        self.post("/group/exclude", &json!({"_id": id})).await
+        self.post("/group/exclude", &id_body(id)).await
     }
 
     // ---- equipment types and test types (spec §4.4) ----
@@ -378,8 +395,7 @@ impl Client {
     }
 
     pub async fn archive_equipment(&self, id: &str) -> Result<Message> {
-        self.post("/facility/equipment/exclude", &json!({"_id": id}))
-            .await
+        self.post("/facility/equipment/exclude", &id_body(id)).await
     }
 
     // ---- QC tests (spec §4.6) ----
@@ -545,15 +561,15 @@ impl Client {
     }
 
     pub async fn sign_document(&self, id: &str) -> Result<Document> {
-        self.post("/document/sign/", &json!({"_id": id})).await
+        self.post("/document/sign/", &id_body(id)).await
     }
 
     pub async fn release_document(&self, id: &str) -> Result<Document> {
-        self.post("/document/liberate/", &json!({"_id": id})).await
+        self.post("/document/liberate/", &id_body(id)).await
     }
 
     pub async fn archive_document(&self, id: &str) -> Result<Message> {
-        self.post("/document/exclude", &json!({"_id": id})).await
+        self.post("/document/exclude", &id_body(id)).await
     }
 
     pub async fn comment_document(&self, id: &str, text: &str) -> Result<Document> {

@@ -1,7 +1,8 @@
 //! `registry group …`: groups of facilities.
 
+use super::context::{Ctx, Fail};
 use super::output::{self, Rows};
-use super::{Ctx, Fail, prompt};
+use super::prompt;
 use clap::Subcommand;
 use registry_client::ListQuery;
 use registry_core::api::Group;

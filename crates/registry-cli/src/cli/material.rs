@@ -1,8 +1,9 @@
 //! `registry material …`: receive radioactive material at a facility, list receipts, and the
 //! week's usage against the authorised quantities.
 
+use super::context::{Ctx, Fail};
 use super::output::{self, Format, Rows};
-use super::{Ctx, Fail, facility, prompt};
+use super::{prompt, resolve};
 use clap::{Args, Subcommand};
 use registry_client::ListQuery;
 use registry_core::Radioisotope;
@@ -98,7 +99,7 @@ pub async fn run(ctx: &Ctx, command: MaterialCommand) -> Result<(), Fail> {
         MaterialCommand::List(a) => {
             let mut query = ListQuery::default();
             if let Some(f) = a.facility {
-                query = query.filter("facilityId", facility::resolve(ctx, &f).await?.id);
+                query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
             }
             if let Some(w) = a.week {
                 query = query.filter(
@@ -115,7 +116,7 @@ pub async fn run(ctx: &Ctx, command: MaterialCommand) -> Result<(), Fail> {
             print_list(ctx.format, &ctx.client.receipts(&query).await?)
         }
         MaterialCommand::Usage(a) => {
-            let f = facility::given_or_pick(ctx, a.facility, "--facility").await?;
+            let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
             let usage = ctx.client.weekly_usage(&f.id, a.week.as_deref()).await?;
             print_usage(ctx.format, &usage)
         }
@@ -123,7 +124,7 @@ pub async fn run(ctx: &Ctx, command: MaterialCommand) -> Result<(), Fail> {
 }
 
 async fn receive(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
-    let f = facility::given_or_pick(ctx, a.facility, "--facility").await?;
+    let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let authorised: Vec<Radioisotope> = f.radioisotopes.iter().map(|r| r.name).collect();
     let isotope = match a.radioisotope {
         Some(r) => isotope_arg(&r, "--radioisotope")?,

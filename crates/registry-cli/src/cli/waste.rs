@@ -1,9 +1,10 @@
 //! `registry waste …`: store waste packages in decay storage, list them (what can go today), and
 //! record a release.
 
+use super::context::{Ctx, Fail};
 use super::material::isotope_arg;
 use super::output::{self, Format, Rows};
-use super::{Ctx, Fail, facility, prompt};
+use super::{prompt, resolve};
 use clap::{Args, Subcommand};
 use registry_client::ListQuery;
 use registry_core::waste::{WasteForm, WastePackage, read_release, read_waste};
@@ -77,7 +78,7 @@ pub async fn run(ctx: &Ctx, command: WasteCommand) -> Result<(), Fail> {
         WasteCommand::List(a) => {
             let mut query = ListQuery::default();
             if let Some(f) = a.facility {
-                query = query.filter("facilityId", facility::resolve(ctx, &f).await?.id);
+                query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
             }
             if a.releasable {
                 query = query.filter("releasable", "true");
@@ -134,7 +135,7 @@ fn content(s: &str) -> Result<Value, Fail> {
 }
 
 async fn store(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
-    let f = facility::given_or_pick(ctx, a.facility, "--facility").await?;
+    let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let form = match a.form {
         Some(s) => WasteForm::read(&s).ok_or_else(|| {
             Fail::Usage(format!("--form must be one of: {}", WasteForm::allowed()))

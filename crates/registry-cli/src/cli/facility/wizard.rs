@@ -1,12 +1,14 @@
 //! The facility wizards: prompts for what flags did not give, each answer checked by the same core
 //! types the server uses, with the allowed values to pick from.
 
-use super::output;
-use super::prompt::theme;
-use super::{Ctx, Fail, user};
+use super::fields;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::output;
+use crate::cli::prompt::theme;
+use crate::cli::resolve;
 use dialoguer::{Confirm, Input, MultiSelect, Select};
 use registry_client::facility_csv::strip_cnpj_punctuation;
-use registry_core::api::Facility;
+use registry_core::api::{Facility, FacilityUserInput};
 use registry_core::values::{Telephone, WeeklyQuantity};
 use registry_core::{Cnpj, Department, MainRole, Practice, Radioisotope};
 use serde_json::{Map, Value, json};
@@ -121,21 +123,24 @@ fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
 }
 
 /// Links picked by fuzzy search on name or e-mail, each with its responsibilities.
-async fn pick_links(ctx: &Ctx, users: &mut Vec<Value>) -> Result<(), Fail> {
+async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(), Fail> {
     let roles: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
     while Confirm::with_theme(&theme())
         .with_prompt("Link a user to this facility?")
         .default(false)
         .interact()?
     {
-        let u = user::pick(ctx, "User (type part of the name or e-mail)").await?;
+        let u = resolve::pick_user(ctx, "User (type part of the name or e-mail)").await?;
         let chosen = MultiSelect::with_theme(&theme())
             .with_prompt(format!("Responsibilities of {}", u.name))
             .items(&roles)
             .interact()?;
-        let given: Vec<&str> = chosen.into_iter().map(|i| roles[i]).collect();
-        users.retain(|l| l["_id"] != u.id.as_str());
-        users.push(json!({"_id": u.id, "responsabilities": given}));
+        let given: Vec<String> = chosen.into_iter().map(|i| roles[i].to_owned()).collect();
+        users.retain(|l| l.id != u.id);
+        users.push(FacilityUserInput {
+            id: u.id,
+            responsabilities: given,
+        });
     }
     Ok(())
 }
@@ -187,7 +192,7 @@ pub async fn fill_create(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), 
         let mut users = Vec::new();
         pick_links(ctx, &mut users).await?;
         if !users.is_empty() {
-            obj.insert("users".into(), Value::Array(users));
+            obj.insert("users".into(), json!(users));
         }
     }
     Ok(())
@@ -268,15 +273,11 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
     if !unchanged {
         out.insert("radioisotopes".into(), new_isotopes);
     }
-    let mut users: Vec<Value> = f
-        .users
-        .iter()
-        .map(|u| json!({"_id": u.id, "responsabilities": u.responsabilities}))
-        .collect();
+    let mut users = fields::links(&f.users);
     let before = users.clone();
     pick_links(ctx, &mut users).await?;
     if users != before {
-        out.insert("users".into(), Value::Array(users));
+        out.insert("users".into(), json!(users));
     }
     Ok(out)
 }

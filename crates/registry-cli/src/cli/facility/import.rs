@@ -1,11 +1,11 @@
 //! `registry facility import`: bulk registration from CSV or JSON with bounded concurrency, a dry
 //! run, a summary and a failures file; a re-run skips what the server reports as already registered.
 
-use super::output::{self, Format};
-use super::{Ctx, Fail, facility};
+use super::fields;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use registry_client::ClientError;
 use registry_client::facility_csv::{payload_from_row, strip_cnpj_punctuation};
 use registry_core::api::Facility;
@@ -28,18 +28,6 @@ pub struct ImportArgs {
     /// Where to write the rows that failed (default: <file>.failures.csv).
     #[arg(long)]
     failures: Option<PathBuf>,
-}
-
-/// A progress bar on stderr, drawn only on a terminal.
-pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(&format!(
-            "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} ({{eta}})"
-        ))
-        .expect("a valid template"),
-    );
-    bar
 }
 
 /// One input record: where it came from, and its payload or why it cannot be sent.
@@ -133,7 +121,7 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
                 {
                     obj.insert("cnpj".into(), json!(cnpj));
                 }
-                facility::local_field_errors(&p, registry_core::facility::Mode::Create)
+                fields::local_field_errors(&p, registry_core::facility::Mode::Create)
                     .map(|()| p)
                     .map_err(|errors| {
                         errors
@@ -215,7 +203,7 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
             }
         }
     } else {
-        let bar = progress_bar(valid.len() as u64, "facilities");
+        let bar = output::progress_bar(valid.len() as u64, "facilities");
         let client = &ctx.client;
         let mut outcomes = futures::stream::iter(valid.into_iter().map(|item| async move {
             let result = client
