@@ -5,7 +5,7 @@ use registry_client::Client;
 use registry_core::Role;
 use registry_core::api::UserInput;
 use registry_server::{Application, Config};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
