@@ -1,5 +1,6 @@
-//! The `registry` command line: global options, the command tree, the session context (profile,
-//! server, token, output, whether a person is at the terminal) and the exit codes of product.md §7.
+//! The `registry` command line: global options, the command tree and its dispatch. The session
+//! context and the exit codes (product.md §7) are in `context`; the look-ups every command shares
+//! in `resolve`; each resource's commands one file each under its folder.
 
 mod auth;
 mod config;
