@@ -2,8 +2,10 @@
 //! the `registry` binary built next to this test executable.
 
 use registry_client::Client;
+use registry_core::Role;
+use registry_core::api::UserInput;
 use registry_server::{Application, Config};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
@@ -159,11 +161,21 @@ impl Env {
             name.to_lowercase().replace(' ', "."),
             uuid::Uuid::new_v4().simple()
         );
+        let input = UserInput {
+            name: Some(name.into()),
+            email: Some(email.clone()),
+            password: Some(PASSWORD.into()),
+            roles: Some(
+                roles
+                    .iter()
+                    .map(|r| Role::parse(r).expect("a role"))
+                    .collect(),
+            ),
+            ..UserInput::default()
+        };
         let u = self
             .admin
-            .register_user(
-                &json!({"name": name, "email": email, "password": PASSWORD, "roles": roles}),
-            )
+            .register_user(&input)
             .await
             .expect("user created");
         (u.id, email)
@@ -219,4 +231,18 @@ pub fn facility_flags(name: &str, cnpj: &str) -> Vec<String> {
 
 pub fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
+}
+
+/// Answers a prompt at a pseudo-terminal: reads the output until `prompt` shows (failing after
+/// the session's timeout), then types `keys`. Keys typed before a select or confirm prompt has
+/// switched the terminal to raw mode wait in the terminal's input queue (the switch drains
+/// output, it does not flush input), so no pause is needed.
+pub fn answer(
+    p: &mut rexpect::session::PtySession,
+    prompt: &str,
+    keys: &str,
+) -> Result<(), rexpect::error::Error> {
+    p.exp_string(prompt)?;
+    p.send(keys)?;
+    p.flush()
 }

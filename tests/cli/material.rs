@@ -1,7 +1,7 @@
 //! Radioactive material, waste and notices through the CLI: receive (refused when not
 //! authorised, flagged over the quantity), list, usage, store and release waste, notices.
 
-use crate::harness::{Env, cnpj, facility_flags, strs};
+use crate::harness::{Env, answer, cnpj, facility_flags, strs};
 use registry_core::equipment::local_date;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -305,10 +305,7 @@ async fn receive_asks_for_what_the_flags_did_not_give() {
     let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
         let mut p = rexpect::session::spawn_command(cmd, Some(20_000))?;
         p.exp_string("Radioisotope")?;
-        p.exp_string("up to 200.5 mCi a week")?;
-        std::thread::sleep(std::time::Duration::from_millis(400));
-        p.send("\r")?;
-        p.flush()?;
+        answer(&mut p, "up to 200.5 mCi a week", "\r")?;
         p.exp_string("Activity (mCi)")?;
         p.send_line("100")?;
         p.exp_string("Supplier")?;

@@ -1,7 +1,7 @@
 //! Computed QC tests through the CLI: readings from a CSV file in a script, the figures and
 //! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
 
-use crate::harness::{Env, cnpj, facility_flags, strs};
+use crate::harness::{Env, answer, cnpj, facility_flags, strs};
 use rexpect::session::spawn_command;
 use serde_json::{Value, json};
 
@@ -206,11 +206,7 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
         // rexpect reads bytes one by one: match the ASCII around the accents.
         p.exp_string("Verdict: Satisfat")?;
         p.exp_string("rio com observa")?;
-        p.exp_string("Save this test?")?;
-        // A confirm prompt reads keys once it has switched the terminal to raw mode.
-        std::thread::sleep(std::time::Duration::from_millis(400));
-        p.send("y")?;
-        p.flush()?;
+        answer(&mut p, "Save this test?", "y")?;
         p.exp_string("Recorded Reprodutibilidade")?;
         p.exp_eof()?;
         Ok(())

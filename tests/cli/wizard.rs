@@ -1,22 +1,10 @@
 //! Prompts driven through a pseudo-terminal, as a person would use them: the facility wizard,
 //! and equipment, test types and conclusions picked from lists.
 
-use crate::harness::{Env, cnpj, facility_flags, strs};
+use crate::harness::{Env, answer, cnpj, facility_flags, strs};
 use registry_client::ListQuery;
-use rexpect::session::{PtySession, spawn_command};
+use rexpect::session::spawn_command;
 use serde_json::{Value, json};
-
-/// Keys for a select or confirm prompt, sent once it has switched the terminal to raw mode
-/// (which discards what was typed before).
-fn keys(p: &mut PtySession, keys: &str) -> Result<(), rexpect::error::Error> {
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    for k in keys.chars() {
-        p.send(&k.to_string())?;
-        p.flush()?;
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    Ok(())
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_create_wizard_validates_each_answer_and_registers() {
@@ -50,8 +38,7 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         p.send_line("3333-4444")?;
         p.exp_string("must include the area code")?;
         p.send_line("(81) 3333-4444")?;
-        p.exp_string("Department")?;
-        keys(&mut p, "j\r")?; // down: Radiodiagnóstico
+        answer(&mut p, "Department", "j\r")?; // down: Radiodiagnóstico
         p.exp_string("Street")?;
         p.send_line("Rua do Sol, 5")?;
         p.exp_string("City")?;
@@ -60,16 +47,13 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         p.send_line("PE")?;
         p.exp_string("CNEN registry")?;
         p.send_line("")?;
-        p.exp_string("Authorised practices")?;
-        keys(&mut p, " \r")?;
-        p.exp_string("Authorised radioisotopes")?;
-        keys(&mut p, " \r")?;
+        answer(&mut p, "Authorised practices", " \r")?;
+        answer(&mut p, "Authorised radioisotopes", " \r")?;
         p.exp_string("mCi per week")?;
         p.send_line("12,5")?;
         p.exp_string("with a dot for decimals")?;
         p.send_line("12.5")?;
-        p.exp_string("Link a user")?;
-        keys(&mut p, "n")?;
+        answer(&mut p, "Link a user", "n")?;
         p.exp_string("Registered facility Clinica Wizard")?;
         p.exp_eof()?;
         Ok(())
@@ -121,10 +105,8 @@ async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
     record.env("TERM", "xterm");
     let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
         let mut p = spawn_command(create, Some(20_000))?;
-        p.exp_string("Facility")?;
-        keys(&mut p, "\r")?;
-        p.exp_string("Equipment type")?;
-        keys(&mut p, "Geiger\r")?;
+        answer(&mut p, "Facility", "\r")?;
+        answer(&mut p, "Equipment type", "Geiger\r")?;
         p.exp_string("Manufacturer")?;
         p.send_line("Ludlum")?;
         p.exp_string("Model")?;
@@ -135,14 +117,10 @@ async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
         p.exp_eof()?;
 
         let mut p = spawn_command(record, Some(20_000))?;
-        p.exp_string("Facility")?;
-        keys(&mut p, "\r")?;
-        p.exp_string("Equipment")?;
-        keys(&mut p, "\r")?;
-        p.exp_string("Test type")?;
-        keys(&mut p, "\r")?;
-        p.exp_string("Conclusion")?;
-        keys(&mut p, "Insat\r")?;
+        answer(&mut p, "Facility", "\r")?;
+        answer(&mut p, "Equipment", "\r")?;
+        answer(&mut p, "Test type", "\r")?;
+        answer(&mut p, "Conclusion", "Insat\r")?;
         p.exp_string("Recorded Reprodutibilidade")?;
         p.exp_eof()?;
         Ok(())

@@ -1,8 +1,8 @@
 //! `login`, `logout`, `whoami` and `profiles`: the token of each profile.
 
+use super::context::{Ctx, Fail, Globals};
 use super::output::{self, Rows};
 use super::prompt;
-use super::{Ctx, Fail, Globals};
 use base64::Engine;
 use clap::Args;
 use registry_client::Client;

@@ -1,27 +1,26 @@
-//! The `registry` command line: global options, the command tree, the session context (profile,
-//! server, token, output, whether a person is at the terminal) and the exit codes of product.md §7.
+//! The `registry` command line: global options, the command tree and its dispatch. The session
+//! context and the exit codes (product.md §7) are in `context`; the look-ups every command shares
+//! in `resolve`; each resource's commands one file each under its folder.
 
 mod auth;
 mod config;
+mod context;
 mod document;
 mod equipment;
 mod facility;
 mod group;
-mod import;
 mod material;
 mod notices;
 mod output;
 mod prompt;
 mod qc_test;
+mod resolve;
 mod user;
 mod waste;
-mod wizard;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use context::{Ctx, Fail, Globals};
 use output::Format;
-use registry_client::{Client, ClientError};
-use registry_core::FieldError;
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -95,161 +94,6 @@ enum Command {
     },
 }
 
-/// The resolved global options: the active profile and its stored server and token, overridden
-/// by flags and environment variables.
-pub struct Globals {
-    pub profile: String,
-    pub profiles: config::Profiles,
-    pub server: Option<String>,
-    pub token: Option<String>,
-    pub format: Format,
-    /// A person is at the terminal (stdin and stdout) and prompts are allowed.
-    pub interactive: bool,
-}
-
-impl Globals {
-    fn new(cli: &Cli) -> Result<Globals, Fail> {
-        let profiles = config::Profiles::load()?;
-        let profile = profiles.active_name(cli.profile.as_deref());
-        let stored = profiles.profiles.get(&profile).cloned().unwrap_or_default();
-        Ok(Globals {
-            server: cli.server.clone().or(stored.server),
-            token: cli.token.clone().or(stored.token),
-            format: cli.output,
-            interactive: !cli.no_input
-                && std::io::stdin().is_terminal()
-                && std::io::stdout().is_terminal(),
-            profile,
-            profiles,
-        })
-    }
-}
-
-/// What a command that talks to the server needs: the client and how to talk to the person.
-pub struct Ctx {
-    pub client: Client,
-    pub format: Format,
-    pub interactive: bool,
-}
-
-impl Ctx {
-    /// Refuses to guess a server: it comes from the profile, `--server` or `REGISTRY_URL`.
-    fn new(g: &Globals) -> Result<Ctx, Fail> {
-        let Some(server) = &g.server else {
-            return Err(Fail::Usage(format!(
-                "no server for profile `{}`: run `registry login --server URL`, or pass --server / set REGISTRY_URL",
-                g.profile
-            )));
-        };
-        let client = Client::new(server)?;
-        Ok(Ctx {
-            client: match &g.token {
-                Some(t) => client.with_token(t.clone()),
-                None => client,
-            },
-            format: g.format,
-            interactive: g.interactive,
-        })
-    }
-}
-
-/// Why a command failed, and so its exit code.
-#[derive(Debug)]
-pub enum Fail {
-    /// Wrong or missing input that prompts could not ask for (exit 2).
-    Usage(String),
-    /// Refused before sending, by the same rules the server applies (exit 4).
-    Invalid(Vec<FieldError>),
-    /// Checked and found wrong, e.g. a file that does not verify against its signature (exit 4).
-    Rejected(String),
-    /// A conflict found by the CLI itself, e.g. an ambiguous user name (exit 5).
-    NotFound(String),
-    Client(ClientError),
-    Other(anyhow::Error),
-}
-
-impl From<ClientError> for Fail {
-    fn from(e: ClientError) -> Self {
-        Fail::Client(e)
-    }
-}
-
-impl From<anyhow::Error> for Fail {
-    fn from(e: anyhow::Error) -> Self {
-        Fail::Other(e)
-    }
-}
-
-impl From<std::io::Error> for Fail {
-    fn from(e: std::io::Error) -> Self {
-        Fail::Other(e.into())
-    }
-}
-
-impl From<dialoguer::Error> for Fail {
-    fn from(e: dialoguer::Error) -> Self {
-        Fail::Other(e.into())
-    }
-}
-
-impl Fail {
-    fn exit_code(&self) -> u8 {
-        match self {
-            Fail::Usage(_) => 2,
-            Fail::Invalid(_) | Fail::Rejected(_) => 4,
-            Fail::NotFound(_) => 5,
-            Fail::Other(_) => 1,
-            Fail::Client(e) => match e {
-                ClientError::Unauthorized(_) | ClientError::PermissionDenied(_) => 3,
-                ClientError::Validation(_) => 4,
-                ClientError::NotFound(_) | ClientError::Conflict(_) => 5,
-                ClientError::Connection { .. }
-                | ClientError::Server { .. }
-                | ClientError::Io { .. }
-                | ClientError::Decode { .. } => 1,
-            },
-        }
-    }
-
-    fn print(&self) {
-        match self {
-            Fail::Usage(m) => eprintln!("error: {m}"),
-            Fail::NotFound(m) | Fail::Rejected(m) => eprintln!("error: {m}"),
-            Fail::Other(e) => eprintln!("error: {e:#}"),
-            Fail::Invalid(errors) => {
-                eprintln!("error: the input is not valid:");
-                print_field_errors(errors);
-            }
-            Fail::Client(e) => {
-                eprintln!("error: {e}");
-                print_field_errors(e.field_errors());
-                match e {
-                    ClientError::Unauthorized(_) => {
-                        eprintln!("hint: log in again with `registry login`")
-                    }
-                    ClientError::Conflict(b) if b.code == "duplicate_facility" => {
-                        if let Some(id) = &b.id {
-                            eprintln!("the facility already registered is {id}");
-                        }
-                    }
-                    ClientError::Conflict(b) if b.code == "version_mismatch" => {
-                        eprintln!("hint: someone changed it meanwhile; show it again and retry")
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-}
-
-/// One line per failing field, in plain words: `  - telephone: must include the area code...`.
-pub fn print_field_errors(errors: &[FieldError]) {
-    for e in errors {
-        let field = if e.field.is_empty() { "body" } else { &e.field };
-        eprintln!("  - {field}: {}", e.message);
-    }
-}
-
 pub async fn run(cli: Cli) -> ExitCode {
     match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -261,7 +105,13 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<(), Fail> {
-    let mut globals = Globals::new(&cli)?;
+    let mut globals = Globals::new(
+        cli.profile.as_deref(),
+        cli.server,
+        cli.token,
+        cli.output,
+        cli.no_input,
+    )?;
     match cli.command {
         Command::Login(args) => auth::login(&mut globals, args).await,
         Command::Logout => auth::logout(&mut globals),

@@ -1,8 +1,9 @@
 //! `registry notices`: what needs the facilities' responsible people today — the items of the
 //! daily digest, on demand.
 
+use super::context::{Ctx, Fail};
 use super::output::{self, Rows};
-use super::{Ctx, Fail, facility};
+use super::resolve;
 use clap::Args;
 use registry_client::ListQuery;
 use registry_core::notice::NoticeKind;
@@ -28,7 +29,7 @@ fn parse_kind(s: &str) -> Result<NoticeKind, String> {
 pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
     let mut query = ListQuery::default();
     if let Some(f) = a.facility {
-        query = query.filter("facilityId", facility::resolve(ctx, &f).await?.id);
+        query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
     }
     if !a.kind.is_empty() {
         let kinds: Vec<&str> = a.kind.iter().map(|k| k.as_str()).collect();

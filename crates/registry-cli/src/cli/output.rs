@@ -1,7 +1,9 @@
-//! How results and errors are printed: tables on a terminal, JSON with the API's field names, CSV.
+//! How results and errors are printed: tables on a terminal, JSON with the API's field names, CSV;
+//! and the progress bars of long commands.
 
 use clap::ValueEnum;
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use std::io::Write;
 
@@ -85,4 +87,26 @@ pub fn print_record<T: Serialize>(
 /// A sentence for the person at the terminal; on stderr, so stdout stays parseable.
 pub fn note(text: impl std::fmt::Display) {
     eprintln!("{text}");
+}
+
+/// A progress bar on stderr, drawn only on a terminal, of `len` items named `unit`.
+pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
+    bar(
+        Some(len),
+        &format!("{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} ({{eta}})"),
+    )
+}
+
+/// A byte-count progress bar on stderr, drawn only on a terminal.
+pub fn byte_bar(len: Option<u64>) -> ProgressBar {
+    bar(
+        len,
+        "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+    )
+}
+
+fn bar(len: Option<u64>, template: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+    bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+    bar
 }

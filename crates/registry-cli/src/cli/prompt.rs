@@ -1,7 +1,7 @@
 //! Prompts for what flags did not give: only when a person is at the terminal, else a usage error
 //! naming the flag.
 
-use super::Fail;
+use super::context::Fail;
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, FuzzySelect, Input, Password};
 use std::io::BufRead;

@@ -1,0 +1,89 @@
+//! `registry document list`: newest first (one page, or all with --all).
+
+use super::view;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::{output, resolve};
+use clap::Args;
+use registry_client::{ListQuery, MAX_PAGE_SIZE};
+use registry_core::document::{Document, DocumentStatus};
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// A status or its slug: "Falta assinar" / falta-assinar, assinado, liberado, corrigir, em-andamento.
+    #[arg(long, value_parser = parse_status)]
+    status: Option<DocumentStatus>,
+    /// Facility: _id, cnpj or exact name.
+    #[arg(long)]
+    facility: Option<String>,
+    /// Equipment _id.
+    #[arg(long)]
+    equipment: Option<String>,
+    /// QC test _id.
+    #[arg(long)]
+    test: Option<String>,
+    /// Dated from this day (YYYY-MM-DD).
+    #[arg(long)]
+    from: Option<String>,
+    /// Dated before this day (YYYY-MM-DD).
+    #[arg(long)]
+    to: Option<String>,
+    /// Text in the name.
+    #[arg(long)]
+    q: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    page: u32,
+    #[arg(long, default_value_t = 20)]
+    page_size: u32,
+    /// Every page.
+    #[arg(long)]
+    all: bool,
+}
+
+fn parse_status(s: &str) -> Result<DocumentStatus, String> {
+    DocumentStatus::parse_value_or_slug(s)
+        .ok_or_else(|| format!("must be one of: {}", DocumentStatus::allowed()))
+}
+
+pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
+    let mut filters = ListQuery::default();
+    if let Some(s) = a.status {
+        filters = filters.filter("status", s.slug());
+    }
+    if let Some(f) = a.facility {
+        filters = filters.filter("facilityId", resolve::facility(ctx, &f).await?.id);
+    }
+    for (key, value) in [
+        ("equipmentId", a.equipment),
+        ("testId", a.test),
+        ("dateGte", a.from),
+        ("dateLt", a.to),
+        ("q", a.q),
+    ] {
+        if let Some(v) = value {
+            filters = filters.filter(key, v);
+        }
+    }
+    let list: Vec<Document> = if a.all {
+        ctx.client.all_pages("/documents", &filters).await?
+    } else {
+        let page = ctx
+            .client
+            .documents(&ListQuery {
+                page_num: Some(a.page),
+                page_size: Some(a.page_size.min(MAX_PAGE_SIZE)),
+                ..filters
+            })
+            .await?;
+        let shown = (i64::from(a.page) - 1) * page.paging.page_size + page.list.len() as i64;
+        if shown < page.paging.total {
+            output::note(format!(
+                "{} of {} documents; next: --page {}, or --all",
+                page.list.len(),
+                page.paging.total,
+                a.page + 1
+            ));
+        }
+        page.list
+    };
+    view::print_list(ctx.format, &list)
+}

@@ -1,0 +1,89 @@
+//! `registry document …`: list, show, upload and download (streamed, with a progress bar on a
+//! terminal), sign, release, comment, schedule the e-mail, archive, and verify a signed file; one
+//! file per command.
+
+mod archive;
+mod comment;
+mod download;
+mod list;
+mod release;
+mod schedule_email;
+mod show;
+mod sign;
+mod signing_key;
+mod upload;
+mod verify;
+mod view;
+
+use super::context::{Ctx, Fail, Globals};
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum DocumentCommand {
+    /// List documents, newest first (one page, or all with --all).
+    List(list::ListArgs),
+    /// Show one document with its signature, comments and file versions.
+    Show { document: String },
+    /// Upload a PDF or image report (streamed from disk).
+    Upload(upload::UploadArgs),
+    /// Download a document's file (streamed to disk, checked against its SHA-256).
+    Download(download::DownloadArgs),
+    /// Sign a document awaiting signature (Físico, Administrator).
+    Sign { document: String },
+    /// Release a signed document to the facility (Administrator, Admin, Físico).
+    Release { document: String },
+    /// Add a comment.
+    Comment {
+        document: String,
+        #[arg(long)]
+        text: Option<String>,
+    },
+    /// E-mail a released document (default: now, to the facility's active users).
+    ScheduleEmail {
+        document: String,
+        /// A recipient (repeat for several).
+        #[arg(long)]
+        to: Vec<String>,
+        /// When to send it, RFC 3339 (e.g. 2026-12-01T09:00:00-03:00).
+        #[arg(long)]
+        at: Option<String>,
+    },
+    /// Check that a local file is the one a document was signed over, with the server's public
+    /// key. Exit 0 when it is, 4 when the file or the signed data was altered or it is unsigned.
+    Verify(verify::VerifyArgs),
+    /// The server's public key that signatures are checked with (base64), for `verify --key`.
+    SigningKey,
+    /// Delete a document (it leaves every list; its files and the audit log keep it).
+    Archive {
+        document: String,
+        #[arg(long, short)]
+        yes: bool,
+    },
+}
+
+pub async fn run(globals: &Globals, command: DocumentCommand) -> Result<(), Fail> {
+    // A check with the document's JSON and the key at hand needs no server at all.
+    if let DocumentCommand::Verify(a) = &command
+        && a.document_json.is_some()
+        && a.key.is_some()
+    {
+        return verify::run(None, globals.format, a).await;
+    }
+    let ctx = Ctx::new(globals)?;
+    let ctx = &ctx;
+    match command {
+        DocumentCommand::List(a) => list::run(ctx, a).await,
+        DocumentCommand::Show { document } => show::run(ctx, &document).await,
+        DocumentCommand::Upload(a) => upload::run(ctx, a).await,
+        DocumentCommand::Download(a) => download::run(ctx, a).await,
+        DocumentCommand::Sign { document } => sign::run(ctx, &document).await,
+        DocumentCommand::Release { document } => release::run(ctx, &document).await,
+        DocumentCommand::Comment { document, text } => comment::run(ctx, &document, text).await,
+        DocumentCommand::ScheduleEmail { document, to, at } => {
+            schedule_email::run(ctx, &document, &to, at.as_deref()).await
+        }
+        DocumentCommand::Verify(a) => verify::run(Some(ctx), ctx.format, &a).await,
+        DocumentCommand::SigningKey => signing_key::run(ctx).await,
+        DocumentCommand::Archive { document, yes } => archive::run(ctx, &document, yes).await,
+    }
+}

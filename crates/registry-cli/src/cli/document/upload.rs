@@ -1,0 +1,126 @@
+//! `registry document upload`: a PDF or image report, streamed from disk.
+
+use super::view;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::{output, prompt, resolve};
+use clap::Args;
+use registry_core::document::read_document;
+use registry_core::equipment::local_date;
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct UploadArgs {
+    /// The PDF, PNG, JPEG or WebP file.
+    file: PathBuf,
+    /// Default at the terminal: the file's name without its extension.
+    #[arg(long)]
+    name: Option<String>,
+    /// Facility: _id, cnpj or exact name (picked from a list when missing).
+    #[arg(long)]
+    facility: Option<String>,
+    /// Equipment _id (of that facility).
+    #[arg(long)]
+    equipment: Option<String>,
+    /// QC test _id (of that facility).
+    #[arg(long)]
+    test: Option<String>,
+    /// The report's date, YYYY-MM-DD (default at the terminal: today).
+    #[arg(long)]
+    date: Option<String>,
+    /// Valid until, YYYY-MM-DD, after --date.
+    #[arg(long)]
+    validity: Option<String>,
+    #[arg(long)]
+    conclusion: Option<String>,
+    /// Start as "Em andamento" (work in progress) instead of "Falta assinar".
+    #[arg(long)]
+    draft: bool,
+}
+
+pub async fn run(ctx: &Ctx, a: UploadArgs) -> Result<(), Fail> {
+    match tokio::fs::metadata(&a.file).await {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return Err(Fail::Usage(format!("{} is not a file", a.file.display())));
+        }
+        Err(e) => {
+            return Err(Fail::Usage(format!(
+                "cannot read {}: {e}",
+                a.file.display()
+            )));
+        }
+    }
+    let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
+    let stem = a
+        .file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = ask_with_default(ctx, a.name, "--name", "Document name", &stem)?;
+    let today = local_date(chrono::Utc::now()).to_string();
+    let date = ask_with_default(ctx, a.date, "--date", "Date (YYYY-MM-DD)", &today)?;
+    let validity = prompt::text_or_ask(
+        a.validity,
+        ctx.interactive,
+        "--validity",
+        "Valid until (YYYY-MM-DD)",
+    )?;
+    let mut fields = Map::new();
+    fields.insert("name".into(), json!(name));
+    fields.insert("facility".into(), json!(f.id));
+    fields.insert("date".into(), json!(date));
+    fields.insert("validity".into(), json!(validity));
+    if let Some(e) = a.equipment {
+        let e = resolve::equipment_or_pick(ctx, Some(e), "--equipment").await?;
+        fields.insert("equipment".into(), json!(e.id));
+    }
+    for (key, value) in [("test", a.test), ("conclusion", a.conclusion)] {
+        if let Some(v) = value {
+            fields.insert(key.into(), json!(v));
+        }
+    }
+    if a.draft {
+        fields.insert("draft".into(), json!(true));
+    }
+    // Checked before sending so a large file is not streamed only to be refused for a field.
+    read_document(&fields, true).map_err(Fail::Invalid)?;
+    let len = tokio::fs::metadata(&a.file).await?.len();
+    let bar = output::byte_bar(Some(len));
+    let shown = bar.clone();
+    let d = ctx
+        .client
+        .upload_document(&Value::Object(fields), &a.file, move |sent| {
+            shown.set_position(sent)
+        })
+        .await;
+    bar.finish_and_clear();
+    let d = d?;
+    output::note(format!(
+        "Uploaded {} ({} bytes) for {}: {} ({})",
+        d.name,
+        d.file.size,
+        view::facility_name(&d),
+        d.status,
+        d.id
+    ));
+    view::show(ctx.format, &d)
+}
+
+/// The given value; else at the terminal a prompt offering `default`; else a usage error.
+fn ask_with_default(
+    ctx: &Ctx,
+    given: Option<String>,
+    flag: &str,
+    label: &str,
+    default: &str,
+) -> Result<String, Fail> {
+    match given {
+        Some(v) => Ok(v),
+        None if ctx.interactive => Ok(dialoguer::Input::<String>::with_theme(&prompt::theme())
+            .with_prompt(label)
+            .default(default.to_owned())
+            .interact_text()?),
+        None => Err(prompt::missing(flag)),
+    }
+}

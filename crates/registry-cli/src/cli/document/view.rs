@@ -1,0 +1,110 @@
+//! How documents are printed.
+
+use crate::cli::context::Fail;
+use crate::cli::output::{self, Format, Rows};
+use registry_core::document::Document;
+
+pub fn facility_name(d: &Document) -> &str {
+    d.facility.name.as_deref().unwrap_or(&d.facility.id)
+}
+
+pub fn print_list(format: Format, list: &[Document]) -> Result<(), Fail> {
+    let cells = list
+        .iter()
+        .map(|d| {
+            vec![
+                d.id.clone(),
+                d.name.clone(),
+                facility_name(d).to_owned(),
+                d.status.to_string(),
+                d.date.clone(),
+                d.validity.clone(),
+                d.code.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        format,
+        Rows {
+            records: list,
+            headers: &[
+                "_id", "name", "facility", "status", "date", "validity", "code",
+            ],
+            cells,
+        },
+    )?;
+    Ok(())
+}
+
+pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    let person_at = |p: &Option<registry_core::document::Person>, at: &Option<String>| match p {
+        Some(p) => format!("{} at {}", p.name, opt(at)),
+        None => String::new(),
+    };
+    let comments = d
+        .comments
+        .iter()
+        .map(|c| format!("{} ({}): {}", c.author.name, c.created_at, c.text))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let versions = d
+        .versions
+        .iter()
+        .map(|v| {
+            format!(
+                "{}: {} ({} bytes) by {} at {}",
+                v.version, v.file.name, v.file.size, v.uploaded_by.name, v.uploaded_at
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let email = match (&d.sent_email, &d.scheduled_email) {
+        (Some(s), _) => format!("sent {} to {}", s.sent_at, s.to.join(", ")),
+        (None, Some(s)) => format!("{} for {} to {}", s.status, s.send_at, s.to.join(", ")),
+        (None, None) => String::new(),
+    };
+    output::print_record(
+        format,
+        d,
+        vec![
+            ("_id", d.id.clone()),
+            ("name", d.name.clone()),
+            ("facility", facility_name(d).to_owned()),
+            (
+                "equipment",
+                d.equipment
+                    .as_ref()
+                    .map(|e| e.id.clone())
+                    .unwrap_or_default(),
+            ),
+            (
+                "test",
+                d.test.as_ref().map(|t| t.id.clone()).unwrap_or_default(),
+            ),
+            ("status", d.status.to_string()),
+            ("date", d.date.clone()),
+            ("validity", d.validity.clone()),
+            ("conclusion", opt(&d.conclusion)),
+            (
+                "file",
+                format!(
+                    "{} ({}, {} bytes)",
+                    d.file.name, d.file.content_type, d.file.size
+                ),
+            ),
+            ("sha256", d.file.sha256.clone()),
+            (
+                "uploaded",
+                format!("{} at {}", d.uploaded_by.name, d.uploaded_at),
+            ),
+            ("signed", person_at(&d.signed_by, &d.signed_at)),
+            ("code", opt(&d.code)),
+            ("released", person_at(&d.liberated_by, &d.liberated_at)),
+            ("email", email),
+            ("comments", comments),
+            ("versions", versions),
+        ],
+    )?;
+    Ok(())
+}

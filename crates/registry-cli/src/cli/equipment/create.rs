@@ -1,0 +1,50 @@
+//! `registry equipment create`: register equipment at a facility.
+
+use super::fields::EquipmentFields;
+use super::view;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::{output, prompt, resolve};
+use clap::Args;
+use serde_json::{Value, json};
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The facility: _id, cnpj or exact name (picked from a list when missing).
+    #[arg(long)]
+    facility: Option<String>,
+    /// Equipment type: _id or name (picked from a list when missing).
+    #[arg(long = "type")]
+    equipment_type: Option<String>,
+    #[command(flatten)]
+    fields: EquipmentFields,
+}
+
+pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
+    let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
+    let t = resolve::equipment_type_or_pick(ctx, a.equipment_type).await?;
+    let mut obj = a.fields.payload(false)?;
+    if ctx.interactive {
+        for (key, label) in [
+            ("manufacturer", "Manufacturer"),
+            ("model", "Model"),
+            ("serialNumber", "Serial number"),
+        ] {
+            if !obj.contains_key(key) {
+                let v = prompt::optional_text(&format!("{label} (empty to skip)"))?;
+                if !v.is_empty() {
+                    obj.insert(key.into(), json!(v));
+                }
+            }
+        }
+    }
+    obj.insert("facility".into(), json!(f.id));
+    obj.insert("typeOfEquipment".into(), json!(t.id));
+    let e = ctx.client.register_equipment(&Value::Object(obj)).await?;
+    output::note(format!(
+        "Registered {} at {} ({})",
+        resolve::equipment_label(&e),
+        f.name,
+        e.id
+    ));
+    view::show(ctx.format, &e)
+}

@@ -1,0 +1,83 @@
+//! The equipment fields of `create` and `edit` as flags, and as a payload.
+
+use crate::cli::context::Fail;
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+/// The equipment fields as flags; "" clears a text field on edit.
+#[derive(Debug, Args, Default)]
+pub struct EquipmentFields {
+    #[arg(long)]
+    manufacturer: Option<String>,
+    #[arg(long)]
+    model: Option<String>,
+    #[arg(long)]
+    serial_number: Option<String>,
+    #[arg(long)]
+    patrimonial_number: Option<String>,
+    /// Where it stands, e.g. "Sala 2".
+    #[arg(long)]
+    localization: Option<String>,
+    /// Type-specific data as KEY=VALUE (repeat); VALUE is read as JSON when it parses
+    /// (numbers, true/false), else as text. Replaces the stored attributes on edit.
+    #[arg(long = "attribute", value_parser = parse_attribute)]
+    attributes: Vec<(String, Value)>,
+    /// Type-specific data as one JSON object (merged under the --attribute flags).
+    #[arg(long)]
+    attributes_json: Option<String>,
+}
+
+fn parse_attribute(s: &str) -> Result<(String, Value), String> {
+    let (key, value) = s
+        .split_once('=')
+        .ok_or("must be KEY=VALUE, e.g. detectors=2")?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err("the KEY of KEY=VALUE is empty".into());
+    }
+    let value = serde_json::from_str(value).unwrap_or_else(|_| json!(value));
+    Ok((key.to_owned(), value))
+}
+
+impl EquipmentFields {
+    /// The payload of the fields given; `clear_empty` turns "" into null (edit).
+    pub fn payload(&self, clear_empty: bool) -> Result<Map<String, Value>, Fail> {
+        let mut obj = Map::new();
+        for (key, value) in [
+            ("manufacturer", &self.manufacturer),
+            ("model", &self.model),
+            ("serialNumber", &self.serial_number),
+            ("patrimonialNumber", &self.patrimonial_number),
+            ("localization", &self.localization),
+        ] {
+            match value {
+                Some(v) if v.is_empty() && clear_empty => {
+                    obj.insert(key.into(), Value::Null);
+                }
+                Some(v) if !v.is_empty() => {
+                    obj.insert(key.into(), json!(v));
+                }
+                _ => {}
+            }
+        }
+        let mut attributes = match &self.attributes_json {
+            Some(text) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(o)) => o,
+                _ => {
+                    return Err(Fail::Usage(
+                        "--attributes-json must be one JSON object, e.g. '{\"detectors\": 2}'"
+                            .into(),
+                    ));
+                }
+            },
+            None => Map::new(),
+        };
+        for (k, v) in &self.attributes {
+            attributes.insert(k.clone(), v.clone());
+        }
+        if self.attributes_json.is_some() || !self.attributes.is_empty() {
+            obj.insert("attributes".into(), Value::Object(attributes));
+        }
+        Ok(obj)
+    }
+}

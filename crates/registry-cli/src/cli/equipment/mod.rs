@@ -1,0 +1,59 @@
+//! `registry equipment …`: a facility's equipment, the equipment types and the QC test types;
+//! one file per command.
+
+mod archive;
+mod create;
+mod edit;
+mod fields;
+mod list;
+mod show;
+mod test_types;
+mod types;
+mod view;
+
+use super::context::{Ctx, Fail};
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum EquipmentCommand {
+    /// A facility's equipment (picked from a list at the terminal when --facility is missing).
+    List(list::ListArgs),
+    /// Show one piece of equipment by _id.
+    Show { equipment: String },
+    /// Register equipment at a facility.
+    Create(create::CreateArgs),
+    /// Edit equipment: only the fields given change.
+    Edit(edit::EditArgs),
+    /// Archive equipment (it and its QC tests leave every list; the audit log keeps them).
+    Archive {
+        equipment: String,
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// The equipment types (Gama Câmara, PET/CT...).
+    Types {
+        /// Text in the name.
+        #[arg(long)]
+        q: Option<String>,
+    },
+    /// The QC test types and how often each falls due.
+    TestTypes {
+        /// Only those of this equipment type (_id or name).
+        #[arg(long = "type")]
+        equipment_type: Option<String>,
+    },
+}
+
+pub async fn run(ctx: &Ctx, command: EquipmentCommand) -> Result<(), Fail> {
+    match command {
+        EquipmentCommand::List(a) => list::run(ctx, a).await,
+        EquipmentCommand::Show { equipment } => show::run(ctx, &equipment).await,
+        EquipmentCommand::Create(a) => create::run(ctx, a).await,
+        EquipmentCommand::Edit(a) => edit::run(ctx, a).await,
+        EquipmentCommand::Archive { equipment, yes } => archive::run(ctx, &equipment, yes).await,
+        EquipmentCommand::Types { q } => types::run(ctx, q).await,
+        EquipmentCommand::TestTypes { equipment_type } => {
+            test_types::run(ctx, equipment_type).await
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! `registry facility assign`: give a user a responsibility; for the four main roles the
+//! previous holder is replaced.
+
+use super::{fields, view};
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::output::{self, Format};
+use crate::cli::{prompt, resolve};
+use clap::Args;
+use registry_core::MainRole;
+use registry_core::api::FacilityUserInput;
+
+#[derive(Debug, Args)]
+pub struct AssignArgs {
+    facility: String,
+    /// The user: _id, e-mail or part of the name (prompted when missing).
+    #[arg(long)]
+    user: Option<String>,
+    /// Titular, "Responsável Técnico", Substituto, Supervisor, or a custom value of the server.
+    #[arg(long)]
+    role: Option<String>,
+}
+
+fn pick_role(ctx: &Ctx, role: Option<String>) -> Result<String, Fail> {
+    match role {
+        Some(r) => Ok(r),
+        None if ctx.interactive => {
+            let items: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
+            let i = dialoguer::Select::with_theme(&prompt::theme())
+                .with_prompt("Responsibility")
+                .items(&items)
+                .default(0)
+                .interact()?;
+            Ok(items[i].to_owned())
+        }
+        None => Err(prompt::missing("--role")),
+    }
+}
+
+pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
+    let before = resolve::facility(ctx, &a.facility).await?;
+    let target = match a.user {
+        Some(u) => resolve::user(ctx, &u).await?,
+        None if ctx.interactive => resolve::pick_user(ctx, "User to assign").await?,
+        None => return Err(prompt::missing("--user")),
+    };
+    let role = pick_role(ctx, a.role)?;
+    let previous = view::holder(&before, &role).cloned();
+    if previous.as_ref().is_some_and(|p| p.id == target.id) {
+        output::note(format!(
+            "{} already holds {role} at {}; nothing changed.",
+            target.name, before.name
+        ));
+        return view::show_or_users(ctx.format, &before);
+    }
+    let mut users = fields::links(&before.users);
+    match users.iter_mut().find(|u| u.id == target.id) {
+        Some(link) => link.responsabilities.push(role.clone()),
+        None => users.push(FacilityUserInput {
+            id: target.id.clone(),
+            responsabilities: vec![role.clone()],
+        }),
+    }
+    let after = ctx.client.edit_facility_users(&before.id, &users).await?;
+    let mut message = format!(
+        "{role} of {}: {} <{}>",
+        after.name, target.name, target.email
+    );
+    if MainRole::parse(&role).is_some() {
+        match &previous {
+            Some(p) => {
+                let still = after.users.iter().find(|u| u.id == p.id);
+                let rest = match still {
+                    Some(u) if !u.responsabilities.is_empty() => {
+                        format!("still linked as {}", u.responsabilities.join(", "))
+                    }
+                    Some(_) => "still linked, with no responsibility".into(),
+                    None => "no longer linked".into(),
+                };
+                message.push_str(&format!(
+                    "\n  replaced {} <{}> as {role} ({rest})",
+                    p.name, p.email
+                ));
+            }
+            None => message.push_str(&format!("\n  (nobody held {role} before)")),
+        }
+    }
+    if ctx.format == Format::Table {
+        println!("{message}");
+        Ok(())
+    } else {
+        output::note(message);
+        view::show_or_users(ctx.format, &after)
+    }
+}

@@ -1,0 +1,29 @@
+//! `registry facility create`: by flags, --from-file, or a wizard at the terminal.
+
+use super::fields::{self, FacilityFields};
+use super::{view, wizard};
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::output;
+use clap::Args;
+use registry_core::facility::Mode;
+use serde_json::Value;
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    #[command(flatten)]
+    fields: FacilityFields,
+}
+
+pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
+    let fields = args.fields;
+    let mut obj = fields.payload(None)?;
+    fields::clean_cnpj(&mut obj);
+    if ctx.interactive && fields.from_file.is_none() {
+        wizard::fill_create(ctx, &mut obj).await?;
+    }
+    let payload = Value::Object(obj);
+    fields::check_locally(&payload, Mode::Create)?;
+    let f = ctx.client.register_facility(&payload).await?;
+    output::note(format!("Registered facility {} ({})", f.name, f.id));
+    view::show(ctx.format, &f)
+}

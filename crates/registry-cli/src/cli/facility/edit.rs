@@ -1,0 +1,49 @@
+//! `registry facility edit`: only the fields given change; at the terminal without fields, a
+//! wizard walks every field.
+
+use super::fields::{self, FacilityFields};
+use super::{view, wizard};
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::{output, resolve};
+use clap::Args;
+use registry_core::facility::Mode;
+use serde_json::Value;
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    facility: String,
+    #[command(flatten)]
+    fields: FacilityFields,
+}
+
+pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
+    let current = resolve::facility(ctx, &args.facility).await?;
+    let mut obj = if ctx.interactive && !args.fields.any_field() && args.fields.from_file.is_none()
+    {
+        wizard::edit(ctx, &current).await?
+    } else {
+        let address = current
+            .address
+            .first()
+            .map(|a| serde_json::to_value(a).expect("addresses serialise"));
+        args.fields.payload(address)?
+    };
+    if obj.is_empty() {
+        return Err(Fail::Usage(
+            "nothing to change: give fields as flags (see --help) or --from-file".into(),
+        ));
+    }
+    fields::clean_cnpj(&mut obj);
+    let payload = Value::Object(obj);
+    fields::check_locally(&payload, Mode::Edit)?;
+    let f = ctx
+        .client
+        .edit_facility(&current.id, &payload, Some(current.version))
+        .await?;
+    if f.version == current.version {
+        output::note("Nothing changed.");
+    } else {
+        output::note(format!("Saved {} (version {})", f.name, f.version));
+    }
+    view::show(ctx.format, &f)
+}

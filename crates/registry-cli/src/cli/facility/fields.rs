@@ -1,0 +1,196 @@
+//! The facility fields of `create` and `edit` as flags and as a payload, the checks run before
+//! sending, and the user links as the API takes them.
+
+use crate::cli::context::Fail;
+use crate::cli::output;
+use clap::Args;
+use registry_client::facility_csv::{self, strip_cnpj_punctuation};
+use registry_core::api::{FacilityUserInput, FacilityUserView};
+use registry_core::facility::{Mode, read_facility};
+use registry_core::{FieldCode, FieldError};
+use serde_json::{Map, Value, json};
+use std::io::Read;
+use std::path::PathBuf;
+
+/// The facility fields as flags; any given flag overrides the same field of --from-file.
+#[derive(Debug, Args, Default)]
+pub struct FacilityFields {
+    #[arg(long)]
+    name: Option<String>,
+    #[arg(long)]
+    company_name: Option<String>,
+    /// 14 characters; punctuation (12.345.678/0001-95) is removed before sending.
+    #[arg(long)]
+    cnpj: Option<String>,
+    /// With the area code, e.g. "(11) 98765-4321".
+    #[arg(long)]
+    telephone: Option<String>,
+    /// "Medicina Nuclear" or "Radiodiagnóstico".
+    #[arg(long)]
+    department: Option<String>,
+    /// Group _id ("" clears it).
+    #[arg(long)]
+    group: Option<String>,
+    #[arg(long)]
+    street: Option<String>,
+    #[arg(long)]
+    city: Option<String>,
+    #[arg(long)]
+    state: Option<String>,
+    #[arg(long)]
+    complement: Option<String>,
+    #[arg(long)]
+    zip_code: Option<String>,
+    #[arg(long = "cnen-registry")]
+    cnen_registry: Option<String>,
+    /// An authorised practice (repeat for several); replaces the stored set on edit.
+    #[arg(long = "practice")]
+    practices: Vec<String>,
+    /// NAME=QUANTITY in mCi/week, e.g. "Tc(99m)=1500" (repeat); replaces the stored list on edit.
+    #[arg(long = "isotope")]
+    isotopes: Vec<String>,
+    /// A JSON facility payload (the API's field names); "-" reads stdin.
+    #[arg(long)]
+    pub from_file: Option<PathBuf>,
+}
+
+fn read_json_file(path: &PathBuf) -> Result<Value, Fail> {
+    let text = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| Fail::Usage(format!("cannot read {}: {e}", path.display())))?
+    };
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|e| Fail::Usage(format!("{} is not valid JSON: {e}", path.display())))?;
+    if !value.is_object() {
+        return Err(Fail::Usage(format!(
+            "{} must hold one JSON object (a facility payload)",
+            path.display()
+        )));
+    }
+    Ok(value)
+}
+
+impl FacilityFields {
+    pub fn any_field(&self) -> bool {
+        self.name.is_some()
+            || self.company_name.is_some()
+            || self.cnpj.is_some()
+            || self.telephone.is_some()
+            || self.department.is_some()
+            || self.group.is_some()
+            || self.street.is_some()
+            || self.city.is_some()
+            || self.state.is_some()
+            || self.complement.is_some()
+            || self.zip_code.is_some()
+            || self.cnen_registry.is_some()
+            || !self.practices.is_empty()
+            || !self.isotopes.is_empty()
+    }
+
+    /// The payload of --from-file with the flags laid over it. `current_address` is the stored
+    /// first address on edit, so that `--city` alone keeps the street.
+    pub fn payload(&self, current_address: Option<Value>) -> Result<Map<String, Value>, Fail> {
+        let mut obj = match &self.from_file {
+            Some(path) => match read_json_file(path)? {
+                Value::Object(o) => o,
+                _ => unreachable!("read_json_file checks for an object"),
+            },
+            None => Map::new(),
+        };
+        for (key, value) in [
+            ("name", &self.name),
+            ("companyName", &self.company_name),
+            ("cnpj", &self.cnpj),
+            ("telephone", &self.telephone),
+            ("department", &self.department),
+            ("group", &self.group),
+            ("CNENregistry", &self.cnen_registry),
+        ] {
+            if let Some(v) = value {
+                obj.insert(key.into(), json!(v));
+            }
+        }
+        let address_flags = [
+            ("street", &self.street),
+            ("city", &self.city),
+            ("state", &self.state),
+            ("complement", &self.complement),
+            ("zipCode", &self.zip_code),
+        ];
+        if address_flags.iter().any(|(_, v)| v.is_some()) {
+            let mut address = obj
+                .get("address")
+                .and_then(|a| a.get(0).or(Some(a)).cloned())
+                .filter(Value::is_object)
+                .or(current_address)
+                .unwrap_or_else(|| json!({}));
+            for (key, value) in address_flags {
+                if let Some(v) = value {
+                    address[key] = json!(v);
+                }
+            }
+            obj.insert("address".into(), json!([address]));
+        }
+        if !self.practices.is_empty() {
+            obj.insert("practices".into(), json!(self.practices));
+        }
+        if !self.isotopes.is_empty() {
+            let joined = self.isotopes.join(";");
+            obj.insert(
+                "radioisotopes".into(),
+                facility_csv::parse_radioisotopes(&joined).map_err(Fail::Usage)?,
+            );
+        }
+        Ok(obj)
+    }
+}
+
+/// The API accepts only the bare CNPJ; a punctuated one is cleaned, and the person told so.
+pub fn clean_cnpj(obj: &mut Map<String, Value>) {
+    if let Some(Value::String(c)) = obj.get("cnpj")
+        && let Some(bare) = strip_cnpj_punctuation(c)
+    {
+        output::note(format!(
+            "note: cnpj sent without punctuation as {bare} (the API accepts only the bare form)"
+        ));
+        obj.insert("cnpj".into(), json!(bare));
+    }
+}
+
+/// The server's own rules, run before sending. Custom responsibilities are the server's to judge.
+pub fn local_field_errors(payload: &Value, mode: Mode) -> Result<(), Vec<FieldError>> {
+    match read_facility(payload, mode, &[]) {
+        Ok(_) => Ok(()),
+        Err(errors) => {
+            let errors: Vec<_> = errors
+                .into_iter()
+                .filter(|e| e.code != FieldCode::InvalidResponsibility)
+                .collect();
+            if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(errors)
+            }
+        }
+    }
+}
+
+pub fn check_locally(payload: &Value, mode: Mode) -> Result<(), Fail> {
+    local_field_errors(payload, mode).map_err(Fail::Invalid)
+}
+
+/// The links as the API takes them: `[{_id, responsabilities}]`.
+pub fn links(users: &[FacilityUserView]) -> Vec<FacilityUserInput> {
+    users
+        .iter()
+        .map(|u| FacilityUserInput {
+            id: u.id.clone(),
+            responsabilities: u.responsabilities.clone(),
+        })
+        .collect()
+}

@@ -1,0 +1,67 @@
+//! `registry facility …`: list, show, create, edit, archive, assign/unassign responsibilities,
+//! linked users, history, import and export; one file per command.
+
+mod archive;
+mod assign;
+mod create;
+mod edit;
+mod export;
+mod fields;
+mod history;
+mod import;
+mod list;
+mod show;
+mod unassign;
+mod users;
+pub mod view;
+mod wizard;
+
+use super::context::{Ctx, Fail};
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum FacilityCommand {
+    /// List facilities (one page, or all with --all).
+    List(list::ListArgs),
+    /// Show one facility (by _id, or by cnpj or exact name).
+    Show { facility: String },
+    /// Register a facility: by flags, --from-file, or a wizard at the terminal.
+    Create(create::CreateArgs),
+    /// Edit a facility: only the fields given change.
+    Edit(edit::EditArgs),
+    /// Archive a facility (it leaves lists; the record and its history are kept).
+    Archive {
+        facility: String,
+        /// Do not ask for confirmation.
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// Give a user a responsibility; for the four main roles the previous holder is replaced.
+    Assign(assign::AssignArgs),
+    /// Take a responsibility (or, without --role, the whole link) away from a user.
+    Unassign(unassign::UnassignArgs),
+    /// The users linked to a facility, with their responsibilities and licences.
+    Users { facility: String },
+    /// The audit history of a facility (staff).
+    History { facility: String },
+    /// Register many facilities from a CSV or JSON file; a re-run skips those already registered.
+    Import(import::ImportArgs),
+    /// Every facility (all pages) as CSV (the import format) or JSON.
+    Export(export::ExportArgs),
+}
+
+pub async fn run(ctx: &Ctx, command: FacilityCommand) -> Result<(), Fail> {
+    match command {
+        FacilityCommand::List(args) => list::run(ctx, args).await,
+        FacilityCommand::Show { facility } => show::run(ctx, &facility).await,
+        FacilityCommand::Create(args) => create::run(ctx, args).await,
+        FacilityCommand::Edit(args) => edit::run(ctx, args).await,
+        FacilityCommand::Archive { facility, yes } => archive::run(ctx, &facility, yes).await,
+        FacilityCommand::Assign(args) => assign::run(ctx, args).await,
+        FacilityCommand::Unassign(args) => unassign::run(ctx, args).await,
+        FacilityCommand::Users { facility } => users::run(ctx, &facility).await,
+        FacilityCommand::History { facility } => history::run(ctx, &facility).await,
+        FacilityCommand::Import(args) => import::run(ctx, args).await,
+        FacilityCommand::Export(args) => export::run(ctx, args).await,
+    }
+}

@@ -1,0 +1,157 @@
+//! How facilities and their linked users are printed, for the facility commands and `user
+//! facilities`.
+
+use crate::cli::context::Fail;
+use crate::cli::output::{self, Format, Rows};
+use registry_core::MainRole;
+use registry_core::api::{Facility, FacilityUserView};
+
+/// The user holding `role` at `f`.
+pub fn holder<'a>(f: &'a Facility, role: &str) -> Option<&'a FacilityUserView> {
+    f.users
+        .iter()
+        .find(|u| u.responsabilities.iter().any(|r| r == role))
+}
+
+pub fn print_list(format: Format, facilities: &[Facility]) -> Result<(), Fail> {
+    let rt = MainRole::TechnicalResponsible.as_str();
+    let cells = facilities
+        .iter()
+        .map(|f| {
+            let a = f.address.first();
+            vec![
+                f.id.clone(),
+                f.name.clone(),
+                f.cnpj.clone(),
+                f.department.to_string(),
+                a.map(|a| a.city.clone()).unwrap_or_default(),
+                a.map(|a| a.state.clone()).unwrap_or_default(),
+                holder(f, rt).map(|u| u.name.clone()).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        format,
+        Rows {
+            records: facilities,
+            headers: &["_id", "name", "cnpj", "department", "city", "state", rt],
+            cells,
+        },
+    )?;
+    Ok(())
+}
+
+fn user_line(u: &FacilityUserView) -> String {
+    format!(
+        "{} <{}>: {}",
+        u.name,
+        u.email,
+        u.responsabilities.join(", ")
+    )
+}
+
+pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
+    let address = f
+        .address
+        .iter()
+        .map(|a| {
+            let mut s = format!("{}, {} - {}", a.street, a.city, a.state);
+            if let Some(c) = &a.complement {
+                s = format!("{s} ({c})");
+            }
+            if let Some(z) = &a.zip_code {
+                s = format!("{s} {z}");
+            }
+            s
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let fields = vec![
+        ("_id", f.id.clone()),
+        ("name", f.name.clone()),
+        ("companyName", f.company_name.clone()),
+        ("cnpj", f.cnpj.clone()),
+        ("telephone", f.telephone.clone()),
+        ("department", f.department.to_string()),
+        (
+            "group",
+            f.group.as_ref().map(|g| g.name.clone()).unwrap_or_default(),
+        ),
+        ("address", address),
+        ("CNENregistry", f.cnen_registry.clone().unwrap_or_default()),
+        (
+            "practices",
+            f.practices
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        (
+            "radioisotopes",
+            f.radioisotopes
+                .iter()
+                .map(|r| format!("{} {} mCi/week", r.name, r.quantity))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        (
+            "users",
+            f.users.iter().map(user_line).collect::<Vec<_>>().join("\n"),
+        ),
+        ("version", f.version.to_string()),
+        ("updatedAt", f.updated_at.clone()),
+    ];
+    output::print_record(format, f, fields)?;
+    Ok(())
+}
+
+pub fn print_users(format: Format, users: &[FacilityUserView]) -> Result<(), Fail> {
+    let cells = users
+        .iter()
+        .map(|u| {
+            let l = &u.licences;
+            vec![
+                u.id.clone(),
+                u.name.clone(),
+                u.email.clone(),
+                u.responsabilities.join(", "),
+                join_licence(&l.an_number, &l.an_validity),
+                join_licence(&l.fm_number, &l.fm_validity),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        format,
+        Rows {
+            records: users,
+            headers: &[
+                "_id",
+                "name",
+                "email",
+                "responsabilities",
+                "AN licence",
+                "FM licence",
+            ],
+            cells,
+        },
+    )?;
+    Ok(())
+}
+
+fn join_licence(number: &Option<String>, validity: &Option<String>) -> String {
+    match (number, validity) {
+        (Some(n), Some(v)) => format!("{n} (until {v})"),
+        (Some(n), None) => n.clone(),
+        (None, Some(v)) => format!("until {v}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// After a change of links: the users (table, CSV) or the whole facility (JSON).
+pub fn show_or_users(format: Format, f: &Facility) -> Result<(), Fail> {
+    match format {
+        Format::Table | Format::Csv => print_users(format, &f.users),
+        Format::Json => show(format, f),
+    }
+}

@@ -1,0 +1,283 @@
+//! The facility wizards: prompts for what flags did not give, each answer checked by the same core
+//! types the server uses, with the allowed values to pick from.
+
+use super::fields;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::output;
+use crate::cli::prompt::theme;
+use crate::cli::resolve;
+use dialoguer::{Confirm, Input, MultiSelect, Select};
+use registry_client::facility_csv::strip_cnpj_punctuation;
+use registry_core::api::{Facility, FacilityUserInput};
+use registry_core::values::{Telephone, WeeklyQuantity};
+use registry_core::{Cnpj, Department, MainRole, Practice, Radioisotope};
+use serde_json::{Map, Value, json};
+
+fn text(label: &str, initial: &str, check: fn(&str) -> Result<(), String>) -> Result<String, Fail> {
+    Ok(Input::<String>::with_theme(&theme())
+        .with_prompt(label)
+        .with_initial_text(initial)
+        .validate_with(move |s: &String| check(s.trim()))
+        .interact_text()?
+        .trim()
+        .to_owned())
+}
+
+fn optional_text(label: &str, initial: &str) -> Result<Option<String>, Fail> {
+    let v: String = Input::with_theme(&theme())
+        .with_prompt(label)
+        .with_initial_text(initial)
+        .allow_empty(true)
+        .interact_text()?;
+    Ok(Some(v.trim().to_owned()).filter(|v| !v.is_empty()))
+}
+
+fn not_empty(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        Err("is required".into())
+    } else {
+        Ok(())
+    }
+}
+
+fn cnpj_rule(s: &str) -> Result<(), String> {
+    let bare = strip_cnpj_punctuation(s).unwrap_or_else(|| s.to_owned());
+    Cnpj::parse(&bare)
+        .map(|_| ())
+        .map_err(|e| format!("cnpj {e}"))
+}
+
+fn telephone_rule(s: &str) -> Result<(), String> {
+    Telephone::parse(s)
+        .map(|_| ())
+        .ok_or_else(|| "must include the area code, e.g. (11) 98765-4321".into())
+}
+
+fn quantity_rule(s: &str) -> Result<(), String> {
+    WeeklyQuantity::from_json(&json!(s))
+        .map(|_| ())
+        .ok_or_else(|| "a positive number of mCi per week, with a dot for decimals".into())
+}
+
+fn cnpj(initial: &str) -> Result<String, Fail> {
+    let raw = text("CNPJ (14 characters)", initial, cnpj_rule)?;
+    Ok(match strip_cnpj_punctuation(&raw) {
+        Some(bare) => {
+            output::note(format!(
+                "note: cnpj will be sent without punctuation as {bare}"
+            ));
+            bare
+        }
+        None => raw,
+    })
+}
+
+fn department(current: Option<Department>) -> Result<Department, Fail> {
+    let items: Vec<&str> = Department::ALL.iter().map(|d| d.as_str()).collect();
+    let i = Select::with_theme(&theme())
+        .with_prompt("Department")
+        .items(&items)
+        .default(
+            current
+                .and_then(|c| Department::ALL.iter().position(|d| *d == c))
+                .unwrap_or(0),
+        )
+        .interact()?;
+    Ok(Department::ALL[i])
+}
+
+fn practices(current: &[Practice]) -> Result<Vec<&'static str>, Fail> {
+    let items: Vec<&str> = Practice::ALL.iter().map(|p| p.as_str()).collect();
+    let defaults: Vec<bool> = Practice::ALL.iter().map(|p| current.contains(p)).collect();
+    let chosen = MultiSelect::with_theme(&theme())
+        .with_prompt("Authorised practices (space to mark, enter to go on)")
+        .items(&items)
+        .defaults(&defaults)
+        .interact()?;
+    Ok(chosen.into_iter().map(|i| items[i]).collect())
+}
+
+fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
+    let items: Vec<&str> = Radioisotope::ALL.iter().map(|r| r.as_str()).collect();
+    let defaults: Vec<bool> = Radioisotope::ALL
+        .iter()
+        .map(|r| current.iter().any(|(c, _)| c == r))
+        .collect();
+    let chosen = MultiSelect::with_theme(&theme())
+        .with_prompt("Authorised radioisotopes (space to mark, enter to go on)")
+        .items(&items)
+        .defaults(&defaults)
+        .interact()?;
+    let mut out = Vec::new();
+    for i in chosen {
+        let iso = Radioisotope::ALL[i];
+        let initial = current
+            .iter()
+            .find(|(c, _)| *c == iso)
+            .map(|(_, q)| q.to_string())
+            .unwrap_or_default();
+        let q = text(&format!("{iso}: mCi per week"), &initial, quantity_rule)?;
+        out.push(json!({"name": iso.as_str(), "quantity": q}));
+    }
+    Ok(Value::Array(out))
+}
+
+/// Links picked by fuzzy search on name or e-mail, each with its responsibilities.
+async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(), Fail> {
+    let roles: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
+    while Confirm::with_theme(&theme())
+        .with_prompt("Link a user to this facility?")
+        .default(false)
+        .interact()?
+    {
+        let u = resolve::pick_user(ctx, "User (type part of the name or e-mail)").await?;
+        let chosen = MultiSelect::with_theme(&theme())
+            .with_prompt(format!("Responsibilities of {}", u.name))
+            .items(&roles)
+            .interact()?;
+        let given: Vec<String> = chosen.into_iter().map(|i| roles[i].to_owned()).collect();
+        users.retain(|l| l.id != u.id);
+        users.push(FacilityUserInput {
+            id: u.id,
+            responsabilities: given,
+        });
+    }
+    Ok(())
+}
+
+/// Asks for every field of a new facility that `obj` does not have yet.
+pub async fn fill_create(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), Fail> {
+    if !obj.contains_key("name") {
+        obj.insert("name".into(), json!(text("Name", "", not_empty)?));
+    }
+    if !obj.contains_key("companyName") {
+        obj.insert(
+            "companyName".into(),
+            json!(text("Company name", "", not_empty)?),
+        );
+    }
+    if !obj.contains_key("cnpj") {
+        obj.insert("cnpj".into(), json!(cnpj("")?));
+    }
+    if !obj.contains_key("telephone") {
+        obj.insert(
+            "telephone".into(),
+            json!(text("Telephone with area code", "", telephone_rule)?),
+        );
+    }
+    if !obj.contains_key("department") {
+        obj.insert("department".into(), json!(department(None)?.as_str()));
+    }
+    if !obj.contains_key("address") {
+        let street = text("Street", "", not_empty)?;
+        let city = text("City", "", not_empty)?;
+        let state = text("State", "", not_empty)?;
+        obj.insert(
+            "address".into(),
+            json!([{"street": street, "city": city, "state": state}]),
+        );
+    }
+    if !obj.contains_key("CNENregistry")
+        && let Some(r) = optional_text("CNEN registry (optional)", "")?
+    {
+        obj.insert("CNENregistry".into(), json!(r));
+    }
+    if !obj.contains_key("practices") {
+        obj.insert("practices".into(), json!(practices(&[])?));
+    }
+    if !obj.contains_key("radioisotopes") {
+        obj.insert("radioisotopes".into(), radioisotopes(&[])?);
+    }
+    if !obj.contains_key("users") {
+        let mut users = Vec::new();
+        pick_links(ctx, &mut users).await?;
+        if !users.is_empty() {
+            obj.insert("users".into(), json!(users));
+        }
+    }
+    Ok(())
+}
+
+/// Walks every field with the stored value to keep or change; returns only what changed.
+pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
+    let mut out = Map::new();
+    let mut changed = |key: &str, old: Value, new: Value| {
+        if old != new {
+            out.insert(key.into(), new);
+        }
+    };
+    changed(
+        "name",
+        json!(f.name),
+        json!(text("Name", &f.name, not_empty)?),
+    );
+    changed(
+        "companyName",
+        json!(f.company_name),
+        json!(text("Company name", &f.company_name, not_empty)?),
+    );
+    changed("cnpj", json!(f.cnpj), json!(cnpj(&f.cnpj)?));
+    changed(
+        "telephone",
+        json!(f.telephone),
+        json!(text(
+            "Telephone with area code",
+            &f.telephone,
+            telephone_rule
+        )?),
+    );
+    changed(
+        "department",
+        json!(f.department),
+        json!(department(Some(f.department))?.as_str()),
+    );
+    if let Some(a) = f.address.first() {
+        let mut address = serde_json::to_value(a).expect("addresses serialise");
+        address["street"] = json!(text("Street", &a.street, not_empty)?);
+        address["city"] = json!(text("City", &a.city, not_empty)?);
+        address["state"] = json!(text("State", &a.state, not_empty)?);
+        let mut all: Vec<Value> = f
+            .address
+            .iter()
+            .map(|a| serde_json::to_value(a).expect("addresses serialise"))
+            .collect();
+        let old = json!(all);
+        all[0] = address;
+        changed("address", old, json!(all));
+    }
+    let registry = f.cnen_registry.clone().unwrap_or_default();
+    changed(
+        "CNENregistry",
+        json!(f.cnen_registry),
+        json!(optional_text("CNEN registry (optional)", &registry)?),
+    );
+    let old_practices: Vec<&str> = f.practices.iter().map(|p| p.as_str()).collect();
+    changed(
+        "practices",
+        json!(old_practices),
+        json!(practices(&f.practices)?),
+    );
+    let current: Vec<(Radioisotope, f64)> = f
+        .radioisotopes
+        .iter()
+        .map(|r| (r.name, r.quantity))
+        .collect();
+    let new_isotopes = radioisotopes(&current)?;
+    let unchanged = new_isotopes.as_array().is_some_and(|list| {
+        list.len() == current.len()
+            && list.iter().zip(&current).all(|(n, (iso, q))| {
+                n["name"] == iso.as_str()
+                    && n["quantity"].as_str().and_then(|s| s.parse::<f64>().ok()) == Some(*q)
+            })
+    });
+    if !unchanged {
+        out.insert("radioisotopes".into(), new_isotopes);
+    }
+    let mut users = fields::links(&f.users);
+    let before = users.clone();
+    pick_links(ctx, &mut users).await?;
+    if users != before {
+        out.insert("users".into(), json!(users));
+    }
+    Ok(out)
+}

@@ -1,0 +1,29 @@
+//! `registry group edit`: change the name and/or description ("" clears the description).
+
+use super::view;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::output;
+use serde_json::json;
+
+pub async fn run(
+    ctx: &Ctx,
+    group: &str,
+    name: Option<String>,
+    description: Option<String>,
+) -> Result<(), Fail> {
+    let mut body = json!({"_id": group});
+    if let Some(n) = name {
+        body["name"] = json!(n);
+    }
+    if let Some(d) = description {
+        body["description"] = if d.is_empty() { json!(null) } else { json!(d) };
+    }
+    if body.as_object().is_some_and(|o| o.len() == 1) {
+        return Err(Fail::Usage(
+            "nothing to change: give --name or --description".into(),
+        ));
+    }
+    let g = ctx.client.edit_group(&body).await?;
+    output::note(format!("Saved group {}", g.name));
+    view::show(ctx, &g)
+}

@@ -1,0 +1,109 @@
+//! `registry material receive`: record a receipt of radioactive material (checked against the
+//! facility's authorisation).
+
+use super::{args, view};
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::{output, prompt, resolve};
+use clap::Args;
+use registry_core::Radioisotope;
+use registry_core::material::read_receipt;
+use registry_core::nuclide::mbq_to_mci;
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Args)]
+pub struct ReceiveArgs {
+    /// Facility: _id, cnpj or exact name.
+    #[arg(long)]
+    facility: Option<String>,
+    /// Radioisotope as the spec writes it, e.g. "Tc(99m)" (Tc-99m also works).
+    #[arg(long)]
+    radioisotope: Option<String>,
+    /// Declared activity in mCi.
+    #[arg(long, conflicts_with = "activity_mbq")]
+    activity: Option<f64>,
+    /// Declared activity in MBq (converted: 1 mCi = 37 MBq).
+    #[arg(long)]
+    activity_mbq: Option<f64>,
+    /// When the declared activity holds (RFC 3339 or YYYY-MM-DD); default: the time received.
+    #[arg(long)]
+    reference_time: Option<String>,
+    #[arg(long)]
+    supplier: Option<String>,
+    #[arg(long)]
+    lot: Option<String>,
+    /// Who took delivery (default: you).
+    #[arg(long)]
+    received_by: Option<String>,
+    /// When it arrived (RFC 3339 or YYYY-MM-DD); default: now.
+    #[arg(long)]
+    received_at: Option<String>,
+    #[arg(long)]
+    notes: Option<String>,
+}
+
+pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
+    let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
+    let authorised: Vec<Radioisotope> = f.radioisotopes.iter().map(|r| r.name).collect();
+    let isotope = match a.radioisotope {
+        Some(r) => args::isotope_arg(&r, "--radioisotope")?,
+        None if ctx.interactive && !authorised.is_empty() => {
+            let labels: Vec<String> = f
+                .radioisotopes
+                .iter()
+                .map(|r| format!("{} (up to {} mCi a week)", r.name, r.quantity))
+                .collect();
+            authorised[prompt::fuzzy_pick("Radioisotope", &labels)?]
+        }
+        None => return Err(prompt::missing("--radioisotope")),
+    };
+    let activity = match (a.activity, a.activity_mbq) {
+        (Some(mci), _) => json!(mci),
+        (None, Some(mbq)) => json!(mbq_to_mci(mbq)),
+        (None, None) => json!(prompt::text_or_ask(
+            None,
+            ctx.interactive,
+            "--activity",
+            "Activity (mCi)"
+        )?),
+    };
+    let supplier = prompt::text_or_ask(a.supplier, ctx.interactive, "--supplier", "Supplier")?;
+    let mut obj = Map::new();
+    obj.insert("radioisotope".into(), json!(isotope));
+    obj.insert("activity".into(), activity);
+    obj.insert("supplier".into(), json!(supplier));
+    for (key, value) in [
+        ("activityReferenceTime", a.reference_time),
+        ("lot", a.lot),
+        ("receivedBy", a.received_by),
+        ("receivedAt", a.received_at),
+        ("notes", a.notes),
+    ] {
+        if let Some(v) = value {
+            obj.insert(key.into(), json!(v));
+        }
+    }
+    let payload = Value::Object(obj);
+    read_receipt(&payload, chrono::Utc::now()).map_err(Fail::Invalid)?;
+    if !authorised.contains(&isotope) {
+        return Err(Fail::Invalid(vec![registry_core::FieldError::new(
+            "radioisotope",
+            registry_core::FieldCode::InvalidRadioisotope,
+            format!(
+                "{isotope} is not among {}'s authorised radioisotopes",
+                f.name
+            ),
+        )]));
+    }
+    let r = ctx.client.receive_material(&f.id, &payload).await?;
+    output::note(format!(
+        "Received {:.3} mCi of {} at {} (week {}).",
+        r.activity_at_receipt, r.radioisotope, f.name, r.week
+    ));
+    if r.over_quantity {
+        output::note(format!(
+            "WARNING: week {} is now over the authorised weekly quantity of {} (stored and flagged).",
+            r.week, r.radioisotope
+        ));
+    }
+    view::show(ctx.format, &r)
+}

@@ -1,0 +1,88 @@
+//! The fields of a QC test record that can be given on record and on edit, as flags and as a
+//! payload.
+
+use super::readings;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::resolve;
+use clap::Args;
+use registry_core::equipment::{Conclusion, local_date};
+use registry_core::qc::TestKind;
+use serde_json::{Map, Value, json};
+
+/// The fields of a record that can be given on record and on edit.
+#[derive(Debug, Args, Default)]
+pub struct TestFields {
+    /// The kind of the test type, once known (how a CSV of readings is read).
+    #[arg(skip)]
+    pub kind: Option<TestKind>,
+    /// The day it was done, YYYY-MM-DD (default on record: today in Brasília).
+    #[arg(long)]
+    date: Option<String>,
+    /// Satisfatório, "Satisfatório com observações" or Insatisfatório.
+    #[arg(long, value_parser = parse_conclusion)]
+    pub conclusion: Option<Conclusion>,
+    /// Who did it: _id, e-mail or name (default: you).
+    #[arg(long)]
+    performed_by: Option<String>,
+    /// The measurements as JSON, e.g. '{"uniformity": 2.1}'; for a computed test type, its
+    /// readings (shape per kind: docs/qc.md).
+    #[arg(long, conflicts_with = "readings")]
+    measurements: Option<String>,
+    /// A computed test's readings from a file: JSON (the `measurements` object) or CSV (columns
+    /// per kind: docs/qc.md); `-` reads JSON from stdin.
+    #[arg(long)]
+    pub readings: Option<std::path::PathBuf>,
+    /// Notes ("" clears them on edit).
+    #[arg(long)]
+    notes: Option<String>,
+    /// The report document's _id ("" clears it on edit).
+    #[arg(long)]
+    document: Option<String>,
+}
+
+fn parse_conclusion(s: &str) -> Result<Conclusion, String> {
+    Conclusion::parse(s).ok_or_else(|| format!("must be one of: {}", Conclusion::allowed()))
+}
+
+impl TestFields {
+    pub async fn payload(&self, ctx: &Ctx, clear_empty: bool) -> Result<Map<String, Value>, Fail> {
+        let mut obj = Map::new();
+        if let Some(d) = &self.date {
+            obj.insert("date".into(), json!(d));
+        }
+        if let Some(c) = self.conclusion {
+            obj.insert("conclusion".into(), json!(c));
+        }
+        if let Some(u) = &self.performed_by {
+            obj.insert("performedBy".into(), json!(resolve::user(ctx, u).await?.id));
+        }
+        if let Some(m) = &self.measurements {
+            let v: Value = serde_json::from_str(m)
+                .map_err(|e| Fail::Usage(format!("--measurements is not valid JSON: {e}")))?;
+            obj.insert("measurements".into(), v);
+        }
+        if let Some(path) = &self.readings {
+            obj.insert(
+                "measurements".into(),
+                readings::readings_file(path, self.kind)?,
+            );
+        }
+        for (key, value) in [("notes", &self.notes), ("document", &self.document)] {
+            match value {
+                Some(v) if v.is_empty() && clear_empty => {
+                    obj.insert(key.into(), Value::Null);
+                }
+                Some(v) if !v.is_empty() => {
+                    obj.insert(key.into(), json!(v));
+                }
+                _ => {}
+            }
+        }
+        Ok(obj)
+    }
+}
+
+/// The day QC tests are dated in (product.md §4: Brasília).
+pub fn today() -> chrono::NaiveDate {
+    local_date(chrono::Utc::now())
+}

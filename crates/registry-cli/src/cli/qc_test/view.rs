@@ -1,0 +1,152 @@
+//! How QC tests, what falls due and a computed test's figures are printed.
+
+use crate::cli::context::Fail;
+use crate::cli::output::{self, Format, Rows};
+use registry_core::equipment::{DueTest, QcTest};
+use registry_core::qc;
+use serde_json::Value;
+
+pub fn print_list(format: Format, list: &[QcTest]) -> Result<(), Fail> {
+    let cells = list
+        .iter()
+        .map(|t| {
+            vec![
+                t.id.clone(),
+                t.date.clone(),
+                t.type_of_test.name.clone(),
+                t.conclusion.to_string(),
+                t.performed_by.name.clone(),
+                t.document.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        format,
+        Rows {
+            records: list,
+            headers: &[
+                "_id",
+                "date",
+                "typeOfTest",
+                "conclusion",
+                "performedBy",
+                "document",
+            ],
+            cells,
+        },
+    )?;
+    Ok(())
+}
+
+pub fn print_due(format: Format, list: &[DueTest]) -> Result<(), Fail> {
+    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
+    let cells = list
+        .iter()
+        .map(|d| {
+            let e = &d.equipment;
+            let mut equipment = [&e.manufacturer, &e.model]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if let Some(sn) = &e.serial_number {
+                equipment.push_str(&format!(" (SN {sn})"));
+            }
+            vec![
+                d.facility.name.clone(),
+                e.id.clone(),
+                format!("{} {}", d.type_of_equipment.name, equipment.trim())
+                    .trim()
+                    .to_owned(),
+                d.type_of_test.name.clone(),
+                opt(&d.last_date),
+                opt(&d.next_due),
+                d.state.as_str().to_owned(),
+                d.last_conclusion.map(|c| c.to_string()).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        format,
+        Rows {
+            records: list,
+            headers: &[
+                "facility",
+                "equipment",
+                "description",
+                "typeOfTest",
+                "lastDate",
+                "nextDue",
+                "state",
+                "lastConclusion",
+            ],
+            cells,
+        },
+    )?;
+    Ok(())
+}
+
+pub fn show(format: Format, t: &QcTest) -> Result<(), Fail> {
+    let figures = t.figures.as_ref().filter(|_| format == Format::Table);
+    output::print_record(
+        format,
+        t,
+        vec![
+            ("_id", t.id.clone()),
+            ("equipment", t.equipment.clone()),
+            ("facility", t.facility.name.clone()),
+            ("typeOfTest", t.type_of_test.name.clone()),
+            ("date", t.date.clone()),
+            ("conclusion", t.conclusion.to_string()),
+            ("performedBy", t.performed_by.name.clone()),
+            (
+                "measurements",
+                t.measurements
+                    .as_ref()
+                    .map(Value::to_string)
+                    .unwrap_or_default(),
+            ),
+            ("notes", t.notes.clone().unwrap_or_default()),
+            ("document", t.document.clone().unwrap_or_default()),
+        ],
+    )?;
+    if let Some(f) = figures {
+        println!("{}", figures_text(f));
+    }
+    Ok(())
+}
+
+/// The figures as text: a table per list (sources, points, geometries, values), then the
+/// figures of the whole test.
+pub fn figures_text(figures: &Value) -> String {
+    use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+    let Some(obj) = figures.as_object() else {
+        return qc::display_value(figures);
+    };
+    let mut out = Vec::new();
+    let mut summary = Table::new();
+    summary.load_preset(UTF8_FULL_CONDENSED);
+    for (key, value) in obj {
+        match value {
+            Value::Array(rows) if rows.first().is_some_and(Value::is_object) => {
+                let headers: Vec<String> = rows[0]
+                    .as_object()
+                    .map(|o| o.keys().cloned().collect())
+                    .unwrap_or_default();
+                let mut table = Table::new();
+                table.load_preset(UTF8_FULL_CONDENSED);
+                table.set_header(&headers);
+                for row in rows {
+                    table.add_row(headers.iter().map(|h| qc::display_value(&row[h.as_str()])));
+                }
+                out.push(format!("{key}:\n{table}"));
+            }
+            _ => {
+                summary.add_row(vec![key.clone(), qc::display_value(value)]);
+            }
+        }
+    }
+    out.push(summary.to_string());
+    out.join("\n")
+}

@@ -1,0 +1,271 @@
+//! Finding the records a command names: a facility by `_id`, cnpj or name, a user by `_id`,
+//! e-mail or name, equipment, equipment types, test types and documents; and, at the terminal,
+//! picking one from a list when the flag is missing. Every command looks records up here.
+
+use super::context::{Ctx, Fail};
+use super::prompt;
+use registry_client::facility_csv::strip_cnpj_punctuation;
+use registry_client::{ClientError, ListQuery};
+use registry_core::api::{Facility, User};
+use registry_core::document::Document;
+use registry_core::equipment::{Equipment, EquipmentType, TestType};
+
+/// A fuzzy pick at the terminal among `items`, each shown by `label`.
+fn choose<T>(question: &str, items: Vec<T>, label: impl Fn(&T) -> String) -> Result<T, Fail> {
+    let labels: Vec<String> = items.iter().map(label).collect();
+    let i = prompt::fuzzy_pick(question, &labels)?;
+    Ok(items.into_iter().nth(i).expect("picked from the list"))
+}
+
+/// A facility by `_id`, else by exact cnpj or name among the search results.
+pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
+    match ctx.client.facility(text).await {
+        Ok(f) => return Ok(f),
+        Err(ClientError::NotFound(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let bare = strip_cnpj_punctuation(text).unwrap_or_else(|| text.to_owned());
+    let found = ctx
+        .client
+        .facilities(&ListQuery::default().filter("q", bare.clone()))
+        .await?
+        .list;
+    let exact: Vec<Facility> = found
+        .into_iter()
+        .filter(|f| f.cnpj == bare || f.name.eq_ignore_ascii_case(text))
+        .collect();
+    match exact.len() {
+        0 => Err(Fail::NotFound(format!(
+            "no facility with _id, cnpj or name `{text}`"
+        ))),
+        1 => Ok(exact.into_iter().next().expect("one")),
+        _ if ctx.interactive => choose("Which facility?", exact, |f| {
+            format!("{} — {} ({})", f.name, f.department, f.id)
+        }),
+        _ => Err(Fail::NotFound(format!(
+            "`{text}` matches {} facilities ({}); give the _id",
+            exact.len(),
+            exact
+                .iter()
+                .map(|f| format!("{} {}", f.id, f.department))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// The facility a flag names, else one picked from the list at the terminal, else a usage error
+/// naming `flag`.
+pub async fn facility_or_pick(
+    ctx: &Ctx,
+    given: Option<String>,
+    flag: &str,
+) -> Result<Facility, Fail> {
+    match given {
+        Some(text) => facility(ctx, &text).await,
+        None if ctx.interactive => {
+            let all: Vec<Facility> = ctx
+                .client
+                .all_pages("/facilities", &ListQuery::default())
+                .await?;
+            if all.is_empty() {
+                return Err(Fail::NotFound("there are no facilities to pick".into()));
+            }
+            choose("Facility", all, |f| {
+                format!("{} — {} ({})", f.name, f.department, f.cnpj)
+            })
+        }
+        None => Err(prompt::missing(flag)),
+    }
+}
+
+/// A user by `_id`, else by exact e-mail, else by the one name or e-mail containing `text`.
+pub async fn user(ctx: &Ctx, text: &str) -> Result<User, Fail> {
+    match ctx.client.user(text).await {
+        Ok(u) => return Ok(u),
+        Err(ClientError::NotFound(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let found: Vec<User> = ctx
+        .client
+        .all_pages("/users", &ListQuery::default().filter("q", text))
+        .await?;
+    if let Some(u) = found
+        .iter()
+        .find(|u| u.email.eq_ignore_ascii_case(text.trim()))
+    {
+        return Ok(u.clone());
+    }
+    match found.len() {
+        0 => Err(Fail::NotFound(format!(
+            "no user with _id, e-mail or name `{text}`"
+        ))),
+        1 => Ok(found.into_iter().next().expect("one")),
+        _ if ctx.interactive => choose(&format!("Which `{text}`?"), found, user_label),
+        n => Err(Fail::NotFound(format!(
+            "`{text}` matches {n} users ({}); give the e-mail or _id",
+            found.iter().map(user_label).collect::<Vec<_>>().join("; ")
+        ))),
+    }
+}
+
+fn user_label(u: &User) -> String {
+    format!("{} <{}>", u.name, u.email)
+}
+
+/// A fuzzy pick among the active users, by name or e-mail.
+pub async fn pick_user(ctx: &Ctx, question: &str) -> Result<User, Fail> {
+    let users: Vec<User> = ctx
+        .client
+        .all_pages("/users", &ListQuery::default().filter("active", "true"))
+        .await?;
+    if users.is_empty() {
+        return Err(Fail::NotFound("there are no active users to pick".into()));
+    }
+    choose(question, users, user_label)
+}
+
+/// "Gama Câmara Siemens Symbia (SN 123)": how a person recognises a piece of equipment.
+pub fn equipment_label(e: &Equipment) -> String {
+    let mut parts = vec![e.type_of_equipment.name.clone()];
+    parts.extend(e.manufacturer.clone());
+    parts.extend(e.model.clone());
+    let mut text = parts.join(" ");
+    if let Some(sn) = &e.serial_number {
+        text.push_str(&format!(" (SN {sn})"));
+    }
+    text
+}
+
+/// The equipment a flag names (by `_id`), else a facility and then its equipment picked at the
+/// terminal, else a usage error naming `flag`.
+pub async fn equipment_or_pick(
+    ctx: &Ctx,
+    given: Option<String>,
+    flag: &str,
+) -> Result<Equipment, Fail> {
+    match given {
+        Some(id) => match ctx.client.equipment(&id).await {
+            Ok(e) => Ok(e),
+            Err(ClientError::NotFound(_)) => Err(Fail::NotFound(format!(
+                "no equipment with _id `{id}` ({flag})"
+            ))),
+            Err(e) => Err(e.into()),
+        },
+        None if ctx.interactive => {
+            let f = facility_or_pick(ctx, None, "--facility").await?;
+            let list: Vec<Equipment> = ctx
+                .client
+                .all_pages(
+                    &format!("/facility/{}/equipments", f.id),
+                    &ListQuery::default(),
+                )
+                .await?;
+            if list.is_empty() {
+                return Err(Fail::NotFound(format!("{} has no equipment", f.name)));
+            }
+            choose("Equipment", list, equipment_label)
+        }
+        None => Err(prompt::missing(flag)),
+    }
+}
+
+/// Finds one among `items` by `_id`, exact name (ignoring case), or the one name containing
+/// `text`; `what` names the kind of record in errors.
+fn find_by_name<T: Clone>(
+    items: &[T],
+    text: &str,
+    what: &str,
+    id: impl Fn(&T) -> &str,
+    name: impl Fn(&T) -> &str,
+) -> Result<T, Fail> {
+    let t = text.trim();
+    if let Some(x) = items
+        .iter()
+        .find(|x| id(x) == t || name(x).to_lowercase() == t.to_lowercase())
+    {
+        return Ok(x.clone());
+    }
+    let partial: Vec<&T> = items
+        .iter()
+        .filter(|x| name(x).to_lowercase().contains(&t.to_lowercase()))
+        .collect();
+    match partial.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(Fail::NotFound(format!(
+            "no {what} with _id or name `{text}`; one of: {}",
+            items.iter().map(&name).collect::<Vec<_>>().join(", ")
+        ))),
+        many => Err(Fail::NotFound(format!(
+            "`{text}` matches {} {what}s ({}); give the exact name or _id",
+            many.len(),
+            many.iter().map(|x| name(x)).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// An equipment type by `_id` or name.
+pub async fn equipment_type(ctx: &Ctx, text: &str) -> Result<EquipmentType, Fail> {
+    let types = ctx.client.equipment_types(&ListQuery::default()).await?;
+    find_by_name(&types, text, "equipment type", |t| &t.id, |t| &t.name)
+}
+
+/// The equipment type `--type` names, else one picked at the terminal.
+pub async fn equipment_type_or_pick(
+    ctx: &Ctx,
+    given: Option<String>,
+) -> Result<EquipmentType, Fail> {
+    match given {
+        Some(t) => equipment_type(ctx, &t).await,
+        None if ctx.interactive => {
+            let types = ctx.client.equipment_types(&ListQuery::default()).await?;
+            choose("Equipment type", types, |t| t.name.clone())
+        }
+        None => Err(prompt::missing("--type")),
+    }
+}
+
+/// A test type of `equipment`'s type by `_id` or name, else picked at the terminal.
+pub async fn test_type_or_pick(
+    ctx: &Ctx,
+    equipment: &Equipment,
+    given: Option<String>,
+    flag: &str,
+) -> Result<TestType, Fail> {
+    let types = ctx
+        .client
+        .test_types(Some(&equipment.type_of_equipment.id))
+        .await?;
+    match given {
+        Some(text) => find_by_name(
+            &types,
+            &text,
+            &format!("test type of {}", equipment.type_of_equipment.name),
+            |t| &t.id,
+            |t| &t.name,
+        ),
+        None if ctx.interactive => {
+            if types.is_empty() {
+                return Err(Fail::NotFound(format!(
+                    "{} has no test types",
+                    equipment.type_of_equipment.name
+                )));
+            }
+            choose("Test type", types, |t| {
+                format!("{} (every {} days)", t.name, t.expiration_in_days)
+            })
+        }
+        None => Err(prompt::missing(flag)),
+    }
+}
+
+/// A document by `_id`, with a message naming it when there is none.
+pub async fn document(ctx: &Ctx, id: &str) -> Result<Document, Fail> {
+    match ctx.client.document(id).await {
+        Ok(d) => Ok(d),
+        Err(ClientError::NotFound(_)) => Err(Fail::NotFound(format!(
+            "no document with _id `{id}` (or you may not see it)"
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}

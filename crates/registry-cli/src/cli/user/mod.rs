@@ -1,0 +1,85 @@
+//! `registry user …`: list, show, create, edit, deactivate, facilities, passwords; one file per
+//! command.
+
+mod create;
+mod deactivate;
+mod edit;
+mod facilities;
+mod fields;
+mod list;
+mod password;
+mod recover;
+mod reset_password;
+mod show;
+mod view;
+
+use super::context::{Ctx, Fail};
+use clap::Subcommand;
+use registry_core::Role;
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// List users (staff).
+    List {
+        /// Text in the name or e-mail.
+        #[arg(long)]
+        q: Option<String>,
+        #[arg(long, value_parser = fields::parse_role)]
+        role: Option<Role>,
+        /// Only active (true) or only deactivated (false) users.
+        #[arg(long)]
+        active: Option<bool>,
+    },
+    /// Show a user (by _id, e-mail or name).
+    Show { user: String },
+    /// Create a user; the password is prompted, or read with --password-stdin.
+    Create(create::CreateArgs),
+    /// Edit a user: only the fields given change.
+    Edit(edit::EditArgs),
+    /// Deactivate a user (their tokens stop working; history is kept).
+    Deactivate {
+        user: String,
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// The facilities a user is linked to.
+    Facilities { user: String },
+    /// Change your password, or (Administrator) another user's with --user.
+    Password {
+        #[arg(long)]
+        user: Option<String>,
+        /// Read the new password from stdin (your current one first, on its own line, when
+        /// changing your own).
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Ask for a password recovery e-mail.
+    Recover { email: String },
+    /// Set a new password with the code of a recovery e-mail.
+    ResetPassword {
+        #[arg(long)]
+        token: String,
+        #[arg(long)]
+        password_stdin: bool,
+    },
+}
+
+pub async fn run(ctx: &Ctx, command: UserCommand) -> Result<(), Fail> {
+    match command {
+        UserCommand::List { q, role, active } => list::run(ctx, q, role, active).await,
+        UserCommand::Show { user } => show::run(ctx, &user).await,
+        UserCommand::Create(a) => create::run(ctx, a).await,
+        UserCommand::Edit(a) => edit::run(ctx, a).await,
+        UserCommand::Deactivate { user, yes } => deactivate::run(ctx, &user, yes).await,
+        UserCommand::Facilities { user } => facilities::run(ctx, &user).await,
+        UserCommand::Password {
+            user,
+            password_stdin,
+        } => password::run(ctx, user, password_stdin).await,
+        UserCommand::Recover { email } => recover::run(ctx, &email).await,
+        UserCommand::ResetPassword {
+            token,
+            password_stdin,
+        } => reset_password::run(ctx, &token, password_stdin).await,
+    }
+}

@@ -1,0 +1,40 @@
+//! `registry waste list`: the packages in decay storage, and what can go today.
+
+use super::view;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::material::args::isotope_arg;
+use crate::cli::resolve;
+use clap::Args;
+use registry_client::ListQuery;
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only this facility (_id, cnpj or exact name).
+    #[arg(long)]
+    facility: Option<String>,
+    /// Only packages that can be released today.
+    #[arg(long, conflicts_with = "released")]
+    releasable: bool,
+    /// Only released packages.
+    #[arg(long)]
+    released: bool,
+    #[arg(long)]
+    radioisotope: Option<String>,
+}
+
+pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
+    let mut query = ListQuery::default();
+    if let Some(f) = a.facility {
+        query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
+    }
+    if a.releasable {
+        query = query.filter("releasable", "true");
+    }
+    if a.released {
+        query = query.filter("released", "true");
+    }
+    if let Some(r) = a.radioisotope {
+        query = query.filter("radioisotope", isotope_arg(&r, "--radioisotope")?.as_str());
+    }
+    view::print_list(ctx.format, &ctx.client.waste(&query).await?)
+}

@@ -1,0 +1,103 @@
+//! `registry waste store`: a waste package into decay storage.
+
+use super::view;
+use crate::cli::context::{Ctx, Fail};
+use crate::cli::material::args::isotope_arg;
+use crate::cli::{output, prompt, resolve};
+use clap::Args;
+use registry_core::waste::{WasteForm, read_waste};
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    /// Facility: _id, cnpj or exact name.
+    #[arg(long)]
+    facility: Option<String>,
+    /// Sólido or Líquido (solid, liquid).
+    #[arg(long)]
+    form: Option<String>,
+    /// An isotope and its estimated activity at closure in mCi, e.g. "I(131)=2.5"; repeat for a mixture.
+    #[arg(long = "content")]
+    contents: Vec<String>,
+    /// Mass in kg (a liquid's volume in litres).
+    #[arg(long)]
+    mass: Option<f64>,
+    /// When the package was closed (RFC 3339, or YYYY-MM-DD meaning the end of that day); default: now.
+    #[arg(long)]
+    closed_at: Option<String>,
+    #[arg(long)]
+    location: Option<String>,
+    #[arg(long)]
+    description: Option<String>,
+}
+
+/// `I(131)=2.5` → `{"radioisotope": "I(131)", "activity": 2.5}`.
+fn content(s: &str) -> Result<Value, Fail> {
+    let (name, activity) = s.split_once('=').ok_or_else(|| {
+        Fail::Usage(format!(
+            "--content `{s}` must be ISOTOPE=mCi, e.g. I(131)=2.5"
+        ))
+    })?;
+    let isotope = isotope_arg(name.trim(), "--content")?;
+    Ok(json!({"radioisotope": isotope, "activity": activity.trim()}))
+}
+
+pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
+    let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
+    let form = match a.form {
+        Some(s) => WasteForm::read(&s).ok_or_else(|| {
+            Fail::Usage(format!("--form must be one of: {}", WasteForm::allowed()))
+        })?,
+        None if ctx.interactive => {
+            let labels: Vec<String> = WasteForm::ALL.iter().map(|w| w.to_string()).collect();
+            WasteForm::ALL[prompt::fuzzy_pick("Form", &labels)?]
+        }
+        None => return Err(prompt::missing("--form")),
+    };
+    let mut contents = a.contents;
+    if contents.is_empty() {
+        contents.push(prompt::text_or_ask(
+            None,
+            ctx.interactive,
+            "--content",
+            "Isotope and activity at closure (e.g. I(131)=2.5)",
+        )?);
+    }
+    let contents: Vec<Value> = contents
+        .iter()
+        .map(|c| content(c))
+        .collect::<Result<_, _>>()?;
+    let mass = match a.mass {
+        Some(m) => json!(m),
+        None => json!(prompt::text_or_ask(
+            None,
+            ctx.interactive,
+            "--mass",
+            "Mass (kg)"
+        )?),
+    };
+    let location = prompt::text_or_ask(
+        a.location,
+        ctx.interactive,
+        "--location",
+        "Location in storage",
+    )?;
+    let mut obj = Map::new();
+    obj.insert("form".into(), json!(form));
+    obj.insert("contents".into(), json!(contents));
+    obj.insert("mass".into(), mass);
+    obj.insert("location".into(), json!(location));
+    for (key, value) in [("closedAt", a.closed_at), ("description", a.description)] {
+        if let Some(v) = value {
+            obj.insert(key.into(), json!(v));
+        }
+    }
+    let payload = Value::Object(obj);
+    read_waste(&payload, true, chrono::Utc::now()).map_err(Fail::Invalid)?;
+    let w = ctx.client.store_waste(&f.id, &payload).await?;
+    output::note(format!(
+        "Stored at {} ({}); it may be released from {}.",
+        w.location, f.name, w.release_date
+    ));
+    view::show(ctx.format, &w)
+}

@@ -1,0 +1,78 @@
+//! How waste packages are printed.
+
+use crate::cli::context::Fail;
+use crate::cli::output::{self, Format, Rows};
+use registry_core::waste::WastePackage;
+
+fn describe(w: &WastePackage) -> String {
+    w.contents
+        .iter()
+        .map(|c| format!("{} {} mCi", c.radioisotope, c.activity))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn status(w: &WastePackage) -> String {
+    match (&w.release, w.releasable) {
+        (Some(r), _) => format!("released {}", r.released_at),
+        (None, true) => "releasable".into(),
+        (None, false) => "stored".into(),
+    }
+}
+
+pub fn print_list(format: Format, list: &[WastePackage]) -> Result<(), Fail> {
+    let cells = list
+        .iter()
+        .map(|w| {
+            vec![
+                w.id.clone(),
+                w.facility.name.clone(),
+                w.form.to_string(),
+                describe(w),
+                w.location.clone(),
+                w.closed_at.clone(),
+                w.release_date.clone(),
+                status(w),
+            ]
+        })
+        .collect();
+    output::print_rows(
+        format,
+        Rows {
+            records: list,
+            headers: &[
+                "_id",
+                "facility",
+                "form",
+                "contents",
+                "location",
+                "closedAt",
+                "releaseDate",
+                "status",
+            ],
+            cells,
+        },
+    )?;
+    Ok(())
+}
+
+pub fn show(format: Format, w: &WastePackage) -> Result<(), Fail> {
+    let mut fields = vec![
+        ("_id", w.id.clone()),
+        ("facility", w.facility.name.clone()),
+        ("form", w.form.to_string()),
+        ("contents", describe(w)),
+        ("mass", format!("{} kg", w.mass)),
+        ("closedAt", w.closed_at.clone()),
+        ("location", w.location.clone()),
+        ("description", w.description.clone().unwrap_or_default()),
+        ("releaseDate", w.release_date.clone()),
+        ("status", status(w)),
+    ];
+    if let Some(r) = &w.release {
+        fields.push(("releasedBy", r.released_by.name.clone()));
+        fields.push(("doseRate", format!("{} µSv/h", r.dose_rate)));
+    }
+    output::print_record(format, w, fields)?;
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! Documents (spec §4.5): streamed uploads and downloads, signatures, release, e-mail.
+
+use super::http::{Client, FileDownload, ListQuery, Result, id_body};
+use crate::error::ClientError;
+use futures::StreamExt;
+use registry_core::api::{ListEnvelope, Message};
+use registry_core::document::{Document, SigningKeyInfo};
+use reqwest::multipart::{Form, Part};
+use reqwest::{Body, Method};
+use serde_json::{Value, json};
+use std::path::Path;
+
+impl Client {
+    /// One page of documents; filters `status` (value or slug), `facilityId`, `equipmentId`,
+    /// `testId`, `dateGte`, `dateLt`, `q`.
+    pub async fn documents(&self, query: &ListQuery) -> Result<ListEnvelope<Document>> {
+        self.get("/documents", query).await
+    }
+
+    pub async fn document(&self, id: &str) -> Result<Document> {
+        self.get(&format!("/document/{id}"), &ListQuery::default())
+            .await
+    }
+
+    /// `POST /document/register/`: the fields as one `data` JSON part and the file streamed
+    /// from disk (never held in memory); `progress` is called with the bytes sent so far.
+    pub async fn upload_document(
+        &self,
+        fields: &Value,
+        file: &Path,
+        progress: impl Fn(u64) + Send + Sync + 'static,
+    ) -> Result<Document> {
+        let path = "/document/register/";
+        let form = Form::new()
+            .text("data", fields.to_string())
+            .part("file", file_part(file, progress).await?);
+        self.send(self.request(Method::POST, path).multipart(form), path)
+            .await
+    }
+
+    /// `GET /document/:id/file[?version=N]` (default the current file), to be read chunk by
+    /// chunk so a large file is never held in memory.
+    pub async fn document_file(&self, id: &str, version: Option<i64>) -> Result<FileDownload> {
+        let path = format!("/document/{id}/file");
+        let mut query = ListQuery::default();
+        if let Some(v) = version {
+            query = query.filter("version", v.to_string());
+        }
+        let response = self
+            .send_raw(
+                self.request(Method::GET, &path).query(&query.pairs()),
+                &path,
+            )
+            .await?;
+        Ok(FileDownload {
+            url: self.url(&path),
+            response,
+        })
+    }
+
+    pub async fn sign_document(&self, id: &str) -> Result<Document> {
+        self.post("/document/sign/", &id_body(id)).await
+    }
+
+    pub async fn release_document(&self, id: &str) -> Result<Document> {
+        self.post("/document/liberate/", &id_body(id)).await
+    }
+
+    pub async fn archive_document(&self, id: &str) -> Result<Message> {
+        self.post("/document/exclude", &id_body(id)).await
+    }
+
+    pub async fn comment_document(&self, id: &str, text: &str) -> Result<Document> {
+        self.post(&format!("/document/{id}/comment"), &json!({"text": text}))
+            .await
+    }
+
+    /// `POST /document/scheduleEmail/`: at `send_at` (RFC 3339; default now) to `to` (default the
+    /// facility's active users). Only released documents.
+    pub async fn schedule_document_email(
+        &self,
+        id: &str,
+        send_at: Option<&str>,
+        to: &[String],
+    ) -> Result<Document> {
+        let mut body = json!({"_id": id});
+        if let Some(at) = send_at {
+            body["sendAt"] = json!(at);
+        }
+        if !to.is_empty() {
+            body["to"] = json!(to);
+        }
+        self.post("/document/scheduleEmail/", &body).await
+    }
+
+    /// The server's Ed25519 public key that document signatures are checked with.
+    pub async fn signing_key(&self) -> Result<SigningKeyInfo> {
+        self.get("/signing-key", &ListQuery::default()).await
+    }
+}
+
+/// The declared type of an upload from its extension; the server decides by the first bytes
+/// anyway, so this only keeps the stored `contentType` readable.
+fn content_type(file: &Path) -> &'static str {
+    let ext = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match ext.as_str() {
+        "pdf" => "application/pdf",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A multipart part that reads `file` as it is sent, with its length so the server and the
+/// progress bar know the size up front.
+async fn file_part(file: &Path, progress: impl Fn(u64) + Send + Sync + 'static) -> Result<Part> {
+    let io = |source| ClientError::Io {
+        what: format!("reading {}", file.display()),
+        source,
+    };
+    let handle = tokio::fs::File::open(file).await.map_err(io)?;
+    let len = handle.metadata().await.map_err(io)?.len();
+    let mut sent = 0u64;
+    let stream = tokio_util::io::ReaderStream::new(handle).inspect(move |chunk| {
+        if let Ok(bytes) = chunk {
+            sent += bytes.len() as u64;
+            progress(sent);
+        }
+    });
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
+    Ok(Part::stream_with_length(Body::wrap_stream(stream), len)
+        .file_name(name)
+        .mime_str(content_type(file))
+        .expect("the MIME types of content_type are valid"))
+}

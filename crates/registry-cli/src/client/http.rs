@@ -1,0 +1,208 @@
+//! The client itself: the server's address and token, requests, the error envelope mapped to
+//! [`ClientError`], pages of lists, and streamed downloads.
+
+use crate::error::ClientError;
+use registry_core::api::{IdInput, ListEnvelope};
+use reqwest::{Method, RequestBuilder};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::time::Duration;
+
+pub type Result<T, E = ClientError> = std::result::Result<T, E>;
+
+/// The body of the requests that only name a record: `{"_id": id}`.
+pub(super) fn id_body(id: &str) -> IdInput {
+    IdInput { id: id.to_owned() }
+}
+
+/// The largest page the server gives (product.md §1); walking every page uses it.
+pub const MAX_PAGE_SIZE: u32 = 200;
+
+/// One page of a list with its filters, sent as plain query parameters.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    pub page_num: Option<u32>,
+    pub page_size: Option<u32>,
+    pub filters: Vec<(String, String)>,
+}
+
+impl ListQuery {
+    pub fn filter(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.filters.push((key.to_owned(), value.into()));
+        self
+    }
+
+    pub(super) fn pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = self.filters.clone();
+        if let Some(n) = self.page_num {
+            pairs.push(("pageNum".into(), n.to_string()));
+        }
+        if let Some(n) = self.page_size {
+            pairs.push(("pageSize".into(), n.to_string()));
+        }
+        pairs
+    }
+}
+
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    /// The API base, ending in `/api` (no trailing slash).
+    base: String,
+    token: Option<String>,
+}
+
+/// The API base for what a person types: `https://host`, `https://host/`, `https://host/api/`
+/// all give `https://host/api`.
+pub fn api_base(server: &str) -> String {
+    let trimmed = server.trim().trim_end_matches('/');
+    if trimmed.ends_with("/api") {
+        trimmed.to_owned()
+    } else {
+        format!("{trimmed}/api")
+    }
+}
+
+impl Client {
+    pub fn new(server: &str) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("registry-cli/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|source| ClientError::Connection {
+                url: server.to_owned(),
+                source,
+            })?;
+        Ok(Client {
+            http,
+            base: api_base(server),
+            token: None,
+        })
+    }
+
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub(super) fn request(&self, method: Method, path: &str) -> RequestBuilder {
+        let req = self.http.request(method, self.url(path));
+        match &self.token {
+            Some(t) => req.bearer_auth(t),
+            None => req,
+        }
+    }
+
+    pub(super) async fn send_raw(
+        &self,
+        req: RequestBuilder,
+        path: &str,
+    ) -> Result<reqwest::Response> {
+        let url = self.url(path);
+        let res = req
+            .send()
+            .await
+            .map_err(|source| ClientError::Connection { url, source })?;
+        if res.status().is_success() {
+            return Ok(res);
+        }
+        let status = res.status();
+        let text = res.text().await.unwrap_or_default();
+        Err(ClientError::from_status(status, &text))
+    }
+
+    pub(super) async fn send<T: DeserializeOwned>(
+        &self,
+        req: RequestBuilder,
+        path: &str,
+    ) -> Result<T> {
+        let res = self.send_raw(req, path).await?;
+        let url = self.url(path);
+        let bytes = res
+            .bytes()
+            .await
+            .map_err(|source| ClientError::Connection {
+                url: url.clone(),
+                source,
+            })?;
+        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
+            url,
+            message: e.to_string(),
+        })
+    }
+
+    pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &ListQuery) -> Result<T> {
+        self.send(self.request(Method::GET, path).query(&query.pairs()), path)
+            .await
+    }
+
+    pub async fn post<T: DeserializeOwned>(&self, path: &str, body: &impl Serialize) -> Result<T> {
+        self.send(self.request(Method::POST, path).json(body), path)
+            .await
+    }
+
+    pub async fn put<T: DeserializeOwned>(&self, path: &str, body: &impl Serialize) -> Result<T> {
+        self.send(self.request(Method::PUT, path).json(body), path)
+            .await
+    }
+
+    /// Every page of a list, walked with the largest page size.
+    pub async fn all_pages<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &ListQuery,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        let mut page = 1;
+        loop {
+            let q = ListQuery {
+                page_num: Some(page),
+                page_size: Some(MAX_PAGE_SIZE),
+                filters: query.filters.clone(),
+            };
+            let env: ListEnvelope<T> = self.get(path, &q).await?;
+            let got = env.list.len();
+            out.extend(env.list);
+            if got == 0 || out.len() as i64 >= env.paging.total {
+                return Ok(out);
+            }
+            page += 1;
+        }
+    }
+}
+
+/// A document's file as the server streams it.
+pub struct FileDownload {
+    pub(super) url: String,
+    pub(super) response: reqwest::Response,
+}
+
+impl FileDownload {
+    /// The size the server announced, when it did.
+    pub fn content_length(&self) -> Option<u64> {
+        self.response.content_length()
+    }
+
+    /// The next piece of the file; `None` at the end.
+    pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>> {
+        self.response
+            .chunk()
+            .await
+            .map_err(|source| ClientError::Connection {
+                url: self.url.clone(),
+                source,
+            })
+    }
+}
