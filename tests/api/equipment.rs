@@ -17,23 +17,28 @@ on_both_databases!(
     due_lists_follow_new_edited_and_deleted_tests_and_period_changes,
 );
 
-const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
+pub(crate) const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
 const GAMMA_CAMERA: &str = "00000000-0000-7000-8000-000000000002";
 
 /// Today as the server sees it (Brasília), and a day `n` days before it.
-fn today() -> NaiveDate {
+pub(crate) fn today() -> NaiveDate {
     registry_core::equipment::local_date(chrono::Utc::now())
 }
 
-fn days_ago(n: u64) -> String {
+pub(crate) fn days_ago(n: u64) -> String {
     (today() - Days::new(n)).to_string()
 }
 
-fn id(v: &Value) -> String {
+pub(crate) fn id(v: &Value) -> String {
     v["_id"].as_str().expect("an _id").to_owned()
 }
 
-async fn test_type(app: &TestApp, equipment_type: &str, name: &str, days: i64) -> String {
+pub(crate) async fn test_type(
+    app: &TestApp,
+    equipment_type: &str,
+    name: &str,
+    days: i64,
+) -> String {
     id(&app
         .post(
             "/api/typeOfTest/register",
@@ -44,7 +49,7 @@ async fn test_type(app: &TestApp, equipment_type: &str, name: &str, days: i64) -
         .expect(201))
 }
 
-async fn equipment(app: &TestApp, facility: &str, equipment_type: &str) -> String {
+pub(crate) async fn equipment(app: &TestApp, facility: &str, equipment_type: &str) -> String {
     id(&app
         .post(
             "/api/equipment/register",
@@ -55,7 +60,7 @@ async fn equipment(app: &TestApp, facility: &str, equipment_type: &str) -> Strin
         .expect(201))
 }
 
-async fn record(app: &TestApp, equipment: &str, test_type: &str, date: &str) -> Value {
+pub(crate) async fn record(app: &TestApp, equipment: &str, test_type: &str, date: &str) -> Value {
     app.post(
         "/api/test/",
         &app.admin,

@@ -9,6 +9,7 @@ mod cache;
 mod concurrency;
 mod document_email;
 mod documents;
+mod due_rule;
 mod equipment;
 mod facilities;
 mod groups;
