@@ -707,7 +707,7 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
             0o600
         );
     }
-    let again = registry_server::signing::load_or_create(&app.state.config).unwrap();
+    let again = registry_server::secrets::signing_key(&app.state.config).unwrap();
     assert_eq!(again.verifying_key(), key);
     // Audit events of the life so far.
     let actions: Vec<String> = sqlx::query_scalar(

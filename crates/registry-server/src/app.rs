@@ -13,7 +13,6 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Json, Router};
 use hyper::body::Incoming;
-use rand::RngCore;
 use registry_core::Role;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -28,17 +27,7 @@ use tower_http::trace::TraceLayer;
 /// JSON bodies are small; uploads have their own limits on their routes.
 pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
 
-#[derive(Clone)]
-pub struct AppState {
-    pub db: Db,
-    pub config: Arc<Config>,
-    pub keys: Arc<JwtKeys>,
-    pub mailer: Arc<Mailer>,
-    pub objects: Arc<crate::objects::Objects>,
-    pub signing_key: Arc<ed25519_dalek::SigningKey>,
-    pub cache: Arc<crate::cache::ReadCache>,
-    pub limiters: Arc<crate::limits::Limiters>,
-}
+pub use crate::state::AppState;
 
 pub struct Application {
     listener: TcpListener,
@@ -61,7 +50,7 @@ impl Application {
             .clone()
             .unwrap_or_else(|| Db::default_url(&config.data_dir));
         let db = Db::connect(&url).await?;
-        let secret = jwt_secret(&config)?;
+        let secret = crate::secrets::jwt_secret(&config)?;
         let mailer = Mailer::new(
             config.smtp_url.as_ref().map(|s| s.0.as_str()),
             config.data_dir.join("outbox"),
@@ -69,7 +58,7 @@ impl Application {
         )?;
         let objects =
             crate::objects::Objects::open(config.object_store_url.as_deref(), &config.data_dir)?;
-        let signing_key = crate::signing::load_or_create(&config)?;
+        let signing_key = crate::secrets::signing_key(&config)?;
         tracing::info!(database = ?db.backend, mail = mailer.describe(), files = objects.describe(), "storage ready");
         let cache = crate::cache::ReadCache::new(config.read_cache_mib);
         let limiters = crate::limits::Limiters::new(&config.limits);
@@ -263,41 +252,6 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
     let mut conn = state.db.read().await?;
     crate::store::ping(&mut conn).await?;
     Ok(Json(serde_json::json!({"status": "ready"})))
-}
-
-/// `REGISTRY_JWT_SECRET`, or a secret generated once and kept in the data folder (mode 0600).
-fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
-    if let Some(secret) = &config.jwt_secret {
-        anyhow::ensure!(
-            secret.0.len() >= 32,
-            "REGISTRY_JWT_SECRET must have at least 32 characters"
-        );
-        return Ok(secret.0.as_bytes().to_vec());
-    }
-    let path = config.data_dir.join("jwt-secret");
-    if let Ok(existing) = std::fs::read_to_string(&path) {
-        return Ok(existing.trim().as_bytes().to_vec());
-    }
-    let mut raw = [0u8; 48];
-    rand::rng().fill_bytes(&mut raw);
-    let secret = hex::encode(raw);
-    write_private(&path, secret.as_bytes())?;
-    tracing::warn!(path = %path.display(), "REGISTRY_JWT_SECRET is not set; generated one and kept it in the data folder");
-    Ok(secret.into_bytes())
-}
-
-/// Writes a file readable only by its owner.
-pub fn write_private(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options
-        .open(path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
-    file.write_all(bytes)?;
-    Ok(())
 }
 
 /// Creates the first Administrator from `REGISTRY_ADMIN_EMAIL`/`REGISTRY_ADMIN_PASSWORD` when the

@@ -2,9 +2,9 @@
 //! `Caller` extractor that admits only tokens of active users issued since their last password
 //! change or deactivation.
 
-use crate::app::AppState;
 use crate::cache::UserAuth;
 use crate::error::{ApiError, Result};
+use crate::state::AppState;
 use anyhow::Context;
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};

@@ -2,9 +2,9 @@
 //! released document through the `Mailer`, and records the outcome, retrying with exponential
 //! backoff.
 
-use crate::app::AppState;
 use crate::config::DocumentSettings;
 use crate::db::{new_id, timestamp};
+use crate::state::AppState;
 use crate::store::audit;
 use crate::store::claims::{self, Queue};
 use crate::store::documents::{self as store, ClaimedEmail};

@@ -1,5 +1,6 @@
 //! The facility registry server: an axum REST API over SQLite or PostgreSQL.
 
+pub mod access;
 pub mod app;
 pub mod auth;
 pub mod cache;
@@ -17,8 +18,10 @@ pub mod openapi;
 pub mod report;
 pub mod request_guard;
 pub mod routes;
-pub mod signing;
+pub mod secrets;
+pub mod state;
 pub mod store;
+pub mod versions;
 
 pub use app::{AppState, Application};
 pub use config::Config;

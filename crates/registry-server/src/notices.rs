@@ -4,11 +4,11 @@
 //! digest is then claimed, sent and recorded like the scheduled e-mails: exactly once across
 //! instances, retried with backoff, its outcome kept in `notice_digests` and the audit log.
 
-use crate::app::AppState;
 use crate::config::NoticeSettings;
 use crate::db::Conn;
 use crate::db::{new_id, timestamp};
 use crate::email_worker::{Attempt, record_outcome};
+use crate::state::AppState;
 use crate::store::claims::Queue;
 use crate::store::material::{self as store, Digest, Scope};
 use anyhow::Context;

@@ -223,6 +223,19 @@ pub fn sniff_document(head: &[u8]) -> Option<&'static str> {
     if head.starts_with(b"%PDF-") {
         Some("application/pdf")
     } else {
-        crate::routes::images::sniff_image(head)
+        sniff_image(head)
+    }
+}
+
+/// The image type from its first bytes.
+pub fn sniff_image(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]) {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
     }
 }

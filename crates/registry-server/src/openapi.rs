@@ -1,7 +1,7 @@
 //! The OpenAPI description at `/api/openapi.json` and Swagger UI at `/api/docs`: each route
 //! module describes its own endpoints; this merges them and declares the bearer scheme.
 
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::Router;
 use serde_json::json;
 use utoipa::OpenApi;

@@ -1,13 +1,13 @@
 //! Authentication endpoints (spec §4.1): login, register, edit, exclude, change password and
 //! password recovery, with the grant rules of product.md §3 and a failed-login limit.
 
-use crate::app::AppState;
 use crate::auth::{Caller, MaybeCaller, TokenSubject, hash_password, issue_token, verify_password};
 use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
+use crate::state::AppState;
 use crate::store::audit;
 use crate::store::users::{self, UserRow};
 use axum::extract::State;

@@ -2,7 +2,8 @@
 //! machine (sign, send back, release), soft delete, comments, lists, e-mail schedules and the
 //! public signing key.
 
-use crate::app::{AppState, JSON_BODY_LIMIT};
+use crate::access::visible;
+use crate::app::JSON_BODY_LIMIT;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
@@ -10,7 +11,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::extract::{Path, Query};
 use crate::objects::{StagedFile, sniff_document, stage};
-use crate::routes::facilities::visible;
+use crate::state::AppState;
 use crate::store::audit;
 use crate::store::documents::{self as store, DocumentFilter, DocumentState, MetadataChanges};
 use axum::body::Body;

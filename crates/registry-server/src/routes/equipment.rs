@@ -1,15 +1,14 @@
 //! Equipment endpoints (spec §4.4): details, a facility's equipment, register (both paths), edit,
 //! archive and history. A `Cliente` sees only the equipment of facilities they are linked to.
 
-use crate::app::AppState;
+use crate::access::{visible, visible_equipment};
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
-use crate::routes::facilities::visible;
-use crate::store::facilities::is_member;
+use crate::state::AppState;
 use crate::store::{audit, equipment as store, equipment_types};
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -48,17 +47,6 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     )]
     struct Doc;
     Doc::openapi()
-}
-
-/// Live equipment the caller may see (staff: all; a `Cliente`: their facilities'), or 404.
-pub async fn visible_equipment(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Equipment> {
-    let equipment = store::get(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("equipment"))?;
-    if !caller.is_staff() && !is_member(conn, &equipment.facility.id, &caller.id).await? {
-        return Err(ApiError::not_found("equipment"));
-    }
-    Ok(equipment)
 }
 
 #[utoipa::path(get, path = "/api/equipment/{id}", tag = "equipment",

@@ -1,13 +1,13 @@
 //! Equipment types (spec §4.4, product.md §4) and the QC test types of each: everyone reads, staff
 //! create and edit, Administrators delete what nothing uses.
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
+use crate::state::AppState;
 use crate::store::audit;
 use crate::store::equipment_types as store;
 use axum::extract::State;

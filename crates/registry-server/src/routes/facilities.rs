@@ -1,7 +1,7 @@
 //! Facility endpoints (spec §4.3): lists, details, register, both edit forms, users/edit, archive,
 //! history, with ETag/If-Match and an audit event for every change.
 
-use crate::app::AppState;
+use crate::access::{scope_for, visible};
 use crate::auth::Caller;
 use crate::cache;
 use crate::db::Conn;
@@ -9,8 +9,10 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
+use crate::state::AppState;
 use crate::store::facilities::{self as store, FacilityRecord, ListScope};
 use crate::store::{audit, groups, users};
+use crate::versions::{check_if_match, with_etag};
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -71,59 +73,6 @@ pub fn router() -> Router<AppState> {
         .route("/facility/{id}", get(show))
         .route("/facility/{id}/edit", put(edit_by_path))
         .route("/facility/{id}/history", get(history))
-}
-
-/// Staff read every facility; a `Cliente` only the facilities they are linked to.
-pub fn scope_for(caller: &Caller) -> Option<String> {
-    (!caller.is_staff()).then(|| caller.id.clone())
-}
-
-/// Loads a live facility the caller may see, or 404.
-pub async fn visible(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Facility> {
-    let facility = store::view(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
-    if !caller.is_staff() && !store::is_member(conn, id, &caller.id).await? {
-        return Err(ApiError::not_found("facility"));
-    }
-    Ok(facility)
-}
-
-pub fn etag(version: i64) -> HeaderValue {
-    HeaderValue::from_str(&format!("W/\"{version}\"")).expect("ascii")
-}
-
-/// The facility with its ETag.
-pub fn with_etag(status: StatusCode, facility: Facility) -> Response {
-    let tag = etag(facility.version);
-    let mut response = (status, Json(facility)).into_response();
-    response.headers_mut().insert(header::ETAG, tag);
-    response
-}
-
-/// `If-Match` against the current version: absent passes; `*` passes; otherwise one of the listed
-/// tags (`W/"3"`, `"3"` or `3`) must name it.
-pub fn check_if_match(headers: &HeaderMap, version: i64) -> Result<()> {
-    let Some(value) = headers.get(header::IF_MATCH) else {
-        return Ok(());
-    };
-    let value = value
-        .to_str()
-        .map_err(|_| ApiError::BadRequest("If-Match must be text.".into()))?;
-    let matches = value.split(',').map(str::trim).any(|tag| {
-        tag == "*"
-            || tag
-                .trim_start_matches("W/")
-                .trim_matches('"')
-                .parse::<i64>()
-                .ok()
-                == Some(version)
-    });
-    if matches {
-        Ok(())
-    } else {
-        Err(ApiError::VersionMismatch)
-    }
 }
 
 async fn list(

@@ -1,14 +1,14 @@
 //! Groups of facilities (spec §4.7): staff create and edit, Administrators delete, and a group
 //! still used by live facilities cannot be deleted.
 
-use crate::app::AppState;
+use crate::access::scope_for;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
-use crate::routes::facilities::scope_for;
+use crate::state::AppState;
 use crate::store::{audit, groups};
 use axum::extract::State;
 use axum::http::StatusCode;

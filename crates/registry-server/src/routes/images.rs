@@ -1,15 +1,16 @@
 //! Facility logo and background image: upload (multipart `file`, PNG/JPEG/WebP by magic bytes,
 //! at most 2 MiB), read, and removal by the client layer's paths or `DELETE`.
 
-use crate::app::AppState;
+use crate::access::visible;
 use crate::auth::Caller;
 use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
-use crate::routes::facilities::{visible, with_etag};
+use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, ImageKind};
+use crate::versions::with_etag;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::{StatusCode, header};
@@ -51,19 +52,6 @@ fn kind(segment: &str) -> Result<ImageKind> {
         "logo" => Ok(ImageKind::Logo),
         "background" => Ok(ImageKind::Background),
         _ => Err(ApiError::NotFound("No such endpoint.".into())),
-    }
-}
-
-/// The image type from its first bytes.
-pub fn sniff_image(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A]) {
-        Some("image/png")
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
     }
 }
 
@@ -120,7 +108,7 @@ async fn upload(
             "is required: a PNG, JPEG or WebP image",
         )
     })?;
-    let content_type = sniff_image(&data).ok_or_else(|| {
+    let content_type = crate::objects::sniff_image(&data).ok_or_else(|| {
         ApiError::field(
             "file",
             FieldCode::InvalidValue,

@@ -2,13 +2,13 @@
 //! weekly usage against the authorised quantities, and waste in decay storage up to its release.
 //! Staff write; a `Cliente` reads the records of the facilities they are linked to (404 otherwise).
 
-use crate::app::AppState;
+use crate::access::{scope_for, visible};
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
-use crate::routes::facilities::{scope_for, visible};
+use crate::state::AppState;
 use crate::store::material::{self as store, Scope, WasteQuery};
 use crate::store::{audit, facilities};
 use axum::extract::{Path, State};

@@ -12,7 +12,7 @@ pub mod notices;
 pub mod qc_tests;
 pub mod users;
 
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::Router;
 
 pub fn api() -> Router<AppState> {

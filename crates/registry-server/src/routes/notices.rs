@@ -1,11 +1,11 @@
 //! `GET /api/notices`: what the daily digest would tell each facility's responsible people today,
 //! on demand, for staff.
 
-use crate::app::AppState;
+use crate::access::visible;
 use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
-use crate::routes::facilities::visible;
+use crate::state::AppState;
 use crate::store::material::Scope;
 use axum::extract::State;
 use axum::routing::get;

@@ -1,7 +1,8 @@
 //! QC test records (spec §4.6: create, edit, delete, history of one test type on one equipment)
 //! and due dates, per equipment and across every facility the caller can read.
 
-use crate::app::AppState;
+use crate::access::scope_for;
+use crate::access::visible_equipment;
 use crate::auth::Caller;
 use crate::cache;
 use crate::db::Conn;
@@ -9,8 +10,7 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
-use crate::routes::equipment::visible_equipment;
-use crate::routes::facilities::scope_for;
+use crate::state::AppState;
 use crate::store::audit;
 use crate::store::qc_tests::{self as store, DueQuery};
 use crate::store::{equipment, equipment_types, users};

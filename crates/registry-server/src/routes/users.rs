@@ -1,10 +1,10 @@
 //! User endpoints (spec §4.2): the list (staff), one user and their facilities (staff or self).
 
-use crate::app::AppState;
 use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
+use crate::state::AppState;
 use crate::store::facilities::{self, ListScope};
 use crate::store::users;
 use axum::extract::State;
