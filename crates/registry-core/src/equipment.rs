@@ -95,7 +95,8 @@ pub fn local_date(now: DateTime<Utc>) -> NaiveDate {
     now.with_timezone(&brasilia).date_naive()
 }
 
-/// A test date: `YYYY-MM-DD`, or an RFC 3339 timestamp taken as its day in Brasília.
+/// A calendar date (of a QC test, a document): `YYYY-MM-DD` with both padded, or an RFC 3339
+/// timestamp (clients send both) taken as its day in Brasília.
 pub fn parse_date(s: &str) -> Option<NaiveDate> {
     let s = s.trim();
     NaiveDate::parse_from_str(s, "%Y-%m-%d")

@@ -7,6 +7,7 @@ pub mod document;
 pub mod equipment;
 pub mod error;
 pub mod facility;
+pub mod group;
 pub mod material;
 pub mod notice;
 pub mod nuclide;

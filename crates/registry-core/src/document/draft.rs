@@ -21,15 +21,10 @@ pub struct DocumentDraft {
     pub status: Option<DocumentStatus>,
 }
 
-/// A calendar date as `YYYY-MM-DD`, from that form or a full RFC 3339 time (clients send both).
+/// A document's date as `YYYY-MM-DD` text, read as every date of the registry is read
+/// ([`crate::equipment::parse_date`]).
 pub fn parse_date(s: &str) -> Option<String> {
-    let s = s.trim();
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return Some(d.format("%Y-%m-%d").to_string());
-    }
-    chrono::DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|t| t.date_naive().format("%Y-%m-%d").to_string())
+    crate::equipment::parse_date(s).map(|d| d.to_string())
 }
 
 /// `validity` must fall after `date` (both `YYYY-MM-DD`, so text order is date order).

@@ -196,3 +196,19 @@ fn an_upload_needs_name_facility_date_and_a_later_validity() {
     .unwrap_err();
     assert_eq!(bad.len(), 2);
 }
+
+#[test]
+fn document_dates_are_read_as_every_registry_date() {
+    assert_eq!(parse_date(" 2026-11-01 ").as_deref(), Some("2026-11-01"));
+    assert_eq!(
+        parse_date("2026-11-01T23:30:00-03:00").as_deref(),
+        Some("2026-11-01")
+    );
+    // A time is taken as its day in Brasília.
+    assert_eq!(
+        parse_date("2026-11-02T01:30:00Z").as_deref(),
+        Some("2026-11-01")
+    );
+    assert_eq!(parse_date("2026-11-1"), None);
+    assert_eq!(parse_date("01/11/2026"), None);
+}

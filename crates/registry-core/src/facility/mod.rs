@@ -1,5 +1,5 @@
 //! The facility rules: reading a create or edit payload into valid values (all field errors at
-//! once), the one-holder-per-main-role rule with replacement on edit, and the cnpj lock.
+//! once); applying it to a new or the current facility is in [`aggregate`].
 
 use crate::cnpj::Cnpj;
 use crate::error::{FieldCode, FieldError, FieldErrors};
@@ -9,8 +9,15 @@ use crate::values::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use utoipa::ToSchema;
+
+pub mod aggregate;
+
+pub use aggregate::{
+    Applied, FacilityFields, References, RoleChange, UserState, apply_user_links, check_cnpj_lock,
+    check_linked_user, check_linked_users,
+};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Address {
@@ -397,131 +404,6 @@ fn read_practices(items: &[Value], errs: &mut FieldErrors) -> BTreeSet<Practice>
         }
     }
     out
-}
-
-/// A change of holder of a main role, recorded in the audit log (the regulator must be told of a
-/// new Titular, RT or Supervisor within 30 days).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct RoleChange {
-    pub role: MainRole,
-    pub from: Option<String>,
-    pub to: Option<String>,
-}
-
-/// Applies incoming user links over the current ones (empty on create). Each main role has at
-/// most one holder: a user newly given a main role replaces its previous holder, who keeps the
-/// rest of their responsibilities; two new holders of one role are an error.
-pub fn apply_user_links(
-    current: &[UserLink],
-    mut incoming: Vec<UserLink>,
-) -> Result<(Vec<UserLink>, Vec<RoleChange>), Vec<FieldError>> {
-    let mut errs = FieldErrors::default();
-    let holders_of = |links: &[UserLink], role: MainRole| -> Vec<String> {
-        links
-            .iter()
-            .filter(|l| l.responsibilities.iter().any(|r| r.main() == Some(role)))
-            .map(|l| l.user_id.clone())
-            .collect()
-    };
-    for &role in MainRole::ALL {
-        let previous = holders_of(current, role);
-        let new_holders: Vec<usize> = incoming
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| {
-                l.responsibilities.iter().any(|r| r.main() == Some(role))
-                    && !previous.contains(&l.user_id)
-            })
-            .map(|(i, _)| i)
-            .collect();
-        match new_holders.as_slice() {
-            [] => {}
-            [winner] => {
-                for (i, link) in incoming.iter_mut().enumerate() {
-                    if i != *winner {
-                        link.responsibilities.retain(|r| r.main() != Some(role));
-                    }
-                }
-            }
-            [_, rest @ ..] => {
-                for &i in rest {
-                    let k = incoming[i]
-                        .responsibilities
-                        .iter()
-                        .position(|r| r.main() == Some(role))
-                        .unwrap_or(0);
-                    errs.push(
-                        format!("users[{i}].responsabilities[{k}]"),
-                        FieldCode::DuplicateRole,
-                        format!("{role} can have only one holder per facility"),
-                    );
-                }
-            }
-        }
-    }
-    if !errs.is_empty() {
-        return Err(errs.into_vec());
-    }
-    let changes = MainRole::ALL
-        .iter()
-        .filter_map(|&role| {
-            let before = holders_of(current, role).into_iter().next();
-            let after = holders_of(&incoming, role).into_iter().next();
-            (before != after).then_some(RoleChange {
-                role,
-                from: before,
-                to: after,
-            })
-        })
-        .collect();
-    Ok((incoming, changes))
-}
-
-/// What the store knows of a referenced user.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UserState {
-    Active,
-    Inactive,
-}
-
-/// Every linked user must exist and be active.
-pub fn check_linked_users(
-    links: &[UserLink],
-    known: &BTreeMap<String, UserState>,
-) -> Vec<FieldError> {
-    links
-        .iter()
-        .enumerate()
-        .filter_map(|(i, l)| match known.get(&l.user_id) {
-            Some(UserState::Active) => None,
-            Some(UserState::Inactive) => Some(FieldError::new(
-                format!("users[{i}]._id"),
-                FieldCode::UserInactive,
-                format!("user {} is deactivated", l.user_id),
-            )),
-            None => Some(FieldError::new(
-                format!("users[{i}]._id"),
-                FieldCode::UserNotFound,
-                format!("no user with _id {}", l.user_id),
-            )),
-        })
-        .collect()
-}
-
-/// The cnpj cannot change once the facility is linked to records (equipment, documents, tests).
-pub fn check_cnpj_lock(
-    stored: &str,
-    incoming: Option<&Cnpj>,
-    linked_to_records: bool,
-) -> Option<FieldError> {
-    match incoming {
-        Some(new) if new.as_str() != stored && linked_to_records => Some(FieldError::new(
-            "cnpj",
-            FieldCode::CnpjLocked,
-            "cannot be changed: the facility is already linked to equipment, documents or tests",
-        )),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

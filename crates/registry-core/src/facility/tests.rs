@@ -1,7 +1,7 @@
 use super::*;
 use serde_json::json;
 
-fn valid() -> Value {
+pub(crate) fn valid() -> Value {
     json!({
         "name": "Clínica Nuclear Paulista",
         "companyName": "CNP Serviços Médicos Ltda",
@@ -16,11 +16,11 @@ fn valid() -> Value {
     })
 }
 
-fn codes(errs: Vec<FieldError>) -> Vec<(String, FieldCode)> {
+pub(crate) fn codes(errs: Vec<FieldError>) -> Vec<(String, FieldCode)> {
     errs.into_iter().map(|e| (e.field, e.code)).collect()
 }
 
-fn link(id: &str, roles: &[MainRole]) -> UserLink {
+pub(crate) fn link(id: &str, roles: &[MainRole]) -> UserLink {
     UserLink {
         user_id: id.into(),
         responsibilities: roles.iter().map(|r| Responsibility::Main(*r)).collect(),
@@ -210,110 +210,6 @@ fn edit_cannot_blank_a_required_field() {
             ("address".into(), FieldCode::Required)
         ]
     );
-}
-
-#[test]
-fn create_refuses_two_holders_of_a_main_role() {
-    let incoming = vec![
-        link("a", &[MainRole::TechnicalResponsible]),
-        link("b", &[MainRole::TechnicalResponsible, MainRole::Titular]),
-    ];
-    let errs = apply_user_links(&[], incoming).unwrap_err();
-    assert_eq!(
-        codes(errs),
-        vec![(
-            "users[1].responsabilities[0]".into(),
-            FieldCode::DuplicateRole
-        )]
-    );
-}
-
-#[test]
-fn a_new_holder_replaces_the_previous_one_who_keeps_other_roles() {
-    let current = vec![
-        link(
-            "old",
-            &[MainRole::TechnicalResponsible, MainRole::Supervisor],
-        ),
-        link("t", &[MainRole::Titular]),
-    ];
-    // The client sends the full list, still showing the old holder with the role.
-    let incoming = vec![
-        link(
-            "old",
-            &[MainRole::TechnicalResponsible, MainRole::Supervisor],
-        ),
-        link("t", &[MainRole::Titular]),
-        link("new", &[MainRole::TechnicalResponsible]),
-    ];
-    let (links, changes) = apply_user_links(&current, incoming).unwrap();
-    assert_eq!(links[0], link("old", &[MainRole::Supervisor]));
-    assert_eq!(links[2], link("new", &[MainRole::TechnicalResponsible]));
-    assert_eq!(
-        changes,
-        vec![RoleChange {
-            role: MainRole::TechnicalResponsible,
-            from: Some("old".into()),
-            to: Some("new".into())
-        }]
-    );
-}
-
-#[test]
-fn two_new_holders_of_one_role_are_refused_on_edit() {
-    let current = vec![link("old", &[MainRole::Substitute])];
-    let incoming = vec![
-        link("old", &[MainRole::Substitute]),
-        link("a", &[MainRole::Substitute]),
-        link("b", &[MainRole::Substitute]),
-    ];
-    let errs = apply_user_links(&current, incoming).unwrap_err();
-    assert_eq!(
-        codes(errs),
-        vec![(
-            "users[2].responsabilities[0]".into(),
-            FieldCode::DuplicateRole
-        )]
-    );
-}
-
-#[test]
-fn keeping_the_same_holder_changes_nothing() {
-    let current = vec![link("a", &[MainRole::Titular])];
-    let (links, changes) = apply_user_links(&current, current.clone()).unwrap();
-    assert_eq!(links, current);
-    assert!(changes.is_empty());
-}
-
-#[test]
-fn linked_users_must_exist_and_be_active() {
-    let links = vec![link("a", &[]), link("b", &[]), link("c", &[])];
-    let known = BTreeMap::from([
-        ("a".to_string(), UserState::Active),
-        ("b".to_string(), UserState::Inactive),
-    ]);
-    assert_eq!(
-        codes(check_linked_users(&links, &known)),
-        vec![
-            ("users[1]._id".into(), FieldCode::UserInactive),
-            ("users[2]._id".into(), FieldCode::UserNotFound)
-        ]
-    );
-}
-
-#[test]
-fn cnpj_lock_only_bites_when_linked_and_changed() {
-    let other = Cnpj::parse("33000167000101").unwrap();
-    let same = Cnpj::parse("11222333000181").unwrap();
-    assert_eq!(
-        check_cnpj_lock("11222333000181", Some(&other), true)
-            .unwrap()
-            .code,
-        FieldCode::CnpjLocked
-    );
-    assert!(check_cnpj_lock("11222333000181", Some(&other), false).is_none());
-    assert!(check_cnpj_lock("11222333000181", Some(&same), true).is_none());
-    assert!(check_cnpj_lock("11222333000181", None, true).is_none());
 }
 
 #[test]

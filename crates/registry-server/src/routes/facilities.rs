@@ -24,10 +24,9 @@ use registry_core::api::{
 };
 use registry_core::api::{Facility, ListEnvelope, Message};
 use registry_core::facility::{
-    FacilityChanges, Mode, apply_user_links, check_cnpj_lock, check_linked_users,
-    read_facility_partial,
+    FacilityChanges, FacilityFields, Mode, References, read_facility_partial,
 };
-use registry_core::{Department, FieldCode, FieldError};
+use registry_core::{Department, FieldCode};
 use serde_json::{Value, json};
 
 /// This module's part of the OpenAPI description.
@@ -165,41 +164,85 @@ async fn show(
         .await
 }
 
-/// Checks that need the store (linked users, group, the one-holder rule), adding to `errors`.
-/// Returns the resulting user links and role changes when the payload changes them.
-async fn check_references(
+/// What the facility rules need from the store about the references of `changes`; `stored` is
+/// the edited facility's `(id, cnpj)` (none on create).
+async fn references(
     conn: &mut Conn,
     changes: &FacilityChanges,
-    current_links: &[registry_core::facility::UserLink],
-    errors: &mut Vec<FieldError>,
-) -> Result<
-    Option<(
-        Vec<registry_core::facility::UserLink>,
-        Vec<registry_core::facility::RoleChange>,
-    )>,
-> {
-    if let Some(Some(group)) = &changes.group
-        && groups::get(conn, group).await?.is_none()
+    stored: Option<(&str, &str)>,
+) -> Result<References> {
+    let mut refs = References::default();
+    if let Some(group) = changes.named_group() {
+        refs.group_exists = groups::get(conn, group).await?.is_some();
+    }
+    if let Some(ids) = changes.linked_user_ids() {
+        refs.users = users::states(conn, &ids).await?;
+    }
+    // Only a cnpj change can hit the lock, so only then look for linked records.
+    if let Some((id, cnpj)) = stored
+        && changes.changes_cnpj(cnpj)
     {
-        errors.push(FieldError::new(
-            "group",
-            FieldCode::GroupNotFound,
-            format!("no group with _id {group}"),
-        ));
+        refs.linked_to_records = store::has_records(conn, id).await?;
     }
-    let Some(links) = &changes.users else {
-        return Ok(None);
-    };
-    let ids: Vec<&str> = links.iter().map(|l| l.user_id.as_str()).collect();
-    let known = users::states(conn, &ids).await?;
-    errors.extend(check_linked_users(links, &known));
-    match apply_user_links(current_links, links.clone()) {
-        Ok(applied) => Ok(Some(applied)),
-        Err(e) => {
-            errors.extend(e);
-            Ok(None)
-        }
+    Ok(refs)
+}
+
+/// The stored form of a facility's fields.
+fn record(
+    id: String,
+    fields: FacilityFields,
+    version: i64,
+    created_at: String,
+    updated_at: String,
+) -> FacilityRecord {
+    let FacilityFields {
+        name,
+        company_name,
+        cnpj,
+        telephone,
+        department,
+        group_id,
+        cnen_registry,
+        address,
+        users,
+        radioisotopes,
+        practices,
+    } = fields;
+    FacilityRecord {
+        id,
+        name,
+        company_name,
+        cnpj,
+        telephone,
+        department,
+        group_id,
+        cnen_registry,
+        address,
+        users,
+        radioisotopes,
+        practices,
+        version,
+        created_at,
+        updated_at,
     }
+}
+
+/// The fields of a loaded facility.
+fn fields_of(facility: &Facility) -> Result<FacilityFields> {
+    let r = FacilityRecord::from_view(facility)?;
+    Ok(FacilityFields {
+        name: r.name,
+        company_name: r.company_name,
+        cnpj: r.cnpj,
+        telephone: r.telephone,
+        department: r.department,
+        group_id: r.group_id,
+        cnen_registry: r.cnen_registry,
+        address: r.address,
+        users: r.users,
+        radioisotopes: r.radioisotopes,
+        practices: r.practices,
+    })
 }
 
 fn duplicate(id: String) -> ApiError {
@@ -244,55 +287,21 @@ async fn register(
     let value = body.value()?;
     let (changes, errs) =
         read_facility_partial(&value, Mode::Create, &state.config.extra_responsibilities);
-    let mut errors = errs.into_vec();
     let mut tx = state.db.begin().await?;
-    let links = check_references(&mut tx, &changes, &[], &mut errors).await?;
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
-    let (
-        Some(name),
-        Some(company_name),
-        Some(cnpj),
-        Some(telephone),
-        Some(department),
-        Some(address),
-    ) = (
-        changes.name,
-        changes.company_name,
-        changes.cnpj,
-        changes.telephone,
-        changes.department,
-        changes.address,
-    )
-    else {
-        unreachable!("create mode reports every missing required field");
-    };
-    if let Some(existing) = store::live_duplicate(&mut tx, cnpj.as_str(), department, "").await? {
+    let refs = references(&mut tx, &changes, None).await?;
+    let new = changes
+        .into_new(&refs, errs)
+        .map_err(ApiError::Validation)?;
+    let (cnpj, department) = new.fields.key();
+    if let Some(existing) = store::live_duplicate(&mut tx, cnpj, department, "").await? {
         return Err(duplicate(existing));
     }
-    let (user_links, role_changes) = links.unwrap_or_default();
+    let role_changes = new.role_changes;
     let at = now();
-    let record = FacilityRecord {
-        id: new_id(),
-        name,
-        company_name,
-        cnpj: cnpj.as_str().to_owned(),
-        telephone: telephone.as_str().to_owned(),
-        department,
-        group_id: changes.group.flatten(),
-        cnen_registry: changes.cnen_registry.flatten(),
-        address,
-        users: user_links,
-        radioisotopes: changes.radioisotopes.unwrap_or_default(),
-        practices: changes.practices.unwrap_or_default(),
-        version: 1,
-        created_at: at.clone(),
-        updated_at: at,
-    };
+    let record = record(new_id(), new.fields, 1, at.clone(), at);
     if let Err(e) = store::insert(&mut tx, &record).await {
         drop(tx);
-        return Err(duplicate_after_race(&state, e, &record.cnpj, department, "").await);
+        return Err(duplicate_after_race(&state, e, &record.cnpj, record.department, "").await);
     }
     let facility = store::view(&mut tx, &record.id)
         .await?
@@ -336,70 +345,28 @@ async fn apply_edit(
     check_if_match(headers, before.version)?;
     let (changes, errs) =
         read_facility_partial(value, Mode::Edit, &state.config.extra_responsibilities);
-    let mut errors = errs.into_vec();
-    let mut record = FacilityRecord::from_view(&before)?;
-    let links = check_references(&mut tx, &changes, &record.users, &mut errors).await?;
-    // Only a cnpj change can hit the lock, so only then look for linked records.
-    if changes
-        .cnpj
-        .as_ref()
-        .is_some_and(|c| c.as_str() != record.cnpj)
-    {
-        let linked = store::has_records(&mut tx, id).await?;
-        errors.extend(check_cnpj_lock(&record.cnpj, changes.cnpj.as_ref(), linked));
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
-    let original = record.clone();
-    let role_changes = match links {
-        Some((links, role_changes)) => {
-            record.users = links;
-            role_changes
-        }
-        None => Vec::new(),
-    };
-    if let Some(v) = changes.name {
-        record.name = v;
-    }
-    if let Some(v) = changes.company_name {
-        record.company_name = v;
-    }
-    if let Some(v) = changes.cnpj {
-        record.cnpj = v.as_str().to_owned();
-    }
-    if let Some(v) = changes.telephone {
-        record.telephone = v.as_str().to_owned();
-    }
-    if let Some(v) = changes.department {
-        record.department = v;
-    }
-    if let Some(v) = changes.group {
-        record.group_id = v;
-    }
-    if let Some(v) = changes.address {
-        record.address = v;
-    }
-    if let Some(v) = changes.cnen_registry {
-        record.cnen_registry = v;
-    }
-    if let Some(v) = changes.radioisotopes {
-        record.radioisotopes = v;
-    }
-    if let Some(v) = changes.practices {
-        record.practices = v;
-    }
-    if record == original {
+    let current = fields_of(&before)?;
+    let refs = references(&mut tx, &changes, Some((id, &current.cnpj))).await?;
+    let Some(edit) = changes
+        .apply_to(&current, &refs, errs)
+        .map_err(ApiError::Validation)?
+    else {
         return Ok(with_etag(StatusCode::OK, before));
-    }
-    if (record.cnpj != original.cnpj || record.department != original.department)
-        && let Some(existing) =
-            store::live_duplicate(&mut tx, &record.cnpj, record.department, id).await?
+    };
+    let (cnpj, department) = edit.fields.key();
+    if (cnpj, department) != current.key()
+        && let Some(existing) = store::live_duplicate(&mut tx, cnpj, department, id).await?
     {
         return Err(duplicate(existing));
     }
-    record.version += 1;
-    record.updated_at = now();
+    let role_changes = edit.role_changes;
+    let record = record(
+        id.to_owned(),
+        edit.fields,
+        before.version + 1,
+        before.created_at.clone(),
+        now(),
+    );
     if let Err(e) = store::update(&mut tx, &record).await {
         drop(tx);
         return Err(duplicate_after_race(state, e, &record.cnpj, record.department, id).await);

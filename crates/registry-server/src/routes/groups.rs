@@ -15,11 +15,10 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use registry_core::ErrorBody;
+use registry_core::Role;
 use registry_core::api::{Group, ListEnvelope, Message};
 use registry_core::api::{GroupInput, IdInput};
-use registry_core::payload::ObjectReader;
-use registry_core::{FieldCode, FieldErrors, Role};
-use serde_json::Value;
+use registry_core::group::read_group;
 
 /// This module's part of the OpenAPI description.
 pub fn openapi() -> utoipa::openapi::OpenApi {
@@ -70,27 +69,6 @@ async fn show(
     Ok(Json(group))
 }
 
-/// Reads `{name, description}`; on edit both are optional.
-fn read_group(value: &Value, create: bool) -> Result<(Option<String>, Option<Option<String>>)> {
-    let obj = value.as_object().ok_or_else(|| {
-        ApiError::field(
-            "",
-            FieldCode::InvalidValue,
-            "the body must be a JSON object",
-        )
-    })?;
-    let r = ObjectReader::new(obj, "");
-    let mut errs = FieldErrors::default();
-    let name = if create {
-        r.required_string("name", &mut errs)
-    } else {
-        r.string_if_present("name", &mut errs)
-    };
-    let description = r.clearable_string("description", &mut errs);
-    errs.finish((name, description))
-        .map_err(ApiError::Validation)
-}
-
 async fn ensure_unique_name(conn: &mut Conn, name: &str, id: &str) -> Result<()> {
     if groups::name_taken(conn, name, id).await? {
         return Err(ApiError::conflict(
@@ -120,12 +98,12 @@ async fn register(
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Group>)> {
     caller.require_staff()?;
-    let (name, description) = read_group(&body.value()?, true)?;
+    let changes = read_group(&body.value()?, true).map_err(ApiError::Validation)?;
     let at = now();
     let group = Group {
         id: new_id(),
-        name: name.expect("required on create"),
-        description: description.flatten(),
+        name: changes.name.expect("required on create"),
+        description: changes.description.flatten(),
         facilities: None,
         created_at: at.clone(),
         updated_at: at,
@@ -147,20 +125,16 @@ async fn edit(
     caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
-    let (name, description) = read_group(&value, false)?;
+    let changes = read_group(&value, false).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
     tx.lock("facility_groups", &id).await?;
     let before = groups::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("group"))?;
-    let mut group = before.clone();
-    if let Some(name) = name {
-        ensure_unique_name(&mut tx, &name, &id).await?;
-        group.name = name;
+    if let Some(name) = &changes.name {
+        ensure_unique_name(&mut tx, name, &id).await?;
     }
-    if let Some(description) = description {
-        group.description = description;
-    }
+    let mut group = changes.apply_to(&before);
     if group != before {
         group.updated_at = now();
         groups::save(&mut tx, &group, false).await?;

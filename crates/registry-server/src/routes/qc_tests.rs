@@ -25,6 +25,7 @@ use registry_core::equipment::{
     Conclusion, DueState, DueTest, EquipmentSummary, QcTest, QcTestChanges, Reference, TestType,
     local_date, parse_date, read_qc_test_of,
 };
+use registry_core::facility::{UserState, check_linked_user};
 use registry_core::payload::reference_id;
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
@@ -115,23 +116,16 @@ async fn resolve(
     }
     let mut performer = None;
     if let Some(performer_id) = performer_id {
-        match users::by_id(conn, performer_id).await? {
-            Some(u) if u.active => {
-                performer = Some(Reference {
+        let user = users::by_id(conn, performer_id).await?;
+        let state = user.as_ref().map(|u| UserState::of(u.active));
+        match check_linked_user("performedBy", performer_id, state) {
+            Some(error) => errors.push(error),
+            None => {
+                performer = user.map(|u| Reference {
                     id: u.id,
                     name: u.name,
                 })
             }
-            Some(_) => errors.push(FieldError::new(
-                "performedBy",
-                FieldCode::UserInactive,
-                format!("user {performer_id} is deactivated"),
-            )),
-            None => errors.push(FieldError::new(
-                "performedBy",
-                FieldCode::UserNotFound,
-                format!("no user with _id {performer_id}"),
-            )),
         }
     }
     match (equipment, test_type) {

@@ -1,0 +1,104 @@
+//! Groups of facilities: reading a create or edit payload, and applying an edit.
+
+use crate::api::Group;
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::payload::ObjectReader;
+use serde_json::Value;
+
+/// A validated group payload. On create `name` is `Some`; on edit an absent key is `None` and
+/// leaves the stored value unchanged, and `Some(None)` clears the description.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GroupChanges {
+    pub name: Option<String>,
+    pub description: Option<Option<String>>,
+}
+
+/// Reads `{name, description}`; on edit both are optional.
+pub fn read_group(body: &Value, create: bool) -> Result<GroupChanges, Vec<FieldError>> {
+    let Some(obj) = body.as_object() else {
+        return Err(vec![FieldError::new(
+            "",
+            FieldCode::InvalidValue,
+            "the body must be a JSON object",
+        )]);
+    };
+    let r = ObjectReader::new(obj, "");
+    let mut errs = FieldErrors::default();
+    let name = if create {
+        r.required_string("name", &mut errs)
+    } else {
+        r.string_if_present("name", &mut errs)
+    };
+    let description = r.clearable_string("description", &mut errs);
+    errs.finish(GroupChanges { name, description })
+}
+
+impl GroupChanges {
+    /// `group` with the changes applied (its times unchanged).
+    pub fn apply_to(self, group: &Group) -> Group {
+        let mut out = group.clone();
+        if let Some(name) = self.name {
+            out.name = name;
+        }
+        if let Some(description) = self.description {
+            out.description = description;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn group() -> Group {
+        Group {
+            id: "g".into(),
+            name: "Rede Sul".into(),
+            description: Some("Clínicas do Sul".into()),
+            facilities: None,
+            created_at: "2026-11-01T10:00:00.000000Z".into(),
+            updated_at: "2026-11-01T10:00:00.000000Z".into(),
+        }
+    }
+
+    fn fields(errs: Vec<FieldError>) -> Vec<(String, FieldCode)> {
+        errs.into_iter().map(|e| (e.field, e.code)).collect()
+    }
+
+    #[test]
+    fn create_needs_a_name_and_the_description_is_optional() {
+        let read = read_group(&json!({"name": " Rede Sul "}), true).unwrap();
+        assert_eq!(read.name.as_deref(), Some("Rede Sul"));
+        assert_eq!(read.description, None);
+        assert_eq!(
+            fields(read_group(&json!({"description": "x"}), true).unwrap_err()),
+            [("name".into(), FieldCode::Required)]
+        );
+        assert_eq!(
+            fields(read_group(&json!([]), true).unwrap_err()),
+            [("".into(), FieldCode::InvalidValue)]
+        );
+    }
+
+    #[test]
+    fn edit_keeps_absent_fields_and_clears_a_null_description() {
+        assert_eq!(
+            read_group(&json!({}), false).unwrap(),
+            GroupChanges::default()
+        );
+        assert_eq!(
+            fields(read_group(&json!({"name": ""}), false).unwrap_err()),
+            [("name".into(), FieldCode::Required)]
+        );
+        let keep = read_group(&json!({"description": "Nova"}), false).unwrap();
+        let edited = keep.apply_to(&group());
+        assert_eq!(edited.name, "Rede Sul");
+        assert_eq!(edited.description.as_deref(), Some("Nova"));
+        let clear = read_group(&json!({"name": "Rede", "description": null}), false).unwrap();
+        let edited = clear.apply_to(&group());
+        assert_eq!((edited.name.as_str(), edited.description), ("Rede", None));
+        assert_eq!(GroupChanges::default().apply_to(&group()), group());
+    }
+}
