@@ -3,7 +3,7 @@
 
 use crate::common::{self, ADMIN_PASSWORD, Backend};
 pub use crate::common::{ADMIN_EMAIL, PASSWORD};
-use registry_client::Client;
+use registry_client::{Client, ListQuery};
 use registry_core::Role;
 use registry_core::api::UserInput;
 use serde_json::Value;
@@ -171,6 +171,16 @@ impl Env {
             .await
             .expect("user created");
         (u.id, email)
+    }
+
+    /// How many live facilities the server holds.
+    pub async fn facility_count(&self) -> i64 {
+        self.admin
+            .facilities(&ListQuery::default())
+            .await
+            .expect("facilities listed")
+            .paging
+            .total
     }
 
     pub fn write(&self, name: &str, text: &str) -> String {
