@@ -710,14 +710,10 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
     let again = registry_server::secrets::signing_key(&app.state.config).unwrap();
     assert_eq!(again.verifying_key(), key);
     // Audit events of the life so far.
-    let actions: Vec<String> = sqlx::query_scalar(
-        "SELECT action FROM audit_events WHERE entity = 'document' AND entity_id = $1 ORDER BY id",
-    )
-    .bind(&id)
-    .fetch_all(&mut app.outside_connection().await)
-    .await
-    .unwrap();
-    assert_eq!(actions, ["uploaded", "signed"]);
+    assert_eq!(
+        app.audit_actions("document", &id).await,
+        ["uploaded", "signed"]
+    );
 }
 
 async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
@@ -998,14 +994,10 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
     .await
     .unwrap();
     assert_eq!(kept, 1);
-    let actions: Vec<String> = sqlx::query_scalar(
-        "SELECT action FROM audit_events WHERE entity = 'document' AND entity_id = $1 ORDER BY id",
-    )
-    .bind(&doc)
-    .fetch_all(&mut app.outside_connection().await)
-    .await
-    .unwrap();
-    assert_eq!(actions, ["uploaded", "commented", "commented", "deleted"]);
+    assert_eq!(
+        app.audit_actions("document", &doc).await,
+        ["uploaded", "commented", "commented", "deleted"]
+    );
     // The OpenAPI description lists the document endpoints.
     let spec = app
         .call(reqwest::Method::GET, "/api/openapi.json", None, None)

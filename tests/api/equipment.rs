@@ -1,4 +1,4 @@
-use crate::helpers::{TestApp, facility_payload, unique_cnpj};
+use crate::helpers::{TestApp, facility_payload, history_actions, unique_cnpj};
 use crate::on_both_databases;
 use chrono::{Days, NaiveDate};
 use reqwest::Method;
@@ -465,13 +465,7 @@ async fn equipment_crud_on_every_path(app: TestApp) {
         .get(&format!("/api/equipment/{eq}/history"), &app.admin)
         .await
         .expect(200);
-    let actions: Vec<&str> = history["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(actions, ["archive", "edit", "create"]);
+    assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
     assert_eq!(history["list"][1]["before"]["localization"], "Sala 3");
     assert_eq!(history["list"][1]["after"]["localization"], "Sala 4");
     app.get(&format!("/api/equipment/{eq}/history"), &client)

@@ -1,4 +1,4 @@
-use crate::helpers::{TestApp, facility_payload, unique_cnpj};
+use crate::helpers::{TestApp, facility_payload, history_actions, unique_cnpj};
 use crate::on_both_databases;
 use reqwest::Method;
 use serde_json::json;
@@ -689,13 +689,7 @@ async fn archive_hides_and_history_keeps(app: TestApp) {
         .get(&format!("/api/facility/{id}/history"), &app.admin)
         .await
         .expect(200);
-    let actions: Vec<&str> = history["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
-    assert_eq!(actions, ["archive", "edit", "create"]);
+    assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
     assert_eq!(history["list"][1]["before"]["name"], "Arquivável");
     assert_eq!(history["list"][1]["after"]["name"], "Arquivável 2");
     assert_eq!(history["list"][1]["actor"]["name"], "Administrator");

@@ -1,21 +1,12 @@
-//! Test harness: each test gets a real server on a free port over a fresh database — a SQLite
-//! file in a temporary folder, or a new PostgreSQL database (skipped with a message when no
-//! PostgreSQL answers, except under CI=true where that is a failure).
+//! Test harness: each test gets a real server (`common::start`) on SQLite or PostgreSQL, with
+//! an HTTP client and the Administrator logged in.
 
+use crate::common;
+pub use crate::common::{ADMIN_EMAIL, ADMIN_PASSWORD, Backend, PASSWORD, postgres_admin_url};
 use rand::Rng;
-use registry_server::{Application, Config};
+use registry_server::Config;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-pub const ADMIN_EMAIL: &str = "admin@example.com";
-pub const ADMIN_PASSWORD: &str = "admin-password-1";
-pub const PASSWORD: &str = "a-good-password";
 
 pub struct TestApp {
     pub base: String,
@@ -91,46 +82,6 @@ impl Answer {
     }
 }
 
-/// The PostgreSQL server the tests create their databases in.
-pub fn postgres_admin_url() -> String {
-    std::env::var("REGISTRY_TEST_POSTGRES_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-}
-
-async fn fresh_postgres_database() -> Option<String> {
-    use sqlx::Connection;
-    let admin_url = postgres_admin_url();
-    let mut conn = match sqlx::PgConnection::connect(&admin_url).await {
-        Ok(c) => c,
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true but PostgreSQL is not reachable at {admin_url}: {e}");
-            }
-            // Written past the test harness's output capture, once, so the skip is visible.
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                use std::io::Write;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "\nSKIPPING the PostgreSQL half of the API tests: no PostgreSQL at {admin_url} ({e}).\n\
-                     Set REGISTRY_TEST_POSTGRES_URL to run them; under CI=true this is a failure.\n"
-                );
-            });
-            return None;
-        }
-    };
-    let name = format!("registry_test_{}", uuid::Uuid::new_v4().simple());
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-        .execute(&mut conn)
-        .await
-        .expect("create test database");
-    let base = admin_url
-        .rsplit_once('/')
-        .map(|(b, _)| b.to_owned())
-        .unwrap_or(admin_url);
-    Some(format!("{base}/{name}"))
-}
-
 impl TestApp {
     /// A separate connection to the test's database, outside the server (through sqlx's `Any`
     /// driver, for checks that read tables no endpoint shows): its writes are not announced to
@@ -145,6 +96,20 @@ impl TestApp {
         sqlx::AnyConnection::connect(&url).await.unwrap()
     }
 
+    /// The audit actions of record `id` of `entity`, oldest first. No endpoint shows the audit
+    /// log of documents or waste (the equipment and facility ones have their `history`), so this
+    /// reads it outside the server.
+    pub async fn audit_actions(&self, entity: &str, id: &str) -> Vec<String> {
+        sqlx::query_scalar(
+            "SELECT action FROM audit_events WHERE entity = $1 AND entity_id = $2 ORDER BY id",
+        )
+        .bind(entity)
+        .bind(id)
+        .fetch_all(&mut self.outside_connection().await)
+        .await
+        .unwrap()
+    }
+
     /// Starts a server, or `None` when the backend is not available here (PostgreSQL outside CI).
     pub async fn spawn(backend: Backend) -> Option<TestApp> {
         Self::spawn_with(backend, |_| {}).await
@@ -154,42 +119,26 @@ impl TestApp {
         backend: Backend,
         configure: impl FnOnce(&mut Config),
     ) -> Option<TestApp> {
-        let data_dir = tempfile::tempdir().expect("temp dir");
-        let mut config = Config::new(data_dir.path());
-        config.bind = "127.0.0.1:0".into();
-        config.database_url = match backend {
-            Backend::Sqlite => None,
-            Backend::Postgres => Some(fresh_postgres_database().await?),
-        };
-        // The tests build the test types they need; tests of the QC catalogue turn it on.
-        config.qc_catalogue = false;
-        config.admin_email = Some(ADMIN_EMAIL.into());
-        config.admin_password = Some(registry_server::config::Secret(ADMIN_PASSWORD.into()));
-        config.jwt_secret = Some(registry_server::config::Secret(format!(
-            "test-secret-{}",
-            uuid::Uuid::new_v4()
-        )));
-        // Tests log in and register a lot from one address: the per-client limiter stays on but
-        // generous; tests of the limits set their own (tests/api/abuse.rs).
-        config.limits.login_failures_per_client_per_minute = 10_000;
-        config.limits.register_per_client_per_hour = 10_000;
-        config.limits.recovery_per_client_per_hour = 10_000;
-        // No daily digest unless a test asks for one: its planning commit, at whatever hour the
-        // suite runs, would empty the read cache under the tests that count on it.
-        config.notices.digest_hour = None;
-        configure(&mut config);
-        let app = Application::build(config).await.expect("server starts");
-        let base = format!("http://{}", app.local_addr());
-        let state = app.state().clone();
-        tokio::spawn(app.run_until(std::future::pending()));
+        let server = common::start(backend, |config| {
+            // Tests log in and register a lot from one address: the per-client limiter stays on
+            // but generous; tests of the limits set their own (tests/api/abuse.rs).
+            config.limits.login_failures_per_client_per_minute = 10_000;
+            config.limits.register_per_client_per_hour = 10_000;
+            config.limits.recovery_per_client_per_hour = 10_000;
+            // No daily digest unless a test asks for one: its planning commit, at whatever hour
+            // the suite runs, would empty the read cache under the tests that count on it.
+            config.notices.digest_hour = None;
+            configure(config);
+        })
+        .await?;
         let client = reqwest::Client::new();
         let mut test = TestApp {
-            base,
+            base: server.base,
             client,
             admin: String::new(),
             backend,
-            data_dir,
-            state,
+            data_dir: server.data_dir,
+            state: server.state,
         };
         test.admin = test.login(ADMIN_EMAIL, ADMIN_PASSWORD).await;
         Some(test)
@@ -294,12 +243,20 @@ impl TestApp {
     }
 }
 
+/// The action of each event of a `…/history` answer, newest first.
+pub fn history_actions(history: &Value) -> Vec<&str> {
+    history["list"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|e| e["action"].as_str().expect("an action"))
+        .collect()
+}
+
 /// A valid CNPJ that no other test uses.
 pub fn unique_cnpj() -> String {
     let mut rng = rand::rng();
-    let base: [u8; 12] = std::array::from_fn(|_| b'0' + rng.random_range(0..10u8));
-    let [d1, d2] = registry_core::cnpj::check_digits(&base);
-    format!("{}{d1}{d2}", std::str::from_utf8(&base).unwrap())
+    common::cnpj_of(std::array::from_fn(|_| b'0' + rng.random_range(0..10u8)))
 }
 
 /// A complete, valid create payload.

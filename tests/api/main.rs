@@ -1,6 +1,8 @@
 //! Black-box API tests: a real server over a real database, driven over HTTP. Every test runs on
 //! SQLite and on PostgreSQL.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod helpers;
 
 mod abuse;

@@ -191,10 +191,7 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         ])
         .await
         .expect(0)
-        .json()["_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .id();
 
     let record = |date: String, conclusion: &'static str| {
         let equipment = equipment.clone();

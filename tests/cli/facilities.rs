@@ -1,8 +1,7 @@
 //! Facilities through the CLI: create by flags and by file, edit, list as table/JSON/CSV, assign
 //! a Responsável Técnico replacing the previous holder, unassign, archive, export.
 
-use crate::harness::{Env, cnpj, facility_flags, strs};
-use registry_client::ListQuery;
+use crate::harness::{Env, cnpj, facility_flags, punctuated, strs};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn create_by_flags_and_by_file_then_edit_and_list() {
@@ -11,14 +10,7 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
 
     // By flags, with a punctuated CNPJ that the CLI cleans and says so.
     let bare = cnpj(1);
-    let punctuated = format!(
-        "{}.{}.{}/{}-{}",
-        &bare[..2],
-        &bare[2..5],
-        &bare[5..8],
-        &bare[8..12],
-        &bare[12..]
-    );
+    let punctuated = punctuated(&bare);
     let flags = facility_flags("Clinica Flags", &punctuated);
     let mut args = strs(&flags);
     args.extend(["-o", "json"]);
@@ -126,10 +118,7 @@ async fn assigning_a_responsavel_tecnico_replaces_the_previous_holder() {
     let flags = facility_flags("Clinica Roles", &cnpj(10));
     let mut args = strs(&flags);
     args.extend(["-o", "json"]);
-    let id = env.run(&args).await.expect(0).json()["_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = env.run(&args).await.expect(0).id();
 
     let rt = "Responsável Técnico";
     let out = env
@@ -244,12 +233,5 @@ async fn export_gives_every_page_as_csv_or_json() {
     let csv = std::fs::read_to_string(&path).unwrap();
     assert_eq!(csv.lines().count(), 206);
     assert!(csv.starts_with("_id,name,companyName,cnpj"));
-    let total = env
-        .admin
-        .facilities(&ListQuery::default())
-        .await
-        .unwrap()
-        .paging
-        .total;
-    assert_eq!(total, 205);
+    assert_eq!(env.facility_count().await, 205);
 }

@@ -1,18 +1,15 @@
-//! The harness: a server on a free port over a fresh SQLite file, a private config folder, and
+//! The harness: a server (`common::start`) over a fresh SQLite file, a private config folder, and
 //! the `registry` binary built next to this test executable.
 
-use registry_client::Client;
+use crate::common::{self, ADMIN_PASSWORD, Backend};
+pub use crate::common::{ADMIN_EMAIL, PASSWORD};
+use registry_client::{Client, ListQuery};
 use registry_core::Role;
 use registry_core::api::UserInput;
-use registry_server::{Application, Config};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
-
-pub const ADMIN_EMAIL: &str = "admin@example.com";
-pub const ADMIN_PASSWORD: &str = "admin-password-1";
-pub const PASSWORD: &str = "a-good-password";
 
 /// `target/<profile>/registry`: this executable lives in `target/<profile>/deps/`.
 pub fn registry_bin() -> PathBuf {
@@ -64,24 +61,19 @@ impl Out {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
     }
+
+    /// The `_id` of the record printed as JSON.
+    pub fn id(&self) -> String {
+        self.json()["_id"].as_str().expect("an _id").to_owned()
+    }
 }
 
 impl Env {
     pub async fn start() -> Env {
-        let data = tempfile::tempdir().expect("temp dir");
-        let mut config = Config::new(data.path());
-        config.bind = "127.0.0.1:0".into();
-        // The tests build the test types they need; tests of the QC catalogue turn it on.
-        config.qc_catalogue = false;
-        config.admin_email = Some(ADMIN_EMAIL.into());
-        config.admin_password = Some(registry_server::config::Secret(ADMIN_PASSWORD.into()));
-        config.jwt_secret = Some(registry_server::config::Secret(format!(
-            "cli-test-{}",
-            uuid::Uuid::new_v4()
-        )));
-        let app = Application::build(config).await.expect("server starts");
-        let server = format!("http://{}", app.local_addr());
-        tokio::spawn(app.run_until(std::future::pending()));
+        let started = common::start(Backend::Sqlite, |_| {})
+            .await
+            .expect("SQLite is always there");
+        let server = started.base;
         let anonymous = Client::new(&server).expect("client");
         let token = anonymous
             .login(ADMIN_EMAIL, ADMIN_PASSWORD)
@@ -93,7 +85,7 @@ impl Env {
             server,
             config: tempfile::tempdir().expect("temp dir"),
             work: tempfile::tempdir().expect("temp dir"),
-            _data: data,
+            _data: started.data_dir,
         }
     }
 
@@ -181,6 +173,16 @@ impl Env {
         (u.id, email)
     }
 
+    /// How many live facilities the server holds.
+    pub async fn facility_count(&self) -> i64 {
+        self.admin
+            .facilities(&ListQuery::default())
+            .await
+            .expect("facilities listed")
+            .paging
+            .total
+    }
+
     pub fn write(&self, name: &str, text: &str) -> String {
         let path = self.work.path().join(name);
         std::fs::write(&path, text).expect("file written");
@@ -191,9 +193,19 @@ impl Env {
 /// A valid numeric CNPJ built from `n`, unique per `n`.
 pub fn cnpj(n: u64) -> String {
     let base = format!("{:012}", 10_000_000_000 + n);
-    let bytes: [u8; 12] = base.as_bytes().try_into().expect("12 digits");
-    let [a, b] = registry_core::cnpj::check_digits(&bytes);
-    format!("{base}{a}{b}")
+    common::cnpj_of(base.as_bytes().try_into().expect("12 digits"))
+}
+
+/// A CNPJ written with its punctuation: `12.345.678/0001-95`.
+pub fn punctuated(cnpj: &str) -> String {
+    format!(
+        "{}.{}.{}/{}-{}",
+        &cnpj[..2],
+        &cnpj[2..5],
+        &cnpj[5..8],
+        &cnpj[8..12],
+        &cnpj[12..]
+    )
 }
 
 /// `registry facility create` flags for a valid facility.

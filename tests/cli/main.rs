@@ -1,6 +1,9 @@
 //! End-to-end tests of the `registry` CLI: a real server on SQLite in this process, and the real
 //! `registry` binary run as a subprocess with a private config folder.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod documents;
 mod equipment;
 mod facilities;

@@ -38,10 +38,7 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         ])
         .await
         .expect(0)
-        .json()["_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .id();
 
     // Co-57, 370 MBq certified 2026-01-01T00:00Z, read one half-life (271.74 d) later: 185 MBq
     // expected; 175 is −5.41 %, past ±5 %.
@@ -179,10 +176,7 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
         ])
         .await
         .expect(0)
-        .json()["_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .id();
 
     let mut record = env.command(&[
         "test",

@@ -1,7 +1,7 @@
 //! Prompts driven through a pseudo-terminal, as a person would use them: the facility wizard,
 //! and equipment, test types and conclusions picked from lists.
 
-use crate::harness::{Env, answer, cnpj, facility_flags, strs};
+use crate::harness::{Env, answer, cnpj, facility_flags, punctuated, strs};
 use registry_client::ListQuery;
 use rexpect::session::spawn_command;
 use serde_json::{Value, json};
@@ -13,14 +13,7 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
     let bare = cnpj(77);
     let mut wrong = bare.clone();
     wrong.replace_range(13.., if bare.ends_with('0') { "1" } else { "0" });
-    let punctuated = format!(
-        "{}.{}.{}/{}-{}",
-        &bare[..2],
-        &bare[2..5],
-        &bare[5..8],
-        &bare[8..12],
-        &bare[12..]
-    );
+    let punctuated = punctuated(&bare);
     let mut cmd = env.command(&["facility", "create"]);
     cmd.env("TERM", "xterm");
     let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
