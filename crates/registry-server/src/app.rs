@@ -1,10 +1,12 @@
 //! Building and running the service: state, router, middleware, first Administrator.
 
-use crate::auth::{JwtKeys, hash_password};
+use crate::auth::hash_password;
 use crate::config::Config;
 use crate::db::{Db, new_id, now};
 use crate::error::ApiError;
+use crate::extract::JSON_BODY_LIMIT;
 use crate::mail::Mailer;
+use crate::secrets::JwtKeys;
 use crate::store::users::{self, UserRow};
 use anyhow::Context;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
@@ -23,9 +25,6 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::TraceLayer;
-
-/// JSON bodies are small; uploads have their own limits on their routes.
-pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
 
 pub use crate::state::AppState;
 
@@ -104,7 +103,16 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let worker = crate::email_worker::spawn(self.state.clone());
+        let worker = tokio::spawn({
+            let state = self.state.clone();
+            async move {
+                let instance = crate::db::new_id();
+                tokio::join!(
+                    crate::email_worker::run(&state, &instance),
+                    crate::notices::run(&state, &instance)
+                );
+            }
+        });
         let sweeper = tokio::spawn(sweep(self.state.clone()));
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(hyper_util::rt::TokioTimer::new())

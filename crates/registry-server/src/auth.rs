@@ -10,24 +10,10 @@ use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts};
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use jsonwebtoken::{Algorithm, Header, Validation};
 use registry_core::Role;
 use registry_core::user::is_staff;
 use serde::{Deserialize, Serialize};
-
-pub struct JwtKeys {
-    encoding: EncodingKey,
-    decoding: DecodingKey,
-}
-
-impl JwtKeys {
-    pub fn new(secret: &[u8]) -> Self {
-        JwtKeys {
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
-        }
-    }
-}
 
 /// The token's claims (product.md §3). `ver` is the user's token version when it was issued.
 #[derive(Debug, Serialize, Deserialize)]

@@ -109,15 +109,6 @@ pub struct Tx {
 }
 
 impl Tx {
-    /// Locks the record `id` of `table` until this transaction ends, so that a read → check →
-    /// write of it cannot interleave with another request's (two edits with the same `If-Match`,
-    /// two signatures of one document). PostgreSQL takes a row lock (`FOR UPDATE`); on SQLite
-    /// every write transaction runs on the one writer connection, one after another, already.
-    /// Call it first, before reading what the checks look at.
-    pub async fn lock(&mut self, table: &'static str, id: &str) -> Result<(), sqlx::Error> {
-        crate::store::lock_row(&mut self.conn, table, id).await
-    }
-
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         let committed = match self.conn.0 {
             Inner::SqliteTx(t) => t.commit().await,

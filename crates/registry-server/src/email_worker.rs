@@ -3,7 +3,7 @@
 //! backoff.
 
 use crate::config::DocumentSettings;
-use crate::db::{new_id, timestamp};
+use crate::db::timestamp;
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::claims::{self, Queue};
@@ -20,27 +20,19 @@ const MAX_ATTACHMENT: i64 = 10 * 1024 * 1024;
 const BATCH: i64 = 20;
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
-/// Runs the worker until the task is aborted: the scheduled document e-mails and, in the same
-/// task, the daily notice digests ([`crate::notices::run`]).
-pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
-    let instance = new_id();
-    tokio::spawn(async move {
-        let schedules = async {
-            let poll = state.config.documents.email_poll_interval;
-            loop {
-                match run_once(&state, &instance).await {
-                    // A full batch: more may be due right now.
-                    Ok(n) if n as i64 == BATCH => continue,
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::warn!(error = format!("{e:#}"), "e-mail worker round failed")
-                    }
-                }
-                tokio::time::sleep(poll).await;
-            }
-        };
-        tokio::join!(schedules, crate::notices::run(&state, &instance));
-    })
+/// Sends the scheduled document e-mails as they fall due, until the task is aborted (the server
+/// runs it beside the notice digests, under one instance id).
+pub async fn run(state: &AppState, instance: &str) {
+    let poll = state.config.documents.email_poll_interval;
+    loop {
+        match run_once(state, instance).await {
+            // A full batch: more may be due right now.
+            Ok(n) if n as i64 == BATCH => continue,
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "e-mail worker round failed"),
+        }
+        tokio::time::sleep(poll).await;
+    }
 }
 
 /// One round: claim what is due, send each, record each outcome. Returns how many were claimed.

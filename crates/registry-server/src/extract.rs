@@ -9,6 +9,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 pub const DEFAULT_PAGE_SIZE: i64 = 20;
+/// JSON bodies are small; uploads have their own limits on their routes.
+pub const JSON_BODY_LIMIT: usize = 1024 * 1024;
+
 pub const MAX_PAGE_SIZE: i64 = 200;
 /// The deepest page that may be asked for: beyond it `(pageNum − 1) × pageSize` would approach
 /// the range of a 64-bit offset; no list is that long.

@@ -127,7 +127,7 @@ fn round(x: f64) -> f64 {
 }
 
 /// Runs the digest rounds until the task is aborted (inside the e-mail worker's task, see
-/// [`crate::email_worker::spawn`]); returns at once when the digest is turned off.
+/// the server's mail worker); returns at once when the digest is turned off.
 pub async fn run(state: &AppState, instance: &str) {
     if state.config.notices.digest_hour.is_none() {
         return;

@@ -8,8 +8,24 @@ use anyhow::Context;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use ed25519_dalek::SigningKey;
+use jsonwebtoken::{DecodingKey, EncodingKey};
 use rand::RngCore;
 use std::path::Path;
+
+/// The keys tokens are signed and checked with (HS256 over the JWT secret).
+pub struct JwtKeys {
+    pub(crate) encoding: EncodingKey,
+    pub(crate) decoding: DecodingKey,
+}
+
+impl JwtKeys {
+    pub fn new(secret: &[u8]) -> Self {
+        JwtKeys {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+        }
+    }
+}
 
 const JWT_FILE: &str = "jwt-secret";
 const SIGNING_KEY_FILE: &str = "signing-key";

@@ -1,9 +1,9 @@
 //! The state every handler receives: the database, settings, keys and the shared services.
 
-use crate::auth::JwtKeys;
 use crate::config::Config;
 use crate::db::Db;
 use crate::mail::Mailer;
+use crate::secrets::JwtKeys;
 use std::sync::Arc;
 
 #[derive(Clone)]

@@ -332,7 +332,7 @@ async fn edit(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
     // An Administrator sending `active: true` also lifts the account's failed-login delay.
     let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
     let mut tx = state.db.begin().await?;
-    tx.lock("users", &id).await?;
+    crate::store::lock_row(&mut tx, "users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
     if let Some(roles) = changes.roles {
@@ -420,7 +420,7 @@ async fn exclude(
 ) -> Result<Json<Message>> {
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("users", &id).await?;
+    crate::store::lock_row(&mut tx, "users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
     if user.active {

@@ -3,11 +3,11 @@
 //! public signing key.
 
 use crate::access::visible;
-use crate::app::JSON_BODY_LIMIT;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
+use crate::extract::JSON_BODY_LIMIT;
 use crate::extract::{JsonBody, ListParams};
 use crate::extract::{Path, Query};
 use crate::objects::{StagedFile, sniff_document, stage};
@@ -452,7 +452,7 @@ async fn edit(State(state): State<AppState>, caller: Caller, request: Request) -
         None => None,
     };
     let mut tx = state.db.begin().await?;
-    tx.lock("documents", &id).await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
     // Re-read inside the write transaction: another request may have moved it meanwhile.
     let fresh = load_state(&mut tx, &id).await?;
     if fresh.status != current.status || fresh.file_version != current.file_version {
@@ -562,7 +562,7 @@ async fn sign(State(state): State<AppState>, caller: Caller, body: JsonBody) -> 
     caller.require_any(SIGNERS)?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("documents", &id).await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
     let current = load_state(&mut tx, &id).await?;
     document::transition(current.status, Move::Sign).map_err(invalid_transition)?;
     let before = load(&mut tx, &caller, &id).await?;
@@ -617,7 +617,7 @@ async fn liberate(
     caller.require_any(RELEASERS)?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("documents", &id).await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
     let current = load_state(&mut tx, &id).await?;
     document::transition(current.status, Move::Liberate).map_err(invalid_transition)?;
     let before = load(&mut tx, &caller, &id).await?;
@@ -652,7 +652,7 @@ async fn exclude(
     caller.require_staff()?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("documents", &id).await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
     let before = load(&mut tx, &caller, &id).await?;
     store::archive(&mut tx, &id, &now()).await?;
     record(&mut tx, &id, "deleted", &caller, Some(&before), None).await?;
@@ -695,7 +695,7 @@ async fn comment(
         }
     };
     let mut tx = state.db.begin().await?;
-    tx.lock("documents", &id).await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
     load(&mut tx, &caller, &id).await?;
     let comment_id = new_id();
     store::add_comment(&mut tx, &comment_id, &id, &caller.id, &text, &now()).await?;
@@ -808,7 +808,7 @@ async fn schedule_email(
         }
     }
     let mut tx = state.db.begin().await?;
-    tx.lock("documents", &id).await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
     let current = load_state(&mut tx, &id).await?;
     if current.status != DocumentStatus::Released {
         return Err(ApiError::conflict(

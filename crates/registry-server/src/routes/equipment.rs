@@ -213,7 +213,7 @@ async fn edit(
     let id = JsonBody::id(&value)?;
     let changes = read_equipment(&value, false).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("equipment", &id).await?;
+    crate::store::lock_row(&mut tx, "equipment", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;
@@ -296,7 +296,7 @@ async fn exclude(
     caller.require_staff()?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("equipment", &id).await?;
+    crate::store::lock_row(&mut tx, "equipment", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;

@@ -161,7 +161,7 @@ async fn edit_type(
     let id = JsonBody::id(&value)?;
     let changes = read_equipment_type(&value, false).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("equipment_types", &id).await?;
+    crate::store::lock_row(&mut tx, "equipment_types", &id).await?;
     let before = equipment_type(&mut tx, &id).await?;
     let mut t = before.clone();
     if let Some(name) = changes.name {
@@ -201,7 +201,7 @@ async fn exclude_type(
     caller.require_any(&[Role::Administrator])?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("equipment_types", &id).await?;
+    crate::store::lock_row(&mut tx, "equipment_types", &id).await?;
     let t = equipment_type(&mut tx, &id).await?;
     let (equipment, test_types) = store::type_users(&mut tx, &id).await?;
     if equipment + test_types > 0 {
@@ -362,7 +362,7 @@ async fn edit_test_type(
     let id = JsonBody::id(&value)?;
     let changes = read_test_type(&value, false).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("test_types", &id).await?;
+    crate::store::lock_row(&mut tx, "test_types", &id).await?;
     let before = test_type(&mut tx, &id).await?;
     let mut t = before.clone();
     if let Some(type_id) = changes
@@ -435,7 +435,7 @@ async fn exclude_test_type(
     caller.require_any(&[Role::Administrator])?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("test_types", &id).await?;
+    crate::store::lock_row(&mut tx, "test_types", &id).await?;
     let t = test_type(&mut tx, &id).await?;
     let records = store::test_type_records(&mut tx, &id).await?;
     if records > 0 {

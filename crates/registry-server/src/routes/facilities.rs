@@ -338,7 +338,7 @@ async fn apply_edit(
     action: &str,
 ) -> Result<Response> {
     let mut tx = state.db.begin().await?;
-    tx.lock("facilities", id).await?;
+    crate::store::lock_row(&mut tx, "facilities", id).await?;
     let before = store::view(&mut tx, id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;
@@ -469,7 +469,7 @@ async fn exclude(
     caller.require_staff()?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("facilities", &id).await?;
+    crate::store::lock_row(&mut tx, "facilities", &id).await?;
     let before = store::view(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;

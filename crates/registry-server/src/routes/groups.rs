@@ -127,7 +127,7 @@ async fn edit(
     let id = JsonBody::id(&value)?;
     let changes = read_group(&value, false).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("facility_groups", &id).await?;
+    crate::store::lock_row(&mut tx, "facility_groups", &id).await?;
     let before = groups::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("group"))?;
@@ -153,7 +153,7 @@ async fn exclude(
     caller.require_any(&[Role::Administrator])?;
     let id = JsonBody::id(&body.value()?)?;
     let mut tx = state.db.begin().await?;
-    tx.lock("facility_groups", &id).await?;
+    crate::store::lock_row(&mut tx, "facility_groups", &id).await?;
     let group = groups::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("group"))?;

@@ -116,7 +116,7 @@ async fn upload(
         )
     })?;
     let mut tx = state.db.begin().await?;
-    tx.lock("facilities", &id).await?;
+    crate::store::lock_row(&mut tx, "facilities", &id).await?;
     visible(&mut tx, &caller, &id).await?;
     let at = now();
     store::set_image(&mut tx, &id, kind, content_type, &data, &at).await?;
@@ -175,7 +175,7 @@ async fn remove(
 ) -> Result<Response> {
     caller.require_staff()?;
     let mut tx = state.db.begin().await?;
-    tx.lock("facilities", &id).await?;
+    crate::store::lock_row(&mut tx, "facilities", &id).await?;
     visible(&mut tx, &caller, &id).await?;
     if store::remove_image(&mut tx, &id, kind).await? {
         let at = now();

@@ -355,7 +355,7 @@ async fn edit(
         ));
     }
     let mut tx = state.db.begin().await?;
-    tx.lock("qc_tests", &id).await?;
+    crate::store::lock_row(&mut tx, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
@@ -393,7 +393,7 @@ async fn delete(
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
     let mut tx = state.db.begin().await?;
-    tx.lock("qc_tests", &id).await?;
+    crate::store::lock_row(&mut tx, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;

@@ -49,8 +49,12 @@ pub async fn ping(conn: &mut crate::db::Conn) -> Result<(), sqlx::Error> {
     }
 }
 
-/// Locks the record `id` of `table` until the transaction ends (see [`crate::db::Tx::lock`]).
-pub(crate) async fn lock_row(
+/// Locks the record `id` of `table` until the transaction ends, so that a read → check → write
+/// of it cannot interleave with another request's (two edits with the same `If-Match`, two
+/// signatures of one document). PostgreSQL takes a row lock (`FOR UPDATE`); on SQLite every
+/// write transaction runs on the one writer connection, one after another, already. Call it
+/// first in the transaction, before reading what the checks look at.
+pub async fn lock_row(
     conn: &mut crate::db::Conn,
     table: &'static str,
     id: &str,
