@@ -10,7 +10,9 @@ use std::fmt;
 use utoipa::ToSchema;
 
 mod draft;
+mod email;
 pub use draft::{DocumentDraft, parse_date, read_document, validity_after_date};
+pub use email::{EmailSchedule, read_email_schedule};
 
 /// Where a document is in its review: the exact Portuguese values of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]

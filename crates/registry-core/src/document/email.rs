@@ -1,0 +1,218 @@
+//! Reading a request to e-mail a released document (`POST /document/scheduleEmail`): when to send
+//! (`sendAt`, default now) and to whom (`to`, default the facility's active users), reporting
+//! every failing field at once.
+
+use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::values::Email;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+/// A valid schedule: its time and its recipients (at least one, repeated neighbours removed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmailSchedule {
+    pub send_at: DateTime<Utc>,
+    pub recipients: Vec<String>,
+}
+
+/// Reads `sendAt` and `to` from a request body. `now` is the default time; `facility_users`
+/// are the recipients when `to` is absent or `null`.
+pub fn read_email_schedule(
+    body: &Value,
+    now: DateTime<Utc>,
+    facility_users: Vec<String>,
+) -> Result<EmailSchedule, Vec<FieldError>> {
+    let mut errs = FieldErrors::default();
+    let send_at = read_send_at(body.get("sendAt"), &mut errs).unwrap_or(now);
+    let mut recipients = match read_to(body.get("to"), &mut errs) {
+        None if facility_users.is_empty() => {
+            errs.push(
+                "to",
+                FieldCode::Required,
+                "is required: the facility has no active users to send to",
+            );
+            Vec::new()
+        }
+        None => facility_users,
+        Some(given) if given.is_empty() && errs.is_empty() => {
+            errs.push("to", FieldCode::Required, "needs at least one address");
+            given
+        }
+        Some(given) => given,
+    };
+    recipients.dedup();
+    errs.finish(EmailSchedule {
+        send_at,
+        recipients,
+    })
+}
+
+/// `sendAt`: an RFC 3339 time; absent, `null` or blank is `None` (now).
+fn read_send_at(v: Option<&Value>, errs: &mut FieldErrors) -> Option<DateTime<Utc>> {
+    match v {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => match DateTime::parse_from_rfc3339(s.trim()) {
+            Ok(t) => Some(t.with_timezone(&Utc)),
+            Err(_) => {
+                errs.push(
+                    "sendAt",
+                    FieldCode::InvalidValue,
+                    "must be an RFC 3339 time, e.g. 2026-11-21T09:00:00Z",
+                );
+                None
+            }
+        },
+        Some(_) => {
+            errs.push(
+                "sendAt",
+                FieldCode::InvalidValue,
+                "must be an RFC 3339 time string",
+            );
+            None
+        }
+    }
+}
+
+/// `to`: an array of addresses or one string of addresses separated by `,` or `;`. `None` when
+/// absent or `null` (or not a list); otherwise the valid addresses, each invalid one reported.
+fn read_to(v: Option<&Value>, errs: &mut FieldErrors) -> Option<Vec<String>> {
+    let given: Vec<String> = match v {
+        None | Some(Value::Null) => return None,
+        Some(Value::String(s)) => s
+            .split([',', ';'])
+            .map(|a| a.trim().to_owned())
+            .filter(|a| !a.is_empty())
+            .collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| match v.as_str() {
+                Some(s) => Some(s.trim().to_owned()),
+                None => {
+                    errs.push(
+                        format!("to[{i}]"),
+                        FieldCode::InvalidEmail,
+                        "must be an e-mail address",
+                    );
+                    None
+                }
+            })
+            .collect(),
+        Some(_) => {
+            errs.push(
+                "to",
+                FieldCode::InvalidValue,
+                "must be an array of e-mail addresses",
+            );
+            return None;
+        }
+    };
+    let mut recipients = Vec::new();
+    for (i, raw) in given.iter().enumerate() {
+        match Email::parse(raw) {
+            Some(e) => recipients.push(e.as_str().to_owned()),
+            None => errs.push(
+                format!("to[{i}]"),
+                FieldCode::InvalidEmail,
+                "is not a valid e-mail address",
+            ),
+        }
+    }
+    Some(recipients)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn now() -> DateTime<Utc> {
+        "2026-11-20T12:00:00Z".parse().unwrap()
+    }
+
+    fn users() -> Vec<String> {
+        vec!["a@example.com".into(), "b@example.com".into()]
+    }
+
+    fn fields(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
+        errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
+    }
+
+    #[test]
+    fn defaults_to_now_and_the_facility_users() {
+        let s = read_email_schedule(&json!({"_id": "d"}), now(), users()).unwrap();
+        assert_eq!(s.send_at, now());
+        assert_eq!(s.recipients, users());
+        let s = read_email_schedule(&json!({"sendAt": " ", "to": null}), now(), users()).unwrap();
+        assert_eq!((s.send_at, s.recipients), (now(), users()));
+    }
+
+    #[test]
+    fn reads_send_at_in_any_offset_as_utc() {
+        let s = read_email_schedule(
+            &json!({"sendAt": "2026-11-21T09:00:00-03:00"}),
+            now(),
+            users(),
+        )
+        .unwrap();
+        assert_eq!(s.send_at.to_rfc3339(), "2026-11-21T12:00:00+00:00");
+    }
+
+    #[test]
+    fn reads_to_as_a_list_or_a_separated_string() {
+        let s = read_email_schedule(
+            &json!({"to": "x@example.com; y@example.com,,y@example.com"}),
+            now(),
+            vec![],
+        )
+        .unwrap();
+        assert_eq!(s.recipients, ["x@example.com", "y@example.com"]);
+        let s = read_email_schedule(&json!({"to": [" x@example.com "]}), now(), vec![]).unwrap();
+        assert_eq!(s.recipients, ["x@example.com"]);
+    }
+
+    #[test]
+    fn reports_every_field_at_once() {
+        let e = read_email_schedule(
+            &json!({"sendAt": "tomorrow", "to": ["ok@example.com", "nope", 5]}),
+            now(),
+            users(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            fields(&e),
+            [
+                ("sendAt", FieldCode::InvalidValue),
+                ("to[2]", FieldCode::InvalidEmail),
+                ("to[1]", FieldCode::InvalidEmail),
+            ]
+        );
+        assert_eq!(e[1].message, "must be an e-mail address");
+        assert_eq!(e[2].message, "is not a valid e-mail address");
+        let e = read_email_schedule(&json!({"sendAt": 5, "to": 5}), now(), vec![]).unwrap_err();
+        assert_eq!(
+            fields(&e),
+            [
+                ("sendAt", FieldCode::InvalidValue),
+                ("to", FieldCode::InvalidValue),
+                ("to", FieldCode::Required),
+            ]
+        );
+        assert_eq!(e[0].message, "must be an RFC 3339 time string");
+    }
+
+    #[test]
+    fn needs_someone_to_send_to() {
+        let e = read_email_schedule(&json!({}), now(), vec![]).unwrap_err();
+        assert_eq!(fields(&e), [("to", FieldCode::Required)]);
+        assert_eq!(
+            e[0].message,
+            "is required: the facility has no active users to send to"
+        );
+        let e = read_email_schedule(&json!({"to": " , "}), now(), users()).unwrap_err();
+        assert_eq!(fields(&e), [("to", FieldCode::Required)]);
+        assert_eq!(e[0].message, "needs at least one address");
+        let e = read_email_schedule(&json!({"to": []}), now(), users()).unwrap_err();
+        assert_eq!(e[0].message, "needs at least one address");
+    }
+}

@@ -1,0 +1,72 @@
+//! Scheduling a released document's e-mail.
+
+use super::{ScheduleBody, load, load_state, record_event};
+use crate::auth::Caller;
+use crate::db::{new_id, now, timestamp};
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::state::AppState;
+use crate::store::documents as store;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use registry_core::ErrorBody;
+use registry_core::document::{Document, DocumentStatus, read_email_schedule};
+
+#[utoipa::path(
+    post, path = "/api/document/scheduleEmail", tag = "documents",
+    description = "Only `Liberado` documents. Stores the schedule; the server's worker sends it at `sendAt` \
+        (default now) to `to` or the facility's active users, exactly once, retrying with backoff.",
+    request_body = ScheduleBody,
+    responses(
+        (status = 202, description = "Scheduled; see `scheduledEmail`", body = Document),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, description = "The document is not released", body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
+pub(super) async fn schedule_email(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
+    let current = load_state(&mut tx, &id).await?;
+    if current.status != DocumentStatus::Released {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!(
+                "Only released (Liberado) documents can be e-mailed; this one is \"{}\".",
+                current.status
+            ),
+        ));
+    }
+    let facility_users = store::facility_recipients(&mut tx, &current.facility_id).await?;
+    let schedule = read_email_schedule(&value, chrono::Utc::now(), facility_users)
+        .map_err(ApiError::Validation)?;
+    let schedule_id = new_id();
+    let send_at = timestamp(schedule.send_at);
+    store::schedule_email(
+        &mut tx,
+        &store::NewSchedule {
+            id: &schedule_id,
+            document_id: &id,
+            recipients: &schedule.recipients,
+            send_at: &send_at,
+            by: &caller.id,
+            at: &now(),
+        },
+    )
+    .await?;
+    let after = load(&mut tx, &caller, &id).await?;
+    let detail =
+        serde_json::json!({ "_id": schedule_id, "sendAt": send_at, "to": schedule.recipients });
+    record_event(&mut tx, &id, "email_scheduled", &caller, &detail).await?;
+    tx.commit().await?;
+    Ok((StatusCode::ACCEPTED, Json(after)).into_response())
+}

@@ -1,0 +1,97 @@
+//! Lists of documents, filtered and paged.
+
+use super::scope;
+use crate::auth::Caller;
+use crate::error::{ApiError, Result};
+use crate::extract::{ListParams, Path};
+use crate::state::AppState;
+use crate::store::documents::{self as store, DocumentFilter};
+use axum::Json;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use registry_core::ErrorBody;
+use registry_core::api::ListEnvelope;
+use registry_core::document::{self, Document, DocumentStatus};
+
+fn filter_from(params: &ListParams, caller: &Caller) -> Result<DocumentFilter> {
+    let mut filter = scope(caller);
+    if let Some(s) = params.text("status") {
+        filter.status = Some(DocumentStatus::parse_value_or_slug(&s).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "status must be one of {}.",
+                DocumentStatus::allowed()
+            ))
+        })?);
+    }
+    filter.facility_id = params
+        .text("facilityId")
+        .or_else(|| params.text("facility"));
+    filter.equipment_id = params
+        .text("equipmentId")
+        .or_else(|| params.text("equipment"));
+    filter.test_id = params.text("testId").or_else(|| params.text("test"));
+    for (key, slot) in [
+        ("dateGte", &mut filter.date_gte),
+        ("dateLt", &mut filter.date_lt),
+    ] {
+        if let Some(raw) = params.text(key) {
+            *slot = Some(document::parse_date(&raw).ok_or_else(|| {
+                ApiError::BadRequest(format!("{key} must be a date as YYYY-MM-DD."))
+            })?);
+        }
+    }
+    filter.q = params.text("q");
+    Ok(filter)
+}
+
+async fn list_with(
+    state: &AppState,
+    filter: DocumentFilter,
+    params: &ListParams,
+) -> Result<Response> {
+    let mut conn = state.db.read().await?;
+    let (list, total) = store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    })
+    .into_response())
+}
+
+#[utoipa::path(
+    get, path = "/api/documents", tag = "documents",
+    description = "Newest first. Filters (`?filters=<json>` or plain params): `status` (value or slug), \
+        `facilityId`, `equipmentId`, `testId`, `dateGte`, `dateLt`, `q`; paging `pageNum`, `pageSize`. \
+        A `Cliente` sees only released documents of their facilities.",
+    responses((status = 200, body = ListEnvelope<Document>), (status = 400, body = ErrorBody))
+)]
+pub(super) async fn list(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Response> {
+    let filter = filter_from(&params, &caller)?;
+    list_with(&state, filter, &params).await
+}
+
+#[utoipa::path(
+    get, path = "/api/documents/{status}", tag = "documents",
+    params(("status" = String, Path, description = "A status value (`Falta assinar`) or its slug (`falta-assinar`)")),
+    responses((status = 200, body = ListEnvelope<Document>), (status = 404, body = ErrorBody))
+)]
+pub(super) async fn list_by_status(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(status): Path<String>,
+    params: ListParams,
+) -> Result<Response> {
+    let status = DocumentStatus::parse_value_or_slug(&status).ok_or_else(|| {
+        ApiError::NotFound(format!(
+            "No such document status; use one of {}.",
+            DocumentStatus::allowed()
+        ))
+    })?;
+    let mut filter = filter_from(&params, &caller)?;
+    filter.status = Some(status);
+    list_with(&state, filter, &params).await
+}

@@ -1,0 +1,179 @@
+//! Documents (spec §4.5, product.md §5): upload, download, edit with file versions, the status
+//! machine (sign, send back, release), soft delete, comments, lists, e-mail schedules and the
+//! public signing key. One file a concern; this one routes, describes, and holds what they share.
+
+mod email;
+mod lifecycle;
+mod list;
+mod read;
+mod signing_key;
+mod upload;
+
+use crate::auth::Caller;
+use crate::db::Conn;
+use crate::error::{ApiError, Result};
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::documents::{self as store, DocumentFilter, DocumentState};
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use registry_core::api::ListEnvelope;
+use registry_core::document::{self, Document, SigningKeyInfo};
+use registry_core::{ErrorBody, Role};
+use serde_json::Value;
+
+/// Roles that may sign, and send a document back for correction.
+const SIGNERS: &[Role] = &[Role::Administrator, Role::Physicist];
+
+pub fn router() -> Router<AppState> {
+    // Uploads stream past the JSON limit; their own limit is checked while the file is read.
+    Router::new()
+        .route(
+            "/document/register",
+            post(upload::register).layer(DefaultBodyLimit::disable()),
+        )
+        .route(
+            "/document/edit",
+            post(upload::edit).layer(DefaultBodyLimit::disable()),
+        )
+        .route("/document/sign", post(lifecycle::sign))
+        .route("/document/liberate", post(lifecycle::liberate))
+        .route("/document/exclude", post(lifecycle::exclude))
+        .route("/document/scheduleEmail", post(email::schedule_email))
+        .route("/document/{id}/comment", post(lifecycle::comment))
+        .route("/document/{id}/file", get(read::download))
+        .route("/document/{id}", get(read::show))
+        .route("/documents", get(list::list))
+        .route("/documents/{status}", get(list::list_by_status))
+        .route("/signing-key", get(signing_key::signing_key))
+}
+
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    #[derive(utoipa::OpenApi)]
+    #[openapi(
+        paths(upload::register, upload::edit, lifecycle::sign, lifecycle::liberate, lifecycle::exclude, email::schedule_email, lifecycle::comment, read::download, read::show, list::list, list::list_by_status, signing_key::signing_key),
+        components(schemas(Document, ListEnvelope<Document>, SigningKeyInfo, ErrorBody, IdBody, CommentBody, ScheduleBody, UploadForm))
+    )]
+    struct DocumentsApi;
+    DocumentsApi::openapi()
+}
+
+/// `{"_id"}` of the document to act on (extra fields are ignored).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct IdBody {
+    #[schema(rename = "_id")]
+    id: String,
+}
+
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct CommentBody {
+    text: String,
+}
+
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+#[schema(rename_all = "camelCase")]
+struct ScheduleBody {
+    #[schema(rename = "_id")]
+    id: String,
+    /// RFC 3339 time; default now.
+    send_at: Option<String>,
+    /// Addresses (array or one string); default the facility's active users.
+    to: Option<Vec<String>>,
+}
+
+/// `multipart/form-data`: a `file` part (PDF, PNG, JPEG or WebP) and the fields as parts or one
+/// `data` JSON part.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct UploadForm {
+    #[schema(format = Binary)]
+    file: String,
+    name: String,
+    facility: String,
+    equipment: Option<String>,
+    test: Option<String>,
+    /// `YYYY-MM-DD`.
+    date: String,
+    /// `YYYY-MM-DD`, after `date`.
+    validity: String,
+    conclusion: Option<String>,
+    /// `true` starts the document `Em andamento` instead of `Falta assinar`.
+    draft: Option<bool>,
+    /// JSON object with the fields above, instead of one part each.
+    data: Option<String>,
+}
+
+fn invalid_transition(e: document::InvalidTransition) -> ApiError {
+    ApiError::conflict("invalid_transition", format!("Invalid transition: {e}."))
+}
+
+async fn record(
+    conn: &mut Conn,
+    id: &str,
+    action: &str,
+    caller: &Caller,
+    before: Option<&Document>,
+    after: Option<&Document>,
+) -> Result<()> {
+    audit::record_change(
+        conn,
+        Some(&caller.id),
+        "document",
+        id,
+        action,
+        before,
+        after,
+    )
+    .await?;
+    Ok(())
+}
+
+/// What a caller may read: staff everything, a `Cliente` released documents of their facilities.
+fn scope(caller: &Caller) -> DocumentFilter {
+    DocumentFilter {
+        client: (!caller.is_staff()).then(|| caller.id.clone()),
+        ..Default::default()
+    }
+}
+
+async fn load(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Document> {
+    store::view(conn, id, &scope(caller))
+        .await?
+        .ok_or_else(|| ApiError::not_found("document"))
+}
+
+async fn load_state(conn: &mut Conn, id: &str) -> Result<DocumentState> {
+    store::state(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("document"))
+}
+
+/// An audit entry for what a document gains without changing itself (a comment, an e-mail
+/// schedule), with its `detail`.
+async fn record_event(
+    conn: &mut Conn,
+    id: &str,
+    action: &str,
+    caller: &Caller,
+    detail: &Value,
+) -> Result<()> {
+    audit::record(
+        conn,
+        audit::Change {
+            entity: "document",
+            entity_id: id,
+            action,
+            actor: Some(&caller.id),
+            before: None,
+            after: Some(detail),
+            role_changes: &[],
+        },
+    )
+    .await?;
+    Ok(())
+}

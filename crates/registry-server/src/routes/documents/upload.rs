@@ -1,0 +1,410 @@
+//! Uploading a document and editing it (fields, status, a new file version).
+
+use super::{SIGNERS, UploadForm, invalid_transition, load, load_state, record};
+use crate::access::visible;
+use crate::auth::Caller;
+use crate::db::{Conn, new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::JSON_BODY_LIMIT;
+use crate::extract::JsonBody;
+use crate::objects::{StagedFile, sniff_document, stage};
+use crate::state::AppState;
+use crate::store::documents::{self as store, DocumentState, MetadataChanges};
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{FromRequest, Multipart, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures::TryStreamExt;
+use registry_core::document::{self, Document, DocumentDraft, DocumentStatus, FileInfo, Move};
+use registry_core::{ErrorBody, FieldCode, FieldErrors};
+use serde_json::{Map, Value};
+
+fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
+    ApiError::BadRequest(format!("Malformed multipart body: {}.", e.body_text()))
+}
+
+/// An upload's text fields and its staged file (with the client's file name).
+struct Upload {
+    fields: Map<String, Value>,
+    file: Option<(StagedFile, String)>,
+}
+
+/// Reads a multipart body: the `file` part is streamed to a temporary file; other parts are
+/// fields (their total bounded like a JSON body), a `data` part holding a JSON object of fields.
+async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Upload> {
+    let mut fields = Map::new();
+    let mut file = None;
+    let mut text_bytes = 0usize;
+    while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or_default().to_owned();
+        if name == "file" {
+            let file_name = field
+                .file_name()
+                .map(str::to_owned)
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| "document".into());
+            let staged = stage(
+                state.objects.staging_dir(),
+                field.map_err(multipart_error),
+                state.config.documents.upload_limit,
+            )
+            .await?;
+            file = Some((staged, file_name));
+            continue;
+        }
+        let text = field.text().await.map_err(multipart_error)?;
+        text_bytes += text.len();
+        if text_bytes > JSON_BODY_LIMIT {
+            return Err(ApiError::PayloadTooLarge(
+                "The form fields are larger than allowed.".into(),
+            ));
+        }
+        if name == "data" {
+            match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(o)) => fields.extend(o),
+                _ => {
+                    return Err(ApiError::BadRequest(
+                        "The `data` part must be a JSON object of the document's fields.".into(),
+                    ));
+                }
+            }
+        } else {
+            fields.insert(name, Value::String(text));
+        }
+    }
+    let errors = registry_core::payload::check_object_limits(&fields);
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    Ok(Upload { fields, file })
+}
+
+/// A staged file checked by its magic bytes and put in the object store.
+async fn store_file(state: &AppState, staged: &StagedFile, name: String) -> Result<FileInfo> {
+    if staged.size == 0 {
+        return Err(ApiError::field("file", FieldCode::Required, "is empty"));
+    }
+    let content_type = sniff_document(&staged.head).ok_or_else(|| {
+        ApiError::field(
+            "file",
+            FieldCode::InvalidValue,
+            "must be a PDF or an image (PNG, JPEG or WebP)",
+        )
+    })?;
+    state.objects.put_staged(staged).await?;
+    Ok(FileInfo {
+        name,
+        content_type: content_type.to_owned(),
+        size: staged.size as i64,
+        sha256: staged.sha256.clone(),
+    })
+}
+
+/// Checks that new equipment and test references belong to the facility, and the test to the
+/// document's (possibly unchanged) equipment.
+async fn check_references(
+    conn: &mut Conn,
+    facility_id: &str,
+    equipment: Option<&str>,
+    test: Option<&str>,
+    effective_equipment: Option<&str>,
+    errs: &mut FieldErrors,
+) -> Result<()> {
+    if let Some(eq) = equipment
+        && !store::equipment_in_facility(conn, eq, facility_id).await?
+    {
+        errs.push(
+            "equipment",
+            FieldCode::InvalidValue,
+            "is not live equipment of the document's facility",
+        );
+    }
+    if let Some(test) = test {
+        match store::test_equipment(conn, test, facility_id).await? {
+            None => errs.push(
+                "test",
+                FieldCode::InvalidValue,
+                "is not a live QC test of the document's facility",
+            ),
+            Some(of) if effective_equipment.is_some_and(|eq| eq != of) => errs.push(
+                "test",
+                FieldCode::InvalidValue,
+                "is a QC test of other equipment",
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+#[utoipa::path(
+    post, path = "/api/document/register", tag = "documents",
+    request_body(content = UploadForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 201, description = "Stored; starts `Falta assinar` (or `Em andamento` with `draft`)", body = Document),
+        (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 413, description = "File over the upload limit", body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
+pub(super) async fn register(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: Request,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let multipart = Multipart::from_request(request, &state)
+        .await
+        .map_err(|_| {
+            ApiError::BadRequest(
+                "Expected a multipart/form-data body with a `file` part and the document's fields."
+                    .into(),
+            )
+        })?;
+    let upload = read_upload(&state, multipart).await?;
+    let mut errs = FieldErrors::default();
+    let draft = match document::read_document(&upload.fields, true) {
+        Ok(d) => Some(d),
+        Err(e) => {
+            errs.extend(e);
+            None
+        }
+    };
+    if upload.file.is_none() {
+        errs.push(
+            "file",
+            FieldCode::Required,
+            "is required: a PDF or an image",
+        );
+    }
+    let (Some(draft), Some((staged, file_name))) = (draft, upload.file) else {
+        return Err(ApiError::Validation(errs.into_vec()));
+    };
+    let DocumentDraft {
+        name: Some(name),
+        facility: Some(facility_id),
+        date: Some(date),
+        validity: Some(validity),
+        ..
+    } = &draft
+    else {
+        return Err(ApiError::Validation(errs.into_vec()));
+    };
+    let equipment = draft.equipment.clone().flatten();
+    let test = draft.test.clone().flatten();
+    {
+        let mut conn = state.db.read().await?;
+        if visible(&mut conn, &caller, facility_id).await.is_err() {
+            errs.push(
+                "facility",
+                FieldCode::InvalidValue,
+                "is not a live facility",
+            );
+        } else {
+            check_references(
+                &mut conn,
+                facility_id,
+                equipment.as_deref(),
+                test.as_deref(),
+                equipment.as_deref(),
+                &mut errs,
+            )
+            .await?;
+        }
+    }
+    if !errs.is_empty() {
+        return Err(ApiError::Validation(errs.into_vec()));
+    }
+    let file = store_file(&state, &staged, file_name).await?;
+    let id = new_id();
+    let at = now();
+    let status = if draft.draft {
+        DocumentStatus::InProgress
+    } else {
+        DocumentStatus::AwaitingSignature
+    };
+    let mut tx = state.db.begin().await?;
+    store::insert(
+        &mut tx,
+        &store::NewDocument {
+            id: &id,
+            name,
+            facility_id,
+            equipment_id: equipment.as_deref(),
+            test_id: test.as_deref(),
+            date,
+            validity,
+            conclusion: draft.conclusion.clone().flatten().as_deref(),
+            status,
+            by: &caller.id,
+            at: &at,
+        },
+    )
+    .await?;
+    store::add_file(&mut tx, &id, 1, &file, &caller.id, &at).await?;
+    let doc = load(&mut tx, &caller, &id).await?;
+    record(&mut tx, &id, "uploaded", &caller, None, Some(&doc)).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(doc)).into_response())
+}
+
+/// An edit's body: JSON, or multipart when it brings a new file.
+async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
+    let is_multipart = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("multipart/form-data"));
+    if is_multipart {
+        let multipart = Multipart::from_request(request, state)
+            .await
+            .map_err(|_| ApiError::BadRequest("Malformed multipart body.".into()))?;
+        return read_upload(state, multipart).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, JSON_BODY_LIMIT)
+        .await
+        .map_err(|_| {
+            ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
+        })?;
+    let body = JsonBody::from_request(Request::from_parts(parts, Body::from(bytes)), state).await?;
+    match body.value()? {
+        Value::Object(fields) => Ok(Upload { fields, file: None }),
+        _ => Err(ApiError::field(
+            "",
+            FieldCode::InvalidValue,
+            "the body must be a JSON object",
+        )),
+    }
+}
+
+#[utoipa::path(
+    post, path = "/api/document/edit", tag = "documents",
+    description = "JSON `{_id, ...fields, status?}`, or multipart with a new `file` (kept as a new version). \
+        `status` may move `Em andamento`/`Corrigir` → `Falta assinar`, and (signers) `Falta assinar` → `Corrigir`. \
+        Signed and released documents cannot be edited.",
+    request_body(content = Object, content_type = "application/json"),
+    responses(
+        (status = 200, body = Document),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, description = "`invalid_transition`", body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)
+    )
+)]
+pub(super) async fn edit(
+    State(state): State<AppState>,
+    caller: Caller,
+    request: Request,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let upload = edit_input(&state, request).await?;
+    let id = JsonBody::id(&Value::Object(upload.fields.clone()))?;
+    let draft = document::read_document(&upload.fields, false).map_err(ApiError::Validation)?;
+    // Checked before the file goes to the store, so a refused edit leaves nothing behind.
+    let current = {
+        let mut conn = state.db.read().await?;
+        let current = load_state(&mut conn, &id).await?;
+        check_edit(&mut conn, &caller, &current, &draft).await?;
+        current
+    };
+    let file = match &upload.file {
+        Some((staged, name)) => Some(store_file(&state, staged, name.clone()).await?),
+        None => None,
+    };
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "documents", &id).await?;
+    // Re-read inside the write transaction: another request may have moved it meanwhile.
+    let fresh = load_state(&mut tx, &id).await?;
+    if fresh.status != current.status || fresh.file_version != current.file_version {
+        check_edit(&mut tx, &caller, &fresh, &draft).await?;
+    }
+    let before = load(&mut tx, &caller, &id).await?;
+    let at = now();
+    let changes = MetadataChanges {
+        name: draft.name.clone(),
+        equipment_id: draft.equipment.clone(),
+        test_id: draft.test.clone(),
+        date: draft.date.clone(),
+        validity: draft.validity.clone(),
+        conclusion: draft.conclusion.clone(),
+        status: draft.status.filter(|s| *s != fresh.status),
+    };
+    store::update_metadata(&mut tx, &id, &changes, &at).await?;
+    if let Some(file) = &file {
+        store::add_file(&mut tx, &id, fresh.file_version + 1, file, &caller.id, &at).await?;
+    }
+    let after = load(&mut tx, &caller, &id).await?;
+    let action = match (changes.status, file.is_some()) {
+        (Some(s), _) => format!("status:{}", s.slug()),
+        (None, true) => "file_replaced".into(),
+        (None, false) => "edited".into(),
+    };
+    record(&mut tx, &id, &action, &caller, Some(&before), Some(&after)).await?;
+    tx.commit().await?;
+    Ok(Json(after).into_response())
+}
+
+/// Whether this edit may apply to the document as it is now.
+async fn check_edit(
+    conn: &mut Conn,
+    caller: &Caller,
+    current: &DocumentState,
+    draft: &DocumentDraft,
+) -> Result<()> {
+    if current.status.is_frozen() {
+        return Err(ApiError::conflict(
+            "invalid_transition",
+            format!(
+                "Invalid transition: a document in \"{}\" can no longer be edited or given a new file.",
+                current.status
+            ),
+        ));
+    }
+    if let Some(to) = draft.status.filter(|s| *s != current.status) {
+        let m = Move::towards(to).filter(|m| matches!(m, Move::Submit | Move::SendBack));
+        let Some(m) = m else {
+            return Err(invalid_transition(document::InvalidTransition {
+                from: current.status,
+                to,
+            }));
+        };
+        if m == Move::SendBack {
+            caller.require_any(SIGNERS)?;
+        }
+        document::transition(current.status, m).map_err(invalid_transition)?;
+    }
+    let mut errs = FieldErrors::default();
+    if draft
+        .facility
+        .as_ref()
+        .is_some_and(|f| *f != current.facility_id)
+    {
+        errs.push(
+            "facility",
+            FieldCode::InvalidValue,
+            "cannot change: upload the document to the other facility instead",
+        );
+    }
+    if draft.date.is_some() || draft.validity.is_some() {
+        let date = draft.date.as_deref().unwrap_or(&current.date);
+        let validity = draft.validity.as_deref().unwrap_or(&current.validity);
+        if !document::validity_after_date(date, validity) {
+            errs.push("validity", FieldCode::InvalidValue, "must be after date");
+        }
+    }
+    let effective = match &draft.equipment {
+        Some(e) => e.clone(),
+        None => current.equipment_id.clone(),
+    };
+    check_references(
+        conn,
+        &current.facility_id,
+        draft.equipment.clone().flatten().as_deref(),
+        draft.test.clone().flatten().as_deref(),
+        effective.as_deref(),
+        &mut errs,
+    )
+    .await?;
+    errs.finish(()).map_err(ApiError::Validation)
+}
