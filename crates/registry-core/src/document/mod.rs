@@ -1,5 +1,6 @@
 //! Documents (product.md §5): the status machine, the authenticity code, the signed payload and its
-//! offline verification, and the document's API shape.
+//! offline verification, the document's API shape, and the readers of the upload form (`draft`)
+//! and of an e-mail schedule (`email`).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
