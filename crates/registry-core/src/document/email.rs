@@ -14,6 +14,12 @@ pub struct EmailSchedule {
     pub recipients: Vec<String>,
 }
 
+/// Whether `body` leaves the recipients to the default (the facility's active users): `to` absent,
+/// `null` or not a list of addresses. The caller loads the facility's users only then.
+pub fn uses_default_recipients(body: &Value) -> bool {
+    !matches!(body.get("to"), Some(Value::String(_) | Value::Array(_)))
+}
+
 /// Reads `sendAt` and `to` from a request body. `now` is the default time; `facility_users`
 /// are the recipients when `to` is absent or `null`.
 pub fn read_email_schedule(
@@ -136,6 +142,15 @@ mod tests {
 
     fn fields(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
         errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
+    }
+
+    #[test]
+    fn only_a_missing_or_unusable_to_asks_for_the_facility_users() {
+        assert!(uses_default_recipients(&json!({})));
+        assert!(uses_default_recipients(&json!({"to": null})));
+        assert!(uses_default_recipients(&json!({"to": 7})));
+        assert!(!uses_default_recipients(&json!({"to": "a@example.com"})));
+        assert!(!uses_default_recipients(&json!({"to": []})));
     }
 
     #[test]

@@ -24,6 +24,36 @@ macro_rules! backend_fns {
     };
 }
 
+/// The query modules (`sql/*.rs`) a backend compiles with its own driver types; each backend
+/// invokes it once, beside its `Connection`, `Db`, `DbRow` and `dialect`.
+macro_rules! shared_queries {
+    () => {
+        #[path = "sql/audit.rs"]
+        pub(crate) mod audit;
+        #[path = "sql/claims.rs"]
+        pub(crate) mod claims;
+        #[path = "sql/documents.rs"]
+        pub(crate) mod documents;
+        #[path = "sql/equipment.rs"]
+        pub(crate) mod equipment;
+        #[path = "sql/equipment_types.rs"]
+        pub(crate) mod equipment_types;
+        #[path = "sql/facilities.rs"]
+        pub(crate) mod facilities;
+        #[path = "sql/groups.rs"]
+        pub(crate) mod groups;
+        #[path = "sql/material.rs"]
+        pub(crate) mod material;
+        #[path = "sql/qc_tests.rs"]
+        pub(crate) mod qc_tests;
+        #[path = "sql/row.rs"]
+        pub(crate) mod row;
+        #[path = "sql/users.rs"]
+        pub(crate) mod users;
+        pub(crate) use row::opt;
+    };
+}
+
 pub mod audit;
 pub mod claims;
 pub mod documents;

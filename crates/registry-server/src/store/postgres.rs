@@ -42,27 +42,4 @@ pub(crate) mod dialect {
     }
 }
 
-#[path = "sql/row.rs"]
-pub(crate) mod row;
-pub(crate) use row::opt;
-
-#[path = "sql/audit.rs"]
-pub(crate) mod audit;
-#[path = "sql/claims.rs"]
-pub(crate) mod claims;
-#[path = "sql/documents.rs"]
-pub(crate) mod documents;
-#[path = "sql/equipment.rs"]
-pub(crate) mod equipment;
-#[path = "sql/equipment_types.rs"]
-pub(crate) mod equipment_types;
-#[path = "sql/facilities.rs"]
-pub(crate) mod facilities;
-#[path = "sql/groups.rs"]
-pub(crate) mod groups;
-#[path = "sql/material.rs"]
-pub(crate) mod material;
-#[path = "sql/qc_tests.rs"]
-pub(crate) mod qc_tests;
-#[path = "sql/users.rs"]
-pub(crate) mod users;
+shared_queries!();

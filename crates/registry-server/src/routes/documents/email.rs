@@ -12,7 +12,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use registry_core::ErrorBody;
-use registry_core::document::{Document, DocumentStatus, read_email_schedule};
+use registry_core::document::{
+    Document, DocumentStatus, read_email_schedule, uses_default_recipients,
+};
 
 #[utoipa::path(
     post, path = "/api/document/scheduleEmail", tag = "documents",
@@ -46,7 +48,11 @@ pub(super) async fn schedule_email(
             ),
         ));
     }
-    let facility_users = store::facility_recipients(&mut tx, &current.facility_id).await?;
+    let facility_users = if uses_default_recipients(&value) {
+        store::facility_recipients(&mut tx, &current.facility_id).await?
+    } else {
+        Vec::new()
+    };
     let schedule = read_email_schedule(&value, chrono::Utc::now(), facility_users)
         .map_err(ApiError::Validation)?;
     let schedule_id = new_id();

@@ -567,7 +567,7 @@ pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Resul
     Ok(())
 }
 
-/// Claims up to `limit` due schedules for `instance` until `until` (see [`claims::claim`]).
+/// Claims up to `limit` due schedules for `instance` until `until` (see `claims::claim`).
 pub async fn claim_due(
     conn: &mut Connection,
     instance: &str,

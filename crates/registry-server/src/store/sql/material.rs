@@ -714,7 +714,7 @@ pub async fn insert_digest(
     Ok(())
 }
 
-/// Claims due digests for `instance` until `until` (see [`claims::claim`]).
+/// Claims due digests for `instance` until `until` (see `claims::claim`).
 pub async fn claim_digests(
     conn: &mut Connection,
     instance: &str,
