@@ -16,6 +16,7 @@ mod equipment;
 mod facilities;
 mod groups;
 mod images;
+mod indexed_lists;
 mod input_limits;
 mod material;
 mod outage;

@@ -26,6 +26,15 @@ pub(crate) mod dialect {
              (SELECT coalesce(json_agg(p.practice), '[]'::json)::text FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
              (SELECT string_agg(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";
 
+    /// The facility-list condition for the search text `q`: a `LIKE` that the trigram GIN index
+    /// `facilities_search` (migration 0002) answers when the term has three or more characters.
+    pub(crate) fn facility_search(q: &str) -> (&'static str, String) {
+        (
+            "f.search_text LIKE $? ESCAPE '\\'",
+            crate::db::contains_pattern(q),
+        )
+    }
+
     /// Locks a row until the transaction ends (`FOR UPDATE`).
     pub(crate) async fn lock_row(
         conn: &mut Connection,

@@ -39,6 +39,13 @@ backend_fns! { qc_tests;
     /// when both are `None`): the latest live test's date and the next due date.
     pub async fn refresh_last(equipment: Option<&str>, test_type: Option<&str>) -> Result<(), sqlx::Error>;
 
+    /// After an equipment's facility, type, `active` flag or archiving changed: whether its pairs
+    /// belong in the registry-wide due lists (`qc_last.listed`).
+    pub async fn refresh_listed_equipment(equipment_id: &str) -> Result<(), sqlx::Error>;
+
+    /// After a facility was archived: its equipment's pairs leave the due lists.
+    pub async fn refresh_listed_facility(facility_id: &str) -> Result<(), sqlx::Error>;
+
     /// Fills `qc_last` once for a database whose tests predate it (or were bulk-loaded).
     pub async fn ensure_last_filled() -> Result<(), sqlx::Error>;
 

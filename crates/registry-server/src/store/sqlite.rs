@@ -27,6 +27,24 @@ pub(crate) mod dialect {
              (SELECT json_group_array(p.practice) FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
              (SELECT group_concat(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";
 
+    /// The facility-list condition for the search text `q`: through the trigram index
+    /// (`facility_search`, migration 0002) when the term has the three characters a trigram
+    /// needs, as an FTS5 phrase (a substring of the indexed text); a `LIKE` scan otherwise.
+    pub(crate) fn facility_search(q: &str) -> (&'static str, String) {
+        let key = crate::db::search_key(q.trim());
+        if key.chars().count() >= 3 {
+            (
+                "f.id IN (SELECT facility_id FROM facility_search WHERE facility_search MATCH $?)",
+                format!("\"{}\"", key.replace('"', "\"\"")),
+            )
+        } else {
+            (
+                "f.search_text LIKE $? ESCAPE '\\'",
+                crate::db::contains_pattern(q),
+            )
+        }
+    }
+
     /// Locks a row until the transaction ends: nothing to do (see `SKIP_LOCKED`).
     pub(crate) async fn lock_row(
         _conn: &mut Connection,

@@ -132,18 +132,21 @@ pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<
         .bind(e.active)
         .bind(Ts(&e.created_at))
         .bind(Ts(&e.updated_at))
-        .execute(conn)
+        .execute(&mut *conn)
         .await?;
-    Ok(())
+    if insert {
+        return Ok(());
+    }
+    super::qc_tests::refresh_listed_equipment(conn, &e.id).await
 }
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE equipment SET archived_at = $2, updated_at = $2 WHERE id = $1")
         .bind(id)
         .bind(Ts(at))
-        .execute(conn)
+        .execute(&mut *conn)
         .await?;
-    Ok(())
+    super::qc_tests::refresh_listed_equipment(conn, id).await
 }
 
 /// Whether QC tests (archived ones too) were recorded on the equipment.

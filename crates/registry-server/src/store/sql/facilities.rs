@@ -6,7 +6,7 @@
 use super::opt;
 use super::row::ts;
 use super::{Connection, DbRow};
-use crate::db::{contains_pattern, placeholders, search_key};
+use crate::db::{placeholders, search_key};
 use crate::extract::ListParams;
 use crate::store::facilities::*;
 use crate::store::types::Ts;
@@ -342,7 +342,8 @@ pub async fn list(
         );
     }
     if let Some(q) = params.text("q") {
-        add("f.search_text LIKE $? ESCAPE '\\'", contains_pattern(&q));
+        let (clause, value) = super::dialect::facility_search(&q);
+        add(clause, value);
     }
     if let Some(state) = params.text("state") {
         add(
@@ -494,6 +495,7 @@ pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, 
     match department.as_deref().and_then(Department::parse) {
         Some(d) => {
             adjust_count(conn, d, -1).await?;
+            super::qc_tests::refresh_listed_facility(conn, id).await?;
             Ok(true)
         }
         None => Ok(false),

@@ -212,9 +212,58 @@ pub async fn refresh_last(
     sqlx::query(AssertSqlSafe(conclusion))
         .bind(equipment)
         .bind(test_type)
+        .execute(&mut *conn)
+        .await?;
+    set_listed(conn, filter, equipment, test_type).await
+}
+
+/// Recomputes `qc_last.listed` (the pair belongs in the registry-wide due lists: live, active
+/// equipment of a live facility, and a test type of the equipment's type) for the pairs `filter`
+/// selects, with `$1` and `$2` bound to `a` and `b`.
+async fn set_listed(
+    conn: &mut Connection,
+    filter: &str,
+    a: Option<&str>,
+    b: Option<&str>,
+) -> Result<(), sqlx::Error> {
+    let sql = format!(
+        "UPDATE qc_last SET listed = EXISTS ( \
+           SELECT 1 FROM equipment e \
+           JOIN facilities f ON f.id = e.facility_id \
+           JOIN test_types t ON t.id = qc_last.test_type_id \
+           WHERE e.id = qc_last.equipment_id AND e.archived_at IS NULL AND e.active = TRUE \
+             AND f.archived_at IS NULL AND t.equipment_type_id = e.equipment_type_id) \
+         WHERE {filter}"
+    );
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(a)
+        .bind(b)
         .execute(conn)
         .await?;
     Ok(())
+}
+
+/// After an equipment's facility, type, `active` flag or archiving changed: whether its pairs
+/// belong in the due lists.
+pub async fn refresh_listed_equipment(
+    conn: &mut Connection,
+    equipment_id: &str,
+) -> Result<(), sqlx::Error> {
+    set_listed(conn, "equipment_id = $1 AND $2 IS NULL", Some(equipment_id), None).await
+}
+
+/// After a facility was archived: its equipment's pairs leave the due lists.
+pub async fn refresh_listed_facility(
+    conn: &mut Connection,
+    facility_id: &str,
+) -> Result<(), sqlx::Error> {
+    set_listed(
+        conn,
+        "equipment_id IN (SELECT id FROM equipment WHERE facility_id = $1) AND $2 IS NULL",
+        Some(facility_id),
+        None,
+    )
+    .await
 }
 
 /// Fills `qc_last` once for a database whose tests predate it (or were bulk-loaded).
@@ -348,7 +397,20 @@ pub async fn due(
                 _ => "l.next_due > $2",
             })
             .collect();
-        clauses.push(format!("({})", ranges.join(" OR ")));
+        let ranges = format!("({})", ranges.join(" OR "));
+        // Without one equipment named, only pairs in the registry-wide lists (`listed`, which
+        // implies the live/active/type conditions above): read through the (listed, next_due)
+        // index, and counted from it alone when no other filter applies.
+        let listed = query.equipment_id.is_none();
+        let only_listed = listed
+            && query.member.is_none()
+            && query.facility_id.is_none()
+            && query.equipment_type_id.is_none()
+            && !query.failing;
+        if listed {
+            clauses.push("l.listed = TRUE".to_owned());
+        }
+        clauses.push(ranges.clone());
         // CROSS JOIN fixes SQLite's join order (qc_last first, through its next_due index);
         // PostgreSQL plans it as the inner join it is.
         clauses.push(
@@ -359,9 +421,12 @@ pub async fn due(
         let from = "FROM qc_last l CROSS JOIN equipment e CROSS JOIN test_types t CROSS JOIN facilities f \
              CROSS JOIN equipment_types et";
         let filter = clauses.join(" AND ");
-        let mut count = sqlx::query(AssertSqlSafe(format!(
-            "SELECT COUNT(*) {from} WHERE {filter}"
-        )));
+        let count_sql = if only_listed {
+            format!("SELECT COUNT(*) FROM qc_last l WHERE l.listed = TRUE AND {ranges}")
+        } else {
+            format!("SELECT COUNT(*) {from} WHERE {filter}")
+        };
+        let mut count = sqlx::query(AssertSqlSafe(count_sql));
         for b in binds.iter().cloned() {
             count = bind(count, b);
         }

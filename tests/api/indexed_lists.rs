@@ -1,0 +1,211 @@
+//! The lists that read an index kept beside the rows (migration 0002): facility search through
+//! the trigram index (FTS5 on SQLite, `pg_trgm` on PostgreSQL), and the registry-wide due lists
+//! through `qc_last.listed`. Every write that changes what they index must reach them.
+
+use crate::equipment::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type};
+use crate::helpers::{Backend, TestApp, facility_payload};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(
+    search_follows_creates_edits_and_archives,
+    search_terms_of_any_length_and_characters,
+    due_lists_leave_out_inactive_and_archived_equipment,
+);
+
+async fn search_total(app: &TestApp, q: &str) -> i64 {
+    let path = format!("/api/facilities?q={}", urlencoding(q));
+    app.get(&path, &app.admin).await.expect(200)["paging"]["total"]
+        .as_i64()
+        .unwrap()
+}
+
+/// Percent-encodes a query term (every byte outside unreserved ASCII).
+fn urlencoding(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// On SQLite, the FTS5 table holds exactly the live facilities with their current search text.
+async fn assert_index_in_step(app: &TestApp) {
+    if app.backend != Backend::Sqlite {
+        return;
+    }
+    use sqlx::Row;
+    let mut conn = app.outside_connection().await;
+    let stale: i64 = sqlx::query(
+        "SELECT (SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND NOT EXISTS \
+           (SELECT 1 FROM facility_search s WHERE s.rowid = f.search_rowid AND s.facility_id = f.id \
+              AND s.search_text = f.search_text)) \
+         + (SELECT COUNT(*) FROM facility_search s WHERE NOT EXISTS \
+           (SELECT 1 FROM facilities f WHERE f.search_rowid = s.rowid AND f.archived_at IS NULL))",
+    )
+    .fetch_one(&mut conn)
+    .await
+    .unwrap()
+    .get(0);
+    assert_eq!(stale, 0, "facility_search out of step with facilities");
+}
+
+async fn search_follows_creates_edits_and_archives(app: TestApp) {
+    let mut payload = facility_payload("Clínica Aurora Boreal");
+    payload["address"] = json!([
+        {"street": "Rua A, 1", "city": "Florianópolis", "state": "SC"},
+        {"street": "Rua B, 2", "city": "Joinville", "state": "SC"}
+    ]);
+    let aurora = id(&app.create_facility(payload).await);
+    let other = id(&app
+        .create_facility(facility_payload("Hospital Estrela"))
+        .await);
+    assert_index_in_step(&app).await;
+    // Name, company name, each city; case and accents ignored; a substring inside a word.
+    for (term, total) in [
+        ("aurora", 1),
+        ("AURÓRA BOR", 1),
+        ("rora bo", 1),
+        ("serviços médicos", 2),
+        ("florianopolis", 1),
+        ("JOINVILLE", 1),
+        ("estrela", 1),
+        ("nenhuma", 0),
+    ] {
+        assert_eq!(search_total(&app, term).await, total, "q={term}");
+    }
+    // A rename: found by the new name only.
+    app.put(
+        &format!("/api/facility/{aurora}/edit"),
+        &app.admin,
+        json!({"name": "Clínica Solar", "companyName": "Solar Diagnósticos Ltda", "address": [{"street": "Rua C, 3", "city": "Blumenau", "state": "SC"}]}),
+    )
+    .await
+    .expect(200);
+    assert_index_in_step(&app).await;
+    assert_eq!(search_total(&app, "aurora").await, 0);
+    assert_eq!(search_total(&app, "florianopolis").await, 0);
+    assert_eq!(search_total(&app, "clinica solar").await, 1);
+    assert_eq!(search_total(&app, "blumenau").await, 1);
+    // Archived: no longer found.
+    app.post("/api/facility/exclude", &app.admin, json!({"_id": other}))
+        .await
+        .expect(200);
+    assert_index_in_step(&app).await;
+    assert_eq!(search_total(&app, "estrela").await, 0);
+    assert_eq!(search_total(&app, "serviços médicos").await, 0);
+    assert_eq!(search_total(&app, "diagnosticos").await, 1);
+}
+
+async fn search_terms_of_any_length_and_characters(app: TestApp) {
+    let created = app
+        .create_facility(facility_payload("Instituto \"Quântico\" 100% Ímpar_X"))
+        .await;
+    let cnpj = created["cnpj"].as_str().unwrap().to_owned();
+    app.create_facility(facility_payload("Centro Zeta")).await;
+    for (term, total) in [
+        // Shorter than a trigram: the scan answers.
+        ("ím", 1),
+        ("q", 1),
+        ("ze", 1),
+        // Quotes, % and _ are plain characters, never query syntax.
+        ("\"quantico\"", 1),
+        ("\"quantico", 1),
+        ("100%", 1),
+        ("0% i", 1),
+        ("impar_x", 1),
+        ("impar x", 0),
+        ("\"", 1),
+        ("%", 1),
+        ("quantico\" 100", 1),
+        ("* OR zeta", 0),
+        ("zeta NOT", 0),
+        // Surrounding spaces are trimmed.
+        ("  zeta  ", 1),
+    ] {
+        assert_eq!(search_total(&app, term).await, total, "q={term:?}");
+    }
+    assert_eq!(search_total(&app, &cnpj).await, 1);
+}
+
+async fn overdue(app: &TestApp) -> Vec<String> {
+    let res = app
+        .get("/api/tests/due?state=overdue&pageSize=50", &app.admin)
+        .await
+        .expect(200);
+    let list: Vec<String> = res["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["equipment"]["_id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        res["paging"]["total"],
+        list.len(),
+        "total and list disagree"
+    );
+    list
+}
+
+async fn due_lists_leave_out_inactive_and_archived_equipment(app: TestApp) {
+    let facility = id(&app.create_facility(facility_payload("Lista Ampla")).await);
+    let second = id(&app.create_facility(facility_payload("Lista Outra")).await);
+    let tt = test_type(&app, DOSE_CALIBRATOR, "Reprodutibilidade", 30).await;
+    let a = equipment(&app, &facility, DOSE_CALIBRATOR).await;
+    let b = equipment(&app, &facility, DOSE_CALIBRATOR).await;
+    let c = equipment(&app, &second, DOSE_CALIBRATOR).await;
+    for eq in [&a, &b, &c] {
+        record(&app, eq, &tt, &days_ago(45)).await;
+    }
+    let mut all = vec![a.clone(), b.clone(), c.clone()];
+    all.sort();
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(overdue(&app).await), all);
+    let edit = |body: serde_json::Value| async {
+        app.post("/api/facility/equipment/edit", &app.admin, body)
+            .await
+            .expect(200);
+    };
+    // Inactive equipment leaves the registry-wide list and comes back when reactivated; its own
+    // list still shows the pair.
+    edit(json!({"_id": a, "active": false})).await;
+    assert_eq!(
+        sorted(overdue(&app).await),
+        sorted(vec![b.clone(), c.clone()])
+    );
+    let own = app
+        .get(
+            &format!("/api/equipment/{a}/tests/due?state=overdue"),
+            &app.admin,
+        )
+        .await
+        .expect(200);
+    assert_eq!(own["paging"]["total"], 1);
+    edit(json!({"_id": a, "active": true})).await;
+    assert_eq!(sorted(overdue(&app).await), all);
+    // Archived equipment.
+    app.post(
+        "/api/facility/equipment/exclude",
+        &app.admin,
+        json!({"_id": a}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        sorted(overdue(&app).await),
+        sorted(vec![b.clone(), c.clone()])
+    );
+    // Archived facility: its equipment leaves the lists.
+    app.post("/api/facility/exclude", &app.admin, json!({"_id": second}))
+        .await
+        .expect(200);
+    assert_eq!(overdue(&app).await, vec![b.clone()]);
+    // A new test on a listed pair still counts once.
+    let d = equipment(&app, &facility, DOSE_CALIBRATOR).await;
+    record(&app, &d, &tt, &days_ago(31)).await;
+    assert_eq!(sorted(overdue(&app).await), sorted(vec![b, d]));
+}
