@@ -7,8 +7,9 @@
 //! `cargo run --release --example bench -- --facilities 100000`
 //! Options: `--equipment N` (10000), `--qc-tests N` (200000), `--duration S` (10), `--connections C`
 //! (32), `--threads T` (2), `--repeat R` (3, the median is reported), `--databases sqlite,postgres`,
-//! `--output FILE` (docs/benchmarks.md), `--keep DIR` (keep the SQLite data set there and reuse it
-//! on the next run instead of seeding again), `--only A,B` (only the scenarios whose name contains
+//! `--output FILE` (docs/benchmarks.md), `--keep DIR` (keep each database's data set — the SQLite
+//! file under DIR/sqlite, the PostgreSQL database `registry_bench_kept` — and reuse it on the next
+//! run instead of seeding again), `--only A,B` (only the scenarios whose name contains
 //! A or B; `/healthz` always runs, as the ceiling), `--cache on,off` (the passes per database: the
 //! server with its default read cache, and with `REGISTRY_READ_CACHE_MIB=0`). PostgreSQL is reached at `REGISTRY_BENCH_POSTGRES_URL`
 //! (default `postgres://postgres@127.0.0.1:5432/postgres`); the benchmark creates and drops its
@@ -416,16 +417,22 @@ struct Report {
 /// Seeds one database and measures it once per cache setting: one report per pass.
 async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::Result<Vec<Report>> {
     let temp = tempfile::tempdir()?;
-    let data_dir = match (&args.keep, database) {
-        (Some(dir), "sqlite") => {
-            std::fs::create_dir_all(dir)?;
-            dir.clone()
+    let data_dir = match &args.keep {
+        Some(dir) => {
+            let dir = dir.join(database);
+            std::fs::create_dir_all(&dir)?;
+            dir
         }
-        _ => temp.path().to_owned(),
+        None => temp.path().to_owned(),
     };
     let pg_admin = std::env::var("REGISTRY_BENCH_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    let pg_name = format!("registry_bench_{}", std::process::id());
+    let ids_file = data_dir.join("facility-ids.txt");
+    let reuse = args.keep.is_some() && ids_file.exists();
+    let pg_name = match args.keep {
+        Some(_) => "registry_bench_kept".to_owned(),
+        None => format!("registry_bench_{}", std::process::id()),
+    };
     let url = match database {
         "sqlite" => format!(
             "sqlite://{}?mode=rwc",
@@ -436,14 +443,16 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
             let mut conn = sqlx::PgConnection::connect(&pg_admin)
                 .await
                 .with_context(|| format!("no PostgreSQL at {pg_admin}"))?;
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
-                "DROP DATABASE IF EXISTS {pg_name}"
-            )))
-            .execute(&mut conn)
-            .await?;
-            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {pg_name}")))
+            if !reuse {
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {pg_name}"
+                )))
                 .execute(&mut conn)
                 .await?;
+                sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {pg_name}")))
+                    .execute(&mut conn)
+                    .await?;
+            }
             format!(
                 "{}/{pg_name}",
                 pg_admin
@@ -458,8 +467,7 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
         "[{database}] seeding {} facilities, {} equipment, {} QC tests…",
         args.plan.facilities, args.plan.equipment, args.plan.qc_tests
     );
-    let ids_file = data_dir.join("facility-ids.txt");
-    let seeding = if args.keep.is_some() && ids_file.exists() {
+    let seeding = if reuse {
         eprintln!(
             "[{database}] reusing the data set in {}",
             data_dir.display()
@@ -531,7 +539,7 @@ async fn bench_database(args: &Args, binary: &Path, database: &str) -> anyhow::R
             rows,
         });
     }
-    if database == "postgres" {
+    if database == "postgres" && args.keep.is_none() {
         use sqlx::Connection;
         let mut conn = sqlx::PgConnection::connect(&pg_admin).await?;
         sqlx::raw_sql(sqlx::AssertSqlSafe(format!(

@@ -125,6 +125,22 @@ pub struct ListParams {
 }
 
 impl ListParams {
+    /// The facility filters of product.md §2 (`department`, `q`, `state`, `city`, `group`,
+    /// `radioisotope`, `practice`, `userId`); the caller's scope is the route's to add.
+    pub fn facility_filter(&self) -> crate::store::facilities::FacilityFilter {
+        crate::store::facilities::FacilityFilter {
+            department: self.text("department"),
+            member: None,
+            q: self.text("q"),
+            state: self.text("state"),
+            city: self.text("city"),
+            group_id: self.text("group"),
+            radioisotope: self.text("radioisotope"),
+            practice: self.text("practice"),
+            user_id: self.text("userId"),
+        }
+    }
+
     /// Saturates: a page far past the end is empty, never an overflow.
     pub fn offset(&self) -> i64 {
         (self.page_num - 1).saturating_mul(self.page_size)

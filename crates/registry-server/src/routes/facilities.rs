@@ -10,7 +10,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::state::AppState;
-use crate::store::facilities::{self as store, FacilityRecord, ListScope};
+use crate::store::facilities::{self as store, FacilityRecord};
 use crate::store::{audit, groups, users};
 use crate::versions::{check_if_match, with_etag};
 use axum::extract::{OriginalUri, State};
@@ -86,11 +86,13 @@ async fn list(
         .cache
         .answer(&state.db, key, async {
             let mut conn = state.db.read().await?;
-            let scope = ListScope {
-                department,
-                member: scope_for(caller),
-            };
-            let (list, total) = store::list(&mut conn, params, &scope).await?;
+            let mut filter = params.facility_filter();
+            if let Some(d) = department {
+                filter.department = Some(d.as_str().to_owned());
+            }
+            filter.member = scope_for(caller);
+            let (list, total) =
+                store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
             Ok(Json(ListEnvelope {
                 list,
                 paging: params.paging(total),

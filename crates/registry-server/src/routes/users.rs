@@ -5,7 +5,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::state::AppState;
-use crate::store::facilities::{self, ListScope};
+use crate::store::facilities::{self, FacilityFilter};
 use crate::store::users;
 use axum::extract::State;
 use axum::routing::get;
@@ -81,15 +81,12 @@ async fn user_facilities(
     users::by_id(&mut conn, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("user"))?;
-    let (list, total) = facilities::list(
-        &mut conn,
-        &params,
-        &ListScope {
-            department: None,
-            member: Some(id),
-        },
-    )
-    .await?;
+    let filter = FacilityFilter {
+        member: Some(id),
+        ..params.facility_filter()
+    };
+    let (list, total) =
+        facilities::list(&mut conn, &filter, params.page_size, params.offset()).await?;
     Ok(Json(ListEnvelope {
         list,
         paging: params.paging(total),

@@ -3,7 +3,6 @@
 //!
 //! The storage interface of this resource; the queries are in `sql/facilities.rs`.
 
-use crate::extract::ListParams;
 use registry_core::api::Facility;
 use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
@@ -95,11 +94,22 @@ impl FacilityRecord {
     }
 }
 
-/// Who may see which facilities: staff see all; a `Cliente` only those they are linked to.
+/// Which live facilities a list shows: the caller's scope (a department's list; a `Cliente`
+/// sees only the facilities they are linked to) and the filters of product.md §2.
 #[derive(Debug, Clone, Default)]
-pub struct ListScope {
-    pub department: Option<Department>,
+pub struct FacilityFilter {
+    pub department: Option<String>,
+    /// Only facilities this user is linked to (the scope of a `Cliente`, or a user's list).
     pub member: Option<String>,
+    /// Case- and accent-insensitive substring of name, company name, cnpj or a city.
+    pub q: Option<String>,
+    pub state: Option<String>,
+    pub city: Option<String>,
+    pub group_id: Option<String>,
+    pub radioisotope: Option<String>,
+    pub practice: Option<String>,
+    /// Only facilities this user is linked to (the `userId` filter).
+    pub user_id: Option<String>,
 }
 
 backend_fns! { facilities;
@@ -117,7 +127,7 @@ backend_fns! { facilities;
     pub async fn view(id: &str) -> Result<Option<Facility>, sqlx::Error>;
 
     /// A page of live facilities, newest first, with the filters of product.md §2.
-    pub async fn list(params: &ListParams, scope: &ListScope) -> Result<(Vec<Facility>, i64), sqlx::Error>;
+    pub async fn list(filter: &FacilityFilter, limit: i64, offset: i64) -> Result<(Vec<Facility>, i64), sqlx::Error>;
 
     /// The live facility already registered with this cnpj in this department, if any.
     pub async fn live_duplicate(cnpj: &str, department: Department, except_id: &str) -> Result<Option<String>, sqlx::Error>;

@@ -7,7 +7,6 @@ use super::opt;
 use super::row::ts;
 use super::{Connection, DbRow};
 use crate::db::{placeholders, search_key};
-use crate::extract::ListParams;
 use crate::store::facilities::*;
 use crate::store::types::Ts;
 use registry_core::api::{Facility, GroupRef};
@@ -318,8 +317,9 @@ pub async fn view(conn: &mut Connection, id: &str) -> Result<Option<Facility>, s
 /// A page of live facilities, newest first, with the filters of product.md §2.
 pub async fn list(
     conn: &mut Connection,
-    params: &ListParams,
-    scope: &ListScope,
+    filter: &FacilityFilter,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
     let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
     let mut binds: Vec<String> = Vec::new();
@@ -327,57 +327,42 @@ pub async fn list(
         binds.push(value);
         clauses.push(clause.replace("$?", &format!("${}", binds.len())));
     };
-    let department = scope
-        .department
-        .map(|d| d.as_str().to_owned())
-        .or_else(|| params.text("department"));
-    let department_given = department.is_some();
-    if let Some(d) = department {
-        add("f.department = $?", d);
+    if let Some(d) = &filter.department {
+        add("f.department = $?", d.clone());
     }
-    if let Some(member) = &scope.member {
-        add(
-            "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = f.id AND m.user_id = $?)",
-            member.clone(),
-        );
+    let linked = "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = f.id AND m.user_id = $?)";
+    for user in [&filter.member, &filter.user_id].into_iter().flatten() {
+        add(linked, user.clone());
     }
-    if let Some(q) = params.text("q") {
-        let (clause, value) = super::dialect::facility_search(&q);
+    if let Some(q) = &filter.q {
+        let (clause, value) = super::dialect::facility_search(q);
         add(clause, value);
     }
-    if let Some(state) = params.text("state") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.state_key = $?)",
-            search_key(&state),
-        );
+    let address = |key| {
+        format!("EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.{key} = $?)")
+    };
+    if let Some(state) = &filter.state {
+        add(&address("state_key"), search_key(state));
     }
-    if let Some(city) = params.text("city") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.city_key = $?)",
-            search_key(&city),
-        );
+    if let Some(city) = &filter.city {
+        add(&address("city_key"), search_key(city));
     }
-    if let Some(group) = params.text("group") {
-        add("f.group_id = $?", group);
+    if let Some(group) = &filter.group_id {
+        add("f.group_id = $?", group.clone());
     }
-    if let Some(iso) = params.text("radioisotope") {
+    if let Some(iso) = &filter.radioisotope {
         add(
             "EXISTS (SELECT 1 FROM facility_radioisotopes r WHERE r.facility_id = f.id AND r.name = $?)",
-            iso,
+            iso.clone(),
         );
     }
-    if let Some(practice) = params.text("practice") {
+    if let Some(practice) = &filter.practice {
         add(
             "EXISTS (SELECT 1 FROM facility_practices p WHERE p.facility_id = f.id AND p.practice = $?)",
-            practice,
+            practice.clone(),
         );
     }
-    if let Some(user) = params.text("userId") {
-        add(
-            "EXISTS (SELECT 1 FROM facility_users u WHERE u.facility_id = f.id AND u.user_id = $?)",
-            user,
-        );
-    }
+    let department_given = filter.department.is_some();
     let only_department = clauses.len() == 1 + usize::from(department_given);
     let filter = clauses.join(" AND ");
     let total: i64 = if only_department {
@@ -402,7 +387,6 @@ pub async fn list(
     };
     // A page in the older half is read from the other end of the index, so a deep page costs
     // about what the first one does.
-    let (limit, offset) = (params.page_size, params.offset());
     if offset >= total {
         return Ok((Vec::new(), total));
     }
