@@ -76,7 +76,18 @@ async fn list_for_facility(
 ) -> Result<Json<ListEnvelope<Equipment>>> {
     let mut conn = state.db.read().await?;
     visible(&mut conn, &caller, &id).await?;
-    let (list, total) = store::list_for_facility(&mut conn, &id, &params).await?;
+    let filter = store::EquipmentFilter {
+        equipment_type_id: params.text("typeOfEquipment"),
+        active: match params.text("active").as_deref() {
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            _ => None,
+        },
+        q: params.text("q"),
+    };
+    let (list, total) =
+        store::list_for_facility(&mut conn, &id, &filter, params.page_size, params.offset())
+            .await?;
     Ok(Json(ListEnvelope {
         list,
         paging: params.paging(total),
@@ -331,7 +342,14 @@ async fn history(
 ) -> Result<Json<ListEnvelope<AuditEvent>>> {
     caller.require_staff()?;
     let mut conn = state.db.read().await?;
-    let (list, total) = audit::history(&mut conn, "equipment", &id, &params).await?;
+    let (list, total) = audit::history(
+        &mut conn,
+        "equipment",
+        &id,
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
     if total == 0 {
         return Err(ApiError::not_found("equipment"));
     }

@@ -503,7 +503,14 @@ async fn history(
 ) -> Result<Json<ListEnvelope<registry_core::api::AuditEvent>>> {
     caller.require_staff()?;
     let mut conn = state.db.read().await?;
-    let (list, total) = audit::history(&mut conn, "facility", &id, &params).await?;
+    let (list, total) = audit::history(
+        &mut conn,
+        "facility",
+        &id,
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
     if total == 0 {
         return Err(ApiError::not_found("facility"));
     }

@@ -39,7 +39,14 @@ async fn list(
 ) -> Result<Json<ListEnvelope<User>>> {
     caller.require_staff()?;
     let mut conn = state.db.read().await?;
-    let (rows, total) = users::list(&mut conn, &params).await?;
+    let filter = users::UserFilter {
+        q: params.text("q"),
+        role: params.text("role"),
+        active: params
+            .text("active")
+            .map(|a| matches!(a.as_str(), "true" | "1")),
+    };
+    let (rows, total) = users::list(&mut conn, &filter, params.page_size, params.offset()).await?;
     Ok(Json(ListEnvelope {
         list: rows.iter().map(|u| u.view()).collect(),
         paging: params.paging(total),

@@ -2,7 +2,6 @@
 //!
 //! The storage interface of this resource; the queries are in `sql/audit.rs`.
 
-use crate::extract::ListParams;
 use registry_core::api::AuditEvent;
 use registry_core::facility::RoleChange;
 use serde_json::Value;
@@ -21,7 +20,7 @@ backend_fns! { audit;
     pub async fn record(change: Change<'_>) -> Result<(), sqlx::Error>;
 
     /// Events of one record, newest first.
-    pub async fn history(entity: &str, entity_id: &str, params: &ListParams) -> Result<(Vec<AuditEvent>, i64), sqlx::Error>;
+    pub async fn history(entity: &str, entity_id: &str, limit: i64, offset: i64) -> Result<(Vec<AuditEvent>, i64), sqlx::Error>;
 }
 
 /// Records a change to one record from its before/after snapshots (serialised as the API shows

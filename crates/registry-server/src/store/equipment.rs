@@ -2,8 +2,17 @@
 //!
 //! The storage interface of this resource; the queries are in `sql/equipment.rs`.
 
-use crate::extract::ListParams;
 use registry_core::equipment::Equipment;
+
+/// Which of a facility's live equipment a list shows.
+#[derive(Debug, Clone, Default)]
+pub struct EquipmentFilter {
+    pub equipment_type_id: Option<String>,
+    pub active: Option<bool>,
+    /// Case-insensitive substring of manufacturer, model, serial or patrimonial number, or
+    /// localization.
+    pub q: Option<String>,
+}
 
 backend_fns! { equipment;
     /// Live equipment, or `None`.
@@ -11,7 +20,7 @@ backend_fns! { equipment;
 
     /// A page of a facility's live equipment, newest first, filtered by `typeOfEquipment`, `active`
     /// (`true`/`false`) and `q` (manufacturer, model, serial or patrimonial number, localization).
-    pub async fn list_for_facility(facility_id: &str, params: &ListParams) -> Result<(Vec<Equipment>, i64), sqlx::Error>;
+    pub async fn list_for_facility(facility_id: &str, filter: &EquipmentFilter, limit: i64, offset: i64) -> Result<(Vec<Equipment>, i64), sqlx::Error>;
 
     pub async fn save(e: &Equipment, insert: bool) -> Result<(), sqlx::Error>;
 

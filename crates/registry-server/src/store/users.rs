@@ -2,7 +2,6 @@
 //!
 //! The storage interface of this resource; the queries are in `sql/users.rs`.
 
-use crate::extract::ListParams;
 use registry_core::Role;
 use registry_core::api::{Licences, User};
 use registry_core::facility::UserState;
@@ -68,6 +67,16 @@ impl LoginRule {
     }
 }
 
+/// Which users a list shows.
+#[derive(Debug, Clone, Default)]
+pub struct UserFilter {
+    /// Case- and accent-insensitive substring of the name or e-mail.
+    pub q: Option<String>,
+    /// Only users holding this role.
+    pub role: Option<String>,
+    pub active: Option<bool>,
+}
+
 backend_fns! { users;
     pub async fn by_id(id: &str) -> Result<Option<UserRow>, sqlx::Error>;
 
@@ -81,7 +90,7 @@ backend_fns! { users;
     pub async fn save(u: &UserRow, insert: bool) -> Result<(), sqlx::Error>;
 
     /// Users, newest first, filtered by `q` (name or e-mail), `role` and `active`.
-    pub async fn list(params: &ListParams) -> Result<(Vec<UserRow>, i64), sqlx::Error>;
+    pub async fn list(filter: &UserFilter, limit: i64, offset: i64) -> Result<(Vec<UserRow>, i64), sqlx::Error>;
 
     /// Whether each of `ids` exists and is active (absent from the map when it does not exist).
     pub async fn states(ids: &[&str]) -> Result<BTreeMap<String, UserState>, sqlx::Error>;

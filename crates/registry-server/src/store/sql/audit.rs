@@ -5,7 +5,6 @@
 use super::Connection;
 use super::row::{json_opt, ts};
 use crate::db::{new_id, now};
-use crate::extract::ListParams;
 use crate::store::audit::*;
 use crate::store::types::{JsonText, Ts};
 use registry_core::api::{Actor, AuditEvent};
@@ -40,7 +39,8 @@ pub async fn history(
     conn: &mut Connection,
     entity: &str,
     entity_id: &str,
-    params: &ListParams,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<AuditEvent>, i64), sqlx::Error> {
     let total: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM audit_events WHERE entity = $1 AND entity_id = $2",
@@ -56,8 +56,8 @@ pub async fn history(
     )
     .bind(entity)
     .bind(entity_id)
-    .bind(params.page_size)
-    .bind(params.offset())
+    .bind(limit)
+    .bind(offset)
     .fetch_all(&mut *conn)
     .await?;
     let parse = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());

@@ -4,7 +4,7 @@
 
 use super::row::{json, ts};
 use super::{Connection, DbRow};
-use crate::extract::ListParams;
+use crate::store::equipment::EquipmentFilter;
 use crate::store::types::{JsonText, Ts};
 use registry_core::equipment::{Equipment, Reference};
 use sqlx::{AssertSqlSafe, Row};
@@ -59,27 +59,29 @@ pub async fn get(conn: &mut Connection, id: &str) -> Result<Option<Equipment>, s
 pub async fn list_for_facility(
     conn: &mut Connection,
     facility_id: &str,
-    params: &ListParams,
+    filter: &EquipmentFilter,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<Equipment>, i64), sqlx::Error> {
     let mut clauses = vec![LIVE.to_owned(), "e.facility_id = $1".to_owned()];
     let mut binds = vec![facility_id.to_owned()];
-    match params.text("active").as_deref() {
-        Some("true") => clauses.push("e.active = TRUE".into()),
-        Some("false") => clauses.push("e.active = FALSE".into()),
-        _ => {}
+    match filter.active {
+        Some(true) => clauses.push("e.active = TRUE".into()),
+        Some(false) => clauses.push("e.active = FALSE".into()),
+        None => {}
     }
     let mut add = |clause: &str, value: String| {
         binds.push(value);
         clauses.push(clause.replace("$?", &format!("${}", binds.len())));
     };
-    if let Some(t) = params.text("typeOfEquipment") {
-        add("e.equipment_type_id = $?", t);
+    if let Some(t) = &filter.equipment_type_id {
+        add("e.equipment_type_id = $?", t.clone());
     }
-    if let Some(q) = params.text("q") {
+    if let Some(q) = &filter.q {
         add(
             "LOWER(COALESCE(e.manufacturer, '') || ' ' || COALESCE(e.model, '') || ' ' || COALESCE(e.serial_number, '') \
              || ' ' || COALESCE(e.patrimonial_number, '') || ' ' || COALESCE(e.localization, '')) LIKE $? ESCAPE '\\'",
-            crate::db::contains_pattern(&q),
+            crate::db::contains_pattern(q),
         );
     }
     let filter = clauses.join(" AND ");
@@ -104,8 +106,8 @@ pub async fn list_for_facility(
         q = q.bind(b.as_str());
     }
     let rows = q
-        .bind(params.page_size)
-        .bind(params.offset())
+        .bind(limit)
+        .bind(offset)
         .fetch_all(conn)
         .await?;
     Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))

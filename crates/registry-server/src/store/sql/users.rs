@@ -5,7 +5,6 @@
 use super::row::{day_opt, json, opt, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, placeholders, search_key};
-use crate::extract::ListParams;
 use crate::store::types::{Day, JsonText, Stamp, Ts};
 use crate::store::users::*;
 use registry_core::Role;
@@ -119,27 +118,22 @@ pub async fn save(conn: &mut Connection, u: &UserRow, insert: bool) -> Result<()
 /// Users, newest first, filtered by `q` (name or e-mail), `role` and `active`.
 pub async fn list(
     conn: &mut Connection,
-    params: &ListParams,
+    filter: &UserFilter,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<UserRow>, i64), sqlx::Error> {
     let mut clauses = vec!["1 = 1".to_owned()];
     let mut binds: Vec<String> = Vec::new();
-    if let Some(q) = params.text("q") {
-        binds.push(contains_pattern(&q));
+    if let Some(q) = &filter.q {
+        binds.push(contains_pattern(q));
         clauses.push(format!("search_text LIKE ${} ESCAPE '\\'", binds.len()));
     }
-    if let Some(role) = params.text("role") {
+    if let Some(role) = &filter.role {
         binds.push(format!("%\"{}\"%", role.replace('"', "")));
         clauses.push(format!("CAST(roles AS TEXT) LIKE ${}", binds.len()));
     }
-    if let Some(active) = params.text("active") {
-        clauses.push(format!(
-            "active = {}",
-            if matches!(active.as_str(), "true" | "1") {
-                "TRUE"
-            } else {
-                "FALSE"
-            }
-        ));
+    if let Some(active) = filter.active {
+        clauses.push(format!("active = {}", if active { "TRUE" } else { "FALSE" }));
     }
     let filter = clauses.join(" AND ");
     let count_sql = format!("SELECT COUNT(*) FROM users WHERE {filter}");
@@ -159,8 +153,8 @@ pub async fn list(
         q = q.bind(b);
     }
     let rows = q
-        .bind(params.page_size)
-        .bind(params.offset())
+        .bind(limit)
+        .bind(offset)
         .fetch_all(&mut *conn)
         .await?;
     Ok((
