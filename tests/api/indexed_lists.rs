@@ -1,6 +1,7 @@
 //! The lists that read an index kept beside the rows (migration 0002): facility search through
 //! the trigram index (FTS5 on SQLite, `pg_trgm` on PostgreSQL), and the registry-wide due lists
-//! through `qc_last.listed`. Every write that changes what they index must reach them.
+//! through `qc_last.listed`; pages of the whole and per-department facility lists through the
+//! kept ranks (migration 0003). Every write that changes what they index must reach them.
 
 use crate::equipment::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type};
 use crate::helpers::{Backend, TestApp, facility_payload};
@@ -11,6 +12,7 @@ on_both_databases!(
     search_follows_creates_edits_and_archives,
     search_terms_of_any_length_and_characters,
     due_lists_leave_out_inactive_and_archived_equipment,
+    pages_follow_creates_archives_and_department_moves,
 );
 
 async fn search_total(app: &TestApp, q: &str) -> i64 {
@@ -208,4 +210,119 @@ async fn due_lists_leave_out_inactive_and_archived_equipment(app: TestApp) {
     let d = equipment(&app, &facility, DOSE_CALIBRATOR).await;
     record(&app, &d, &tt, &days_ago(31)).await;
     assert_eq!(sorted(overdue(&app).await), sorted(vec![b, d]));
+}
+
+const DEPARTMENTS: [&str; 2] = ["Medicina Nuclear", "Radiodiagnóstico"];
+
+/// Every page (of 5) of the whole list and of each department's list is the live facilities
+/// newest first, and the totals agree.
+async fn assert_pages(app: &TestApp, live: &[(String, &str)]) {
+    let lists = [
+        ("/api/facilities?pageSize=5".to_owned(), None),
+        (
+            format!(
+                "/api/facilities?pageSize=5&department={}",
+                urlencoding(DEPARTMENTS[0])
+            ),
+            Some(DEPARTMENTS[0]),
+        ),
+        (
+            "/api/radiodiagnosisfacilities?pageSize=5".to_owned(),
+            Some(DEPARTMENTS[1]),
+        ),
+    ];
+    for (path, department) in lists {
+        let mut expected: Vec<&str> = live
+            .iter()
+            .filter(|(_, d)| department.is_none_or(|want| *d == want))
+            .map(|(id, _)| id.as_str())
+            .collect();
+        expected.sort_unstable_by(|a, b| b.cmp(a));
+        let pages = expected.len().div_ceil(5) + 1;
+        for page in 1..=pages {
+            let res = app
+                .get(&format!("{path}&pageNum={page}"), &app.admin)
+                .await
+                .expect(200);
+            assert_eq!(res["paging"]["total"], expected.len(), "{path}");
+            let got: Vec<&str> = res["list"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["_id"].as_str().unwrap())
+                .collect();
+            let want: Vec<&str> = expected
+                .iter()
+                .skip((page - 1) * 5)
+                .take(5)
+                .copied()
+                .collect();
+            assert_eq!(got, want, "{path} page {page}");
+        }
+    }
+}
+
+async fn pages_follow_creates_archives_and_department_moves(app: TestApp) {
+    use rand::{Rng, SeedableRng};
+    let seed = rand::rng().random::<u64>();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut live: Vec<(String, &str)> = Vec::new();
+    let create = |department: &'static str| {
+        let mut payload = facility_payload("Ordem");
+        payload["department"] = json!(department);
+        let app = &app;
+        async move { id(&app.create_facility(payload).await) }
+    };
+    for _ in 0..17 {
+        let department = DEPARTMENTS[rng.random_range(0..2)];
+        live.push((create(department).await, department));
+    }
+    assert_pages(&app, &live).await;
+    // Archive some, the oldest and the newest among them.
+    for _ in 0..4 {
+        let (id, _) = live.remove(rng.random_range(0..live.len()));
+        app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))
+            .await
+            .expect(200);
+    }
+    let (oldest, _) = live.remove(0);
+    let (newest, _) = live.pop().unwrap();
+    for id in [oldest, newest] {
+        app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))
+            .await
+            .expect(200);
+    }
+    assert_pages(&app, &live).await;
+    // Move some to the other department.
+    for _ in 0..4 {
+        let i = rng.random_range(0..live.len());
+        let other = if live[i].1 == DEPARTMENTS[0] {
+            DEPARTMENTS[1]
+        } else {
+            DEPARTMENTS[0]
+        };
+        app.put(
+            &format!("/api/facility/{}/edit", live[i].0),
+            &app.admin,
+            json!({"department": other}),
+        )
+        .await
+        .expect(200);
+        live[i].1 = other;
+    }
+    assert_pages(&app, &live).await;
+    // New ones after all that, some at once: ids are taken before the transactions commit, so one
+    // may be ranked before another that committed first (the ranks above it move up).
+    for department in DEPARTMENTS {
+        live.push((create(department).await, department));
+    }
+    let at_once = (0..10).map(|i| create(DEPARTMENTS[i % 2]));
+    for (i, id) in futures::future::join_all(at_once)
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        live.push((id, DEPARTMENTS[i % 2]));
+    }
+    assert_pages(&app, &live).await;
 }

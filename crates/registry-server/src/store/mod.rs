@@ -40,6 +40,8 @@ macro_rules! shared_queries {
         pub(crate) mod equipment_types;
         #[path = "sql/facilities.rs"]
         pub(crate) mod facilities;
+        #[path = "sql/facility_ranks.rs"]
+        pub(crate) mod facility_ranks;
         #[path = "sql/groups.rs"]
         pub(crate) mod groups;
         #[path = "sql/material.rs"]

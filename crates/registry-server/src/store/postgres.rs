@@ -10,6 +10,11 @@ pub(crate) mod dialect {
     /// Claimed queue rows are locked and skipped by concurrent claimers.
     pub(crate) const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 
+    /// Serialises the writers that change facility ranks (`sql/facility_ranks.rs`): both
+    /// `facility_counts` rows, in one order, which those transactions update anyway.
+    pub(crate) const LOCK_RANKS: &str =
+        "SELECT department FROM facility_counts ORDER BY department FOR UPDATE";
+
     /// `next_due = last_date + days` (a `date`).
     pub(crate) const NEXT_DUE: &str = "p.last_date + CAST(p.days AS integer)";
 

@@ -3,6 +3,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::facility_ranks as ranks;
 use super::opt;
 use super::row::ts;
 use super::{Connection, DbRow};
@@ -49,6 +50,8 @@ pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     .execute(&mut *conn)
     .await?;
     insert_children(conn, r).await?;
+    ranks::lock(conn).await?;
+    ranks::rank_in(conn, &r.id, r.department.as_str(), true).await?;
     adjust_count(conn, r.department, 1).await
 }
 
@@ -72,9 +75,12 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         .bind(&r.id)
         .fetch_one(&mut *conn)
         .await?;
-    if previous != r.department.as_str() {
+    let moved = previous != r.department.as_str();
+    if moved {
         let previous = Department::parse(&previous)
             .ok_or_else(|| decode_err(format!("unknown department {previous}")))?;
+        ranks::lock(conn).await?;
+        ranks::rank_out(conn, &r.id, false).await?;
         adjust_count(conn, previous, -1).await?;
         adjust_count(conn, r.department, 1).await?;
     }
@@ -107,6 +113,9 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         .bind(&r.id)
         .execute(&mut *conn)
         .await?;
+    }
+    if moved {
+        ranks::rank_in(conn, &r.id, r.department.as_str(), false).await?;
     }
     insert_children(conn, r).await
 }
@@ -385,11 +394,17 @@ pub async fn list(
         }
         q.fetch_one(&mut *conn).await?
     };
-    // A page in the older half is read from the other end of the index, so a deep page costs
-    // about what the first one does.
     if offset >= total {
         return Ok((Vec::new(), total));
     }
+    if only_department {
+        // The whole list or a department's: the page is a range of the kept ranks.
+        let department = binds.first().map(String::as_str);
+        let ids = ranks::page_ids(conn, department, total, limit, offset).await?;
+        return Ok((views(conn, &ids).await?, total));
+    }
+    // A filtered list: a page in the older half is read from the other end of the index, so a
+    // deep page costs about what the first one does.
     let from_end = offset < total && offset > total / 2;
     let (order, limit, offset) = if from_end {
         let rest = total - offset - limit;
@@ -469,6 +484,8 @@ pub async fn is_member(
 }
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, sqlx::Error> {
+    ranks::lock(conn).await?;
+    ranks::rank_out(conn, id, true).await?;
     let department: Option<String> = sqlx::query_scalar(
         "UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1 WHERE id = $1 AND archived_at IS NULL RETURNING department",
     )

@@ -1,0 +1,167 @@
+//! Dense ranks of the live facilities in id order (1 = oldest): `live_rank` over all of them and
+//! `department_rank` within their department (migration 0003). Every insert, archive and
+//! department change keeps them without gaps, so that a page of the unfiltered or per-department
+//! list is an index range (`page_ids`) and costs the same on page 1 and page 5,000, where
+//! `OFFSET` walks every skipped row.
+//!
+//! New ids are time-ordered (UUIDv7), so a new facility normally ranks last and no other row
+//! moves; archiving shifts the ranks above it down by one (an update of those rows: archives are
+//! rare). The writers serialise on the `facility_counts` rows (`dialect::LOCK_RANKS`), which
+//! the same transactions update.
+//!
+//! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
+
+use super::Connection;
+use sqlx::{AssertSqlSafe, Row};
+
+/// One of the two rankings: its column and, for a department's, the department.
+#[derive(Clone, Copy)]
+enum Ranking<'a> {
+    All,
+    Department(&'a str),
+}
+
+impl Ranking<'_> {
+    fn column(self) -> &'static str {
+        match self {
+            Ranking::All => "live_rank",
+            Ranking::Department(_) => "department_rank",
+        }
+    }
+
+    /// The condition selecting the ranking's rows, with `$1` bound to `department()` (NULL for
+    /// the overall ranking, which holds every live facility).
+    fn rows(self) -> &'static str {
+        match self {
+            Ranking::All => "$1 IS NULL",
+            Ranking::Department(_) => "department = $1",
+        }
+    }
+
+    fn department(self) -> Option<String> {
+        match self {
+            Ranking::All => None,
+            Ranking::Department(d) => Some(d.to_owned()),
+        }
+    }
+}
+
+/// Serialises the writers that change ranks until the transaction ends.
+pub async fn lock(conn: &mut Connection) -> Result<(), sqlx::Error> {
+    if !super::dialect::LOCK_RANKS.is_empty() {
+        sqlx::query(super::dialect::LOCK_RANKS)
+            .execute(conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Ranks the live facility `id` (already stored, with its department): in the overall ranking
+/// too when `overall`, otherwise only in its department's.
+pub async fn rank_in(
+    conn: &mut Connection,
+    id: &str,
+    department: &str,
+    overall: bool,
+) -> Result<(), sqlx::Error> {
+    let rankings: &[Ranking] = if overall {
+        &[Ranking::All, Ranking::Department(department)]
+    } else {
+        &[Ranking::Department(department)]
+    };
+    for ranking in rankings.iter().copied() {
+        let (column, rows) = (ranking.column(), ranking.rows());
+        // The rank of the live facility just before it in id order (an index lookup).
+        let before: Option<i64> = sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT {column} FROM facilities WHERE {rows} AND archived_at IS NULL AND id < $2 \
+             ORDER BY id DESC LIMIT 1"
+        )))
+        .bind(ranking.department())
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?
+        .flatten();
+        let rank = before.unwrap_or(0) + 1;
+        sqlx::query(AssertSqlSafe(format!(
+            "UPDATE facilities SET {column} = {column} + 1 WHERE {rows} AND {column} >= $2"
+        )))
+        .bind(ranking.department())
+        .bind(rank)
+        .execute(&mut *conn)
+        .await?;
+        sqlx::query(AssertSqlSafe(format!(
+            "UPDATE facilities SET {column} = $2 WHERE id = $1"
+        )))
+        .bind(id)
+        .bind(rank)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Takes the facility `id` out of its department's ranking, and out of the overall one too when
+/// `overall`, closing the gap it leaves.
+pub async fn rank_out(conn: &mut Connection, id: &str, overall: bool) -> Result<(), sqlx::Error> {
+    let Some(row) = sqlx::query(
+        "SELECT department, live_rank, department_rank FROM facilities WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?
+    else {
+        return Ok(());
+    };
+    let department: String = row.try_get("department")?;
+    let mut rankings = vec![(
+        Ranking::Department(&department),
+        row.try_get::<Option<i64>, _>("department_rank")?,
+    )];
+    if overall {
+        rankings.push((Ranking::All, row.try_get("live_rank")?));
+    }
+    for (ranking, rank) in rankings {
+        let Some(rank) = rank else { continue };
+        let (column, rows) = (ranking.column(), ranking.rows());
+        sqlx::query(AssertSqlSafe(format!(
+            "UPDATE facilities SET {column} = NULL WHERE id = $1"
+        )))
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+        sqlx::query(AssertSqlSafe(format!(
+            "UPDATE facilities SET {column} = {column} - 1 WHERE {rows} AND {column} > $2"
+        )))
+        .bind(ranking.department())
+        .bind(rank)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// The ids of one page, newest first, of the live facilities (of `department` when given), of
+/// which there are `total`: ranks `total - offset - limit + 1 ..= total - offset`.
+pub async fn page_ids(
+    conn: &mut Connection,
+    department: Option<&str>,
+    total: i64,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<String>, sqlx::Error> {
+    let ranking = match department {
+        Some(d) => Ranking::Department(d),
+        None => Ranking::All,
+    };
+    let (column, rows) = (ranking.column(), ranking.rows());
+    let high = total - offset;
+    let low = (high - limit + 1).max(1);
+    sqlx::query_scalar(AssertSqlSafe(format!(
+        "SELECT id FROM facilities WHERE {rows} AND {column} BETWEEN $2 AND $3 ORDER BY {column} DESC"
+    )))
+    .bind(ranking.department())
+    .bind(low)
+    .bind(high)
+    .fetch_all(conn)
+    .await
+}
