@@ -7,7 +7,7 @@
 use super::material::{Filter, radioisotope, reference};
 use super::row::{day, day_opt, json};
 use super::waste::{WASTE_COLUMNS, WASTE_FROM, waste_from_row};
-use super::Connection;
+use super::{Connection, DbRow};
 use crate::store::claims::Queue;
 use crate::store::material::*;
 use crate::store::types::{Day, JsonText, Param, Ts};
@@ -15,6 +15,17 @@ use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
 use registry_core::waste::WastePackage;
 use sqlx::Row;
+
+/// The text columns among `cols` that are not null, in their order.
+fn present_texts(r: &DbRow, cols: &[&str]) -> Result<Vec<String>, sqlx::Error> {
+    Ok(cols
+        .iter()
+        .map(|c| r.try_get::<Option<String>, _>(*c))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .flatten()
+        .collect())
+}
 
 /// A QC test due on or before `limit` on active equipment: `(facility, equipment, test name, next due)`.
 pub async fn qc_due_by(
@@ -39,13 +50,7 @@ pub async fn qc_due_by(
     let rows = filter.fetch(conn, sql).await?;
     rows.iter()
         .map(|r| {
-            let parts: Vec<String> = ["manufacturer", "model"]
-                .iter()
-                .map(|c| r.try_get::<Option<String>, _>(*c))
-                .collect::<Result<Vec<_>, _>>()?
-                .into_iter()
-                .flatten()
-                .collect();
+            let parts = present_texts(r, &["manufacturer", "model"])?;
             let mut name = if parts.is_empty() {
                 r.try_get::<String, _>("equipment_type_name")?
             } else {
@@ -132,13 +137,7 @@ pub async fn documents_ending_between(
         .map(|r| {
             let equipment = match r.try_get::<Option<String>, _>("equipment_id")? {
                 Some(id) => {
-                    let name: Vec<String> = ["manufacturer", "model", "serial_number"]
-                        .iter()
-                        .map(|c| r.try_get::<Option<String>, _>(*c))
-                        .collect::<Result<Vec<_>, _>>()?
-                        .into_iter()
-                        .flatten()
-                        .collect();
+                    let name = present_texts(r, &["manufacturer", "model", "serial_number"])?;
                     Some(Reference {
                         id,
                         name: name.join(" "),
