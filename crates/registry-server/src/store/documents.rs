@@ -1,7 +1,8 @@
 //! Document queries: the record with its file versions and comments, lists with filters, status
 //! changes, and the durable e-mail schedules the worker claims.
 //!
-//! The storage interface of this resource; the queries are in `sql/documents.rs`.
+//! The storage interface of this resource; the queries are in `sql/documents.rs` (writes),
+//! `sql/document_reads.rs` (reads) and `sql/document_emails.rs` (e-mail schedules).
 
 use crate::db::contains_pattern;
 use crate::store::types::Param;
@@ -165,14 +166,18 @@ backend_fns! { documents;
     pub async fn archive(id: &str, at: &str) -> Result<(), sqlx::Error>;
 
     pub async fn add_comment(id: &str, document_id: &str, author: &str, text: &str, at: &str) -> Result<(), sqlx::Error>;
+}
 
+backend_fns! { document_reads;
     /// One stored file of a live document: the current one, or `version`.
     pub async fn file(id: &str, version: Option<i64>) -> Result<Option<FileInfo>, sqlx::Error>;
 
     pub async fn view(id: &str, filter: &DocumentFilter) -> Result<Option<Document>, sqlx::Error>;
 
     pub async fn list(filter: &DocumentFilter, limit: i64, offset: i64) -> Result<(Vec<Document>, i64), sqlx::Error>;
+}
 
+backend_fns! { document_emails;
     /// The e-mail addresses of the facility's active users.
     pub async fn facility_recipients(facility_id: &str) -> Result<Vec<String>, sqlx::Error>;
 

@@ -1,7 +1,8 @@
 //! Receipts of radioactive material, waste packages in decay storage, what the notices read, and
 //! the daily digests (planned once per day, claimed by exactly one instance each).
 //!
-//! The storage interface of this resource; the queries are in `sql/material.rs`.
+//! The storage interface of this resource; the queries are in `sql/material.rs` (receipts),
+//! `sql/waste.rs` (waste packages) and `sql/notices.rs` (what the notices read, the digests).
 
 use crate::extract::ListParams;
 use registry_core::Radioisotope;
@@ -66,7 +67,9 @@ backend_fns! { material;
     /// A page of receipts, newest first (by the time received), filtered by `week`, `radioisotope`
     /// and `overQuantity` (`true`/`false`).
     pub async fn receipts(scope: &Scope, week: Option<&str>, radioisotope: Option<Radioisotope>, over_quantity: Option<bool>, params: &ListParams) -> Result<(Vec<Receipt>, i64), sqlx::Error>;
+}
 
+backend_fns! { waste;
     pub async fn save_waste(w: &WastePackage, insert: bool) -> Result<(), sqlx::Error>;
 
     /// Records the release of a stored package; `false` when it was released meanwhile.
@@ -76,7 +79,9 @@ backend_fns! { material;
 
     /// A page of packages, newest first.
     pub async fn waste_list(scope: &Scope, query: &WasteQuery, today: &str, params: &ListParams) -> Result<(Vec<WastePackage>, i64), sqlx::Error>;
+}
 
+backend_fns! { notices;
     /// A QC test due on or before `limit` on active equipment: `(facility, equipment, test name, next due)`.
     pub async fn qc_due_by(scope: &Scope, limit: &str) -> Result<Vec<(Reference, Reference, String, String)>, sqlx::Error>;
 

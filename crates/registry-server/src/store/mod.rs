@@ -32,6 +32,10 @@ macro_rules! shared_queries {
         pub(crate) mod audit;
         #[path = "sql/claims.rs"]
         pub(crate) mod claims;
+        #[path = "sql/document_emails.rs"]
+        pub(crate) mod document_emails;
+        #[path = "sql/document_reads.rs"]
+        pub(crate) mod document_reads;
         #[path = "sql/documents.rs"]
         pub(crate) mod documents;
         #[path = "sql/equipment.rs"]
@@ -46,12 +50,16 @@ macro_rules! shared_queries {
         pub(crate) mod groups;
         #[path = "sql/material.rs"]
         pub(crate) mod material;
+        #[path = "sql/notices.rs"]
+        pub(crate) mod notices;
         #[path = "sql/qc_tests.rs"]
         pub(crate) mod qc_tests;
         #[path = "sql/row.rs"]
         pub(crate) mod row;
         #[path = "sql/users.rs"]
         pub(crate) mod users;
+        #[path = "sql/waste.rs"]
+        pub(crate) mod waste;
         pub(crate) use row::opt;
     };
 }

@@ -1,0 +1,340 @@
+//! Worked examples: numbers computed by hand from the formulas, written in the comments.
+
+use super::*;
+
+#[test]
+fn accuracy_worked_example() {
+    // Readings 190, 192, 194: mean 576 / 3 = 192; deviation (192 − 185) / 185 = 3.7838 %.
+    let e = evaluate(
+        TestKind::Accuracy,
+        &tol(TestKind::Accuracy),
+        Some(&co57(&[190.0, 192.0, 194.0])),
+    )
+    .unwrap();
+    let s = &e.figures["sources"][0];
+    assert!(close(s["decayFactor"].as_f64().unwrap(), 0.5, 1e-9));
+    assert!(close(s["expectedActivity"].as_f64().unwrap(), 185.0, 1e-6));
+    assert!(close(s["elapsedDays"].as_f64().unwrap(), 271.74, 1e-9));
+    assert_eq!(s["mean"], 192.0);
+    assert!(close(s["deviationPercent"].as_f64().unwrap(), 3.7838, 1e-4));
+    assert_eq!(e.conclusion, Satisfactory);
+    // Readings 205, 206, 207: mean 206; (206 − 185) / 185 = 21 / 185 = 11.3514 % > 10 %.
+    let e = evaluate(
+        TestKind::Accuracy,
+        &tol(TestKind::Accuracy),
+        Some(&co57(&[205.0, 206.0, 207.0])),
+    )
+    .unwrap();
+    assert!(close(
+        e.figures["worstDeviationPercent"].as_f64().unwrap(),
+        11.3514,
+        1e-4
+    ));
+    assert_eq!(e.conclusion, Unsatisfactory);
+}
+
+#[test]
+fn accuracy_with_two_sources_takes_the_worst() {
+    // Cs-137 measured at its certificate time: expected = certificate = 100; mean 96 → −4 %.
+    // Co-57 as above with reading 166.5: (166.5 − 185) / 185 = −10 % exactly → still passes.
+    let mut m = co57(&[166.5]);
+    m["sources"].as_array_mut().unwrap().push(json!({
+        "nuclide": "Cs-137", "certificateActivity": "100", "certificateDate": "2026-09-29T14:45:36-03:00",
+        "readings": [95, 97]
+    }));
+    let e = evaluate(TestKind::Accuracy, &tol(TestKind::Accuracy), Some(&m)).unwrap();
+    assert!(close(
+        e.figures["sources"][0]["deviationPercent"]
+            .as_f64()
+            .unwrap(),
+        -10.0,
+        1e-9
+    ));
+    assert!(close(
+        e.figures["sources"][1]["deviationPercent"]
+            .as_f64()
+            .unwrap(),
+        -4.0,
+        1e-9
+    ));
+    assert_eq!(e.conclusion, Satisfactory);
+}
+
+#[test]
+fn constancy_worked_example() {
+    // Expected 185 (above). 176: (176 − 185) / 185 = −9 / 185 = −4.8649 % → within ±5 %.
+    // 175: −10 / 185 = −5.4054 % → fails.
+    let pass = evaluate(
+        TestKind::Constancy,
+        &tol(TestKind::Constancy),
+        Some(&co57(&[176.0])),
+    )
+    .unwrap();
+    assert!(close(
+        pass.figures["sources"][0]["deviationPercent"]
+            .as_f64()
+            .unwrap(),
+        -4.8649,
+        1e-4
+    ));
+    assert_eq!(pass.conclusion, Satisfactory);
+    let fail = evaluate(
+        TestKind::Constancy,
+        &tol(TestKind::Constancy),
+        Some(&co57(&[175.0])),
+    )
+    .unwrap();
+    assert!(close(
+        fail.figures["worstDeviationPercent"].as_f64().unwrap(),
+        5.4054,
+        1e-4
+    ));
+    assert_eq!(fail.conclusion, Unsatisfactory);
+}
+
+#[test]
+fn precision_worked_example() {
+    // 190, 192, 194: mean 192; deviations −2/192, 0, +2/192 = ∓1.0417 % → ≤ 5 %.
+    let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [190, 192, 194]}]});
+    let e = evaluate(TestKind::Precision, &tol(TestKind::Precision), Some(&m)).unwrap();
+    let d = e.figures["sources"][0]["deviationsPercent"]
+        .as_array()
+        .unwrap();
+    assert!(close(d[0].as_f64().unwrap(), -1.0417, 1e-4));
+    assert_eq!(d[1], 0.0);
+    assert!(close(d[2].as_f64().unwrap(), 1.0417, 1e-4));
+    assert_eq!(e.conclusion, Satisfactory);
+    // 90, 100, 110: mean 100; max deviation 10 % > 5 %.
+    let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [90, 100, 110]}]});
+    let e = evaluate(TestKind::Precision, &tol(TestKind::Precision), Some(&m)).unwrap();
+    assert!(close(
+        e.figures["worstDeviationPercent"].as_f64().unwrap(),
+        10.0,
+        1e-9
+    ));
+    assert_eq!(e.conclusion, Unsatisfactory);
+}
+
+/// Tc-99m read at 0, T and 2T (T = 6.0067 h = 6 h 0.402 min = 6 h 0 min 24.12 s):
+/// 1000, 500·e^δ, 250. With x in units of T, y = ln A: x̄ = 1, Sxx = 2,
+/// Sxy = (−1)(y0 − ȳ) + (1)(y2 − ȳ) = y2 − y0 = −2 ln 2, so the slope is −ln 2 per T: the
+/// fitted half-life is exactly T whatever δ. ȳ = ln 1000 − ln 2 + δ/3 and the intercept is
+/// ȳ + ln 2 = ln 1000 + δ/3, so each reading over its fitted value is e^(−δ/3), e^(2δ/3), e^(−δ/3).
+fn tc99m(delta: f64) -> Value {
+    json!({
+        "unit": "mCi",
+        "nuclide": "Tc-99m",
+        "readings": [
+            {"at": "2026-11-20T08:00:00-03:00", "activity": 1000},
+            {"at": "2026-11-20T14:00:24.120-03:00", "activity": 500.0 * delta.exp()},
+            {"at": "2026-11-20T20:00:48.240-03:00", "activity": 250},
+        ]
+    })
+}
+
+#[test]
+fn linearity_worked_example() {
+    // δ = 0.03: e^(−0.01) − 1 = −0.9950 %, e^(0.02) − 1 = +2.0201 % → within 10 %.
+    let e = evaluate(
+        TestKind::Linearity,
+        &tol(TestKind::Linearity),
+        Some(&tc99m(0.03)),
+    )
+    .unwrap();
+    let p = e.figures["points"].as_array().unwrap();
+    assert!(close(
+        p[0]["deviationPercent"].as_f64().unwrap(),
+        -0.9950,
+        1e-4
+    ));
+    assert!(close(
+        p[1]["deviationPercent"].as_f64().unwrap(),
+        2.0201,
+        1e-4
+    ));
+    assert!(close(
+        p[2]["deviationPercent"].as_f64().unwrap(),
+        -0.9950,
+        1e-4
+    ));
+    assert!(close(p[1]["elapsedHours"].as_f64().unwrap(), 6.0067, 1e-9));
+    assert!(close(
+        e.figures["fittedHalfLifeHours"].as_f64().unwrap(),
+        6.0067,
+        1e-9
+    ));
+    assert!(close(
+        e.figures["halfLifeDeviationPercent"].as_f64().unwrap(),
+        0.0,
+        1e-6
+    ));
+    assert_eq!(e.conclusion, Satisfactory);
+    // δ = 0.3: e^(0.2) − 1 = +22.1403 % > 10 %; ends e^(−0.1) − 1 = −9.5163 %.
+    let e = evaluate(
+        TestKind::Linearity,
+        &tol(TestKind::Linearity),
+        Some(&tc99m(0.3)),
+    )
+    .unwrap();
+    assert!(close(
+        e.figures["maxDeviationPercent"].as_f64().unwrap(),
+        22.1403,
+        1e-4
+    ));
+    assert!(close(
+        e.figures["points"][0]["deviationPercent"].as_f64().unwrap(),
+        -9.5163,
+        1e-4
+    ));
+    assert_eq!(e.conclusion, Unsatisfactory);
+}
+
+#[test]
+fn linearity_with_the_wrong_nuclide_passes_with_remarks() {
+    // The same perfect Tc-99m curve declared as F-18 (109.77 min = 1.8295 h): the fitted 6.0067 h
+    // is (6.0067 − 1.8295) / 1.8295 = +228.3 % off.
+    let mut m = tc99m(0.0);
+    m["nuclide"] = json!("F-18");
+    let e = evaluate(TestKind::Linearity, &tol(TestKind::Linearity), Some(&m)).unwrap();
+    assert!(close(
+        e.figures["halfLifeDeviationPercent"].as_f64().unwrap(),
+        228.33,
+        0.01
+    ));
+    assert_eq!(e.conclusion, SatisfactoryWithRemarks);
+    assert_eq!(e.figures["remarks"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn geometry_worked_example() {
+    // Reference 100: 97 → −3 % (ok); 93 → −7 % (remarks, factor 100 / 93 = 1.07527);
+    // 88 → −12 % (fails).
+    let m = json!({
+        "unit": "MBq", "nuclide": "Tc-99m",
+        "reference": {"label": "frasco 10 mL", "reading": 100},
+        "geometries": [{"label": "seringa 1 mL", "reading": 97}, {"label": "seringa 3 mL", "reading": 93},
+                       {"label": "seringa 5 mL", "reading": 88}]
+    });
+    let e = evaluate(TestKind::Geometry, &tol(TestKind::Geometry), Some(&m)).unwrap();
+    let g = e.figures["geometries"].as_array().unwrap();
+    assert!(close(
+        g[0]["deviationPercent"].as_f64().unwrap(),
+        -3.0,
+        1e-9
+    ));
+    assert_eq!(g[0]["correctionFactor"], Value::Null);
+    assert_eq!(g[0]["conclusion"], "Satisfatório");
+    assert!(close(
+        g[1]["correctionFactor"].as_f64().unwrap(),
+        1.07527,
+        1e-5
+    ));
+    assert_eq!(g[1]["conclusion"], "Satisfatório com observações");
+    assert_eq!(g[2]["correctionFactor"], Value::Null);
+    assert_eq!(e.conclusion, Unsatisfactory);
+    // Without the 5 mL syringe the verdict is the 3 mL one's.
+    let mut m = m;
+    m["geometries"].as_array_mut().unwrap().pop();
+    let e = evaluate(TestKind::Geometry, &tol(TestKind::Geometry), Some(&m)).unwrap();
+    assert_eq!(e.conclusion, SatisfactoryWithRemarks);
+}
+
+#[test]
+fn reproducibility_worked_example() {
+    // Reference 10.0 µSv/h; readings 11.2, 11.4, 11.6: mean 34.2 / 3 = 11.4 → +14 % (10–20 %:
+    // remarks); spread (11.6 − 11.4) / 11.4 = 1.7544 %.
+    let m = json!({"referenceReading": 10.0, "readings": [11.2, 11.4, 11.6]});
+    let e = evaluate(
+        TestKind::Reproducibility,
+        &tol(TestKind::Reproducibility),
+        Some(&m),
+    )
+    .unwrap();
+    assert!(close(e.figures["mean"].as_f64().unwrap(), 11.4, 1e-9));
+    assert!(close(
+        e.figures["deviationPercent"].as_f64().unwrap(),
+        14.0,
+        1e-9
+    ));
+    assert!(close(
+        e.figures["maxSpreadPercent"].as_f64().unwrap(),
+        1.7544,
+        1e-4
+    ));
+    assert_eq!(e.figures["unit"], "µSv/h");
+    assert_eq!(e.conclusion, SatisfactoryWithRemarks);
+}
+
+#[test]
+fn recorded_values_against_their_limits() {
+    let catalogue = catalogue();
+    let uniformity = catalogue
+        .iter()
+        .find(|e| e.name == "Uniformidade intrínseca")
+        .unwrap();
+    // 3.2 % ≤ 4 (ok), 3.5 % between 3 and 4 (remarks).
+    let e = evaluate(
+        TestKind::Recorded,
+        &uniformity.tolerances,
+        Some(&json!({"values": {"integralUfov": 3.2, "differentialUfov": "3,5"}})),
+    )
+    .unwrap();
+    assert_eq!(e.figures["values"][0]["conclusion"], "Satisfatório");
+    assert_eq!(e.conclusion, SatisfactoryWithRemarks);
+    // A negative centre-of-rotation offset is judged by its magnitude: |−1.2| > 1 fails.
+    let cor = catalogue
+        .iter()
+        .find(|e| e.name == "Centro de rotação")
+        .unwrap();
+    let e = evaluate(
+        TestKind::Recorded,
+        &cor.tolerances,
+        Some(&json!({"values": {"offsetPixels": -1.2}})),
+    )
+    .unwrap();
+    assert_eq!(e.conclusion, Unsatisfactory);
+    let errors = evaluate(
+        TestKind::Recorded,
+        &uniformity.tolerances,
+        Some(&json!({"values": {"integralUfov": "x", "other": 1}})),
+    )
+    .unwrap_err();
+    assert_eq!(
+        codes(&errors),
+        [
+            ("measurements.values.other", FieldCode::InvalidValue),
+            ("measurements.values.integralUfov", FieldCode::InvalidValue),
+            ("measurements.values.differentialUfov", FieldCode::Required),
+        ]
+    );
+}
+
+#[test]
+fn figures_display_without_float_noise() {
+    assert_eq!(display_value(&json!(205.0)), "205");
+    assert_eq!(display_value(&json!(11.351351351)), "11.3514");
+    assert_eq!(display_value(&json!(-0.5)), "-0.5");
+    assert_eq!(display_value(&json!([1.0, 2.25])), "1, 2.25");
+    assert_eq!(display_value(&Value::Null), "");
+}
+
+#[test]
+fn judge_boundaries() {
+    let l = Limits {
+        warn: Some(5.0),
+        limit: 10.0,
+    };
+    assert_eq!(judge(5.0, l), Satisfactory);
+    assert_eq!(judge(-5.0001, l), SatisfactoryWithRemarks);
+    assert_eq!(
+        judge(deviation_percent(11.0, 10.0), l),
+        SatisfactoryWithRemarks
+    ); // 10 % on the limit
+    assert_eq!(judge(10.001, l), Unsatisfactory);
+    assert_eq!(judge(f64::NAN, l), Unsatisfactory);
+    assert_eq!(worst([]), Satisfactory);
+    assert_eq!(
+        worst([SatisfactoryWithRemarks, Satisfactory]),
+        SatisfactoryWithRemarks
+    );
+}

@@ -1,0 +1,39 @@
+//! Worked examples (numbers computed by hand from the formulas, written in the comments, in
+//! `examples`), the readers of measurements, tolerances and times with the seeded catalogue (in
+//! `readers`), and property tests of the calculations (in `properties`); the helpers they share.
+
+mod examples;
+mod properties;
+mod readers;
+
+use super::calc::*;
+use super::*;
+use crate::equipment::Conclusion::{Satisfactory, SatisfactoryWithRemarks, Unsatisfactory};
+use crate::nuclide::Nuclide;
+use proptest::prelude::*;
+use serde_json::json;
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol
+}
+
+fn codes(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
+    errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
+}
+
+fn tol(kind: TestKind) -> Tolerances {
+    kind.default_tolerances().unwrap()
+}
+
+/// Co-57 certificate of 370 MBq on 2026-01-01T00:00Z, measured one half-life later:
+/// 271.74 d = 271 d + 0.74 · 24 h = 271 d 17.76 h = 271 d 17 h 45 min 36 s.
+/// 2026-01-01 + 271 d: Jan 31 + Feb 28 + … + Aug 31 = 243 d → Sep 1; + 28 d → Sep 29.
+/// So at 2026-09-29T17:45:36Z the expected activity is 370 / 2 = 185 MBq.
+fn co57(readings: &[f64]) -> Value {
+    json!({
+        "unit": "MBq",
+        "measuredAt": "2026-09-29T14:45:36-03:00",
+        "sources": [{"nuclide": "Co-57", "certificateActivity": 370, "certificateDate": "2026-01-01T00:00:00Z",
+                     "readings": readings}]
+    })
+}

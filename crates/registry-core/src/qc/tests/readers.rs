@@ -1,0 +1,162 @@
+//! Reading measurements, tolerances and times; the seeded catalogue against its readers.
+
+use super::*;
+
+#[test]
+fn measurements_are_validated_field_by_field() {
+    let errors = evaluate(
+        TestKind::Accuracy,
+        &tol(TestKind::Accuracy),
+        Some(&json!({
+            "unit": "Ci", "measuredAt": "yesterday",
+            "sources": [{"nuclide": "Xx-1", "certificateActivity": -1, "readings": [1, 0, "a"]}, 5]
+        })),
+    )
+    .unwrap_err();
+    assert_eq!(
+        codes(&errors),
+        [
+            ("measurements.unit", FieldCode::InvalidValue),
+            ("measurements.measuredAt", FieldCode::InvalidValue),
+            ("measurements.sources[0].nuclide", FieldCode::InvalidValue),
+            (
+                "measurements.sources[0].certificateActivity",
+                FieldCode::InvalidValue
+            ),
+            (
+                "measurements.sources[0].certificateDate",
+                FieldCode::Required
+            ),
+            (
+                "measurements.sources[0].readings[1]",
+                FieldCode::InvalidValue
+            ),
+            (
+                "measurements.sources[0].readings[2]",
+                FieldCode::InvalidValue
+            ),
+            ("measurements.sources[1]", FieldCode::InvalidValue),
+        ]
+    );
+    assert_eq!(
+        codes(&evaluate(TestKind::Linearity, &tol(TestKind::Linearity), None).unwrap_err()),
+        [("measurements", FieldCode::Required)]
+    );
+    // A certificate dated after the measurement.
+    let mut m = co57(&[1.0]);
+    m["sources"][0]["certificateDate"] = json!("2027-01-01");
+    assert_eq!(
+        codes(&evaluate(TestKind::Accuracy, &tol(TestKind::Accuracy), Some(&m)).unwrap_err()),
+        [(
+            "measurements.sources[0].certificateDate",
+            FieldCode::InvalidValue
+        )]
+    );
+    // Linearity needs three readings at two times at least.
+    let same_time = json!({"nuclide": "F-18", "readings": [
+        {"at": "2026-11-20T08:00", "activity": 3}, {"at": "2026-11-20T08:00", "activity": 2},
+        {"at": "2026-11-20T08:00", "activity": 1}]});
+    assert_eq!(
+        codes(
+            &evaluate(
+                TestKind::Linearity,
+                &tol(TestKind::Linearity),
+                Some(&same_time)
+            )
+            .unwrap_err()
+        ),
+        [("measurements.readings", FieldCode::InvalidValue)]
+    );
+    let two = json!({"nuclide": "F-18", "readings": [{"at": "2026-11-20T08:00", "activity": 3}]});
+    assert_eq!(
+        codes(&evaluate(TestKind::Linearity, &tol(TestKind::Linearity), Some(&two)).unwrap_err()),
+        [("measurements.readings", FieldCode::InvalidValue)]
+    );
+}
+
+#[test]
+fn tolerances_are_read_per_kind() {
+    assert_eq!(
+        read_tolerances(TestKind::Geometry, None).unwrap(),
+        tol(TestKind::Geometry)
+    );
+    assert_eq!(
+        read_tolerances(
+            TestKind::Accuracy,
+            Some(&json!({"limitPercent": 8, "warnPercent": 5}))
+        )
+        .unwrap()
+        .limits(),
+        Limits {
+            warn: Some(5.0),
+            limit: 8.0
+        }
+    );
+    let errors = read_tolerances(
+        TestKind::Accuracy,
+        Some(&json!({"limitPercent": 5, "warnPercent": 6})),
+    )
+    .unwrap_err();
+    assert_eq!(
+        codes(&errors),
+        [("tolerances.warnPercent", FieldCode::InvalidValue)]
+    );
+    assert_eq!(
+        codes(&read_tolerances(TestKind::Recorded, None).unwrap_err()),
+        [("tolerances.quantities", FieldCode::Required)]
+    );
+    let errors = read_tolerances(
+        TestKind::Recorded,
+        Some(&json!({"quantities": [{"name": "a", "unit": "%", "limit": 0}, {"name": "a", "limit": 2}]})),
+    )
+    .unwrap_err();
+    assert_eq!(
+        codes(&errors),
+        [
+            ("tolerances.quantities[0].limit", FieldCode::InvalidValue),
+            ("tolerances.quantities[1].unit", FieldCode::Required),
+            ("tolerances.quantities[1].name", FieldCode::InvalidValue),
+        ]
+    );
+}
+
+#[test]
+fn times_without_an_offset_are_brasilia() {
+    let t = read::parse_time("2026-11-20T08:00").unwrap();
+    assert_eq!(t.to_rfc3339(), "2026-11-20T08:00:00-03:00");
+    assert_eq!(
+        read::parse_time("2026-11-20").unwrap().to_rfc3339(),
+        "2026-11-20T00:00:00-03:00"
+    );
+    assert!(read::parse_time("20/11/2026").is_none());
+}
+
+#[test]
+fn the_catalogue_has_the_issue_tolerances_and_periods() {
+    let c = catalogue();
+    let find = |name: &str| c.iter().find(|e| e.name == name).unwrap();
+    let check = |name: &str, days: i64, kind: TestKind, limit: f64, warn: Option<f64>| {
+        let e = find(name);
+        assert_eq!((e.expiration_in_days, e.kind), (days, kind), "{name}");
+        assert_eq!(e.tolerances.limits(), Limits { warn, limit }, "{name}");
+    };
+    check("Constância", 1, TestKind::Constancy, 5.0, None);
+    check("Exatidão", 180, TestKind::Accuracy, 10.0, None);
+    check("Precisão", 180, TestKind::Precision, 5.0, None);
+    check("Linearidade", 180, TestKind::Linearity, 10.0, None);
+    check("Geometria", 365, TestKind::Geometry, 10.0, Some(5.0));
+    check(
+        "Reprodutibilidade",
+        30,
+        TestKind::Reproducibility,
+        20.0,
+        Some(10.0),
+    );
+    assert_eq!(find("Centro de rotação").kind, TestKind::Recorded);
+    assert_eq!(find("Uniformidade intrínseca").expiration_in_days, 30);
+    // Every seeded tolerance passes the reader that guards edits.
+    for e in &c {
+        let v = serde_json::to_value(&e.tolerances).unwrap();
+        assert_eq!(read_tolerances(e.kind, Some(&v)).unwrap(), e.tolerances);
+    }
+}

@@ -1,0 +1,185 @@
+//! Unit tests and property tests of the clearance, release-date and payload rules.
+
+use super::*;
+use crate::material::tests::utc;
+use proptest::prelude::*;
+use serde_json::json;
+
+fn one(r: Radioisotope, mci: f64) -> Vec<WasteContent> {
+    vec![WasteContent {
+        radioisotope: r,
+        activity: mci,
+    }]
+}
+
+#[test]
+fn a_single_isotope_needs_log2_of_its_ratio_in_half_lives() {
+    let levels = ClearanceLevels::default();
+    // 1 mCi of I-131 in 10 kg: 37e6 Bq / 1e4 g = 3700 Bq/g, 50 × 74 Bq/g.
+    let s = seconds_to_clearance(&one(Radioisotope::I131, 1.0), 10.0, &levels);
+    let expected = 8.0252 * 86_400.0 * 50f64.log2();
+    assert!((s - expected).abs() < 1.0, "{s} vs {expected}");
+    // Already below the level: at closure.
+    assert_eq!(
+        seconds_to_clearance(&one(Radioisotope::Tc99m, 1e-6), 10.0, &levels),
+        0.0
+    );
+}
+
+#[test]
+fn release_dates_worked_example() {
+    let levels = ClearanceLevels::default();
+    // 50 × the level of I-131: 5.644 half-lives = 45.29 days after closure at 12:00 Brasília
+    // on 2 March 2026 → 16 April 2026 at about 19:00, so the 17th.
+    let closed = utc("2026-03-02T15:00:00Z");
+    let d = release_date(&one(Radioisotope::I131, 1.0), 10.0, closed, &levels);
+    assert_eq!(d, NaiveDate::from_ymd_opt(2026, 4, 17).unwrap());
+    // Below clearance at closure on a day already begun: the next day.
+    let d = release_date(&one(Radioisotope::Tc99m, 1e-6), 10.0, closed, &levels);
+    assert_eq!(d, NaiveDate::from_ymd_opt(2026, 3, 3).unwrap());
+    // Closed exactly at midnight in Brasília and already clear: that very day.
+    let d = release_date(
+        &one(Radioisotope::Tc99m, 1e-6),
+        10.0,
+        utc("2026-03-02T03:00:00Z"),
+        &levels,
+    );
+    assert_eq!(d, NaiveDate::from_ymd_opt(2026, 3, 2).unwrap());
+    // A higher clearance level releases sooner.
+    let relaxed = ClearanceLevels::parse("I(131)=740").unwrap();
+    let d = release_date(&one(Radioisotope::I131, 1.0), 10.0, closed, &relaxed);
+    assert!(d < NaiveDate::from_ymd_opt(2026, 4, 17).unwrap());
+}
+
+#[test]
+fn mixtures_follow_the_sum_rule() {
+    let levels = ClearanceLevels::default();
+    let i131 = WasteContent {
+        radioisotope: Radioisotope::I131,
+        activity: 1.0,
+    };
+    let i125 = WasteContent {
+        radioisotope: Radioisotope::I125,
+        activity: 0.1,
+    };
+    let s = seconds_to_clearance(&[i131, i125], 10.0, &levels);
+    let a = seconds_to_clearance(&[i131], 10.0, &levels);
+    let b = seconds_to_clearance(&[i125], 10.0, &levels);
+    // Longer than either alone, shorter than both brought to half the level.
+    assert!(s > a.max(b), "{s} {a} {b}");
+    let half = ClearanceLevels::parse("I(131)=37, I(125)=37").unwrap();
+    let a2 = seconds_to_clearance(&[i131], 10.0, &half);
+    let b2 = seconds_to_clearance(&[i125], 10.0, &half);
+    assert!(s <= a2.max(b2) + 1.0, "{s} {a2} {b2}");
+}
+
+#[test]
+fn clearance_settings() {
+    let l = ClearanceLevels::parse(" I(131)=100 , Tc-99m=1000 ").unwrap();
+    assert_eq!(l.level(Radioisotope::I131), 100.0);
+    assert_eq!(l.level(Radioisotope::Tc99m), 1000.0);
+    assert_eq!(l.level(Radioisotope::F18), DEFAULT_CLEARANCE_BQ_PER_G);
+    assert!(ClearanceLevels::parse("I(131)").is_err());
+    assert!(ClearanceLevels::parse("Xx=1").is_err());
+    assert!(ClearanceLevels::parse("I(131)=0").is_err());
+    assert_eq!(
+        ClearanceLevels::parse("").unwrap(),
+        ClearanceLevels::default()
+    );
+}
+
+#[test]
+fn waste_payloads() {
+    let now = utc("2026-03-04T15:00:00Z");
+    let c = read_waste(
+        &json!({"form": "solid", "contents": [{"radioisotope": "I(131)", "activity": 2}],
+                "mass": "3.5", "closedAt": "2026-03-03", "location": "Sala de decaimento, prateleira 2"}),
+        true,
+        now,
+    )
+    .unwrap();
+    assert_eq!(c.form, Some(WasteForm::Solid));
+    assert_eq!(c.mass, Some(3.5));
+    assert_eq!(c.closed_at, Some(utc("2026-03-04T03:00:00Z")));
+    let errs = read_waste(
+        &json!({"form": "gas", "contents": [{"radioisotope": "I(131)", "activity": 1}, {"radioisotope": "I-131", "activity": 1},
+                {"radioisotope": "Xx", "activity": -1}], "mass": 0}),
+        true,
+        now,
+    )
+    .unwrap_err();
+    let codes: Vec<(&str, FieldCode)> = errs.iter().map(|e| (e.field.as_str(), e.code)).collect();
+    assert_eq!(
+        codes,
+        [
+            ("form", FieldCode::InvalidValue),
+            ("contents[1].radioisotope", FieldCode::DuplicateRadioisotope),
+            ("contents[2].radioisotope", FieldCode::InvalidRadioisotope),
+            ("contents[2].activity", FieldCode::InvalidQuantity),
+            ("mass", FieldCode::InvalidValue),
+            ("location", FieldCode::Required),
+        ]
+    );
+    // An edit reads only what is there.
+    assert_eq!(
+        read_waste(&json!({"location": "B"}), false, now)
+            .unwrap()
+            .location
+            .as_deref(),
+        Some("B")
+    );
+    assert_eq!(read_release(&json!({"doseRate": 0}), now).unwrap().0, 0.0);
+    assert!(read_release(&json!({"doseRate": -1}), now).is_err());
+    assert!(read_release(&json!({}), now).is_err());
+}
+
+fn contents() -> impl Strategy<Value = Vec<WasteContent>> {
+    proptest::collection::vec((0usize..15, 1e-6f64..1e3), 1..4).prop_map(|items| {
+        let mut list: Vec<WasteContent> = Vec::new();
+        for (i, a) in items {
+            let r = Radioisotope::ALL[i];
+            if !list.iter().any(|c| c.radioisotope == r) {
+                list.push(WasteContent {
+                    radioisotope: r,
+                    activity: a,
+                });
+            }
+        }
+        list
+    })
+}
+
+fn ratio_sum(contents: &[WasteContent], mass: f64, t: f64, levels: &ClearanceLevels) -> f64 {
+    contents
+        .iter()
+        .map(|c| {
+            let c0 = c.activity * 37e6 / (mass * 1000.0);
+            Nuclide::from(c.radioisotope).decay(c0, t) / levels.level(c.radioisotope)
+        })
+        .sum()
+}
+
+proptest! {
+    #[test]
+    fn clear_at_the_computed_time_and_not_a_second_before(list in contents(), mass in 0.1f64..100.0) {
+        let levels = ClearanceLevels::default();
+        let s = seconds_to_clearance(&list, mass, &levels);
+        prop_assert!(ratio_sum(&list, mass, s, &levels) <= 1.0 + 1e-9);
+        if s > 1.0 {
+            prop_assert!(ratio_sum(&list, mass, s - 1.0, &levels) > 1.0);
+        }
+    }
+
+    #[test]
+    fn more_activity_never_releases_sooner(list in contents(), mass in 0.1f64..100.0, factor in 1.0f64..100.0, day in 0i64..20_000) {
+        let levels = ClearanceLevels::default();
+        let closed = DateTime::from_timestamp(946_684_800 + day * 86_400, 0).unwrap();
+        let more: Vec<WasteContent> = list.iter().map(|c| WasteContent { activity: c.activity * factor, ..*c }).collect();
+        let d = release_date(&list, mass, closed, &levels);
+        prop_assert!(release_date(&more, mass, closed, &levels) >= d);
+        // Never before the closure day, and the day begins after the package is clear.
+        prop_assert!(d >= closed.with_timezone(&brasilia()).date_naive());
+        let elapsed = (day_start(d) - closed).num_milliseconds() as f64 / 1000.0;
+        prop_assert!(ratio_sum(&list, mass, elapsed, &levels) <= 1.0 + 1e-9);
+    }
+}

@@ -1,0 +1,73 @@
+//! The durable e-mail schedules of documents: whom to send to, scheduling, and the claims of the
+//! worker that sends them.
+//!
+//! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
+
+use super::Connection;
+use super::row::json;
+use crate::store::claims::Queue;
+use crate::store::documents::*;
+use crate::store::types::{JsonText, Ts};
+use sqlx::Row;
+
+/// The e-mail addresses of the facility's active users.
+pub async fn facility_recipients(
+    conn: &mut Connection,
+    facility_id: &str,
+) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT u.email FROM facility_users fu JOIN users u ON u.id = fu.user_id \
+         WHERE fu.facility_id = $1 AND u.active = TRUE ORDER BY fu.position",
+    )
+    .bind(facility_id)
+    .fetch_all(conn)
+    .await
+}
+
+pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO email_schedules (id, document_id, recipients, send_at, status, attempts, next_attempt_at, created_by, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, 'pending', 0, $4, $5, $6, $6)",
+    )
+    .bind(s.id)
+    .bind(s.document_id)
+    .bind(JsonText(
+        serde_json::to_string(s.recipients).unwrap_or_else(|_| "[]".into()),
+    ))
+    .bind(Ts(s.send_at))
+    .bind(s.by)
+    .bind(Ts(s.at))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Claims up to `limit` due schedules for `instance` until `until` (see `claims::claim`).
+pub async fn claim_due(
+    conn: &mut Connection,
+    instance: &str,
+    now: &str,
+    until: &str,
+    limit: i64,
+) -> Result<Vec<ClaimedEmail>, sqlx::Error> {
+    let rows = super::claims::claim(
+        conn,
+        Queue::EmailSchedules,
+        "document_id, recipients, attempts",
+        instance,
+        now,
+        until,
+        limit,
+    )
+    .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(ClaimedEmail {
+                id: r.try_get("id")?,
+                document_id: r.try_get("document_id")?,
+                recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
+                attempts: r.try_get("attempts")?,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,175 @@
+//! Connection timeouts, downloads that are not sniffed, and tokens issued in the future.
+
+use crate::documents::{new_facility, pdf, upload};
+use crate::helpers::{Backend, TestApp};
+use crate::on_both_backends;
+use base64::Engine;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+on_both_backends!(
+    half_sent_requests_and_idle_connections_are_closed,
+    downloads_are_not_sniffed,
+    tokens_issued_in_the_future_are_refused
+);
+
+/// How long until the server closes the connection (reading and dropping whatever it sends), or
+/// `None` when it is still open after `limit`.
+async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Duration> {
+    let start = Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at((start + limit).into(), stream.read(&mut buf)).await {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(start.elapsed()),
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+async fn half_sent_requests_and_idle_connections_are_closed(backend: Backend) {
+    let Some(app) = TestApp::spawn_with(backend, |c| {
+        c.limits.read_timeout = Duration::from_secs(1);
+        c.limits.body_timeout = Duration::from_secs(1);
+    })
+    .await
+    else {
+        return;
+    };
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let limit = Duration::from_secs(5);
+    // Half a request line and headers.
+    let mut half = TcpStream::connect(&addr).await.unwrap();
+    half.write_all(b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Le")
+        .await
+        .unwrap();
+    assert!(
+        closed_within(&mut half, limit).await.is_some(),
+        "a half-sent request head is still open after {limit:?}"
+    );
+    // A complete head, half a body.
+    let mut body = TcpStream::connect(&addr).await.unwrap();
+    body.write_all(
+        b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\": ",
+    )
+    .await
+    .unwrap();
+    assert!(
+        closed_within(&mut body, limit).await.is_some(),
+        "a half-sent body is still open after {limit:?}"
+    );
+    // A kept-alive connection that goes idle after its answer.
+    let mut idle = TcpStream::connect(&addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: registry\r\n\r\n")
+        .await
+        .unwrap();
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    assert!(
+        closed_within(&mut idle, limit).await.is_some(),
+        "an idle kept-alive connection is still open after {limit:?}"
+    );
+    // A prompt client is unaffected.
+    app.get("/api/users", &app.admin).await.expect(200);
+}
+
+async fn downloads_are_not_sniffed(backend: Backend) {
+    let Some(app) = TestApp::spawn(backend).await else {
+        return;
+    };
+    let facility = new_facility(&app, "Clínica Nosniff").await;
+    let doc = upload(&app, &app.admin, &facility, pdf(1000, 3), &[])
+        .await
+        .expect(201);
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(png).file_name("logo.png"),
+    );
+    let res = reqwest::Client::new()
+        .post(app.url(&format!("/api/facility/{facility}/logo")))
+        .bearer_auth(&app.admin)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    for path in [
+        format!("/api/document/{}/file", doc["_id"].as_str().unwrap()),
+        format!("/api/facility/{facility}/logo"),
+    ] {
+        let res = app
+            .client
+            .get(app.url(&path))
+            .bearer_auth(&app.admin)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(
+            res.headers()
+                .get("x-content-type-options")
+                .map(|v| v.to_str().unwrap()),
+            Some("nosniff"),
+            "{path}"
+        );
+    }
+}
+
+fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(key));
+    } else {
+        block[..key.len()].copy_from_slice(key);
+    }
+    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+    let inner = Sha256::new()
+        .chain_update(pad(0x36))
+        .chain_update(message)
+        .finalize();
+    Sha256::new()
+        .chain_update(pad(0x5c))
+        .chain_update(inner)
+        .finalize()
+        .to_vec()
+}
+
+/// The server's own token with `claims` changed, signed with the server's secret.
+fn resigned(app: &TestApp, token: &str, change: impl FnOnce(&mut Value)) -> String {
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let mut parts = token.split('.');
+    let header = parts.next().unwrap();
+    let mut claims: Value =
+        serde_json::from_slice(&b64.decode(parts.next().unwrap()).unwrap()).unwrap();
+    change(&mut claims);
+    let signed = format!("{header}.{}", b64.encode(claims.to_string()));
+    let secret = app.state.config.jwt_secret.as_ref().unwrap().0.as_bytes();
+    let signature = b64.encode(hmac_sha256(secret, signed.as_bytes()));
+    format!("{signed}.{signature}")
+}
+
+async fn tokens_issued_in_the_future_are_refused(backend: Backend) {
+    let Some(app) = TestApp::spawn(backend).await else {
+        return;
+    };
+    let now = chrono::Utc::now().timestamp();
+    // Re-signing with the same claims is accepted (the forging itself is right)...
+    let same = resigned(&app, &app.admin, |_| {});
+    app.get("/api/users", &same).await.expect(200);
+    // ...a few seconds of clock skew too...
+    let skewed = resigned(&app, &app.admin, |c| c["iat"] = json!(now + 20));
+    app.get("/api/users", &skewed).await.expect(200);
+    // ...but not a token issued an hour from now.
+    let future = resigned(&app, &app.admin, |c| {
+        c["iat"] = json!(now + 3600);
+        c["exp"] = json!(now + 7200);
+    });
+    app.get("/api/users", &future)
+        .await
+        .expect_error(401, "unauthorized");
+}

@@ -1,0 +1,286 @@
+//! Uploading and downloading files: the round trip, rejected fields and files, the size limit and
+//! the S3 store.
+
+use super::{download, form, new_facility, pdf, send_form, sha256, upload};
+use crate::equipment::id;
+use crate::helpers::{Backend, TestApp, facility_payload};
+use crate::test_servers::S3Server;
+use crate::{on_both_backends, on_both_databases};
+use reqwest::multipart::{Form, Part};
+use serde_json::json;
+
+on_both_databases!(
+    upload_and_download_round_trip,
+    upload_rejects_bad_fields_and_files
+);
+on_both_backends!(
+    uploads_past_the_limit_are_refused,
+    files_round_trip_through_s3
+);
+
+const PNG: &[u8] = &[
+    0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R',
+];
+
+/// Equipment of a facility, registered through the API (archived when asked).
+async fn insert_equipment(app: &TestApp, facility: &str, archived: bool) -> String {
+    let body = json!({"facility": facility, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "serialNumber": "SN-DOC"});
+    let id = app
+        .post("/api/equipment/register", &app.admin, body)
+        .await
+        .expect(201)["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    if archived {
+        app.post(
+            "/api/facility/equipment/exclude",
+            &app.admin,
+            json!({"_id": id}),
+        )
+        .await
+        .expect(200);
+    }
+    id
+}
+
+/// A QC test record on that equipment, through the API.
+async fn insert_qc_test(app: &TestApp, equipment: &str) -> String {
+    let name = format!("Exatidão {}", uuid::Uuid::now_v7().simple());
+    let body = json!({"name": name, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "expirationInDays": 180});
+    let test_type = app
+        .post("/api/typeOfTest/register", &app.admin, body)
+        .await
+        .expect(201)["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = json!({"equipment": equipment, "typeOfTest": test_type, "date": "2026-11-01", "conclusion": "Satisfatório"});
+    app.post("/api/test/", &app.admin, body).await.expect(201)["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn upload_and_download_round_trip(app: TestApp) {
+    let facility = new_facility(&app, "Clínica Documentos").await;
+    let bytes = pdf(300_000, 1);
+    let doc = upload(
+        &app,
+        &app.admin,
+        &facility,
+        bytes.clone(),
+        &[("conclusion", "Satisfatório")],
+    )
+    .await
+    .expect(201);
+    assert_eq!(doc["status"], "Falta assinar");
+    assert_eq!(doc["facility"]["_id"], facility.as_str());
+    assert_eq!(doc["name"], "Relatório de controle de qualidade");
+    assert_eq!(doc["date"], "2026-11-01");
+    assert_eq!(doc["validity"], "2027-11-01");
+    assert_eq!(doc["conclusion"], "Satisfatório");
+    assert_eq!(doc["file"]["name"], "relatorio.pdf");
+    assert_eq!(doc["file"]["contentType"], "application/pdf");
+    assert_eq!(doc["file"]["size"], 300_000);
+    assert_eq!(doc["file"]["sha256"], sha256(&bytes));
+    assert_eq!(doc["versions"].as_array().unwrap().len(), 1);
+    assert!(doc["signature"].is_null() && doc["code"].is_null());
+    let id = id(&doc);
+    let (status, kind, got) = download(&app, &app.admin, &format!("/api/document/{id}/file")).await;
+    assert_eq!((status, kind.as_deref()), (200, Some("application/pdf")));
+    assert_eq!(got.len(), bytes.len());
+    assert_eq!(sha256(&got), sha256(&bytes));
+    assert_eq!(got, bytes);
+    let shown = app
+        .get(&format!("/api/document/{id}/"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(shown, doc);
+
+    // A draft starts in progress; images are accepted too.
+    let draft = send_form(
+        &app,
+        "/api/document/register",
+        &app.admin,
+        Form::new()
+            .text("data", json!({"name": "Levantamento radiométrico", "facility": {"_id": facility}, "date": "2026-10-01", "validity": "2027-10-01", "draft": true}).to_string())
+            .part("file", Part::bytes(PNG.to_vec()).file_name("planta.png")),
+    )
+    .await
+    .expect(201);
+    assert_eq!(draft["status"], "Em andamento");
+    assert_eq!(draft["file"]["contentType"], "image/png");
+
+    // A facility with documents keeps its cnpj.
+    let mut edit = facility_payload("Clínica Documentos");
+    edit["_id"] = json!(facility);
+    let res = app.post("/api/facility/edit", &app.admin, edit).await;
+    let res = res.expect_error(422, "validation_failed");
+    assert!(res.has_field_error("cnpj", "cnpj_locked"), "{}", res.body);
+}
+
+async fn upload_rejects_bad_fields_and_files(app: TestApp) {
+    let facility = new_facility(&app, "Clínica Validação").await;
+    let other = new_facility(&app, "Outra Clínica").await;
+    // Not a PDF or an image.
+    let res = upload(&app, &app.admin, &facility, b"PK\x03\x04 zip".to_vec(), &[]).await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("file", "invalid_value")
+    );
+    // No file, no fields: every problem at once.
+    let res = send_form(
+        &app,
+        "/api/document/register",
+        &app.admin,
+        form(&[("conclusion", "x")], None),
+    )
+    .await;
+    let res = res.expect_error(422, "validation_failed");
+    for field in ["file", "name", "facility", "date", "validity"] {
+        assert!(
+            res.has_field_error(field, "required"),
+            "{field}: {}",
+            res.body
+        );
+    }
+    let res = upload(
+        &app,
+        &app.admin,
+        &facility,
+        pdf(100, 0),
+        &[("validity", "2026-01-01")],
+    )
+    .await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("validity", "invalid_value")
+    );
+    let res = upload(
+        &app,
+        &app.admin,
+        &facility,
+        pdf(100, 0),
+        &[("date", "01/11/2026")],
+    )
+    .await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("date", "invalid_value")
+    );
+    let res = upload(&app, &app.admin, "no-such-facility", pdf(100, 0), &[]).await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("facility", "invalid_value")
+    );
+    // Equipment and QC tests must be live records of the same facility.
+    let eq = insert_equipment(&app, &facility, false).await;
+    let foreign_eq = insert_equipment(&app, &other, false).await;
+    let archived_eq = insert_equipment(&app, &facility, true).await;
+    let test = insert_qc_test(&app, &eq).await;
+    let other_eq = insert_equipment(&app, &facility, false).await;
+    let foreign_test = insert_qc_test(&app, &foreign_eq).await;
+    for (key, value) in [
+        ("equipment", foreign_eq.as_str()),
+        ("equipment", archived_eq.as_str()),
+        ("equipment", "missing"),
+        ("test", foreign_test.as_str()),
+    ] {
+        let res = upload(&app, &app.admin, &facility, pdf(100, 0), &[(key, value)]).await;
+        assert!(
+            res.expect_error(422, "validation_failed")
+                .has_field_error(key, "invalid_value"),
+            "{key}={value}"
+        );
+    }
+    let res = upload(
+        &app,
+        &app.admin,
+        &facility,
+        pdf(100, 0),
+        &[("equipment", &other_eq), ("test", &test)],
+    )
+    .await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("test", "invalid_value")
+    );
+    let doc = upload(
+        &app,
+        &app.admin,
+        &facility,
+        pdf(100, 0),
+        &[("equipment", &eq), ("test", &test)],
+    )
+    .await
+    .expect(201);
+    assert_eq!(doc["equipment"]["_id"], eq.as_str());
+    assert_eq!(doc["test"]["_id"], test.as_str());
+    // JSON is not an upload.
+    app.post("/api/document/register/", &app.admin, json!({"name": "x"}))
+        .await
+        .expect_error(400, "bad_request");
+}
+
+async fn uploads_past_the_limit_are_refused(backend: Backend) {
+    let Some(app) = TestApp::spawn_with(backend, |c| c.documents.upload_limit = 64 * 1024).await
+    else {
+        return;
+    };
+    let facility = new_facility(&app, "Clínica Limite").await;
+    upload(&app, &app.admin, &facility, pdf(64 * 1024, 0), &[])
+        .await
+        .expect(201);
+    let res = upload(&app, &app.admin, &facility, pdf(64 * 1024 + 1, 0), &[]).await;
+    res.expect_error(413, "payload_too_large");
+    let list = app.get("/api/documents", &app.admin).await.expect(200);
+    assert_eq!(
+        list["paging"]["total"], 1,
+        "a refused upload stores nothing"
+    );
+}
+
+async fn files_round_trip_through_s3(backend: Backend) {
+    let Some(s3) = S3Server::start().await else {
+        return;
+    };
+    let url = s3.url();
+    let Some(app) = TestApp::spawn_with(backend, |c| c.object_store_url = Some(url)).await else {
+        return;
+    };
+    let facility = new_facility(&app, "Clínica S3").await;
+    // Over one multipart part, so the S3 multipart upload is exercised.
+    let bytes = pdf(6 * 1024 * 1024 + 123, 7);
+    let doc = upload(&app, &app.admin, &facility, bytes.clone(), &[])
+        .await
+        .expect(201);
+    let small = pdf(1000, 9);
+    upload(&app, &app.admin, &facility, small.clone(), &[])
+        .await
+        .expect(201);
+    let keys = s3.keys().await;
+    for b in [&bytes, &small] {
+        let sha = sha256(b);
+        assert!(
+            keys.iter()
+                .any(|k| k == &format!("documents/sha256/{}/{sha}", &sha[..2])),
+            "{keys:?}"
+        );
+    }
+    assert!(!app.data_dir.path().join("objects").join("sha256").exists());
+    let (status, _, got) = download(
+        &app,
+        &app.admin,
+        &format!("/api/document/{}/file", id(&doc)),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(sha256(&got), sha256(&bytes));
+    assert_eq!(got, bytes);
+    // The same content again is stored once.
+    upload(&app, &app.admin, &facility, bytes.clone(), &[])
+        .await
+        .expect(201);
+    assert_eq!(s3.keys().await.len(), keys.len());
+}

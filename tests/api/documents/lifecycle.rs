@@ -1,0 +1,435 @@
+//! A document's life: every status move, who may make it, the signature, comments and the soft
+//! delete with its audit.
+
+use super::{download, new_facility, pdf, send_form, sha256, upload};
+use crate::equipment::id;
+use crate::helpers::{Answer, TestApp};
+use crate::on_both_databases;
+use registry_core::document::{self, Document, VerifyError};
+use reqwest::multipart::{Form, Part};
+use serde_json::{Value, json};
+
+on_both_databases!(
+    every_allowed_and_refused_status_move,
+    permissions_by_role,
+    signature_verifies_offline_and_catches_tampering,
+    comments_soft_delete_and_audit
+);
+
+async fn edit(app: &TestApp, token: &str, body: Value) -> Answer {
+    app.post("/api/document/edit/", token, body).await
+}
+
+async fn every_allowed_and_refused_status_move(app: TestApp) {
+    let facility = new_facility(&app, "Clínica Estados").await;
+    let (_, fisico) = app.user_with(&["Físico"], "Fisica Estados").await;
+    let (_, laudos) = app.user_with(&["Laudos"], "Laudos Estados").await;
+    let doc = upload(
+        &app,
+        &app.admin,
+        &facility,
+        pdf(2000, 1),
+        &[("draft", "true")],
+    )
+    .await
+    .expect(201);
+    let id = id(&doc);
+    let sign = |token: String| {
+        let body = json!({"_id": id});
+        let app = &app;
+        async move { app.post("/api/document/sign/", &token, body).await }
+    };
+    let liberate = |token: String| {
+        let body = json!({"_id": id});
+        let app = &app;
+        async move { app.post("/api/document/liberate/", &token, body).await }
+    };
+
+    // Em andamento: only submitting moves it.
+    assert_eq!(doc["status"], "Em andamento");
+    sign(fisico.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    liberate(app.admin.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    for to in ["Corrigir", "Assinado", "Liberado"] {
+        edit(&app, &app.admin, json!({"_id": id, "status": to}))
+            .await
+            .expect_error(409, "invalid_transition");
+    }
+    let doc = edit(
+        &app,
+        &laudos,
+        json!({"_id": id, "status": "Falta assinar", "name": "Relatório v2"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        (doc["status"].as_str(), doc["name"].as_str()),
+        (Some("Falta assinar"), Some("Relatório v2"))
+    );
+
+    // Falta assinar: a signer sends it back; nobody else may; it cannot go back in progress.
+    liberate(app.admin.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    edit(
+        &app,
+        &app.admin,
+        json!({"_id": id, "status": "Em andamento"}),
+    )
+    .await
+    .expect_error(409, "invalid_transition");
+    edit(&app, &app.admin, json!({"_id": id, "status": "Assinado"}))
+        .await
+        .expect_error(409, "invalid_transition");
+    edit(&app, &laudos, json!({"_id": id, "status": "Corrigir"}))
+        .await
+        .expect_error(403, "permission_denied");
+    let doc = edit(&app, &fisico, json!({"_id": id, "status": "corrigir"}))
+        .await
+        .expect(200);
+    assert_eq!(doc["status"], "Corrigir");
+
+    // Corrigir: not signable; a new file version and the slug hand it in again.
+    sign(fisico.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    liberate(app.admin.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    let first = pdf(2000, 1);
+    let second = pdf(3000, 2);
+    let form = Form::new()
+        .text(
+            "data",
+            json!({"_id": id, "status": "falta-assinar"}).to_string(),
+        )
+        .part("file", Part::bytes(second.clone()).file_name("v2.pdf"));
+    let doc = send_form(&app, "/api/document/edit", &laudos, form)
+        .await
+        .expect(200);
+    assert_eq!(doc["status"], "Falta assinar");
+    assert_eq!(doc["file"]["sha256"], sha256(&second));
+    let versions = doc["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 2);
+    assert_eq!(
+        (
+            versions[0]["version"].as_i64(),
+            versions[1]["version"].as_i64()
+        ),
+        (Some(2), Some(1))
+    );
+    assert_eq!(versions[1]["sha256"], sha256(&first));
+    let (_, _, old) = download(
+        &app,
+        &app.admin,
+        &format!("/api/document/{id}/file?version=1"),
+    )
+    .await;
+    assert_eq!(old, first, "the replaced file is kept");
+    let (_, _, current) = download(&app, &app.admin, &format!("/api/document/{id}/file")).await;
+    assert_eq!(current, second);
+
+    // Falta assinar → Assinado.
+    let doc = sign(fisico.clone()).await.expect(200);
+    assert_eq!(doc["status"], "Assinado");
+    assert!(
+        document::is_authenticity_code(doc["code"].as_str().unwrap()),
+        "{}",
+        doc["code"]
+    );
+
+    // Assinado: frozen; only release moves it.
+    sign(app.admin.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    let form = Form::new()
+        .text("_id", id.clone())
+        .part("file", Part::bytes(pdf(100, 3)).file_name("v3.pdf"));
+    send_form(&app, "/api/document/edit", &app.admin, form)
+        .await
+        .expect_error(409, "invalid_transition");
+    edit(&app, &app.admin, json!({"_id": id, "name": "Renomeado"}))
+        .await
+        .expect_error(409, "invalid_transition");
+    edit(&app, &fisico, json!({"_id": id, "status": "Corrigir"}))
+        .await
+        .expect_error(409, "invalid_transition");
+    let doc = liberate(fisico.clone()).await.expect(200);
+    assert_eq!(doc["status"], "Liberado");
+    assert_eq!(
+        doc["file"]["sha256"],
+        sha256(&second),
+        "the refused file changed nothing"
+    );
+
+    // Liberado: final.
+    liberate(app.admin.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    sign(app.admin.clone())
+        .await
+        .expect_error(409, "invalid_transition");
+    edit(
+        &app,
+        &app.admin,
+        json!({"_id": id, "status": "Falta assinar"}),
+    )
+    .await
+    .expect_error(409, "invalid_transition");
+    // Unknown status values are field errors; unknown documents 404.
+    edit(&app, &app.admin, json!({"_id": id, "status": "Pronto"}))
+        .await
+        .expect_error(422, "validation_failed");
+    app.post("/api/document/sign", &app.admin, json!({"_id": "nope"}))
+        .await
+        .expect_error(404, "not_found");
+}
+
+async fn permissions_by_role(app: TestApp) {
+    let facility = new_facility(&app, "Clínica Permissões").await;
+    let (_, admin) = app.user_with(&["Admin"], "Admin Perm").await;
+    let (_, fisico) = app.user_with(&["Físico"], "Fisico Perm").await;
+    let (_, laudos) = app.user_with(&["Laudos"], "Laudos Perm").await;
+    let (_, cliente) = app.user_with(&["Cliente"], "Cliente Perm").await;
+    // Upload: the four staff roles; never a client.
+    let mut docs = Vec::new();
+    for token in [&app.admin, &admin, &fisico, &laudos] {
+        docs.push(id(&upload(&app, token, &facility, pdf(500, 4), &[])
+            .await
+            .expect(201)));
+    }
+    upload(&app, &cliente, &facility, pdf(500, 4), &[])
+        .await
+        .expect_error(403, "permission_denied");
+    // Edit: staff; not a client.
+    edit(&app, &laudos, json!({"_id": docs[0], "name": "Laudo"}))
+        .await
+        .expect(200);
+    edit(&app, &cliente, json!({"_id": docs[0], "name": "x"}))
+        .await
+        .expect_error(403, "permission_denied");
+    // Sign: Administrator and Físico only.
+    for token in [&admin, &laudos, &cliente] {
+        app.post("/api/document/sign", token, json!({"_id": docs[0]}))
+            .await
+            .expect_error(403, "permission_denied");
+    }
+    app.post("/api/document/sign", &app.admin, json!({"_id": docs[0]}))
+        .await
+        .expect(200);
+    app.post("/api/document/sign", &fisico, json!({"_id": docs[1]}))
+        .await
+        .expect(200);
+    // Release: Administrator, Admin, Físico; not Laudos or a client.
+    for token in [&laudos, &cliente] {
+        app.post("/api/document/liberate", token, json!({"_id": docs[0]}))
+            .await
+            .expect_error(403, "permission_denied");
+    }
+    app.post("/api/document/liberate", &admin, json!({"_id": docs[0]}))
+        .await
+        .expect(200);
+    app.post(
+        "/api/document/liberate",
+        &fisico,
+        json!({"_id": docs[1], "extra": 1}),
+    )
+    .await
+    .expect(200);
+    // Schedule e-mail: staff; not a client.
+    app.post(
+        "/api/document/scheduleEmail",
+        &cliente,
+        json!({"_id": docs[0], "to": ["a@example.com"]}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/document/scheduleEmail",
+        &laudos,
+        json!({"_id": docs[0], "to": ["a@example.com"]}),
+    )
+    .await
+    .expect(202);
+    // Delete: staff; not a client.
+    app.post("/api/document/exclude", &cliente, json!({"_id": docs[3]}))
+        .await
+        .expect_error(403, "permission_denied");
+    app.post("/api/document/exclude", &laudos, json!({"_id": docs[3]}))
+        .await
+        .expect(200);
+    // Comment: staff on any; read: staff all.
+    for token in [&app.admin, &admin, &fisico, &laudos] {
+        app.post(
+            &format!("/api/document/{}/comment", docs[2]),
+            token,
+            json!({"text": "ok"}),
+        )
+        .await
+        .expect(201);
+        app.get(&format!("/api/document/{}", docs[2]), token)
+            .await
+            .expect(200);
+    }
+    // Unauthenticated: 401.
+    app.call(reqwest::Method::GET, "/api/documents", None, None)
+        .await
+        .expect_error(401, "unauthorized");
+}
+
+async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
+    let facility = new_facility(&app, "Clínica Assinatura").await;
+    let (fisico_id, fisico) = app.user_with(&["Físico"], "Fisica Assina").await;
+    let bytes = pdf(10_000, 5);
+    let doc = upload(&app, &app.admin, &facility, bytes.clone(), &[])
+        .await
+        .expect(201);
+    let id = id(&doc);
+    let signed = app
+        .post("/api/document/sign", &fisico, json!({"_id": id}))
+        .await
+        .expect(200);
+    assert_eq!(signed["signedBy"]["_id"], fisico_id.as_str());
+    assert_eq!(signed["signedBy"]["name"], "Fisica Assina");
+    assert!(signed["signedAt"].is_string());
+    let key = app.get("/api/signing-key/", &app.admin).await.expect(200);
+    assert_eq!(key["algorithm"], "Ed25519");
+    let key = document::public_key_from_base64(key["publicKey"].as_str().unwrap()).unwrap();
+    let doc: Document = serde_json::from_value(
+        app.get(&format!("/api/document/{id}"), &app.admin)
+            .await
+            .expect(200),
+    )
+    .unwrap();
+    let (_, _, file) = download(&app, &app.admin, &format!("/api/document/{id}/file")).await;
+    assert_eq!(document::verify_document(&file, &doc, &key), Ok(()));
+    // A tampered file.
+    let mut tampered = file.clone();
+    tampered[100] ^= 0xFF;
+    assert!(matches!(
+        document::verify_document(&tampered, &doc, &key),
+        Err(VerifyError::FileMismatch { .. })
+    ));
+    // Tampered metadata: signer, time, id, code.
+    let (other_id, _) = app.user_with(&["Físico"], "Outra Fisica").await;
+    let mut forged = doc.clone();
+    forged.signed_by.as_mut().unwrap().id = other_id;
+    assert_eq!(
+        document::verify_document(&file, &forged, &key),
+        Err(VerifyError::BadSignature)
+    );
+    let mut forged = doc.clone();
+    forged.signed_at = Some("2026-01-01T00:00:00.000000Z".into());
+    assert_eq!(
+        document::verify_document(&file, &forged, &key),
+        Err(VerifyError::BadSignature)
+    );
+    let mut forged = doc.clone();
+    forged.id = uuid::Uuid::now_v7().to_string();
+    assert_eq!(
+        document::verify_document(&file, &forged, &key),
+        Err(VerifyError::BadSignature)
+    );
+    // The key is kept private in the data folder and survives a restart.
+    let path = app.data_dir.path().join("signing-key");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let again = registry_server::secrets::signing_key(&app.state.config).unwrap();
+    assert_eq!(again.verifying_key(), key);
+    // Audit events of the life so far.
+    assert_eq!(
+        app.audit_actions("document", &id).await,
+        ["uploaded", "signed"]
+    );
+}
+
+async fn comments_soft_delete_and_audit(app: TestApp) {
+    let facility = new_facility(&app, "Clínica Comentários").await;
+    let (laudos_id, laudos) = app.user_with(&["Laudos"], "Laudos Comenta").await;
+    let doc = id(&upload(&app, &app.admin, &facility, pdf(100, 1), &[])
+        .await
+        .expect(201));
+    let path = format!("/api/document/{doc}/comment");
+    app.post(&path, &laudos, json!({"text": "  "}))
+        .await
+        .expect_error(422, "validation_failed");
+    app.post(&path, &laudos, json!({"text": 5}))
+        .await
+        .expect_error(422, "validation_failed");
+    app.post(&path, &laudos, json!({"text": "Falta a assinatura do RT."}))
+        .await
+        .expect(201);
+    let shown = app
+        .post(&path, &app.admin, json!({"text": "Corrigido."}))
+        .await
+        .expect(201);
+    let comments = shown["comments"].as_array().unwrap();
+    assert_eq!(comments.len(), 2);
+    assert_eq!(
+        comments[0]["author"],
+        json!({"_id": laudos_id, "name": "Laudos Comenta"})
+    );
+    assert!(comments[0]["createdAt"].is_string() && comments[0]["_id"].is_string());
+    app.post(
+        "/api/document/missing/comment",
+        &app.admin,
+        json!({"text": "x"}),
+    )
+    .await
+    .expect_error(404, "not_found");
+    // Soft delete: gone from reads and lists, kept in the database.
+    app.post("/api/document/exclude", &app.admin, json!({"_id": doc}))
+        .await
+        .expect(200);
+    app.get(&format!("/api/document/{doc}"), &app.admin)
+        .await
+        .expect_error(404, "not_found");
+    assert_eq!(
+        app.get("/api/documents", &app.admin).await.expect(200)["paging"]["total"],
+        0
+    );
+    app.post("/api/document/exclude", &app.admin, json!({"_id": doc}))
+        .await
+        .expect_error(404, "not_found");
+    app.post("/api/document/exclude", &app.admin, json!({}))
+        .await
+        .expect_error(422, "validation_failed");
+    let kept: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM documents WHERE id = $1 AND archived_at IS NOT NULL",
+    )
+    .bind(&doc)
+    .fetch_one(&mut app.outside_connection().await)
+    .await
+    .unwrap();
+    assert_eq!(kept, 1);
+    assert_eq!(
+        app.audit_actions("document", &doc).await,
+        ["uploaded", "commented", "commented", "deleted"]
+    );
+    // The OpenAPI description lists the document endpoints.
+    let spec = app
+        .call(reqwest::Method::GET, "/api/openapi.json", None, None)
+        .await
+        .expect(200);
+    for p in [
+        "/api/document/register",
+        "/api/document/sign",
+        "/api/documents/{status}",
+        "/api/signing-key",
+        "/api/document/scheduleEmail",
+    ] {
+        assert!(
+            spec["paths"][p].is_object(),
+            "{p} missing from the OpenAPI description"
+        );
+    }
+}

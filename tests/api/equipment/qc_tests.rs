@@ -1,0 +1,206 @@
+//! QC test records: recording, editing, deleting and their history.
+
+use super::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type, today};
+use crate::helpers::{TestApp, facility_payload};
+use crate::on_both_databases;
+use chrono::Days;
+use serde_json::{Value, json};
+
+on_both_databases!(qc_tests_record_edit_delete_and_history);
+
+async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
+    let (fisico_id, fisico) = app.user_with(&["Físico"], "Fabio Fisico").await;
+    let (gone, _) = app.user_with(&["Físico"], "Gone").await;
+    app.post("/api/exclude/", &app.admin, json!({"_id": gone}))
+        .await
+        .expect(200);
+    let f = id(&app.create_facility(facility_payload("Testada")).await);
+    let eq = equipment(&app, &f, DOSE_CALIBRATOR).await;
+    let tt = test_type(&app, DOSE_CALIBRATOR, "Precisão", 90).await;
+
+    // Every failing field at once.
+    let bad = app
+        .post(
+            "/api/test",
+            &fisico,
+            json!({"equipment": eq, "typeOfTest": tt, "date": "21/11/2026", "conclusion": "Bom"}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(bad.has_field_error("date", "invalid_value"));
+    assert!(bad.has_field_error("conclusion", "invalid_value"));
+    let tomorrow = (today() + Days::new(1)).to_string();
+    app.post(
+        "/api/test",
+        &fisico,
+        json!({"equipment": eq, "typeOfTest": tt, "date": tomorrow, "conclusion": "Satisfatório"}),
+    )
+    .await
+    .expect_error(422, "validation_failed")
+    .has_field_error("date", "invalid_value")
+    .then_some(())
+    .expect("future date refused");
+    let missing = app
+        .post("/api/test", &fisico, json!({}))
+        .await
+        .expect_error(422, "validation_failed");
+    for field in ["equipment", "typeOfTest", "date", "conclusion"] {
+        assert!(missing.has_field_error(field, "required"), "{field}");
+    }
+    // performedBy must be an active user.
+    for (performer, code) in [
+        (gone.as_str(), "user_inactive"),
+        ("nobody", "user_not_found"),
+    ] {
+        assert!(
+            app.post(
+                "/api/test",
+                &fisico,
+                json!({"equipment": eq, "typeOfTest": tt, "date": days_ago(1), "conclusion": "Satisfatório",
+                       "performedBy": performer}),
+            )
+            .await
+            .expect_error(422, "validation_failed")
+            .has_field_error("performedBy", code),
+            "{code}"
+        );
+    }
+
+    // performedBy defaults to the caller.
+    let first = app
+        .post(
+            "/api/test/",
+            &fisico,
+            json!({"equipment": eq, "typeOfTest": {"_id": tt}, "date": days_ago(30),
+                   "conclusion": "Satisfatório com observações", "measurements": {"Cs-137": {"deviation": 0.021}},
+                   "notes": "fonte de Co-57 vencida"}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(
+        first["performedBy"],
+        json!({"_id": fisico_id, "name": "Fabio Fisico"})
+    );
+    assert_eq!(first["equipment"], eq.as_str());
+    assert_eq!(first["facility"]["_id"], f.as_str());
+    assert_eq!(first["typeOfTest"], json!({"_id": tt, "name": "Precisão"}));
+    assert_eq!(first["conclusion"], "Satisfatório com observações");
+    assert_eq!(first["measurements"]["Cs-137"]["deviation"], 0.021);
+    assert_eq!(first["date"], days_ago(30));
+    let newest = record(&app, &eq, &tt, &days_ago(5)).await;
+    let oldest = record(&app, &eq, &tt, &days_ago(200)).await;
+
+    let history = app
+        .get(&format!("/api/test/{eq}/{tt}"), &fisico)
+        .await
+        .expect(200);
+    assert_eq!(history["paging"]["total"], 3);
+    let order: Vec<&Value> = history["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["_id"])
+        .collect();
+    assert_eq!(order, [&newest["_id"], &first["_id"], &oldest["_id"]]);
+    let ranged = app
+        .get(
+            &format!(
+                "/api/test/{eq}/{tt}?dateGte={}&dateLt={}",
+                days_ago(100),
+                days_ago(5)
+            ),
+            &fisico,
+        )
+        .await
+        .expect(200);
+    assert_eq!(ranged["paging"]["total"], 1);
+    assert_eq!(ranged["list"][0]["_id"], first["_id"]);
+    let filters = json!({"dateGte": days_ago(10), "pageSize": 1}).to_string();
+    let paged = app
+        .client
+        .get(app.url(&format!("/api/test/{eq}/{tt}")))
+        .query(&[("filters", filters)])
+        .bearer_auth(&fisico)
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(
+        paged["paging"],
+        json!({"total": 1, "pageNum": 1, "pageSize": 1})
+    );
+    app.get(&format!("/api/test/{eq}/{tt}?dateGte=ontem"), &fisico)
+        .await
+        .expect_error(400, "bad_request");
+    app.get(&format!("/api/test/{eq}/missing"), &fisico)
+        .await
+        .expect_error(404, "not_found");
+
+    // Edit with PUT: fields present replace; the rules of create hold.
+    let first_id = id(&first);
+    let edited = app
+        .put(
+            &format!("/api/test/{first_id}"),
+            &fisico,
+            json!({"conclusion": "Insatisfatório", "notes": null, "date": days_ago(31)}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(edited["conclusion"], "Insatisfatório");
+    assert_eq!(edited["notes"], Value::Null);
+    assert_eq!(edited["date"], days_ago(31));
+    assert_eq!(edited["measurements"], first["measurements"]);
+    app.put(
+        &format!("/api/test/{first_id}"),
+        &fisico,
+        json!({"performedBy": gone}),
+    )
+    .await
+    .expect_error(422, "validation_failed");
+    // A performer deactivated since does not block corrections of their records.
+    let (leaving, leaving_token) = app.user_with(&["Físico"], "Leaving").await;
+    let theirs = app
+        .post(
+            "/api/test",
+            &leaving_token,
+            json!({"equipment": eq, "typeOfTest": tt, "date": days_ago(3), "conclusion": "Satisfatório"}),
+        )
+        .await
+        .expect(201);
+    app.post("/api/exclude/", &app.admin, json!({"_id": leaving}))
+        .await
+        .expect(200);
+    let corrected = app
+        .put(
+            &format!("/api/test/{}", id(&theirs)),
+            &fisico,
+            json!({"notes": "corrigido"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(corrected["performedBy"]["_id"], leaving.as_str());
+    app.post(&format!("/api/test/{}", id(&theirs)), &fisico, json!({}))
+        .await
+        .expect(200);
+    app.put("/api/test/missing", &fisico, json!({"notes": "x"}))
+        .await
+        .expect_error(404, "not_found");
+
+    // Delete with POST /test/:id.
+    app.post(&format!("/api/test/{first_id}"), &fisico, json!({}))
+        .await
+        .expect(200);
+    app.get(&format!("/api/test/{first_id}"), &fisico)
+        .await
+        .expect_error(404, "not_found");
+    app.post(&format!("/api/test/{first_id}"), &fisico, json!({}))
+        .await
+        .expect_error(404, "not_found");
+    let history = app
+        .get(&format!("/api/test/{eq}/{tt}"), &fisico)
+        .await
+        .expect(200);
+    assert_eq!(history["paging"]["total"], 2);
+}

@@ -1,0 +1,332 @@
+//! Equipment records: every path of their CRUD, what clients see, the CNPJ lock and the OpenAPI
+//! document.
+
+use super::{DOSE_CALIBRATOR, GAMMA_CAMERA, days_ago, equipment, id, record, test_type};
+use crate::helpers::{TestApp, facility_payload, history_actions, unique_cnpj};
+use crate::on_both_databases;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+on_both_databases!(
+    equipment_crud_on_every_path,
+    clients_see_only_their_facilities_equipment,
+    cnpj_is_locked_once_the_facility_has_equipment,
+    openapi_describes_the_new_endpoints
+);
+
+async fn equipment_crud_on_every_path(app: TestApp) {
+    let (_, laudos) = app.user_with(&["Laudos"], "Lau").await;
+    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
+    let f = id(&app.create_facility(facility_payload("Equipada")).await);
+    let payload = json!({
+        "facility": f, "typeOfEquipment": GAMMA_CAMERA, "manufacturer": "Siemens", "model": "Symbia T2",
+        "serialNumber": "GC-001", "patrimonialNumber": "PAT-9", "localization": "Sala 3",
+        "attributes": {"detectors": 2, "collimators": ["LEHR", "MEGP"]}
+    });
+    app.post("/api/equipment/register", &client, payload.clone())
+        .await
+        .expect_error(403, "permission_denied");
+    let created = app
+        .post("/api/equipment/register/", &laudos, payload.clone())
+        .await
+        .expect(201);
+    let eq = id(&created);
+    assert_eq!(created["facility"]["_id"], f.as_str());
+    assert_eq!(created["facility"]["name"], "Equipada");
+    assert_eq!(
+        created["typeOfEquipment"],
+        json!({"_id": GAMMA_CAMERA, "name": "Gama Câmara"})
+    );
+    assert_eq!(
+        created["attributes"]["collimators"],
+        json!(["LEHR", "MEGP"])
+    );
+    assert_eq!(created["serialNumber"], "GC-001");
+    assert_eq!(created["active"], true);
+    let second = app
+        .post(
+            "/api/facility/equipment/register",
+            &laudos,
+            json!({"facility": {"_id": f}, "typeOfEquipment": DOSE_CALIBRATOR, "attributes": {"probe": "well"}}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(
+        app.get(&format!("/api/equipment/{eq}"), &laudos)
+            .await
+            .expect(200),
+        created
+    );
+    for path in [
+        format!("/api/facility/{f}/equipments"),
+        format!("/api/facility/{f}/equipments/"),
+    ] {
+        let list = app.get(&path, &laudos).await.expect(200);
+        assert_eq!(
+            list["paging"],
+            json!({"total": 2, "pageNum": 1, "pageSize": 20})
+        );
+        assert_eq!(list["list"][0]["_id"], second["_id"], "newest first");
+    }
+    let filtered = app
+        .get(
+            &format!("/api/facility/{f}/equipments?typeOfEquipment={GAMMA_CAMERA}"),
+            &laudos,
+        )
+        .await
+        .expect(200);
+    assert_eq!(filtered["paging"]["total"], 1);
+    app.get("/api/facility/missing/equipments", &laudos)
+        .await
+        .expect_error(404, "not_found");
+
+    // Every failing field at once.
+    let bad = app
+        .post(
+            "/api/equipment/register",
+            &laudos,
+            json!({"facility": "missing", "typeOfEquipment": "missing", "attributes": 3}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(bad.has_field_error("attributes", "invalid_value"));
+    let bad = app
+        .post(
+            "/api/equipment/register",
+            &laudos,
+            json!({"facility": "missing", "typeOfEquipment": "missing"}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(bad.has_field_error("facility", "invalid_value"));
+    assert!(bad.has_field_error("typeOfEquipment", "invalid_value"));
+
+    // Edit: fields present replace, absent stay; the facility cannot move.
+    let edited = app
+        .post(
+            "/api/facility/equipment/edit",
+            &laudos,
+            json!({"_id": eq, "localization": "Sala 4", "model": null, "attributes": {"detectors": 1}, "active": false}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(edited["localization"], "Sala 4");
+    assert_eq!(edited["model"], Value::Null);
+    assert_eq!(edited["manufacturer"], "Siemens");
+    assert_eq!(edited["attributes"], json!({"detectors": 1}));
+    assert_eq!(edited["active"], false);
+    let other = id(&app.create_facility(facility_payload("Outra")).await);
+    app.post(
+        "/api/facility/equipment/edit",
+        &laudos,
+        json!({"_id": eq, "facility": other}),
+    )
+    .await
+    .expect_error(422, "validation_failed")
+    .has_field_error("facility", "invalid_value")
+    .then_some(())
+    .expect("facility fixed");
+    app.post("/api/facility/equipment/edit", &client, json!({"_id": eq}))
+        .await
+        .expect_error(403, "permission_denied");
+    app.post(
+        "/api/facility/equipment/edit",
+        &laudos,
+        json!({"_id": "missing", "model": "X"}),
+    )
+    .await
+    .expect_error(404, "not_found");
+
+    // Archive: gone from reads, kept in the audit log.
+    app.post(
+        "/api/facility/equipment/exclude",
+        &client,
+        json!({"_id": eq}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/facility/equipment/exclude/",
+        &laudos,
+        json!({"_id": eq}),
+    )
+    .await
+    .expect(200);
+    app.get(&format!("/api/equipment/{eq}"), &laudos)
+        .await
+        .expect_error(404, "not_found");
+    let list = app
+        .get(&format!("/api/facility/{f}/equipments"), &laudos)
+        .await
+        .expect(200);
+    assert_eq!(list["paging"]["total"], 1);
+    let history = app
+        .get(&format!("/api/equipment/{eq}/history"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
+    assert_eq!(history["list"][1]["before"]["localization"], "Sala 3");
+    assert_eq!(history["list"][1]["after"]["localization"], "Sala 4");
+    app.get(&format!("/api/equipment/{eq}/history"), &client)
+        .await
+        .expect_error(403, "permission_denied");
+}
+
+async fn clients_see_only_their_facilities_equipment(app: TestApp) {
+    let (client, token) = app.user_with(&["Cliente"], "Cli Linked").await;
+    let mut mine = facility_payload("Minha");
+    mine["users"] = json!([{"_id": client, "responsabilities": ["Titular"]}]);
+    let mine = id(&app.create_facility(mine).await);
+    let other = id(&app.create_facility(facility_payload("Alheia")).await);
+    let my_eq = equipment(&app, &mine, DOSE_CALIBRATOR).await;
+    let other_eq = equipment(&app, &other, DOSE_CALIBRATOR).await;
+    let tt = test_type(&app, DOSE_CALIBRATOR, "Constância", 1).await;
+    let mine_test = id(&record(&app, &my_eq, &tt, &days_ago(0)).await);
+    let other_test = id(&record(&app, &other_eq, &tt, &days_ago(0)).await);
+
+    app.get(&format!("/api/equipment/{my_eq}"), &token)
+        .await
+        .expect(200);
+    app.get(&format!("/api/facility/{mine}/equipments"), &token)
+        .await
+        .expect(200);
+    app.get(&format!("/api/test/{my_eq}/{tt}"), &token)
+        .await
+        .expect(200);
+    app.get(&format!("/api/test/{mine_test}"), &token)
+        .await
+        .expect(200);
+    app.get(&format!("/api/equipment/{my_eq}/tests/due"), &token)
+        .await
+        .expect(200);
+    for path in [
+        format!("/api/equipment/{other_eq}"),
+        format!("/api/facility/{other}/equipments"),
+        format!("/api/test/{other_eq}/{tt}"),
+        format!("/api/test/{other_test}"),
+        format!("/api/equipment/{other_eq}/tests/due"),
+    ] {
+        app.get(&path, &token).await.expect_error(404, "not_found");
+    }
+    let due = app
+        .get("/api/tests/due?state=due_soon", &token)
+        .await
+        .expect(200);
+    assert_eq!(due["paging"]["total"], 1);
+    assert_eq!(due["list"][0]["equipment"]["_id"], my_eq.as_str());
+    let due = app
+        .get("/api/tests/due?state=due_soon", &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(due["paging"]["total"], 2);
+    // A client records nothing, even on their own facility.
+    app.post(
+        "/api/test",
+        &token,
+        json!({"equipment": my_eq, "typeOfTest": tt, "date": days_ago(0), "conclusion": "Satisfatório"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.put(
+        &format!("/api/test/{mine_test}"),
+        &token,
+        json!({"notes": "x"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(&format!("/api/test/{mine_test}"), &token, json!({}))
+        .await
+        .expect_error(403, "permission_denied");
+}
+
+async fn cnpj_is_locked_once_the_facility_has_equipment(app: TestApp) {
+    let f = id(&app.create_facility(facility_payload("Trava")).await);
+    // Before any equipment the cnpj may change.
+    let changed = unique_cnpj();
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"_id": f, "cnpj": changed}),
+    )
+    .await
+    .expect(200);
+    let eq = equipment(&app, &f, DOSE_CALIBRATOR).await;
+    assert!(
+        app.put(
+            &format!("/api/facility/{f}/edit"),
+            &app.admin,
+            json!({"cnpj": unique_cnpj()}),
+        )
+        .await
+        .expect_error(422, "validation_failed")
+        .has_field_error("cnpj", "cnpj_locked")
+    );
+    assert!(
+        app.post(
+            "/api/facility/edit",
+            &app.admin,
+            json!({"_id": f, "cnpj": unique_cnpj()}),
+        )
+        .await
+        .expect_error(422, "validation_failed")
+        .has_field_error("cnpj", "cnpj_locked")
+    );
+    // The same cnpj and other fields still go through.
+    let same = app
+        .post(
+            "/api/facility/edit",
+            &app.admin,
+            json!({"_id": f, "cnpj": changed, "name": "Trava Nova"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(same["name"], "Trava Nova");
+    // Archived equipment is history: the lock stays.
+    app.post(
+        "/api/facility/equipment/exclude",
+        &app.admin,
+        json!({"_id": eq}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"_id": f, "cnpj": unique_cnpj()}),
+    )
+    .await
+    .expect_error(422, "validation_failed");
+}
+
+async fn openapi_describes_the_new_endpoints(app: TestApp) {
+    let doc = app
+        .call(Method::GET, "/api/openapi.json", None, None)
+        .await
+        .expect(200);
+    for (path, method) in [
+        ("/api/typeOfEquipment", "get"),
+        ("/api/typeOfEquipment/{id}", "get"),
+        ("/api/typeOfEquipment/register", "post"),
+        ("/api/typeOfEquipment/exclude", "post"),
+        ("/api/typeOfTest", "get"),
+        ("/api/typeOfTest/register", "post"),
+        ("/api/equipment/{id}", "get"),
+        ("/api/facility/{id}/equipments", "get"),
+        ("/api/equipment/register", "post"),
+        ("/api/facility/equipment/register", "post"),
+        ("/api/facility/equipment/edit", "post"),
+        ("/api/facility/equipment/exclude", "post"),
+        ("/api/test", "post"),
+        ("/api/test/{id}", "put"),
+        ("/api/test/{id}", "post"),
+        ("/api/test/{equipmentId}/{testId}", "get"),
+        ("/api/equipment/{id}/tests/due", "get"),
+        ("/api/tests/due", "get"),
+    ] {
+        assert!(
+            doc["paths"][path][method].is_object(),
+            "{method} {path} missing from the OpenAPI document"
+        );
+    }
+    assert!(doc["components"]["schemas"]["DueTest"].is_object());
+}

@@ -1,0 +1,315 @@
+//! Equipment types and QC test types: the seeded ones, validation and guards.
+
+use super::{DOSE_CALIBRATOR, GAMMA_CAMERA, days_ago, equipment, id, record, test_type};
+use crate::helpers::{TestApp, facility_payload};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(
+    equipment_types_are_seeded_and_guarded,
+    test_types_validate_and_are_guarded,
+    a_test_type_must_belong_to_the_equipment_type
+);
+
+async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
+    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
+    let (_, laudos) = app.user_with(&["Laudos"], "Lau").await;
+    let (_, admin_role) = app.user_with(&["Admin"], "Adm").await;
+    let seeded = app.get("/api/typeOfEquipment", &client).await.expect(200);
+    assert_eq!(seeded["paging"]["total"], 7);
+    let mut names: Vec<&str> = seeded["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "Calibrador de Doses",
+            "Contador Geiger",
+            "Gama Câmara",
+            "Mamógrafo",
+            "PET/CT",
+            "Raios X",
+            "Tomógrafo"
+        ]
+    );
+    let shown = app
+        .get(&format!("/api/typeOfEquipment/{GAMMA_CAMERA}/"), &client)
+        .await
+        .expect(200);
+    assert_eq!(shown["name"], "Gama Câmara");
+    app.get("/api/typeOfEquipment/nope", &client)
+        .await
+        .expect_error(404, "not_found");
+
+    app.post(
+        "/api/typeOfEquipment/register",
+        &client,
+        json!({"name": "Ultrassom"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    assert!(
+        app.post(
+            "/api/typeOfEquipment/register",
+            &laudos,
+            json!({"description": 3})
+        )
+        .await
+        .expect_error(422, "validation_failed")
+        .has_field_error("name", "required")
+    );
+    let created = app
+        .post(
+            "/api/typeOfEquipment/register/",
+            &laudos,
+            json!({"name": "Ultrassom", "description": "US"}),
+        )
+        .await
+        .expect(201);
+    let us = id(&created);
+    assert!(created["createdAt"].as_str().unwrap().ends_with('Z'));
+    app.post(
+        "/api/typeOfEquipment/register",
+        &laudos,
+        json!({"name": "ultrassom"}),
+    )
+    .await
+    .expect_error(409, "conflict");
+    let edited = app
+        .post(
+            "/api/typeOfEquipment/edit",
+            &admin_role,
+            json!({"_id": us, "name": "Ultrassonógrafo"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(edited["name"], "Ultrassonógrafo");
+    assert_eq!(edited["description"], "US");
+    app.post(
+        "/api/typeOfEquipment/edit",
+        &client,
+        json!({"_id": us, "name": "X"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+
+    // Delete: Administrator only, and not while a test type or equipment uses the type.
+    let tt = test_type(&app, &us, "Uniformidade", 30).await;
+    app.post(
+        "/api/typeOfEquipment/exclude",
+        &admin_role,
+        json!({"_id": us}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/typeOfEquipment/exclude",
+        &app.admin,
+        json!({"_id": us}),
+    )
+    .await
+    .expect_error(409, "in_use");
+    app.post("/api/typeOfTest/exclude", &app.admin, json!({"_id": tt}))
+        .await
+        .expect(200);
+    let f = app.create_facility(facility_payload("Tipos")).await;
+    equipment(&app, &id(&f), &us).await;
+    app.post(
+        "/api/typeOfEquipment/exclude",
+        &app.admin,
+        json!({"_id": us}),
+    )
+    .await
+    .expect_error(409, "in_use");
+    let unused = id(&app
+        .post(
+            "/api/typeOfEquipment/register",
+            &laudos,
+            json!({"name": "Densitômetro"}),
+        )
+        .await
+        .expect(201));
+    app.post(
+        "/api/typeOfEquipment/exclude/",
+        &app.admin,
+        json!({"_id": unused}),
+    )
+    .await
+    .expect(200);
+    app.get(&format!("/api/typeOfEquipment/{unused}"), &client)
+        .await
+        .expect_error(404, "not_found");
+}
+
+async fn test_types_validate_and_are_guarded(app: TestApp) {
+    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
+    let (_, fisico) = app.user_with(&["Físico"], "Fis").await;
+    let res = app
+        .post(
+            "/api/typeOfTest/register",
+            &fisico,
+            json!({"typeOfEquipment": "missing", "expirationInDays": -3}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(res.has_field_error("name", "required"));
+    assert!(res.has_field_error("expirationInDays", "invalid_value"));
+    app.post(
+        "/api/typeOfTest/register",
+        &fisico,
+        json!({"name": "Exatidão", "typeOfEquipment": "missing", "expirationInDays": 365}),
+    )
+    .await
+    .expect_error(422, "validation_failed")
+    .has_field_error("typeOfEquipment", "invalid_value")
+    .then_some(())
+    .expect("typeOfEquipment error");
+    app.post(
+        "/api/typeOfTest/register",
+        &client,
+        json!({"name": "Exatidão", "typeOfEquipment": DOSE_CALIBRATOR, "expirationInDays": 365}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    let created = app
+        .post(
+            "/api/typeOfTest/register",
+            &fisico,
+            json!({"name": "Exatidão", "typeOfEquipment": {"_id": DOSE_CALIBRATOR}, "expirationInDays": 365,
+                   "description": "Co-57, Ba-133, Cs-137"}),
+        )
+        .await
+        .expect(201);
+    let exactness = id(&created);
+    assert_eq!(
+        created["typeOfEquipment"],
+        json!({"_id": DOSE_CALIBRATOR, "name": "Calibrador de Doses"})
+    );
+    assert_eq!(created["expirationInDays"], 365);
+    app.post(
+        "/api/typeOfTest/register",
+        &fisico,
+        json!({"name": "exatidao", "typeOfEquipment": DOSE_CALIBRATOR, "expirationInDays": 30}),
+    )
+    .await
+    .expect_error(409, "conflict");
+    // The same name on another equipment type is fine.
+    test_type(&app, GAMMA_CAMERA, "Exatidão", 30).await;
+    let listed = app
+        .get(
+            &format!("/api/typeOfTest?typeOfEquipment={DOSE_CALIBRATOR}"),
+            &client,
+        )
+        .await
+        .expect(200);
+    assert_eq!(listed["paging"]["total"], 1);
+    assert_eq!(listed["list"][0]["_id"], exactness.as_str());
+    let edited = app
+        .post(
+            "/api/typeOfTest/edit",
+            &fisico,
+            json!({"_id": exactness, "expirationInDays": 180}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(edited["expirationInDays"], 180);
+    assert_eq!(edited["name"], "Exatidão");
+    let shown = app
+        .get(&format!("/api/typeOfTest/{exactness}"), &client)
+        .await
+        .expect(200);
+    assert_eq!(shown, edited);
+
+    // Once a test of this type is recorded, the type keeps its equipment type and cannot go.
+    let f = app
+        .create_facility(facility_payload("Tipos de teste"))
+        .await;
+    let eq = equipment(&app, &id(&f), DOSE_CALIBRATOR).await;
+    record(&app, &eq, &exactness, &days_ago(1)).await;
+    app.post(
+        "/api/typeOfTest/edit",
+        &fisico,
+        json!({"_id": exactness, "typeOfEquipment": GAMMA_CAMERA}),
+    )
+    .await
+    .expect_error(422, "validation_failed")
+    .has_field_error("typeOfEquipment", "invalid_value")
+    .then_some(())
+    .expect("typeOfEquipment locked");
+    app.post(
+        "/api/typeOfTest/exclude",
+        &fisico,
+        json!({"_id": exactness}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/typeOfTest/exclude",
+        &app.admin,
+        json!({"_id": exactness}),
+    )
+    .await
+    .expect_error(409, "in_use");
+}
+
+async fn a_test_type_must_belong_to_the_equipment_type(app: TestApp) {
+    let f = id(&app.create_facility(facility_payload("Mista")).await);
+    let calibrator = equipment(&app, &f, DOSE_CALIBRATOR).await;
+    let camera = equipment(&app, &f, GAMMA_CAMERA).await;
+    let uniformity = test_type(&app, GAMMA_CAMERA, "Uniformidade", 7).await;
+    let linearity = test_type(&app, DOSE_CALIBRATOR, "Linearidade", 90).await;
+    let res = app
+        .post(
+            "/api/test",
+            &app.admin,
+            json!({"equipment": calibrator, "typeOfTest": uniformity, "date": days_ago(1), "conclusion": "Satisfatório"}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(res.has_field_error("typeOfTest", "invalid_value"));
+    let ok = id(&record(&app, &camera, &uniformity, &days_ago(1)).await);
+    // Moving the record onto equipment of another type is refused too.
+    app.put(
+        &format!("/api/test/{ok}"),
+        &app.admin,
+        json!({"equipment": calibrator}),
+    )
+    .await
+    .expect_error(422, "validation_failed")
+    .has_field_error("typeOfTest", "invalid_value")
+    .then_some(())
+    .expect("type mismatch on edit");
+    let moved = app
+        .put(
+            &format!("/api/test/{ok}"),
+            &app.admin,
+            json!({"equipment": calibrator, "typeOfTest": linearity}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(moved["typeOfTest"]["_id"], linearity.as_str());
+    // Equipment with tests keeps its type.
+    app.post(
+        "/api/facility/equipment/edit",
+        &app.admin,
+        json!({"_id": calibrator, "typeOfEquipment": GAMMA_CAMERA}),
+    )
+    .await
+    .expect_error(422, "validation_failed")
+    .has_field_error("typeOfEquipment", "invalid_value")
+    .then_some(())
+    .expect("type fixed once tested");
+    let retyped = app
+        .post(
+            "/api/facility/equipment/edit",
+            &app.admin,
+            json!({"_id": camera, "typeOfEquipment": DOSE_CALIBRATOR}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(retyped["typeOfEquipment"]["name"], "Calibrador de Doses");
+}

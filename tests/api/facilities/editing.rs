@@ -1,0 +1,265 @@
+//! Editing facilities: partial changes in both forms, main role holders and user links, the
+//! `If-Match` guard, and archiving with its history.
+
+use crate::helpers::{TestApp, facility_payload, history_actions};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(
+    both_edit_forms_apply_partial_changes,
+    main_role_holders_are_replaced_on_edit,
+    users_edit_replaces_links_with_the_same_rules,
+    if_match_guards_against_lost_updates,
+    archive_hides_and_history_keeps
+);
+
+async fn both_edit_forms_apply_partial_changes(app: TestApp) {
+    let f = app.create_facility(facility_payload("Parcial")).await;
+    let id = f["_id"].as_str().unwrap();
+    let res = app
+        .put(
+            &format!("/api/facility/{id}/edit"),
+            &app.admin,
+            json!({"_id": id, "telephone": "(21) 99999-8888"}),
+        )
+        .await;
+    assert_eq!(res.headers["etag"], "W/\"2\"");
+    let edited = res.expect(200);
+    assert_eq!(edited["telephone"], "(21) 99999-8888");
+    for key in [
+        "name",
+        "companyName",
+        "cnpj",
+        "address",
+        "radioisotopes",
+        "practices",
+        "CNENregistry",
+        "department",
+    ] {
+        assert_eq!(edited[key], f[key], "{key} must be unchanged");
+    }
+    assert_eq!(edited["version"], 2);
+    let edited = app
+        .post(
+            "/api/facility/edit/",
+            &app.admin,
+            json!({"_id": id, "name": "Parcial 2", "radioisotopes": [{"name": "Lu(177)", "quantity": 0.75}], "practices": [], "CNENregistry": null, "address": {"street": "Rua Nova, 5", "city": "Campinas", "state": "SP", "zipCode": "13000-000"}}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(edited["name"], "Parcial 2");
+    assert_eq!(
+        edited["radioisotopes"],
+        json!([{"name": "Lu(177)", "quantity": 0.75}])
+    );
+    assert_eq!(edited["practices"], json!([]));
+    assert_eq!(edited["CNENregistry"], json!(null));
+    assert_eq!(
+        edited["address"],
+        json!([{"street": "Rua Nova, 5", "city": "Campinas", "state": "SP", "zipCode": "13000-000"}])
+    );
+    assert_eq!(edited["telephone"], "(21) 99999-8888");
+    assert_eq!(edited["version"], 3);
+    // Changes take effect immediately, and an edit that changes nothing does not bump the version.
+    assert_eq!(
+        app.get(&format!("/api/facility/{id}"), &app.admin)
+            .await
+            .expect(200),
+        edited
+    );
+    let same = app
+        .post(
+            "/api/facility/edit",
+            &app.admin,
+            json!({"_id": id, "name": "Parcial 2"}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(same["version"], 3);
+}
+
+async fn main_role_holders_are_replaced_on_edit(app: TestApp) {
+    let (old_rt, _) = app.user_with(&["Físico"], "Old RT").await;
+    let (titular, _) = app.user_with(&["Cliente"], "Tito Titular").await;
+    let (new_rt, _) = app.user_with(&["Físico"], "New RT").await;
+    let (a, _) = app.user_with(&["Físico"], "Subs A").await;
+    let (b, _) = app.user_with(&["Físico"], "Subs B").await;
+    let mut p = facility_payload("Papéis");
+    p["users"] = json!([
+        {"_id": old_rt, "responsabilities": ["Responsável Técnico", "Supervisor"]},
+        {"_id": titular, "responsabilities": ["Titular"]}
+    ]);
+    let f = app.create_facility(p).await;
+    let id = f["_id"].as_str().unwrap();
+    // The client sends the whole list, the old RT still marked: the new RT replaces them, and the
+    // old RT keeps being Supervisor.
+    let body = json!({"_id": id, "users": [
+        {"_id": old_rt, "responsabilities": ["Responsável Técnico", "Supervisor"]},
+        {"_id": titular, "responsabilities": ["Titular"]},
+        {"_id": new_rt, "responsabilities": ["Responsável Técnico"]}
+    ]});
+    let edited = app
+        .put(&format!("/api/facility/{id}/edit"), &app.admin, body)
+        .await
+        .expect(200);
+    let roles: Vec<(String, serde_json::Value)> = edited["users"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["_id"].as_str().unwrap().to_owned(),
+                u["responsabilities"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        roles,
+        vec![
+            (old_rt.clone(), json!(["Supervisor"])),
+            (titular.clone(), json!(["Titular"])),
+            (new_rt.clone(), json!(["Responsável Técnico"]))
+        ]
+    );
+    // The change is in the history, with the role change for the regulator.
+    let history = app
+        .get(&format!("/api/facility/{id}/history"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(history["list"][0]["action"], "edit");
+    assert_eq!(
+        history["list"][0]["roleChanges"],
+        json!([{"role": "Responsável Técnico", "from": old_rt, "to": new_rt}])
+    );
+    // Two new holders of one role at once are refused.
+    let body = json!({"_id": id, "users": [
+        {"_id": a, "responsabilities": ["Substituto"]},
+        {"_id": b, "responsabilities": ["Substituto"]}
+    ]});
+    let res = app
+        .post("/api/facility/edit", &app.admin, body)
+        .await
+        .expect_error(422, "validation_failed");
+    assert!(res.has_field_error("users[1].responsabilities[0]", "duplicate_role"));
+}
+
+async fn users_edit_replaces_links_with_the_same_rules(app: TestApp) {
+    let (sup, _) = app.user_with(&["Físico"], "Sup Old").await;
+    let (sup2, _) = app.user_with(&["Físico"], "Sup New").await;
+    let mut p = facility_payload("Vínculos");
+    p["users"] = json!([{"_id": sup, "responsabilities": ["Supervisor"]}]);
+    let f = app.create_facility(p).await;
+    let id = f["_id"].as_str().unwrap();
+    let body = json!({"_id": id, "users": [{"_id": sup, "responsabilities": ["Supervisor"]}, {"_id": sup2, "responsabilities": ["Supervisor"]}]});
+    let edited = app
+        .post("/api/facility/users/edit/", &app.admin, body)
+        .await
+        .expect(200);
+    assert_eq!(edited["users"][0]["responsabilities"], json!([]));
+    assert_eq!(
+        edited["users"][1]["responsabilities"],
+        json!(["Supervisor"])
+    );
+    assert_eq!(edited["name"], f["name"]);
+    // The user list is required, and referenced users must exist.
+    assert!(
+        app.post("/api/facility/users/edit", &app.admin, json!({"_id": id}))
+            .await
+            .expect_error(422, "validation_failed")
+            .has_field_error("users", "required")
+    );
+    let res = app
+        .post(
+            "/api/facility/users/edit",
+            &app.admin,
+            json!({"_id": id, "users": [{"_id": "nobody"}]}),
+        )
+        .await;
+    assert!(
+        res.expect_error(422, "validation_failed")
+            .has_field_error("users[0]._id", "user_not_found")
+    );
+    // The user's facilities list the link.
+    let mine = app
+        .get(&format!("/api/user/{sup2}/facilities"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(mine["list"][0]["_id"], id);
+    // An empty list unlinks everyone.
+    let emptied = app
+        .post(
+            "/api/facility/users/edit",
+            &app.admin,
+            json!({"_id": id, "users": []}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(emptied["users"], json!([]));
+}
+
+async fn if_match_guards_against_lost_updates(app: TestApp) {
+    let f = app.create_facility(facility_payload("Versões")).await;
+    let id = f["_id"].as_str().unwrap();
+    let res = app.get(&format!("/api/facility/{id}"), &app.admin).await;
+    let etag = res.headers["etag"].to_str().unwrap().to_owned();
+    assert_eq!(etag, "W/\"1\"");
+    let put = |tag: &'static str| {
+        app.client
+            .put(app.url(&format!("/api/facility/{id}/edit")))
+            .bearer_auth(&app.admin)
+            .header("If-Match", tag)
+            .json(&json!({"name": format!("With {tag}")}))
+            .send()
+    };
+    assert_eq!(put("W/\"1\"").await.unwrap().status(), 200);
+    let stale = put("W/\"1\"").await.unwrap();
+    assert_eq!(stale.status(), 412);
+    assert_eq!(
+        stale.json::<serde_json::Value>().await.unwrap()["code"],
+        "version_mismatch"
+    );
+    assert_eq!(put("\"2\"").await.unwrap().status(), 200);
+    assert_eq!(put("*").await.unwrap().status(), 200);
+}
+
+async fn archive_hides_and_history_keeps(app: TestApp) {
+    let f = app.create_facility(facility_payload("Arquivável")).await;
+    let id = f["_id"].as_str().unwrap();
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"_id": id, "name": "Arquivável 2"}),
+    )
+    .await
+    .expect(200);
+    let res = app
+        .post("/api/facility/exclude/", &app.admin, json!({"_id": id}))
+        .await
+        .expect(200);
+    assert_eq!(res["_id"], id);
+    app.get(&format!("/api/facility/{id}"), &app.admin)
+        .await
+        .expect_error(404, "not_found");
+    assert_eq!(
+        app.get("/api/facilities", &app.admin).await.expect(200)["paging"]["total"],
+        0
+    );
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"_id": id, "name": "Ghost"}),
+    )
+    .await
+    .expect_error(404, "not_found");
+    app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))
+        .await
+        .expect_error(404, "not_found");
+    let history = app
+        .get(&format!("/api/facility/{id}/history"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
+    assert_eq!(history["list"][1]["before"]["name"], "Arquivável");
+    assert_eq!(history["list"][1]["after"]["name"], "Arquivável 2");
+    assert_eq!(history["list"][1]["actor"]["name"], "Administrator");
+}

@@ -1,0 +1,265 @@
+//! Registering facilities: reading them back in every list, idempotence, the roles that may, and
+//! malformed requests and tokens.
+
+use crate::helpers::{TestApp, facility_payload};
+use crate::on_both_databases;
+use reqwest::Method;
+use serde_json::json;
+
+on_both_databases!(
+    register_then_read_in_every_list,
+    only_the_four_staff_roles_may_create_or_edit,
+    registration_is_idempotent,
+    malformed_requests_and_tokens
+);
+
+async fn register_then_read_in_every_list(app: TestApp) {
+    let (rt, _) = app.user_with(&["Físico"], "Rita Tecnica").await;
+    let mut payload = facility_payload("Clínica Nuclear Paulista");
+    payload["users"] =
+        json!([{"_id": rt, "responsabilities": ["Responsável Técnico", "Supervisor"]}]);
+    let res = app
+        .post("/api/facility/register/", &app.admin, payload.clone())
+        .await;
+    assert_eq!(res.headers["etag"], "W/\"1\"");
+    let created = res.expect(201);
+    let id = created["_id"].as_str().unwrap();
+    assert_eq!(created["cnpj"], payload["cnpj"]);
+    assert_eq!(created["companyName"], payload["companyName"]);
+    assert_eq!(created["CNENregistry"], "CNEN-12345");
+    assert_eq!(created["department"], "Medicina Nuclear");
+    assert_eq!(
+        created["radioisotopes"],
+        json!([{"name": "Tc(99m)", "quantity": 1500.0}, {"name": "I(131)", "quantity": 200.5}])
+    );
+    assert_eq!(
+        created["practices"],
+        json!(["Terapia Ambulatorial", "Diagnóstico"])
+    );
+    assert_eq!(
+        created["users"][0]["responsabilities"],
+        json!(["Responsável Técnico", "Supervisor"])
+    );
+    assert_eq!(created["users"][0]["name"], "Rita Tecnica");
+    assert_eq!(created["users"][0]["ANLicenseNumber"], "AN-Rita Tecnica");
+    assert_eq!(created["version"], 1);
+    assert!(created["createdAt"].as_str().unwrap().ends_with('Z'));
+
+    let shown = app
+        .get(&format!("/api/facility/{id}"), &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(shown, created);
+    for list in ["/api/facilities", "/api/nuclearmedicinefacilities"] {
+        let page = app.get(list, &app.admin).await.expect(200);
+        assert_eq!(page["list"][0]["_id"], id, "{list}");
+        assert_eq!(
+            page["paging"],
+            json!({"total": 1, "pageNum": 1, "pageSize": 20})
+        );
+    }
+    let rd = app
+        .get("/api/radiodiagnosisfacilities", &app.admin)
+        .await
+        .expect(200);
+    assert_eq!(rd["paging"]["total"], 0);
+
+    // Every path answers with and without a trailing slash.
+    let mut other = facility_payload("Raio X Recife");
+    other["department"] = json!("Radiodiagnóstico");
+    app.post("/api/facility/register", &app.admin, other)
+        .await
+        .expect(201);
+    for path in [
+        "/api/facilities/",
+        "/api/radiodiagnosisfacilities/",
+        &format!("/api/facility/{id}/"),
+    ] {
+        app.get(path, &app.admin).await.expect(200);
+    }
+    assert_eq!(
+        app.get("/api/radiodiagnosisfacilities", &app.admin)
+            .await
+            .expect(200)["paging"]["total"],
+        1
+    );
+}
+
+async fn only_the_four_staff_roles_may_create_or_edit(app: TestApp) {
+    let f = app.create_facility(facility_payload("Base")).await;
+    let id = f["_id"].as_str().unwrap();
+    for role in ["Laudos", "Físico", "Admin", "Administrator"] {
+        let (_, token) = app.user_with(&[role], &format!("Staff {role}")).await;
+        let created = app
+            .post(
+                "/api/facility/register/",
+                &token,
+                facility_payload(&format!("By {role}")),
+            )
+            .await
+            .expect(201);
+        app.post(
+            "/api/facility/edit",
+            &token,
+            json!({"_id": created["_id"], "CNENregistry": role}),
+        )
+        .await
+        .expect(200);
+        app.put(
+            &format!("/api/facility/{id}/edit"),
+            &token,
+            json!({"CNENregistry": role}),
+        )
+        .await
+        .expect(200);
+        app.post(
+            "/api/facility/users/edit",
+            &token,
+            json!({"_id": id, "users": []}),
+        )
+        .await
+        .expect(200);
+    }
+    let (client, token) = app.user_with(&["Cliente"], "Cli Ente").await;
+    app.post(
+        "/api/facility/users/edit",
+        &app.admin,
+        json!({"_id": id, "users": [{"_id": client, "responsabilities": ["Titular"]}]}),
+    )
+    .await
+    .expect(200);
+    // Denied even for a facility the client is linked to, and before any validation.
+    app.post("/api/facility/register/", &token, facility_payload("Nope"))
+        .await
+        .expect_error(403, "permission_denied");
+    app.post("/api/facility/register/", &token, json!({}))
+        .await
+        .expect_error(403, "permission_denied");
+    app.post(
+        "/api/facility/edit",
+        &token,
+        json!({"_id": id, "name": "Hijack"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.put(
+        &format!("/api/facility/{id}/edit"),
+        &token,
+        json!({"name": "Hijack"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post(
+        "/api/facility/users/edit",
+        &token,
+        json!({"_id": id, "users": []}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
+    app.post("/api/facility/exclude", &token, json!({"_id": id}))
+        .await
+        .expect_error(403, "permission_denied");
+    app.get(&format!("/api/facility/{id}/history"), &token)
+        .await
+        .expect_error(403, "permission_denied");
+    assert_ne!(
+        app.get(&format!("/api/facility/{id}"), &token)
+            .await
+            .expect(200)["name"],
+        "Hijack"
+    );
+}
+
+async fn registration_is_idempotent(app: TestApp) {
+    let payload = facility_payload("Idempotente");
+    let first = app.create_facility(payload.clone()).await;
+    let again = app
+        .post("/api/facility/register/", &app.admin, payload.clone())
+        .await
+        .expect_error(409, "duplicate_facility");
+    assert_eq!(again.body["_id"], first["_id"]);
+    // Same cnpj in the other department is another facility.
+    let mut rd = payload.clone();
+    rd["department"] = json!("Radiodiagnóstico");
+    let second = app.create_facility(rd).await;
+    // An edit may not move a facility onto a live duplicate either.
+    let res = app
+        .post(
+            "/api/facility/edit",
+            &app.admin,
+            json!({"_id": second["_id"], "department": "Medicina Nuclear"}),
+        )
+        .await;
+    assert_eq!(
+        res.expect_error(409, "duplicate_facility").body["_id"],
+        first["_id"]
+    );
+    // Once archived, the cnpj can be registered again.
+    app.post(
+        "/api/facility/exclude",
+        &app.admin,
+        json!({"_id": first["_id"]}),
+    )
+    .await
+    .expect(200);
+    let third = app.create_facility(payload).await;
+    assert_ne!(third["_id"], first["_id"]);
+}
+
+async fn malformed_requests_and_tokens(app: TestApp) {
+    let raw = |body: &'static str, content_type: &'static str| {
+        app.client
+            .post(app.url("/api/facility/register/"))
+            .bearer_auth(&app.admin)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    let res = raw("{\"name\": ", "application/json").await.unwrap();
+    assert_eq!(res.status(), 400);
+    assert_eq!(
+        res.json::<serde_json::Value>().await.unwrap()["code"],
+        "bad_request"
+    );
+    assert_eq!(
+        raw("name=x", "application/x-www-form-urlencoded")
+            .await
+            .unwrap()
+            .status(),
+        400
+    );
+    let wrong_type = app
+        .post("/api/facility/register/", &app.admin, json!([1, 2]))
+        .await;
+    wrong_type.expect_error(422, "validation_failed");
+    // The server closes a connection whose body it refused, so this one goes on its own connection.
+    let huge = "x".repeat(2 * 1024 * 1024);
+    let res = reqwest::Client::new()
+        .post(app.url("/api/facility/register/"))
+        .bearer_auth(&app.admin)
+        .json(&json!({ "name": huge }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 413);
+    assert_eq!(
+        res.json::<serde_json::Value>().await.unwrap()["code"],
+        "payload_too_large"
+    );
+    // Missing, malformed and forged tokens.
+    let res = app.call(Method::GET, "/api/facilities", None, None).await;
+    assert_eq!(res.headers["www-authenticate"], "Bearer");
+    res.expect_error(401, "unauthorized");
+    app.get("/api/facilities", "not-a-jwt")
+        .await
+        .expect_error(401, "unauthorized");
+    let mut forged = app.admin.clone();
+    forged.pop();
+    forged.push(if app.admin.ends_with('A') { 'B' } else { 'A' });
+    app.get("/api/facilities", &forged)
+        .await
+        .expect_error(401, "unauthorized");
+    app.get("/api/no-such-endpoint", &app.admin)
+        .await
+        .expect_error(404, "not_found");
+}
