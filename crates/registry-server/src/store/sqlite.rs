@@ -32,13 +32,14 @@ pub(crate) mod dialect {
 
     /// The facility-list condition for the search text `q`: through the trigram index
     /// (`facility_search`, migration 0002) when the term has the three characters a trigram
-    /// needs, as an FTS5 phrase (a substring of the indexed text); a `LIKE` scan otherwise.
+    /// needs, and none that `LIKE` would read as a wildcard (FTS5 takes no `ESCAPE`); a `LIKE`
+    /// scan of `facilities` otherwise.
     pub(crate) fn facility_search(q: &str) -> (&'static str, String) {
         let key = crate::db::search_key(q.trim());
-        if key.chars().count() >= 3 {
+        if key.chars().count() >= 3 && !key.contains(['%', '_', '\\']) {
             (
-                "f.id IN (SELECT facility_id FROM facility_search WHERE facility_search MATCH $?)",
-                format!("\"{}\"", key.replace('"', "\"\"")),
+                "f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE $?)",
+                format!("%{key}%"),
             )
         } else {
             (
