@@ -30,6 +30,8 @@ macro_rules! shared_queries {
     () => {
         #[path = "sql/audit.rs"]
         pub(crate) mod audit;
+        #[path = "sql/catalogue.rs"]
+        pub(crate) mod catalogue;
         #[path = "sql/claims.rs"]
         pub(crate) mod claims;
         #[path = "sql/documents.rs"]
@@ -55,6 +57,7 @@ macro_rules! shared_queries {
 }
 
 pub mod audit;
+pub mod catalogue;
 pub mod claims;
 pub mod documents;
 pub mod equipment;
