@@ -95,16 +95,7 @@ pub(crate) async fn register<T: Catalogue>(
     let id = new_id();
     let record = T::create(&mut tx, changes, id.clone(), now()).await?;
     record.save(&mut tx, true).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        T::ENTITY,
-        &id,
-        "create",
-        None,
-        Some(&record),
-    )
-    .await?;
+    log_change(&mut tx, caller, &id, "create", None, Some(&record)).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(record)))
 }
@@ -127,19 +118,23 @@ pub(crate) async fn edit<T: Catalogue>(
     if record != before {
         record.set_updated_at(now());
         record.save(&mut tx, false).await?;
-        audit::record_change(
-            &mut tx,
-            Some(&caller.id),
-            T::ENTITY,
-            &id,
-            "edit",
-            Some(&before),
-            Some(&record),
-        )
-        .await?;
+        log_change(&mut tx, caller, &id, "edit", Some(&before), Some(&record)).await?;
         tx.commit().await?;
     }
     Ok(Json(record))
+}
+
+/// Records `action` on the record `id` in the audit log, as it was and as it is.
+async fn log_change<T: Catalogue>(
+    conn: &mut Conn,
+    caller: &Caller,
+    id: &str,
+    action: &str,
+    before: Option<&T>,
+    after: Option<&T>,
+) -> Result<()> {
+    audit::record_change(conn, Some(&caller.id), T::ENTITY, id, action, before, after).await?;
+    Ok(())
 }
 
 /// `POST /<resource>/exclude` (Administrator): deletes `{_id}` unless something refers to it.
