@@ -1,14 +1,13 @@
 //! Equipment types (spec §4.4, product.md §4) and the QC test types of each: everyone reads, staff
 //! create and edit, Administrators delete what nothing uses.
 
+use super::catalogue::{self, Catalogue, ensure_unique_name};
 use crate::auth::Caller;
 use crate::db::Conn;
-use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::state::AppState;
-use crate::store::audit;
 use crate::store::equipment_types as store;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -16,9 +15,11 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use registry_core::api::{ListEnvelope, Message};
 use registry_core::equipment::{
-    EquipmentType, Reference, TestType, read_equipment_type, read_test_type, settle_tolerances,
+    EquipmentType, EquipmentTypeChanges, Reference, TestType, TestTypeChanges, read_equipment_type,
+    read_test_type, settle_tolerances,
 };
-use registry_core::{ErrorBody, FieldCode, Role};
+use registry_core::{ErrorBody, FieldCode, FieldError};
+use serde_json::Value;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -65,6 +66,59 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     Doc::openapi()
 }
 
+/// How a name conflict starts its message.
+const A_TYPE: &str = "An equipment type";
+
+impl Catalogue for EquipmentType {
+    const ENTITY: &'static str = "equipment_type";
+    const TABLE: &'static str = "equipment_types";
+    const WHAT: &'static str = "equipment type";
+    const DELETED: &'static str = "Equipment type deleted.";
+    type Changes = EquipmentTypeChanges;
+
+    fn read(body: &Value, create: bool) -> Result<EquipmentTypeChanges, Vec<FieldError>> {
+        read_equipment_type(body, create)
+    }
+
+    fn set_updated_at(&mut self, at: String) {
+        self.updated_at = at;
+    }
+
+    async fn create(
+        conn: &mut Conn,
+        changes: EquipmentTypeChanges,
+        id: String,
+        at: String,
+    ) -> Result<Self> {
+        catalogue::create_named(conn, changes.name, changes.description, id, at, A_TYPE).await
+    }
+
+    async fn apply(conn: &mut Conn, before: &Self, changes: EquipmentTypeChanges) -> Result<Self> {
+        let mut t = before.clone();
+        if let Some(name) = changes.name {
+            ensure_unique_name::<Self>(conn, &name, &t.id, A_TYPE).await?;
+            t.name = name;
+        }
+        if let Some(description) = changes.description {
+            t.description = description;
+        }
+        Ok(t)
+    }
+
+    async fn before_delete(conn: &mut Conn, id: &str) -> Result<()> {
+        let (equipment, test_types) = store::type_users(conn, id).await?;
+        if equipment + test_types > 0 {
+            return Err(ApiError::conflict(
+                "in_use",
+                format!(
+                    "The equipment type is used by {equipment} equipment and {test_types} test types; delete or move them first."
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[utoipa::path(get, path = "/api/typeOfEquipment", tag = "equipment types",
     params(("q" = Option<String>, Query, description = "Part of the name"),
            ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
@@ -75,18 +129,7 @@ async fn list_types(
     _caller: Caller,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<EquipmentType>>> {
-    let mut conn = state.db.read().await?;
-    let (list, total) = store::list_types(&mut conn, &params).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
-}
-
-async fn equipment_type(conn: &mut Conn, id: &str) -> Result<EquipmentType> {
-    store::get_type(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("equipment type"))
+    catalogue::list(&state, &params).await
 }
 
 #[utoipa::path(get, path = "/api/typeOfEquipment/{id}", tag = "equipment types",
@@ -97,18 +140,7 @@ async fn show_type(
     _caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<EquipmentType>> {
-    let mut conn = state.db.read().await?;
-    Ok(Json(equipment_type(&mut conn, &id).await?))
-}
-
-async fn ensure_unique_type_name(conn: &mut Conn, name: &str, id: &str) -> Result<()> {
-    if store::type_name_taken(conn, name, id).await? {
-        return Err(ApiError::conflict(
-            "conflict",
-            format!("An equipment type named {name:?} already exists."),
-        ));
-    }
-    Ok(())
+    catalogue::show(&state, &id).await
 }
 
 #[utoipa::path(post, path = "/api/typeOfEquipment/register", tag = "equipment types",
@@ -120,31 +152,7 @@ async fn register_type(
     caller: Caller,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<EquipmentType>)> {
-    caller.require_staff()?;
-    let changes = read_equipment_type(&body.value()?, true).map_err(ApiError::Validation)?;
-    let at = now();
-    let t = EquipmentType {
-        id: new_id(),
-        name: changes.name.expect("required on create"),
-        description: changes.description.flatten(),
-        created_at: at.clone(),
-        updated_at: at,
-    };
-    let mut tx = state.db.begin().await?;
-    ensure_unique_type_name(&mut tx, &t.name, &t.id).await?;
-    store::save_type(&mut tx, &t, true).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "equipment_type",
-        &t.id,
-        "create",
-        None,
-        Some(&t),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(t)))
+    catalogue::register(&state, &caller, body).await
 }
 
 #[utoipa::path(post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
@@ -156,37 +164,7 @@ async fn edit_type(
     caller: Caller,
     body: JsonBody,
 ) -> Result<Json<EquipmentType>> {
-    caller.require_staff()?;
-    let value = body.value()?;
-    let id = JsonBody::id(&value)?;
-    let changes = read_equipment_type(&value, false).map_err(ApiError::Validation)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "equipment_types", &id).await?;
-    let before = equipment_type(&mut tx, &id).await?;
-    let mut t = before.clone();
-    if let Some(name) = changes.name {
-        ensure_unique_type_name(&mut tx, &name, &id).await?;
-        t.name = name;
-    }
-    if let Some(description) = changes.description {
-        t.description = description;
-    }
-    if t != before {
-        t.updated_at = now();
-        store::save_type(&mut tx, &t, false).await?;
-        audit::record_change(
-            &mut tx,
-            Some(&caller.id),
-            "equipment_type",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&t),
-        )
-        .await?;
-        tx.commit().await?;
-    }
-    Ok(Json(t))
+    catalogue::edit(&state, &caller, body).await
 }
 
 #[utoipa::path(post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
@@ -198,72 +176,7 @@ async fn exclude_type(
     caller: Caller,
     body: JsonBody,
 ) -> Result<Json<Message>> {
-    caller.require_any(&[Role::Administrator])?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "equipment_types", &id).await?;
-    let t = equipment_type(&mut tx, &id).await?;
-    let (equipment, test_types) = store::type_users(&mut tx, &id).await?;
-    if equipment + test_types > 0 {
-        return Err(ApiError::conflict(
-            "in_use",
-            format!(
-                "The equipment type is used by {equipment} equipment and {test_types} test types; delete or move them first."
-            ),
-        ));
-    }
-    store::delete_type(&mut tx, &id).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "equipment_type",
-        &id,
-        "delete",
-        Some(&t),
-        None,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(Json(Message {
-        message: "Equipment type deleted.".into(),
-        id: Some(id),
-        token: None,
-    }))
-}
-
-#[utoipa::path(get, path = "/api/typeOfTest", tag = "equipment types",
-    params(("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
-           ("q" = Option<String>, Query), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
-    responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody)))]
-async fn list_test_types(
-    State(state): State<AppState>,
-    _caller: Caller,
-    params: ListParams,
-) -> Result<Json<ListEnvelope<TestType>>> {
-    let mut conn = state.db.read().await?;
-    let (list, total) = store::list_test_types(&mut conn, &params).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
-}
-
-async fn test_type(conn: &mut Conn, id: &str) -> Result<TestType> {
-    store::get_test_type(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("test type"))
-}
-
-#[utoipa::path(get, path = "/api/typeOfTest/{id}", tag = "equipment types",
-    params(("id" = String, Path)),
-    responses((status = 200, body = TestType), (status = 404, body = ErrorBody)))]
-async fn show_test_type(
-    State(state): State<AppState>,
-    _caller: Caller,
-    Path(id): Path<String>,
-) -> Result<Json<TestType>> {
-    let mut conn = state.db.read().await?;
-    Ok(Json(test_type(&mut conn, &id).await?))
+    catalogue::exclude::<EquipmentType>(&state, &caller, body).await
 }
 
 /// The equipment type a test type payload names, as a reference, or a field error.
@@ -294,6 +207,137 @@ async fn ensure_unique_test_name(conn: &mut Conn, t: &TestType) -> Result<()> {
     Ok(())
 }
 
+impl Catalogue for TestType {
+    const ENTITY: &'static str = "test_type";
+    const TABLE: &'static str = "test_types";
+    const WHAT: &'static str = "test type";
+    const DELETED: &'static str = "Test type deleted.";
+    type Changes = TestTypeChanges;
+
+    fn read(body: &Value, create: bool) -> Result<TestTypeChanges, Vec<FieldError>> {
+        read_test_type(body, create)
+    }
+
+    fn set_updated_at(&mut self, at: String) {
+        self.updated_at = at;
+    }
+
+    async fn create(
+        conn: &mut Conn,
+        changes: TestTypeChanges,
+        id: String,
+        at: String,
+    ) -> Result<Self> {
+        let type_of_equipment = equipment_type_ref(
+            conn,
+            changes
+                .equipment_type_id
+                .as_deref()
+                .expect("required on create"),
+        )
+        .await?;
+        let kind = changes.kind.flatten();
+        let tolerances = settle_tolerances(kind, None, None, changes.tolerances.as_ref())
+            .map_err(ApiError::Validation)?;
+        let t = TestType {
+            id,
+            name: changes.name.expect("required on create"),
+            type_of_equipment,
+            expiration_in_days: changes.expiration_in_days.expect("required on create"),
+            description: changes.description.flatten(),
+            kind,
+            tolerances,
+            created_at: at.clone(),
+            updated_at: at,
+        };
+        ensure_unique_test_name(conn, &t).await?;
+        Ok(t)
+    }
+
+    async fn apply(conn: &mut Conn, before: &Self, changes: TestTypeChanges) -> Result<Self> {
+        let mut t = before.clone();
+        if let Some(type_id) = changes
+            .equipment_type_id
+            .filter(|e| *e != before.type_of_equipment.id)
+        {
+            t.type_of_equipment = equipment_type_ref(conn, &type_id).await?;
+            if store::test_type_records(conn, &t.id).await? > 0 {
+                return Err(ApiError::field(
+                    "typeOfEquipment",
+                    FieldCode::InvalidValue,
+                    "cannot be changed: QC tests of this type were already recorded",
+                ));
+            }
+        }
+        if let Some(name) = changes.name {
+            t.name = name;
+        }
+        if let Some(days) = changes.expiration_in_days {
+            t.expiration_in_days = days;
+        }
+        if let Some(description) = changes.description {
+            t.description = description;
+        }
+        if let Some(kind) = changes.kind {
+            if kind != before.kind && store::test_type_records(conn, &t.id).await? > 0 {
+                return Err(ApiError::field(
+                    "kind",
+                    FieldCode::InvalidValue,
+                    "cannot be changed: QC tests of this type were already recorded",
+                ));
+            }
+            t.kind = kind;
+        }
+        t.tolerances = settle_tolerances(
+            t.kind,
+            before.kind,
+            before.tolerances.as_ref(),
+            changes.tolerances.as_ref(),
+        )
+        .map_err(ApiError::Validation)?;
+        if t != *before {
+            ensure_unique_test_name(conn, &t).await?;
+        }
+        Ok(t)
+    }
+
+    async fn before_delete(conn: &mut Conn, id: &str) -> Result<()> {
+        let records = store::test_type_records(conn, id).await?;
+        if records > 0 {
+            return Err(ApiError::conflict(
+                "in_use",
+                format!(
+                    "{records} QC tests of this type were recorded; the type cannot be deleted."
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[utoipa::path(get, path = "/api/typeOfTest", tag = "equipment types",
+    params(("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
+           ("q" = Option<String>, Query), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody)))]
+async fn list_test_types(
+    State(state): State<AppState>,
+    _caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<TestType>>> {
+    catalogue::list(&state, &params).await
+}
+
+#[utoipa::path(get, path = "/api/typeOfTest/{id}", tag = "equipment types",
+    params(("id" = String, Path)),
+    responses((status = 200, body = TestType), (status = 404, body = ErrorBody)))]
+async fn show_test_type(
+    State(state): State<AppState>,
+    _caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<TestType>> {
+    catalogue::show(&state, &id).await
+}
+
 #[utoipa::path(post, path = "/api/typeOfTest/register", tag = "equipment types",
     request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?, kind?, tolerances?}`: \
         `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
@@ -305,46 +349,7 @@ async fn register_test_type(
     caller: Caller,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<TestType>)> {
-    caller.require_staff()?;
-    let changes = read_test_type(&body.value()?, true).map_err(ApiError::Validation)?;
-    let mut tx = state.db.begin().await?;
-    let type_of_equipment = equipment_type_ref(
-        &mut tx,
-        changes
-            .equipment_type_id
-            .as_deref()
-            .expect("required on create"),
-    )
-    .await?;
-    let kind = changes.kind.flatten();
-    let tolerances = settle_tolerances(kind, None, None, changes.tolerances.as_ref())
-        .map_err(ApiError::Validation)?;
-    let at = now();
-    let t = TestType {
-        id: new_id(),
-        name: changes.name.expect("required on create"),
-        type_of_equipment,
-        expiration_in_days: changes.expiration_in_days.expect("required on create"),
-        description: changes.description.flatten(),
-        kind,
-        tolerances,
-        created_at: at.clone(),
-        updated_at: at,
-    };
-    ensure_unique_test_name(&mut tx, &t).await?;
-    store::save_test_type(&mut tx, &t, true).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "test_type",
-        &t.id,
-        "create",
-        None,
-        Some(&t),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(t)))
+    catalogue::register(&state, &caller, body).await
 }
 
 #[utoipa::path(post, path = "/api/typeOfTest/edit", tag = "equipment types",
@@ -357,70 +362,7 @@ async fn edit_test_type(
     caller: Caller,
     body: JsonBody,
 ) -> Result<Json<TestType>> {
-    caller.require_staff()?;
-    let value = body.value()?;
-    let id = JsonBody::id(&value)?;
-    let changes = read_test_type(&value, false).map_err(ApiError::Validation)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "test_types", &id).await?;
-    let before = test_type(&mut tx, &id).await?;
-    let mut t = before.clone();
-    if let Some(type_id) = changes
-        .equipment_type_id
-        .filter(|e| *e != before.type_of_equipment.id)
-    {
-        t.type_of_equipment = equipment_type_ref(&mut tx, &type_id).await?;
-        if store::test_type_records(&mut tx, &id).await? > 0 {
-            return Err(ApiError::field(
-                "typeOfEquipment",
-                FieldCode::InvalidValue,
-                "cannot be changed: QC tests of this type were already recorded",
-            ));
-        }
-    }
-    if let Some(name) = changes.name {
-        t.name = name;
-    }
-    if let Some(days) = changes.expiration_in_days {
-        t.expiration_in_days = days;
-    }
-    if let Some(description) = changes.description {
-        t.description = description;
-    }
-    if let Some(kind) = changes.kind {
-        if kind != before.kind && store::test_type_records(&mut tx, &id).await? > 0 {
-            return Err(ApiError::field(
-                "kind",
-                FieldCode::InvalidValue,
-                "cannot be changed: QC tests of this type were already recorded",
-            ));
-        }
-        t.kind = kind;
-    }
-    t.tolerances = settle_tolerances(
-        t.kind,
-        before.kind,
-        before.tolerances.as_ref(),
-        changes.tolerances.as_ref(),
-    )
-    .map_err(ApiError::Validation)?;
-    if t != before {
-        ensure_unique_test_name(&mut tx, &t).await?;
-        t.updated_at = now();
-        store::save_test_type(&mut tx, &t, false).await?;
-        audit::record_change(
-            &mut tx,
-            Some(&caller.id),
-            "test_type",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&t),
-        )
-        .await?;
-        tx.commit().await?;
-    }
-    Ok(Json(t))
+    catalogue::edit(&state, &caller, body).await
 }
 
 #[utoipa::path(post, path = "/api/typeOfTest/exclude", tag = "equipment types",
@@ -432,33 +374,5 @@ async fn exclude_test_type(
     caller: Caller,
     body: JsonBody,
 ) -> Result<Json<Message>> {
-    caller.require_any(&[Role::Administrator])?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "test_types", &id).await?;
-    let t = test_type(&mut tx, &id).await?;
-    let records = store::test_type_records(&mut tx, &id).await?;
-    if records > 0 {
-        return Err(ApiError::conflict(
-            "in_use",
-            format!("{records} QC tests of this type were recorded; the type cannot be deleted."),
-        ));
-    }
-    store::delete_test_type(&mut tx, &id).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "test_type",
-        &id,
-        "delete",
-        Some(&t),
-        None,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(Json(Message {
-        message: "Test type deleted.".into(),
-        id: Some(id),
-        token: None,
-    }))
+    catalogue::exclude::<TestType>(&state, &caller, body).await
 }

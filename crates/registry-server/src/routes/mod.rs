@@ -1,6 +1,8 @@
 //! The HTTP routes, one module per resource, merged under `/api`.
 
+mod archive;
 pub mod auth;
+mod catalogue;
 pub mod documents;
 pub mod equipment;
 pub mod equipment_types;

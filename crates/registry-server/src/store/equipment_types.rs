@@ -1,26 +1,46 @@
 //! Equipment types and the QC test types of each.
 //!
-//! The storage interface of this resource; the queries are in `sql/equipment_types.rs`.
+//! The storage interface of this resource; the queries are in `sql/equipment_types.rs`, and
+//! those equipment types share with the other plain named catalogues in `sql/catalogue.rs`.
 
+use crate::db::Conn;
 use crate::extract::ListParams;
+use crate::store::catalogue::{self, Stored};
 use registry_core::equipment::{EquipmentType, TestType};
 
+// Equipment types are a plain named catalogue.
+catalogue::named_record!(EquipmentType, "equipment_types");
+
+pub async fn get_type(conn: &mut Conn, id: &str) -> Result<Option<EquipmentType>, sqlx::Error> {
+    EquipmentType::get(conn, id).await
+}
+
+/// Test types are stored with their equipment type's name.
+impl Stored for TestType {
+    async fn get(conn: &mut Conn, id: &str) -> Result<Option<TestType>, sqlx::Error> {
+        get_test_type(conn, id).await
+    }
+
+    async fn list(
+        conn: &mut Conn,
+        params: &ListParams,
+    ) -> Result<(Vec<TestType>, i64), sqlx::Error> {
+        list_test_types(conn, params).await
+    }
+
+    async fn save(&self, conn: &mut Conn, insert: bool) -> Result<(), sqlx::Error> {
+        save_test_type(conn, self, insert).await
+    }
+
+    async fn delete(conn: &mut Conn, id: &str) -> Result<(), sqlx::Error> {
+        delete_test_type(conn, id).await
+    }
+}
+
 backend_fns! { equipment_types;
-    pub async fn get_type(id: &str) -> Result<Option<EquipmentType>, sqlx::Error>;
-
-    /// Equipment types by name, filtered by `q`.
-    pub async fn list_types(params: &ListParams) -> Result<(Vec<EquipmentType>, i64), sqlx::Error>;
-
-    /// Whether another equipment type has this name (case- and accent-insensitive).
-    pub async fn type_name_taken(name: &str, except_id: &str) -> Result<bool, sqlx::Error>;
-
-    pub async fn save_type(t: &EquipmentType, insert: bool) -> Result<(), sqlx::Error>;
-
     /// What still refers to an equipment type: `(equipment, test types)`. Archived equipment counts,
     /// since it keeps its history.
     pub async fn type_users(id: &str) -> Result<(i64, i64), sqlx::Error>;
-
-    pub async fn delete_type(id: &str) -> Result<(), sqlx::Error>;
 
     pub async fn get_test_type(id: &str) -> Result<Option<TestType>, sqlx::Error>;
 

@@ -30,6 +30,8 @@ macro_rules! shared_queries {
     () => {
         #[path = "sql/audit.rs"]
         pub(crate) mod audit;
+        #[path = "sql/catalogue.rs"]
+        pub(crate) mod catalogue;
         #[path = "sql/claims.rs"]
         pub(crate) mod claims;
         #[path = "sql/document_emails.rs"]
@@ -65,6 +67,7 @@ macro_rules! shared_queries {
 }
 
 pub mod audit;
+pub mod catalogue;
 pub mod claims;
 pub mod documents;
 pub mod equipment;

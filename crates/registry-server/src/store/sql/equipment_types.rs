@@ -2,106 +2,15 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::catalogue::name_pattern;
 use super::row::{json_opt, ts};
 use super::{Connection, DbRow};
-use crate::db::{contains_pattern, search_key};
+use crate::db::search_key;
 use crate::extract::ListParams;
 use crate::store::types::{JsonText, Ts};
-use registry_core::equipment::{EquipmentType, Reference, TestType};
+use registry_core::equipment::{Reference, TestType};
 use registry_core::qc::TestKind;
 use sqlx::Row;
-
-fn type_from_row(r: &DbRow) -> Result<EquipmentType, sqlx::Error> {
-    Ok(EquipmentType {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        description: r.try_get("description")?,
-        created_at: ts(r, "created_at")?,
-        updated_at: ts(r, "updated_at")?,
-    })
-}
-
-pub async fn get_type(
-    conn: &mut Connection,
-    id: &str,
-) -> Result<Option<EquipmentType>, sqlx::Error> {
-    sqlx::query(
-        "SELECT id, name, description, created_at, updated_at FROM equipment_types WHERE id = $1",
-    )
-    .bind(id)
-    .fetch_optional(conn)
-    .await?
-    .as_ref()
-    .map(type_from_row)
-    .transpose()
-}
-
-/// Equipment types by name, filtered by `q`.
-pub async fn list_types(
-    conn: &mut Connection,
-    params: &ListParams,
-) -> Result<(Vec<EquipmentType>, i64), sqlx::Error> {
-    let pattern = params
-        .text("q")
-        .map(|q| contains_pattern(&q))
-        .unwrap_or_else(|| "%".into());
-    let total: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM equipment_types WHERE name_key LIKE $1 ESCAPE '\\'",
-    )
-    .bind(&pattern)
-    .fetch_one(&mut *conn)
-    .await?;
-    let rows = sqlx::query(
-        "SELECT id, name, description, created_at, updated_at FROM equipment_types \
-         WHERE name_key LIKE $1 ESCAPE '\\' ORDER BY name_key, id LIMIT $2 OFFSET $3",
-    )
-    .bind(&pattern)
-    .bind(params.page_size)
-    .bind(params.offset())
-    .fetch_all(conn)
-    .await?;
-    Ok((
-        rows.iter().map(type_from_row).collect::<Result<_, _>>()?,
-        total,
-    ))
-}
-
-/// Whether another equipment type has this name (case- and accent-insensitive).
-pub async fn type_name_taken(
-    conn: &mut Connection,
-    name: &str,
-    except_id: &str,
-) -> Result<bool, sqlx::Error> {
-    let n: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM equipment_types WHERE name_key = $1 AND id <> $2")
-            .bind(search_key(name))
-            .bind(except_id)
-            .fetch_one(conn)
-            .await?;
-    Ok(n > 0)
-}
-
-pub async fn save_type(
-    conn: &mut Connection,
-    t: &EquipmentType,
-    insert: bool,
-) -> Result<(), sqlx::Error> {
-    let sql = if insert {
-        "INSERT INTO equipment_types (id, name, name_key, description, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)"
-    } else {
-        "UPDATE equipment_types SET name = $2, name_key = $3, description = $4, created_at = $5, updated_at = $6 WHERE id = $1"
-    };
-    sqlx::query(sql)
-        .bind(&t.id)
-        .bind(&t.name)
-        .bind(search_key(&t.name))
-        .bind(&t.description)
-        .bind(Ts(&t.created_at))
-        .bind(Ts(&t.updated_at))
-        .execute(conn)
-        .await?;
-    Ok(())
-}
 
 /// What still refers to an equipment type: `(equipment, test types)`. Archived equipment counts,
 /// since it keeps its history.
@@ -117,14 +26,6 @@ pub async fn type_users(conn: &mut Connection, id: &str) -> Result<(i64, i64), s
             .fetch_one(conn)
             .await?;
     Ok((equipment, tests))
-}
-
-pub async fn delete_type(conn: &mut Connection, id: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM equipment_types WHERE id = $1")
-        .bind(id)
-        .execute(conn)
-        .await?;
-    Ok(())
 }
 
 const TEST_TYPE_COLUMNS: &str = "t.id, t.name, t.equipment_type_id, et.name AS equipment_type_name, \
@@ -179,10 +80,7 @@ pub async fn list_test_types(
     params: &ListParams,
 ) -> Result<(Vec<TestType>, i64), sqlx::Error> {
     let equipment_type = params.text("typeOfEquipment");
-    let pattern = params
-        .text("q")
-        .map(|q| contains_pattern(&q))
-        .unwrap_or_else(|| "%".into());
+    let pattern = name_pattern(params);
     let filter = "($1 IS NULL OR t.equipment_type_id = $1) AND t.name_key LIKE $2 ESCAPE '\\'";
     let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT COUNT(*) FROM test_types t WHERE {filter}"

@@ -1,0 +1,192 @@
+//! Named catalogues — equipment types, test types, groups: records with a name and a description
+//! among their own fields, that everyone lists and reads, staff register and edit, and
+//! Administrators delete once nothing refers to them. Each resource keeps its handlers (their
+//! paths and OpenAPI descriptions), which call the steps here; what differs between resources
+//! (what a payload builds, where a name must be unique, what refers to a record) is its
+//! [`Catalogue`] implementation.
+
+use super::archive;
+use crate::auth::Caller;
+use crate::db::{Conn, new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::{JsonBody, ListParams};
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::catalogue::{self as store, Named, NamedRow, Stored};
+use axum::Json;
+use axum::http::StatusCode;
+use registry_core::api::{ListEnvelope, Message};
+use registry_core::{FieldError, Role};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A resource served as a named catalogue.
+pub(crate) trait Catalogue: Stored + Serialize + Clone + PartialEq + Send + Sync {
+    /// What the audit log calls a record (`equipment_type`).
+    const ENTITY: &'static str;
+    /// The table whose row an edit or a deletion locks.
+    const TABLE: &'static str;
+    /// What a 404 calls a record (`equipment type`).
+    const WHAT: &'static str;
+    /// The answer to a deletion.
+    const DELETED: &'static str;
+
+    /// A validated create or edit payload.
+    type Changes: Send;
+
+    /// Reads a create payload (`create`) or an edit one, with every field error at once.
+    fn read(body: &Value, create: bool) -> Result<Self::Changes, Vec<FieldError>>;
+
+    fn set_updated_at(&mut self, at: String);
+
+    /// The record `id`, created `at`, that a create payload describes, checked against what is
+    /// stored (references, a name taken).
+    async fn create(
+        conn: &mut Conn,
+        changes: Self::Changes,
+        id: String,
+        at: String,
+    ) -> Result<Self>;
+
+    /// `before` with an edit payload applied (its times unchanged), checked against what is
+    /// stored.
+    async fn apply(conn: &mut Conn, before: &Self, changes: Self::Changes) -> Result<Self>;
+
+    /// Runs in the deletion's transaction before the record `id` goes: refuses (409 `in_use`)
+    /// while something that counts still refers to it, and lets go of what does not count.
+    async fn before_delete(conn: &mut Conn, id: &str) -> Result<()>;
+}
+
+/// The record `id`, or 404.
+pub(crate) async fn load<T: Catalogue>(conn: &mut Conn, id: &str) -> Result<T> {
+    T::get(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(T::WHAT))
+}
+
+/// `GET /<resource>`: a page of the records.
+pub(crate) async fn list<T: Catalogue>(
+    state: &AppState,
+    params: &ListParams,
+) -> Result<Json<ListEnvelope<T>>> {
+    let mut conn = state.db.read().await?;
+    let (list, total) = T::list(&mut conn, params).await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+/// `GET /<resource>/{id}`: one record.
+pub(crate) async fn show<T: Catalogue>(state: &AppState, id: &str) -> Result<Json<T>> {
+    let mut conn = state.db.read().await?;
+    Ok(Json(load(&mut conn, id).await?))
+}
+
+/// `POST /<resource>/register` (staff): creates a record and answers 201 with it.
+pub(crate) async fn register<T: Catalogue>(
+    state: &AppState,
+    caller: &Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<T>)> {
+    caller.require_staff()?;
+    let changes = T::read(&body.value()?, true).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let id = new_id();
+    let record = T::create(&mut tx, changes, id.clone(), now()).await?;
+    record.save(&mut tx, true).await?;
+    log_change(&mut tx, caller, &id, "create", None, Some(&record)).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+/// `POST /<resource>/edit` (staff): applies `{_id, …}`; a payload that changes nothing writes
+/// nothing.
+pub(crate) async fn edit<T: Catalogue>(
+    state: &AppState,
+    caller: &Caller,
+    body: JsonBody,
+) -> Result<Json<T>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let changes = T::read(&value, false).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, T::TABLE, &id).await?;
+    let before = load::<T>(&mut tx, &id).await?;
+    let mut record = T::apply(&mut tx, &before, changes).await?;
+    if record != before {
+        record.set_updated_at(now());
+        record.save(&mut tx, false).await?;
+        log_change(&mut tx, caller, &id, "edit", Some(&before), Some(&record)).await?;
+        tx.commit().await?;
+    }
+    Ok(Json(record))
+}
+
+/// Records `action` on the record `id` in the audit log, as it was and as it is.
+async fn log_change<T: Catalogue>(
+    conn: &mut Conn,
+    caller: &Caller,
+    id: &str,
+    action: &str,
+    before: Option<&T>,
+    after: Option<&T>,
+) -> Result<()> {
+    audit::record_change(conn, Some(&caller.id), T::ENTITY, id, action, before, after).await?;
+    Ok(())
+}
+
+/// `POST /<resource>/exclude` (Administrator): deletes `{_id}` unless something refers to it.
+pub(crate) async fn exclude<T: Catalogue>(
+    state: &AppState,
+    caller: &Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    caller.require_any(&[Role::Administrator])?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, T::TABLE, &id).await?;
+    let before = load::<T>(&mut tx, &id).await?;
+    T::before_delete(&mut tx, &id).await?;
+    T::delete(&mut tx, &id).await?;
+    archive::finish(tx, caller, T::ENTITY, "delete", &before, id, T::DELETED).await
+}
+
+/// [`Catalogue::create`] of a plain named catalogue, from the `name` and `description` of a create
+/// payload: refuses a name taken (see [`ensure_unique_name`]).
+pub(crate) async fn create_named<T: Named>(
+    conn: &mut Conn,
+    name: Option<String>,
+    description: Option<Option<String>>,
+    id: String,
+    at: String,
+    a_record: &str,
+) -> Result<T> {
+    let name = name.expect("required on create");
+    ensure_unique_name::<T>(conn, &name, &id, a_record).await?;
+    Ok(T::from_row(NamedRow {
+        id,
+        name,
+        description: description.flatten(),
+        created_at: at.clone(),
+        updated_at: at,
+    }))
+}
+
+/// Refuses (409 `conflict`) a name another record of a plain named catalogue has;
+/// `a_record` starts the message (`A group`).
+pub(crate) async fn ensure_unique_name<T: Named>(
+    conn: &mut Conn,
+    name: &str,
+    id: &str,
+    a_record: &str,
+) -> Result<()> {
+    if store::name_taken::<T>(conn, name, id).await? {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!("{a_record} named {name:?} already exists."),
+        ));
+    }
+    Ok(())
+}
