@@ -12,7 +12,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::state::AppState;
 use crate::store::audit;
-use crate::store::catalogue::{self as store, Named, NamedRow, Stored};
+use crate::store::catalogue::{self as store, CatalogueFilter, Named, NamedRow, Stored};
 use axum::Json;
 use axum::http::StatusCode;
 use registry_core::api::{ListEnvelope, Message};
@@ -70,7 +70,11 @@ pub(crate) async fn list<T: Catalogue>(
     params: &ListParams,
 ) -> Result<Json<ListEnvelope<T>>> {
     let mut conn = state.db.read().await?;
-    let (list, total) = T::list(&mut conn, params).await?;
+    let filter = CatalogueFilter {
+        q: params.text("q"),
+        equipment_type_id: params.text("typeOfEquipment"),
+    };
+    let (list, total) = T::list(&mut conn, &filter, params.page_size, params.offset()).await?;
     Ok(Json(ListEnvelope {
         list,
         paging: params.paging(total),

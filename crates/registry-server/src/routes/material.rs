@@ -270,8 +270,16 @@ async fn receipts(
     let over = bool_filter(params, "overQuantity")?;
     let mut conn = state.db.read().await?;
     let scope = scope(&mut conn, caller, facility).await?;
-    let (list, total) =
-        store::receipts(&mut conn, &scope, week.as_deref(), isotope, over, params).await?;
+    let (list, total) = store::receipts(
+        &mut conn,
+        &scope,
+        week.as_deref(),
+        isotope,
+        over,
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
     Ok(Json(ListEnvelope {
         list,
         paging: params.paging(total),
@@ -432,7 +440,15 @@ async fn waste_list(
     };
     let mut conn = state.db.read().await?;
     let scope = scope(&mut conn, caller, facility).await?;
-    let (list, total) = store::waste_list(&mut conn, &scope, &query, &today(), params).await?;
+    let (list, total) = store::waste_list(
+        &mut conn,
+        &scope,
+        &query,
+        &today(),
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
     Ok(Json(ListEnvelope {
         list,
         paging: params.paging(total),

@@ -4,7 +4,15 @@
 //! [`Stored`], as the catalogue handlers (`routes/catalogue.rs`) need their records to be.
 
 use crate::db::Conn;
-use crate::extract::ListParams;
+
+/// Which records a catalogue's list shows.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogueFilter {
+    /// Case- and accent-insensitive substring of the name.
+    pub q: Option<String>,
+    /// Test types only: those of this equipment type.
+    pub equipment_type_id: Option<String>,
+}
 
 /// The columns of a plain named-catalogue table (`name_key` is kept from `name`).
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +70,7 @@ backend_fns! { catalogue;
     pub async fn get_row(table: &'static str, id: &str) -> Result<Option<NamedRow>, sqlx::Error>;
 
     /// Records by name, filtered by `q`.
-    pub async fn list_rows(table: &'static str, params: &ListParams) -> Result<(Vec<NamedRow>, i64), sqlx::Error>;
+    pub async fn list_rows(table: &'static str, q: Option<&str>, limit: i64, offset: i64) -> Result<(Vec<NamedRow>, i64), sqlx::Error>;
 
     /// Whether another record of `table` has this name (case- and accent-insensitive).
     pub async fn name_taken_in(table: &'static str, name: &str, except_id: &str) -> Result<bool, sqlx::Error>;
@@ -81,7 +89,9 @@ pub trait Stored: Sized {
 
     fn list(
         conn: &mut Conn,
-        params: &ListParams,
+        filter: &CatalogueFilter,
+        limit: i64,
+        offset: i64,
     ) -> impl Future<Output = Result<(Vec<Self>, i64), sqlx::Error>> + Send;
 
     fn save(
@@ -100,8 +110,13 @@ impl<T: Named + Send + Sync> Stored for T {
     }
 
     /// Records by name, filtered by `q`.
-    async fn list(conn: &mut Conn, params: &ListParams) -> Result<(Vec<T>, i64), sqlx::Error> {
-        let (rows, total) = list_rows(conn, T::TABLE, params).await?;
+    async fn list(
+        conn: &mut Conn,
+        filter: &CatalogueFilter,
+        limit: i64,
+        offset: i64,
+    ) -> Result<(Vec<T>, i64), sqlx::Error> {
+        let (rows, total) = list_rows(conn, T::TABLE, filter.q.as_deref(), limit, offset).await?;
         Ok((rows.into_iter().map(T::from_row).collect(), total))
     }
 

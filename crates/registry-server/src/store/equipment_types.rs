@@ -4,8 +4,7 @@
 //! those equipment types share with the other plain named catalogues in `sql/catalogue.rs`.
 
 use crate::db::Conn;
-use crate::extract::ListParams;
-use crate::store::catalogue::{self, Stored};
+use crate::store::catalogue::{self, CatalogueFilter, Stored};
 use registry_core::equipment::{EquipmentType, TestType};
 
 // Equipment types are a plain named catalogue.
@@ -23,9 +22,11 @@ impl Stored for TestType {
 
     async fn list(
         conn: &mut Conn,
-        params: &ListParams,
+        filter: &CatalogueFilter,
+        limit: i64,
+        offset: i64,
     ) -> Result<(Vec<TestType>, i64), sqlx::Error> {
-        list_test_types(conn, params).await
+        list_test_types(conn, filter, limit, offset).await
     }
 
     async fn save(&self, conn: &mut Conn, insert: bool) -> Result<(), sqlx::Error> {
@@ -45,7 +46,7 @@ backend_fns! { equipment_types;
     pub async fn get_test_type(id: &str) -> Result<Option<TestType>, sqlx::Error>;
 
     /// Test types by equipment type and name, optionally of one equipment type only.
-    pub async fn list_test_types(params: &ListParams) -> Result<(Vec<TestType>, i64), sqlx::Error>;
+    pub async fn list_test_types(filter: &CatalogueFilter, limit: i64, offset: i64) -> Result<(Vec<TestType>, i64), sqlx::Error>;
 
     /// Whether another test type of this equipment type has this name.
     pub async fn test_type_name_taken(equipment_type_id: &str, name: &str, except_id: &str) -> Result<bool, sqlx::Error>;

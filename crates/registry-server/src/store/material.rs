@@ -4,7 +4,6 @@
 //! The storage interface of this resource; the queries are in `sql/material.rs` (receipts),
 //! `sql/waste.rs` (waste packages) and `sql/notices.rs` (what the notices read, the digests).
 
-use crate::extract::ListParams;
 use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
 use registry_core::material::Receipt;
@@ -66,7 +65,7 @@ backend_fns! { material;
 
     /// A page of receipts, newest first (by the time received), filtered by `week`, `radioisotope`
     /// and `overQuantity` (`true`/`false`).
-    pub async fn receipts(scope: &Scope, week: Option<&str>, radioisotope: Option<Radioisotope>, over_quantity: Option<bool>, params: &ListParams) -> Result<(Vec<Receipt>, i64), sqlx::Error>;
+    pub async fn receipts(scope: &Scope, week: Option<&str>, radioisotope: Option<Radioisotope>, over_quantity: Option<bool>, limit: i64, offset: i64) -> Result<(Vec<Receipt>, i64), sqlx::Error>;
 }
 
 backend_fns! { waste;
@@ -78,7 +77,7 @@ backend_fns! { waste;
     pub async fn waste(id: &str, today: &str) -> Result<Option<WastePackage>, sqlx::Error>;
 
     /// A page of packages, newest first.
-    pub async fn waste_list(scope: &Scope, query: &WasteQuery, today: &str, params: &ListParams) -> Result<(Vec<WastePackage>, i64), sqlx::Error>;
+    pub async fn waste_list(scope: &Scope, query: &WasteQuery, today: &str, limit: i64, offset: i64) -> Result<(Vec<WastePackage>, i64), sqlx::Error>;
 }
 
 backend_fns! { notices;

@@ -7,7 +7,6 @@
 use super::row::ts;
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, search_key};
-use crate::extract::ListParams;
 use crate::store::catalogue::NamedRow;
 use crate::store::types::Ts;
 use sqlx::{AssertSqlSafe, Row};
@@ -15,11 +14,8 @@ use sqlx::{AssertSqlSafe, Row};
 const COLUMNS: &str = "id, name, description, created_at, updated_at";
 
 /// The `LIKE` pattern of the list's `q` (everything without one), matched against `name_key`.
-pub(crate) fn name_pattern(params: &ListParams) -> String {
-    params
-        .text("q")
-        .map(|q| contains_pattern(&q))
-        .unwrap_or_else(|| "%".into())
+pub(crate) fn name_pattern(q: Option<&str>) -> String {
+    q.map(contains_pattern).unwrap_or_else(|| "%".into())
 }
 
 fn from_row(r: &DbRow) -> Result<NamedRow, sqlx::Error> {
@@ -51,9 +47,11 @@ pub async fn get_row(
 pub async fn list_rows(
     conn: &mut Connection,
     table: &'static str,
-    params: &ListParams,
+    q: Option<&str>,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<NamedRow>, i64), sqlx::Error> {
-    let pattern = name_pattern(params);
+    let pattern = name_pattern(q);
     let filter = "name_key LIKE $1 ESCAPE '\\'";
     let total: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
         "SELECT COUNT(*) FROM {table} WHERE {filter}"
@@ -66,8 +64,8 @@ pub async fn list_rows(
     );
     let rows = sqlx::query(AssertSqlSafe(sql))
         .bind(&pattern)
-        .bind(params.page_size)
-        .bind(params.offset())
+        .bind(limit)
+        .bind(offset)
         .fetch_all(conn)
         .await?;
     Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))

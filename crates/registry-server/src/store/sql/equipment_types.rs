@@ -3,10 +3,10 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::catalogue::name_pattern;
+use crate::store::catalogue::CatalogueFilter;
 use super::row::{json_opt, ts};
 use super::{Connection, DbRow};
 use crate::db::search_key;
-use crate::extract::ListParams;
 use crate::store::types::{JsonText, Ts};
 use registry_core::equipment::{Reference, TestType};
 use registry_core::qc::TestKind;
@@ -77,10 +77,12 @@ pub async fn get_test_type(
 /// Test types by equipment type and name, optionally of one equipment type only.
 pub async fn list_test_types(
     conn: &mut Connection,
-    params: &ListParams,
+    filter: &CatalogueFilter,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<TestType>, i64), sqlx::Error> {
-    let equipment_type = params.text("typeOfEquipment");
-    let pattern = name_pattern(params);
+    let equipment_type = &filter.equipment_type_id;
+    let pattern = name_pattern(filter.q.as_deref());
     let filter = "($1 IS NULL OR t.equipment_type_id = $1) AND t.name_key LIKE $2 ESCAPE '\\'";
     let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT COUNT(*) FROM test_types t WHERE {filter}"
@@ -95,8 +97,8 @@ pub async fn list_test_types(
     let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(&equipment_type)
         .bind(&pattern)
-        .bind(params.page_size)
-        .bind(params.offset())
+        .bind(limit)
+        .bind(offset)
         .fetch_all(conn)
         .await?;
     Ok((

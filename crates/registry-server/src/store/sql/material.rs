@@ -6,7 +6,6 @@
 
 use super::row::{bind, ts};
 use super::{Connection, DbRow};
-use crate::extract::ListParams;
 use crate::store::material::*;
 use crate::store::types::{Param, Ts};
 use registry_core::Radioisotope;
@@ -90,7 +89,8 @@ impl Filter {
         columns: &str,
         from: &str,
         order: &str,
-        params: &ListParams,
+        limit: i64,
+        offset: i64,
     ) -> Result<(Vec<DbRow>, i64), sqlx::Error> {
         let filter = self.sql();
         let mut count = sqlx::query(AssertSqlSafe(format!(
@@ -100,7 +100,7 @@ impl Filter {
             count = bind(count, b);
         }
         let total: i64 = count.fetch_one(&mut *conn).await?.try_get(0)?;
-        if params.offset() >= total {
+        if offset >= total {
             return Ok((Vec::new(), total));
         }
         let n = self.binds.len();
@@ -114,8 +114,8 @@ impl Filter {
             q = bind(q, b);
         }
         let rows = q
-            .bind(params.page_size)
-            .bind(params.offset())
+            .bind(limit)
+            .bind(offset)
             .fetch_all(conn)
             .await?;
         Ok((rows, total))
@@ -247,7 +247,8 @@ pub async fn receipts(
     week: Option<&str>,
     radioisotope: Option<Radioisotope>,
     over_quantity: Option<bool>,
-    params: &ListParams,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<Receipt>, i64), sqlx::Error> {
     let mut filter = Filter::new(scope, "r");
     if let Some(w) = week {
@@ -267,7 +268,8 @@ pub async fn receipts(
             RECEIPT_COLUMNS,
             RECEIPT_FROM,
             "r.received_at DESC, r.id DESC",
-            params,
+            limit,
+            offset,
         )
         .await?;
     Ok((

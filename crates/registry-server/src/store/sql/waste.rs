@@ -5,7 +5,6 @@
 use super::material::{Filter, decode, reference};
 use super::row::{day, json, ts, ts_opt};
 use super::{Connection, DbRow};
-use crate::extract::ListParams;
 use crate::store::material::*;
 use crate::store::types::{Day, JsonText, Ts};
 use registry_core::equipment::Reference;
@@ -137,7 +136,8 @@ pub async fn waste_list(
     scope: &Scope,
     query: &WasteQuery,
     today: &str,
-    params: &ListParams,
+    limit: i64,
+    offset: i64,
 ) -> Result<(Vec<WastePackage>, i64), sqlx::Error> {
     let mut filter = Filter::new(scope, "w");
     match query.releasable {
@@ -158,7 +158,7 @@ pub async fn waste_list(
         );
     }
     let (rows, total) = filter
-        .page(conn, WASTE_COLUMNS, WASTE_FROM, "w.id DESC", params)
+        .page(conn, WASTE_COLUMNS, WASTE_FROM, "w.id DESC", limit, offset)
         .await?;
     Ok((
         rows.iter()
