@@ -2,7 +2,7 @@
 //! router (at the path without the `/api` prefix, under which `app.rs` nests the router) and
 //! describes it in the OpenAPI document. A resource module lists its handlers:
 //!
-//! ```ignore
+//! ```text
 //! pub fn routes() -> Routes {
 //!     routes![list, show, upload::register]
 //!         .route(route!(upload::edit).layer(DefaultBodyLimit::disable()))
