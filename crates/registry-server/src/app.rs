@@ -218,7 +218,7 @@ fn trim_trailing_slash<B>(mut req: Request<B>) -> Request<B> {
 pub fn router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     Router::new()
-        .nest("/api", crate::routes::api().fallback(not_found).method_not_allowed_fallback(method_not_allowed))
+        .nest(crate::routes::describe::PREFIX, crate::routes::api().fallback(not_found).method_not_allowed_fallback(method_not_allowed))
         .merge(crate::openapi::router())
         .route("/healthz", get(|| async { Json(serde_json::json!({"status": "ok"})) }))
         .route("/readyz", get(readyz))

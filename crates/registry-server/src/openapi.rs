@@ -1,5 +1,6 @@
-//! The OpenAPI description at `/api/openapi.json` and Swagger UI at `/api/docs`: each route
-//! module describes its own endpoints; this merges them and declares the bearer scheme.
+//! The OpenAPI description at `/api/openapi.json` and Swagger UI at `/api/docs`: the routes
+//! describe their endpoints (`routes/describe.rs`); this adds the title, the bearer scheme and the
+//! shared error statuses.
 
 use crate::state::AppState;
 use axum::Router;
@@ -17,19 +18,7 @@ struct ApiDoc;
 
 /// The document as served: utoipa's, completed with the shared error statuses.
 pub fn document() -> serde_json::Value {
-    use crate::routes::*;
-    let mut doc = ApiDoc::openapi()
-        .merge_from(auth::openapi())
-        .merge_from(users::openapi())
-        .merge_from(facilities::openapi())
-        .merge_from(images::openapi())
-        .merge_from(groups::openapi())
-        .merge_from(documents::openapi())
-        .merge_from(equipment_types::openapi())
-        .merge_from(equipment::openapi())
-        .merge_from(qc_tests::openapi())
-        .merge_from(material::openapi())
-        .merge_from(notices::openapi());
+    let mut doc = ApiDoc::openapi().merge_from(crate::routes::openapi());
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(
         "bearer",

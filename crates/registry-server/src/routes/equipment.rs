@@ -8,50 +8,34 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
+use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
 use crate::store::{audit, equipment as store, equipment_types};
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use registry_core::api::{AuditEvent, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/equipment/register", post(register))
-        .route("/facility/equipment/register", post(register_for_facility))
-        .route("/facility/equipment/edit", post(edit))
-        .route("/facility/equipment/exclude", post(exclude))
-        .route("/equipment/{id}", get(show))
-        .route("/equipment/{id}/history", get(history))
-        .route("/facility/{id}/equipments", get(list_for_facility))
+pub fn routes() -> Routes {
+    routes![
+        register,
+        register_for_facility,
+        edit,
+        exclude,
+        show,
+        history,
+        list_for_facility
+    ]
 }
 
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    use utoipa::OpenApi;
-    #[derive(OpenApi)]
-    #[openapi(
-        paths(
-            show,
-            list_for_facility,
-            register,
-            register_for_facility,
-            edit,
-            exclude,
-            history
-        ),
-        components(schemas(Equipment, Reference, Message, ErrorBody, AuditEvent))
-    )]
-    struct Doc;
-    Doc::openapi()
-}
-
-#[utoipa::path(get, path = "/api/equipment/{id}", tag = "equipment",
+#[utoipa::path(
+    get, path = "/api/equipment/{id}", tag = "equipment",
     params(("id" = String, Path)),
-    responses((status = 200, body = Equipment), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = Equipment), (status = 404, body = ErrorBody))
+)]
 async fn show(
     State(state): State<AppState>,
     caller: Caller,
@@ -61,13 +45,22 @@ async fn show(
     Ok(Json(visible_equipment(&mut conn, &caller, &id).await?))
 }
 
-#[utoipa::path(get, path = "/api/facility/{id}/equipments", tag = "equipment",
-    params(("id" = String, Path, description = "The facility"),
-           ("typeOfEquipment" = Option<String>, Query), ("active" = Option<bool>, Query),
-           ("q" = Option<String>, Query, description = "Manufacturer, model, serial or patrimonial number, localization"),
-           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
-    responses((status = 200, description = "Newest first", body = ListEnvelope<Equipment>),
-              (status = 404, body = ErrorBody)))]
+#[utoipa::path(
+    get, path = "/api/facility/{id}/equipments", tag = "equipment",
+    params(
+        ("id" = String, Path, description = "The facility"),
+        ("typeOfEquipment" = Option<String>, Query),
+        ("active" = Option<bool>, Query),
+        ("q" = Option<String>, Query, description = "Manufacturer, model, serial or patrimonial \
+            number, localization"),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Newest first", body = ListEnvelope<Equipment>),
+        (status = 404, body = ErrorBody)
+    )
+)]
 async fn list_for_facility(
     State(state): State<AppState>,
     caller: Caller,
@@ -182,10 +175,16 @@ async fn create(state: &AppState, caller: &Caller, value: &Value) -> Result<Equi
     Ok(equipment)
 }
 
-#[utoipa::path(post, path = "/api/equipment/register", tag = "equipment",
-    request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, model?, serialNumber?, \
-        patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
-    responses((status = 201, body = Equipment), (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)))]
+#[utoipa::path(
+    post, path = "/api/equipment/register", tag = "equipment",
+    request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, \
+        model?, serialNumber?, patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
+    responses(
+        (status = 201, body = Equipment),
+        (status = 403, body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
 async fn register(
     State(state): State<AppState>,
     caller: Caller,
@@ -196,9 +195,15 @@ async fn register(
     Ok((StatusCode::CREATED, Json(equipment)))
 }
 
-#[utoipa::path(post, path = "/api/facility/equipment/register", tag = "equipment",
+#[utoipa::path(
+    post, path = "/api/facility/equipment/register", tag = "equipment",
     request_body(content = Object, description = "Same payload as `/api/equipment/register`"),
-    responses((status = 201, body = Equipment), (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses(
+        (status = 201, body = Equipment),
+        (status = 403, body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
 async fn register_for_facility(
     State(state): State<AppState>,
     caller: Caller,
@@ -209,11 +214,18 @@ async fn register_for_facility(
     Ok((StatusCode::CREATED, Json(equipment)))
 }
 
-#[utoipa::path(post, path = "/api/facility/equipment/edit", tag = "equipment",
-    request_body(content = Object, description = "`{_id, ...}`: fields present replace the stored ones; `attributes` \
-        replaces the whole object. The facility cannot change, nor the type once QC tests were recorded."),
-    responses((status = 200, body = Equipment), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-              (status = 422, body = ErrorBody)))]
+#[utoipa::path(
+    post, path = "/api/facility/equipment/edit", tag = "equipment",
+    request_body(content = Object, description = "`{_id, ...}`: fields present replace the stored \
+        ones; `attributes` replaces the whole object. The facility cannot change, nor the type \
+        once QC tests were recorded."),
+    responses(
+        (status = 200, body = Equipment),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
 async fn edit(
     State(state): State<AppState>,
     caller: Caller,
@@ -296,9 +308,16 @@ async fn edit(
     Ok(Json(equipment))
 }
 
-#[utoipa::path(post, path = "/api/facility/equipment/exclude", tag = "equipment",
-    request_body(content = Object, description = "`{_id}`: archives the equipment; its QC tests stay as history"),
-    responses((status = 200, body = Message), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[utoipa::path(
+    post, path = "/api/facility/equipment/exclude", tag = "equipment",
+    request_body(content = Object, description = "`{_id}`: archives the equipment; its QC tests \
+        stay as history"),
+    responses(
+        (status = 200, body = Message),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
 async fn exclude(
     State(state): State<AppState>,
     caller: Caller,
@@ -330,10 +349,20 @@ async fn exclude(
     }))
 }
 
-#[utoipa::path(get, path = "/api/equipment/{id}/history", tag = "equipment",
-    params(("id" = String, Path), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
-    responses((status = 200, description = "Audit events of the equipment, newest first", body = ListEnvelope<AuditEvent>),
-              (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[utoipa::path(
+    get, path = "/api/equipment/{id}/history", tag = "equipment",
+    params(
+        ("id" = String, Path),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Audit events of the equipment, newest first",
+            body = ListEnvelope<AuditEvent>),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
 async fn history(
     State(state): State<AppState>,
     caller: Caller,

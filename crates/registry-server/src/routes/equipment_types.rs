@@ -7,12 +7,12 @@ use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
+use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
 use crate::store::equipment_types as store;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use registry_core::api::{ListEnvelope, Message};
 use registry_core::equipment::{
     EquipmentType, EquipmentTypeChanges, Reference, TestType, TestTypeChanges, read_equipment_type,
@@ -21,49 +21,19 @@ use registry_core::equipment::{
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/typeOfEquipment", get(list_types))
-        .route("/typeOfEquipment/register", post(register_type))
-        .route("/typeOfEquipment/edit", post(edit_type))
-        .route("/typeOfEquipment/exclude", post(exclude_type))
-        .route("/typeOfEquipment/{id}", get(show_type))
-        .route("/typeOfTest", get(list_test_types))
-        .route("/typeOfTest/register", post(register_test_type))
-        .route("/typeOfTest/edit", post(edit_test_type))
-        .route("/typeOfTest/exclude", post(exclude_test_type))
-        .route("/typeOfTest/{id}", get(show_test_type))
-}
-
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    use utoipa::OpenApi;
-    #[derive(OpenApi)]
-    #[openapi(
-        paths(
-            list_types,
-            show_type,
-            register_type,
-            edit_type,
-            exclude_type,
-            list_test_types,
-            show_test_type,
-            register_test_type,
-            edit_test_type,
-            exclude_test_type
-        ),
-        components(schemas(
-            EquipmentType,
-            TestType,
-            registry_core::qc::TestKind,
-            registry_core::qc::Tolerances,
-            registry_core::qc::Quantity,
-            Reference,
-            Message,
-            ErrorBody
-        ))
-    )]
-    struct Doc;
-    Doc::openapi()
+pub fn routes() -> Routes {
+    routes![
+        list_types,
+        register_type,
+        edit_type,
+        exclude_type,
+        show_type,
+        list_test_types,
+        register_test_type,
+        edit_test_type,
+        exclude_test_type,
+        show_test_type
+    ]
 }
 
 /// How a name conflict starts its message.

@@ -8,36 +8,20 @@ use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
+use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
 use crate::store::groups;
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use registry_core::api::{Group, ListEnvelope, Message};
 use registry_core::api::{GroupInput, IdInput};
 use registry_core::group::{GroupChanges, read_group};
 use registry_core::{ErrorBody, FieldError};
 use serde_json::Value;
 
-/// This module's part of the OpenAPI description.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    #[derive(utoipa::OpenApi)]
-    #[openapi(
-        paths(list, show, register, edit, exclude),
-        components(schemas(Group, GroupInput, IdInput, Message, ErrorBody))
-    )]
-    struct Doc;
-    <Doc as utoipa::OpenApi>::openapi()
-}
-
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/group", get(list))
-        .route("/group/register", post(register))
-        .route("/group/edit", post(edit))
-        .route("/group/exclude", post(exclude))
-        .route("/group/{id}", get(show))
+pub fn routes() -> Routes {
+    routes![list, register, edit, exclude, show]
 }
 
 /// How a name conflict starts its message.

@@ -7,43 +7,28 @@ use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
+use crate::routes::describe::{Routes, route};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, ImageKind};
 use crate::versions::with_etag;
-use axum::Router;
 use axum::extract::{DefaultBodyLimit, Multipart, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use registry_core::ErrorBody;
 use registry_core::FieldCode;
 use registry_core::api::{Facility, IdInput};
 
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
 
-/// This module's part of the OpenAPI description.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    #[derive(utoipa::OpenApi)]
-    #[openapi(
-        paths(upload, read, remove_by_path, remove_logo, remove_background),
-        components(schemas(Facility, IdInput, ErrorBody))
-    )]
-    struct Doc;
-    <Doc as utoipa::OpenApi>::openapi()
-}
-
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/facility/{id}/{kind}",
-            get(read)
-                .post(upload)
-                .layer(DefaultBodyLimit::max(MAX_IMAGE_BYTES + 64 * 1024))
-                .delete(remove_by_path),
-        )
-        .route("/facility/removeLogo", post(remove_logo))
-        .route("/facility/removeBackgroundImage", post(remove_background))
+pub fn routes() -> Routes {
+    // The upload has a body limit of its own, over the JSON one.
+    Routes::new()
+        .route(route!(read))
+        .route(route!(upload).layer(DefaultBodyLimit::max(MAX_IMAGE_BYTES + 64 * 1024)))
+        .route(route!(remove_by_path))
+        .route(route!(remove_logo))
+        .route(route!(remove_background))
 }
 
 /// The `logo` or `background` path segment.
@@ -70,12 +55,21 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
     }
 }
 
-#[utoipa::path(post, path = "/api/facility/{id}/{kind}", tag = "facilities", summary = "Upload the logo or background image",
+#[utoipa::path(
+    post, path = "/api/facility/{id}/{kind}", tag = "facilities",
+    summary = "Upload the logo or background image",
     params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    request_body(content_type = "multipart/form-data", description = "a `file` part: PNG, JPEG or WebP, at most 2 MiB"),
-    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 413, description = "Over 2 MiB", body = ErrorBody), (status = 422, description = "Not an image", body = ErrorBody)),
-    security(("bearer" = [])))]
+    request_body(content_type = "multipart/form-data", description = "a `file` part: PNG, JPEG or \
+        WebP, at most 2 MiB"),
+    responses(
+        (status = 200, description = "The facility", body = Facility),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 413, description = "Over 2 MiB", body = ErrorBody),
+        (status = 422, description = "Not an image", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn upload(
     State(state): State<AppState>,
     caller: Caller,
@@ -142,10 +136,16 @@ async fn upload(
     Ok(with_etag(StatusCode::OK, facility))
 }
 
-#[utoipa::path(get, path = "/api/facility/{id}/{kind}", tag = "facilities", summary = "Read the logo or background image",
+#[utoipa::path(
+    get, path = "/api/facility/{id}/{kind}", tag = "facilities",
+    summary = "Read the logo or background image",
     params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    responses((status = 200, description = "The image bytes", content_type = "image/*"), (status = 404, body = ErrorBody)),
-    security(("bearer" = [])))]
+    responses(
+        (status = 200, description = "The image bytes", content_type = "image/*"),
+        (status = 404, body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn read(
     State(state): State<AppState>,
     caller: Caller,
@@ -202,10 +202,17 @@ async fn remove(
     Ok(with_etag(StatusCode::OK, facility))
 }
 
-#[utoipa::path(delete, path = "/api/facility/{id}/{kind}", tag = "facilities", summary = "Remove the logo or background image",
+#[utoipa::path(
+    delete, path = "/api/facility/{id}/{kind}", tag = "facilities",
+    summary = "Remove the logo or background image",
     params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
-    security(("bearer" = [])))]
+    responses(
+        (status = 200, description = "The facility", body = Facility),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn remove_by_path(
     state: State<AppState>,
     caller: Caller,
@@ -215,16 +222,30 @@ async fn remove_by_path(
     remove(state, caller, id, kind).await
 }
 
-#[utoipa::path(post, path = "/api/facility/removeLogo", tag = "facilities", summary = "Remove the logo", request_body = IdInput,
-    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
-    security(("bearer" = [])))]
+#[utoipa::path(
+    post, path = "/api/facility/removeLogo", tag = "facilities", summary = "Remove the logo",
+    request_body = IdInput,
+    responses(
+        (status = 200, description = "The facility", body = Facility),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn remove_logo(state: State<AppState>, caller: Caller, body: JsonBody) -> Result<Response> {
     remove_by_body(state, caller, body, ImageKind::Logo).await
 }
 
-#[utoipa::path(post, path = "/api/facility/removeBackgroundImage", tag = "facilities", summary = "Remove the background image", request_body = IdInput,
-    responses((status = 200, description = "The facility", body = Facility), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)),
-    security(("bearer" = [])))]
+#[utoipa::path(
+    post, path = "/api/facility/removeBackgroundImage", tag = "facilities",
+    summary = "Remove the background image", request_body = IdInput,
+    responses(
+        (status = 200, description = "The facility", body = Facility),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn remove_background(
     state: State<AppState>,
     caller: Caller,

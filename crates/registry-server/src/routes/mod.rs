@@ -1,8 +1,10 @@
-//! The HTTP routes, one module per resource, merged under `/api`.
+//! The HTTP routes, one module per resource, merged under `/api` ([`describe::PREFIX`]); each
+//! handler's `#[utoipa::path]` both routes and describes it (`describe.rs`).
 
 mod archive;
 pub mod auth;
 mod catalogue;
+pub mod describe;
 pub mod documents;
 pub mod equipment;
 pub mod equipment_types;
@@ -16,18 +18,29 @@ pub mod users;
 
 use crate::state::AppState;
 use axum::Router;
+use describe::Routes;
 
+fn all() -> Routes {
+    Routes::new()
+        .merge(auth::routes())
+        .merge(users::routes())
+        .merge(facilities::routes())
+        .merge(images::routes())
+        .merge(groups::routes())
+        .merge(documents::routes())
+        .merge(equipment_types::routes())
+        .merge(equipment::routes())
+        .merge(qc_tests::routes())
+        .merge(material::routes())
+        .merge(notices::routes())
+}
+
+/// The router nested at `/api`.
 pub fn api() -> Router<AppState> {
-    Router::new()
-        .merge(auth::router())
-        .merge(users::router())
-        .merge(facilities::router())
-        .merge(images::router())
-        .merge(groups::router())
-        .merge(documents::router())
-        .merge(equipment_types::router())
-        .merge(equipment::router())
-        .merge(qc_tests::router())
-        .merge(material::router())
-        .merge(notices::router())
+    all().into_router()
+}
+
+/// The endpoints' part of the OpenAPI document (`openapi.rs` completes it).
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    all().into_openapi()
 }

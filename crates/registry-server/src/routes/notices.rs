@@ -5,36 +5,38 @@ use crate::access::visible;
 use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
+use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
 use crate::store::material::Scope;
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use chrono::Utc;
 use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::local_date;
 use registry_core::notice::{Notice, NoticeKind};
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/notices", get(list))
+pub fn routes() -> Routes {
+    routes![list]
 }
 
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    use utoipa::OpenApi;
-    #[derive(OpenApi)]
-    #[openapi(paths(list), components(schemas(Notice, NoticeKind, ErrorBody)))]
-    struct Doc;
-    Doc::openapi()
-}
-
-#[utoipa::path(get, path = "/api/notices", tag = "radioactive material",
-    params(("facilityId" = Option<String>, Query),
-           ("kind" = Option<String>, Query, description = "qc_overdue, qc_due_soon, licence_expiring, document_expiring, \
-               waste_releasable, quantity_exceeded (comma-separated); default all"),
-           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
-    responses((status = 200, description = "By facility name, then kind, then date", body = ListEnvelope<Notice>),
-              (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
+#[utoipa::path(
+    get, path = "/api/notices", tag = "radioactive material",
+    params(
+        ("facilityId" = Option<String>, Query),
+        ("kind" = Option<String>, Query, description = "qc_overdue, qc_due_soon, licence_expiring, \
+            document_expiring, waste_releasable, quantity_exceeded (comma-separated); default all"),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "By facility name, then kind, then date",
+            body = ListEnvelope<Notice>),
+        (status = 400, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,

@@ -4,34 +4,35 @@ use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
+use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
 use crate::store::facilities::{self, FacilityFilter};
 use crate::store::users;
+use axum::Json;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
 use registry_core::ErrorBody;
 use registry_core::api::{Facility, ListEnvelope, User};
 
-/// This module's part of the OpenAPI description.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    #[derive(utoipa::OpenApi)]
-    #[openapi(
-        paths(list, show, user_facilities),
-        components(schemas(User, Facility, ErrorBody))
-    )]
-    struct Doc;
-    <Doc as utoipa::OpenApi>::openapi()
+pub fn routes() -> Routes {
+    routes![list, show, user_facilities]
 }
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/users", get(list))
-        .route("/user/{id}", get(show))
-        .route("/user/{id}/facilities", get(user_facilities))
-}
-
-#[utoipa::path(get, path = "/api/users", tag = "users", summary = "List users (staff)", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query, description = "1-based page"), ("pageSize" = Option<i64>, Query, description = "20 by default, at most 200"), ("q" = Option<String>, Query, description = "search text")), responses((status = 200, description = "OK", body = ListEnvelope<User>), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(
+    get, path = "/api/users", tag = "users", summary = "List users (staff)",
+    params(
+        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
+            limit) and filter keys"),
+        ("pageNum" = Option<i64>, Query, description = "1-based page"),
+        ("pageSize" = Option<i64>, Query, description = "20 by default, at most 200"),
+        ("q" = Option<String>, Query, description = "search text")
+    ),
+    responses(
+        (status = 200, description = "OK", body = ListEnvelope<User>),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -62,7 +63,17 @@ fn may_see(caller: &Caller, id: &str) -> Result<()> {
     }
 }
 
-#[utoipa::path(get, path = "/api/user/{id}", tag = "users", summary = "User details (staff or self)", params(("id" = String, Path)), responses((status = 200, description = "OK", body = User), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(
+    get, path = "/api/user/{id}", tag = "users", summary = "User details (staff or self)",
+    params(("id" = String, Path)),
+    responses(
+        (status = 200, description = "OK", body = User),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn show(
     State(state): State<AppState>,
     caller: Caller,
@@ -76,7 +87,22 @@ async fn show(
     Ok(Json(user.view()))
 }
 
-#[utoipa::path(get, path = "/api/user/{id}/facilities", tag = "users", summary = "Facilities of a user (staff or self)", params(("id" = String, Path), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)), responses((status = 200, description = "OK", body = ListEnvelope<Facility>), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(
+    get, path = "/api/user/{id}/facilities", tag = "users",
+    summary = "Facilities of a user (staff or self)",
+    params(
+        ("id" = String, Path),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "OK", body = ListEnvelope<Facility>),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
 async fn user_facilities(
     State(state): State<AppState>,
     caller: Caller,

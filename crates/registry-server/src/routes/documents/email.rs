@@ -18,12 +18,14 @@ use registry_core::document::{
 
 #[utoipa::path(
     post, path = "/api/document/scheduleEmail", tag = "documents",
-    description = "Only `Liberado` documents. Stores the schedule; the server's worker sends it at `sendAt` \
-        (default now) to `to` or the facility's active users, exactly once, retrying with backoff.",
+    description = "Only `Liberado` documents. Stores the schedule; the server's worker sends it at \
+        `sendAt` (default now) to `to` or the facility's active users, exactly once, retrying with \
+        backoff.",
     request_body = ScheduleBody,
     responses(
         (status = 202, description = "Scheduled; see `scheduledEmail`", body = Document),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
         (status = 409, description = "The document is not released", body = ErrorBody),
         (status = 422, body = ErrorBody)
     )

@@ -23,11 +23,14 @@ const RELEASERS: &[Role] = &[Role::Administrator, Role::Admin, Role::Physicist];
 
 #[utoipa::path(
     post, path = "/api/document/sign", tag = "documents",
-    description = "Only `Físico` and `Administrator`, only from `Falta assinar`: records signer and time, an \
-        8-character authenticity `code` and an Ed25519 `signature` (see `GET /api/signing-key`).",
+    description = "Only `Físico` and `Administrator`, only from `Falta assinar`: records signer \
+        and time, an 8-character authenticity `code` and an Ed25519 `signature` (see `GET \
+        /api/signing-key`).",
     request_body = IdBody,
     responses(
-        (status = 200, body = Document), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 200, body = Document),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
         (status = 409, description = "`invalid_transition`", body = ErrorBody)
     )
 )]
@@ -79,10 +82,13 @@ pub(super) async fn sign(
 
 #[utoipa::path(
     post, path = "/api/document/liberate", tag = "documents",
-    description = "Release: `Administrator`, `Admin`, `Físico`; only from `Assinado`. Released documents become visible to the facility's `Cliente` users.",
+    description = "Release: `Administrator`, `Admin`, `Físico`; only from `Assinado`. Released \
+        documents become visible to the facility's `Cliente` users.",
     request_body = IdBody,
     responses(
-        (status = 200, body = Document), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 200, body = Document),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
         (status = 409, description = "`invalid_transition`", body = ErrorBody)
     )
 )]
@@ -115,10 +121,13 @@ pub(super) async fn liberate(
 
 #[utoipa::path(
     post, path = "/api/document/exclude", tag = "documents",
-    description = "Soft delete: gone from lists and reads, kept in the database, the store and the audit log; pending e-mails are cancelled.",
+    description = "Soft delete: gone from lists and reads, kept in the database, the store and the \
+        audit log; pending e-mails are cancelled.",
     request_body = IdBody,
     responses(
-        (status = 200, body = registry_core::api::Message), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)
+        (status = 200, body = registry_core::api::Message),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
     )
 )]
 pub(super) async fn exclude(
@@ -148,7 +157,8 @@ pub(super) async fn exclude(
     request_body = CommentBody,
     responses(
         (status = 201, description = "The document with its comments", body = Document),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)
+        (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)
     )
 )]
 pub(super) async fn comment(

@@ -60,9 +60,9 @@ async fn list_with(
 
 #[utoipa::path(
     get, path = "/api/documents", tag = "documents",
-    description = "Newest first. Filters (`?filters=<json>` or plain params): `status` (value or slug), \
-        `facilityId`, `equipmentId`, `testId`, `dateGte`, `dateLt`, `q`; paging `pageNum`, `pageSize`. \
-        A `Cliente` sees only released documents of their facilities.",
+    description = "Newest first. Filters (`?filters=<json>` or plain params): `status` (value or \
+        slug), `facilityId`, `equipmentId`, `testId`, `dateGte`, `dateLt`, `q`; paging `pageNum`, \
+        `pageSize`. A `Cliente` sees only released documents of their facilities.",
     responses((status = 200, body = ListEnvelope<Document>), (status = 400, body = ErrorBody))
 )]
 pub(super) async fn list(
@@ -76,7 +76,10 @@ pub(super) async fn list(
 
 #[utoipa::path(
     get, path = "/api/documents/{status}", tag = "documents",
-    params(("status" = String, Path, description = "A status value (`Falta assinar`) or its slug (`falta-assinar`)")),
+    params(
+        ("status" = String, Path, description = "A status value (`Falta assinar`) or its slug \
+            (`falta-assinar`)")
+    ),
     responses((status = 200, body = ListEnvelope<Document>), (status = 404, body = ErrorBody))
 )]
 pub(super) async fn list_by_status(

@@ -12,52 +12,33 @@ mod upload;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::error::{ApiError, Result};
-use crate::state::AppState;
+use crate::routes::describe::{Routes, route, routes};
 use crate::store::audit;
 use crate::store::documents::{self as store, DocumentFilter, DocumentState};
-use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
-use registry_core::api::ListEnvelope;
-use registry_core::document::{self, Document, SigningKeyInfo};
-use registry_core::{ErrorBody, Role};
+use registry_core::Role;
+use registry_core::document::{self, Document};
 use serde_json::Value;
 
 /// Roles that may sign, and send a document back for correction.
 const SIGNERS: &[Role] = &[Role::Administrator, Role::Physicist];
 
-pub fn router() -> Router<AppState> {
+pub fn routes() -> Routes {
     // Uploads stream past the JSON limit; their own limit is checked while the file is read.
-    Router::new()
-        .route(
-            "/document/register",
-            post(upload::register).layer(DefaultBodyLimit::disable()),
-        )
-        .route(
-            "/document/edit",
-            post(upload::edit).layer(DefaultBodyLimit::disable()),
-        )
-        .route("/document/sign", post(lifecycle::sign))
-        .route("/document/liberate", post(lifecycle::liberate))
-        .route("/document/exclude", post(lifecycle::exclude))
-        .route("/document/scheduleEmail", post(email::schedule_email))
-        .route("/document/{id}/comment", post(lifecycle::comment))
-        .route("/document/{id}/file", get(read::download))
-        .route("/document/{id}", get(read::show))
-        .route("/documents", get(list::list))
-        .route("/documents/{status}", get(list::list_by_status))
-        .route("/signing-key", get(signing_key::signing_key))
-}
-
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    use utoipa::OpenApi;
-    #[derive(utoipa::OpenApi)]
-    #[openapi(
-        paths(upload::register, upload::edit, lifecycle::sign, lifecycle::liberate, lifecycle::exclude, email::schedule_email, lifecycle::comment, read::download, read::show, list::list, list::list_by_status, signing_key::signing_key),
-        components(schemas(Document, ListEnvelope<Document>, SigningKeyInfo, ErrorBody, IdBody, CommentBody, ScheduleBody, UploadForm))
-    )]
-    struct DocumentsApi;
-    DocumentsApi::openapi()
+    routes![
+        lifecycle::sign,
+        lifecycle::liberate,
+        lifecycle::exclude,
+        email::schedule_email,
+        lifecycle::comment,
+        read::download,
+        read::show,
+        list::list,
+        list::list_by_status,
+        signing_key::signing_key
+    ]
+    .route(route!(upload::register).layer(DefaultBodyLimit::disable()))
+    .route(route!(upload::edit).layer(DefaultBodyLimit::disable()))
 }
 
 /// `{"_id"}` of the document to act on (extra fields are ignored).

@@ -39,10 +39,12 @@ pub(super) struct FileQuery {
     get, path = "/api/document/{id}/file", tag = "documents",
     params(
         ("id" = String, Path, description = "Document `_id`"),
-        ("version" = Option<i64>, Query, description = "An older file version; default the current one")
+        ("version" = Option<i64>, Query, description = "An older file version; default the current \
+            one")
     ),
     responses(
-        (status = 200, description = "The file's bytes, with its content type", content_type = "application/octet-stream"),
+        (status = 200, description = "The file's bytes, with its content type",
+            content_type = "application/octet-stream"),
         (status = 404, body = ErrorBody)
     )
 )]

@@ -142,8 +142,10 @@ async fn check_references(
     post, path = "/api/document/register", tag = "documents",
     request_body(content = UploadForm, content_type = "multipart/form-data"),
     responses(
-        (status = 201, description = "Stored; starts `Falta assinar` (or `Em andamento` with `draft`)", body = Document),
-        (status = 400, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 201, description = "Stored; starts `Falta assinar` (or `Em andamento` with \
+            `draft`)", body = Document),
+        (status = 400, body = ErrorBody),
+        (status = 403, body = ErrorBody),
         (status = 413, description = "File over the upload limit", body = ErrorBody),
         (status = 422, body = ErrorBody)
     )
@@ -281,15 +283,17 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
 
 #[utoipa::path(
     post, path = "/api/document/edit", tag = "documents",
-    description = "JSON `{_id, ...fields, status?}`, or multipart with a new `file` (kept as a new version). \
-        `status` may move `Em andamento`/`Corrigir` → `Falta assinar`, and (signers) `Falta assinar` → `Corrigir`. \
-        Signed and released documents cannot be edited.",
+    description = "JSON `{_id, ...fields, status?}`, or multipart with a new `file` (kept as a new \
+        version). `status` may move `Em andamento`/`Corrigir` → `Falta assinar`, and (signers) \
+        `Falta assinar` → `Corrigir`. Signed and released documents cannot be edited.",
     request_body(content = Object, content_type = "application/json"),
     responses(
         (status = 200, body = Document),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
         (status = 409, description = "`invalid_transition`", body = ErrorBody),
-        (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)
+        (status = 413, body = ErrorBody),
+        (status = 422, body = ErrorBody)
     )
 )]
 pub(super) async fn edit(

@@ -1,0 +1,203 @@
+//! Editing and deactivating a user within the grant rules, never leaving the service without an
+//! active Administrator.
+
+use super::audit_user;
+use crate::auth::Caller;
+use crate::db::Conn;
+use crate::db::now;
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::state::AppState;
+use crate::store::users::{self, UserRow};
+use axum::Json;
+use axum::extract::State;
+use registry_core::ErrorBody;
+use registry_core::Role;
+use registry_core::api::{IdInput, UserInput};
+use registry_core::api::{Message, User};
+use registry_core::user::{may_grant, may_manage, read_user};
+use serde_json::Value;
+
+/// Refuses to leave the service without an active Administrator.
+async fn keep_an_administrator(conn: &mut Conn, before: &UserRow, after: &UserRow) -> Result<()> {
+    let was = before.active && before.roles.contains(&Role::Administrator);
+    let is = after.active && after.roles.contains(&Role::Administrator);
+    if was && !is && users::count_active_with_role(conn, Role::Administrator).await? <= 1 {
+        return Err(ApiError::conflict(
+            "conflict",
+            "This is the last active Administrator; make another Administrator first.",
+        ));
+    }
+    Ok(())
+}
+
+/// The target of an edit or exclude, when the caller may manage them.
+async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<UserRow> {
+    let target = users::by_id(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    if target.id != caller.id && !may_manage(&caller.roles, &target.roles) {
+        return Err(if caller.is_staff() {
+            ApiError::denied()
+        } else {
+            ApiError::not_found("user")
+        });
+    }
+    Ok(target)
+}
+
+#[utoipa::path(
+    post, path = "/api/edit", tag = "authentication", summary = "Edit a user",
+    request_body = UserInput,
+    responses(
+        (status = 200, description = "OK", body = User),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody),
+        (status = 409, description = "E-mail already used, or last Administrator",
+            body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn edit(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<User>> {
+    let value = body.value()?;
+    let id = match value.get("_id") {
+        None | Some(Value::Null) => caller.id.clone(),
+        Some(_) => JsonBody::id(&value)?,
+    };
+    let changes = read_user(&value, false).map_err(ApiError::Validation)?;
+    // An Administrator sending `active: true` also lifts the account's failed-login delay.
+    let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "users", &id).await?;
+    let before = managed_target(&mut tx, &caller, &id).await?;
+    let mut user = before.clone();
+    if let Some(roles) = changes.roles {
+        let roles = if roles.is_empty() {
+            vec![Role::Client]
+        } else {
+            roles
+        };
+        let changing = roles != user.roles;
+        if changing
+            && !roles
+                .iter()
+                .chain(user.roles.iter())
+                .all(|r| may_grant(&caller.roles, *r))
+        {
+            return Err(ApiError::PermissionDenied(
+                "You may not grant or remove these roles.".into(),
+            ));
+        }
+        user.roles = roles;
+    }
+    if let Some(active) = changes.active {
+        if !active && user.active {
+            user.token_version += 1;
+        }
+        user.active = active;
+    }
+    if let Some(name) = changes.name {
+        user.name = name;
+    }
+    if let Some(email) = changes.email {
+        if users::email_taken(&mut tx, email.as_str(), &user.id).await? {
+            return Err(ApiError::conflict(
+                "conflict",
+                format!("A user with e-mail {} already exists.", email.as_str()),
+            ));
+        }
+        user.email = email.as_str().to_owned();
+    }
+    if let Some(t) = changes.telephone {
+        user.telephone = t.map(|t| t.as_str().to_owned());
+    }
+    if let Some(c) = changes.cpf {
+        user.cpf = c.map(|c| c.as_str().to_owned());
+    }
+    let l = changes.licences;
+    for (change, slot) in [
+        (l.an_number, &mut user.licences.an_number),
+        (l.an_validity, &mut user.licences.an_validity),
+        (l.fm_number, &mut user.licences.fm_number),
+        (l.fm_validity, &mut user.licences.fm_validity),
+    ] {
+        if let Some(v) = change {
+            *slot = v;
+        }
+    }
+    keep_an_administrator(&mut tx, &before, &user).await?;
+    let changed = user.view() != before.view() || user.token_version != before.token_version;
+    if changed {
+        user.updated_at = now();
+        users::save(&mut tx, &user, false).await?;
+        audit_user(
+            &mut tx,
+            Some(&caller.id),
+            "edit",
+            Some(&before),
+            Some(&user),
+        )
+        .await?;
+    }
+    if unlock {
+        users::clear_login_failures(&mut tx, &before.email).await?;
+    }
+    if changed || unlock {
+        tx.commit().await?;
+    }
+    Ok(Json(user.view()))
+}
+
+#[utoipa::path(
+    post, path = "/api/exclude", tag = "authentication", summary = "Deactivate a user",
+    request_body = IdInput,
+    responses(
+        (status = 200, description = "Deactivated", body = Message),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody),
+        (status = 409, description = "Last active Administrator", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn exclude(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "users", &id).await?;
+    let before = managed_target(&mut tx, &caller, &id).await?;
+    let mut user = before.clone();
+    if user.active {
+        user.active = false;
+        user.token_version += 1;
+        user.updated_at = now();
+        keep_an_administrator(&mut tx, &before, &user).await?;
+        users::save(&mut tx, &user, false).await?;
+        audit_user(
+            &mut tx,
+            Some(&caller.id),
+            "deactivate",
+            Some(&before),
+            Some(&user),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(Message {
+        message: "User deactivated.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}

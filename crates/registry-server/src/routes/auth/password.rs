@@ -1,0 +1,228 @@
+//! Changing a password (one's own, or anyone's for an Administrator) and recovery with an e-mailed
+//! code.
+
+use super::{audit_user, required_str, token_for};
+use crate::auth::{Caller, hash_password, verify_password};
+use crate::db::{now, timestamp};
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::limits::ClientAddr;
+use crate::state::AppState;
+use crate::store::users::{self, UserRow};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::Utc;
+use rand::RngCore;
+use registry_core::ErrorBody;
+use registry_core::api::Message;
+use registry_core::api::{ChangePasswordInput, PasswordRecoverInput};
+use registry_core::values::password_problem;
+use registry_core::{FieldCode, Role};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+fn new_password(value: &Value) -> Result<String> {
+    let p = required_str(value, "newPassword")?;
+    match password_problem(p) {
+        Some(problem) => Err(ApiError::field(
+            "newPassword",
+            FieldCode::WeakPassword,
+            problem,
+        )),
+        None => Ok(p.to_owned()),
+    }
+}
+
+/// Sets a password and invalidates every token issued before.
+async fn set_password(
+    state: &AppState,
+    actor: Option<&str>,
+    mut user: UserRow,
+    password: String,
+) -> Result<UserRow> {
+    let before = user.clone();
+    user.password_hash = hash_password(password).await?;
+    user.token_version += 1;
+    user.updated_at = now();
+    let mut tx = state.db.begin().await?;
+    users::save(&mut tx, &user, false).await?;
+    // Whoever sets a password (its owner, a recovery code, an Administrator) may log in at once.
+    users::clear_login_failures(&mut tx, &user.email).await?;
+    audit_user(
+        &mut tx,
+        actor,
+        "password_change",
+        Some(&before),
+        Some(&user),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(user)
+}
+
+#[utoipa::path(
+    post, path = "/api/changePassword", tag = "authentication",
+    summary = "Change a password (also /api/change_password)", request_body = ChangePasswordInput,
+    responses(
+        (status = 200, description = "Changed; a fresh token for the caller", body = Message),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn change_password(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    let value = body.value()?;
+    let target = match value.get("_id").and_then(Value::as_str) {
+        Some(id) if id != caller.id => {
+            caller.require_any(&[Role::Administrator])?;
+            Some(id.to_owned())
+        }
+        _ => None,
+    };
+    let mut conn = state.db.read().await?;
+    match target {
+        Some(id) => {
+            let password = new_password(&value)?;
+            let user = users::by_id(&mut conn, &id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("user"))?;
+            drop(conn);
+            set_password(&state, Some(&caller.id), user, password).await?;
+            Ok(Json(Message {
+                message: "Password changed; the user's sessions were ended.".into(),
+                id: Some(id),
+                token: None,
+            }))
+        }
+        None => {
+            let current = required_str(&value, "currentPassword")?.to_owned();
+            let password = new_password(&value)?;
+            let user = users::by_id(&mut conn, &caller.id)
+                .await?
+                .ok_or_else(|| ApiError::not_found("user"))?;
+            drop(conn);
+            if !verify_password(current, Some(user.password_hash.clone())).await? {
+                return Err(ApiError::field(
+                    "currentPassword",
+                    FieldCode::InvalidValue,
+                    "is not your current password",
+                ));
+            }
+            let user = set_password(&state, Some(&caller.id), user, password).await?;
+            Ok(Json(Message {
+                message: "Password changed; other sessions were ended.".into(),
+                id: Some(user.id.clone()),
+                token: Some(token_for(&state, &user)?),
+            }))
+        }
+    }
+}
+
+fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// `{email}` mails a single-use token (always 202, so accounts cannot be discovered);
+/// `{token, newPassword}` sets the password.
+#[utoipa::path(
+    post, path = "/api/password_recover", tag = "authentication", summary = "Password recovery",
+    request_body = PasswordRecoverInput,
+    responses(
+        (status = 202, description = "Recovery e-mail sent if the account exists", body = Message),
+        (status = 200, description = "Password set with a recovery code", body = Message),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody),
+        (status = 429, description = "Too many requests from this client (Retry-After)",
+            body = ErrorBody)
+    )
+)]
+pub(super) async fn password_recover(
+    State(state): State<AppState>,
+    client: ClientAddr,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<Message>)> {
+    client.take(&state.limiters.recovery)?;
+    let value = body.value()?;
+    if value.get("token").is_some() {
+        let token = required_str(&value, "token")?;
+        let password = new_password(&value)?;
+        let mut tx = state.db.begin().await?;
+        let user_id = users::take_reset(&mut tx, &token_hash(token), &now()).await?;
+        let invalid = || {
+            ApiError::field(
+                "token",
+                FieldCode::InvalidValue,
+                "is invalid, already used or expired; ask for a new one",
+            )
+        };
+        let user_id = user_id.ok_or_else(invalid)?;
+        let user = users::by_id(&mut tx, &user_id)
+            .await?
+            .filter(|u| u.active)
+            .ok_or_else(invalid)?;
+        tx.commit().await?;
+        set_password(&state, Some(&user_id), user, password).await?;
+        return Ok((
+            StatusCode::OK,
+            Json(Message {
+                message: "Password changed; you can log in now.".into(),
+                id: None,
+                token: None,
+            }),
+        ));
+    }
+    let email = required_str(&value, "email")?.trim().to_lowercase();
+    let user = {
+        let mut conn = state.db.read().await?;
+        users::by_email(&mut conn, &email).await?
+    };
+    // Past the address's mail allowance the answer stays the same but no mail goes out: the
+    // owner is not flooded, and the codes already sent stay valid.
+    let user = user
+        .filter(|u| u.active)
+        .filter(|u| crate::limits::allowed(&state.limiters.mails, &u.email));
+    if let Some(user) = user {
+        let mut raw = [0u8; 32];
+        rand::rng().fill_bytes(&mut raw);
+        let token = hex::encode(raw);
+        let expires = timestamp(Utc::now() + chrono::Duration::hours(1));
+        let mut tx = state.db.begin().await?;
+        users::add_reset(&mut tx, &token_hash(&token), &user.id, &expires).await?;
+        tx.commit().await?;
+        let body = format!(
+            "Hello {},\n\nA password recovery was requested for your Facility Registry account.\n\
+             Your recovery code (valid for 1 hour, usable once):\n\n    {token}\n\n\
+             Set a new password with: POST {}/api/password_recover/ {{\"token\": \"<code>\", \"newPassword\": \"...\"}}\n\
+             or `registry user reset-password --token <code>`.\n\nIf you did not ask for this, ignore this message.\n",
+            user.name, state.config.public_url
+        );
+        if let Err(e) = state
+            .mailer
+            .send(&user.email, "Password recovery — Facility Registry", body)
+            .await
+        {
+            tracing::error!(
+                error = format!("{e:#}"),
+                "password recovery e-mail not sent"
+            );
+        }
+    }
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(Message {
+            message:
+                "If the address belongs to an active account, a recovery e-mail has been sent."
+                    .into(),
+            id: None,
+            token: None,
+        }),
+    ))
+}

@@ -1,0 +1,167 @@
+//! Creating a user: by staff, or self-registration as `Cliente` that tells no one which addresses
+//! have accounts.
+
+use super::audit_user;
+use crate::auth::{MaybeCaller, hash_password};
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::limits::ClientAddr;
+use crate::state::AppState;
+use crate::store::users::{self, UserRow};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use registry_core::ErrorBody;
+use registry_core::Role;
+use registry_core::api::UserInput;
+use registry_core::api::{Message, User};
+use registry_core::user::{may_grant, read_user};
+
+#[utoipa::path(
+    post, path = "/api/register", tag = "authentication",
+    summary = "Create a user (without a token: self-registration as Cliente)",
+    request_body = UserInput,
+    responses(
+        (status = 201, description = "Created (with a staff token)", body = User),
+        (status = 202, description = "Without a token: registration received, the same answer \
+            whether or not the address already had an account", body = Message),
+        (status = 429, description = "Too many registrations from this client (Retry-After)",
+            body = ErrorBody),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 409, description = "E-mail already used (staff only)", body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn register(
+    State(state): State<AppState>,
+    MaybeCaller(caller): MaybeCaller,
+    client: ClientAddr,
+    body: JsonBody,
+) -> Result<Response> {
+    match &caller {
+        None if !state.config.self_registration => {
+            return Err(ApiError::PermissionDenied(
+                "Self-registration is disabled on this server; ask a staff member.".into(),
+            ));
+        }
+        None => client.take(&state.limiters.register)?,
+        Some(c) if !c.is_staff() => return Err(ApiError::denied()),
+        _ => {}
+    }
+    let value = body.value()?;
+    let changes = read_user(&value, true).map_err(ApiError::Validation)?;
+    let roles = changes
+        .roles
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| vec![Role::Client]);
+    let allowed = match &caller {
+        None => roles == [Role::Client],
+        Some(c) => roles.iter().all(|r| may_grant(&c.roles, *r)),
+    };
+    if !allowed {
+        return Err(ApiError::PermissionDenied(
+            "You may not grant the requested roles.".into(),
+        ));
+    }
+    let email = changes
+        .email
+        .expect("required on register")
+        .as_str()
+        .to_owned();
+    let password_hash = hash_password(changes.password.expect("required on register")).await?;
+    let at = now();
+    let user = UserRow {
+        id: new_id(),
+        name: changes.name.expect("required on register"),
+        email,
+        telephone: changes.telephone.flatten().map(|t| t.as_str().to_owned()),
+        cpf: changes.cpf.flatten().map(|c| c.as_str().to_owned()),
+        roles,
+        active: true,
+        licences: registry_core::api::Licences {
+            an_number: changes.licences.an_number.flatten(),
+            an_validity: changes.licences.an_validity.flatten(),
+            fm_number: changes.licences.fm_number.flatten(),
+            fm_validity: changes.licences.fm_validity.flatten(),
+        },
+        password_hash,
+        token_version: 0,
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    let mut tx = state.db.begin().await?;
+    if users::email_taken(&mut tx, &user.email, "").await? {
+        if caller.is_none() {
+            // Answered as a new registration would be: anyone could otherwise learn which
+            // addresses have accounts. The owner hears of it instead.
+            drop(tx);
+            tell_owner_of_registration(&state, &user.email);
+            return Ok(registration_received());
+        }
+        return Err(ApiError::conflict(
+            "conflict",
+            format!("A user with e-mail {} already exists.", user.email),
+        ));
+    }
+    users::save(&mut tx, &user, true).await?;
+    audit_user(
+        &mut tx,
+        caller.as_ref().map(|c| c.id.as_str()),
+        "create",
+        None,
+        Some(&user),
+    )
+    .await?;
+    tx.commit().await?;
+    if caller.is_none() {
+        return Ok(registration_received());
+    }
+    Ok((StatusCode::CREATED, Json(user.view())).into_response())
+}
+
+/// The answer to every self-registration that passed validation, whether the address was new.
+fn registration_received() -> Response {
+    let message = "Registration received. If the e-mail address had no account, it has one now \
+        and you can log in; if it already had one, its owner has been sent an e-mail.";
+    (
+        StatusCode::ACCEPTED,
+        Json(Message {
+            message: message.into(),
+            id: None,
+            token: None,
+        }),
+    )
+        .into_response()
+}
+
+/// Mails the owner of `email` that someone tried to register it, in the background (so the
+/// answer takes no longer than a real registration) and at most as often as the per-address
+/// mail allowance.
+fn tell_owner_of_registration(state: &AppState, email: &str) {
+    if !crate::limits::allowed(&state.limiters.mails, &email.to_owned()) {
+        return;
+    }
+    let state = state.clone();
+    let email = email.to_owned();
+    tokio::spawn(async move {
+        let body = format!(
+            "Hello,\n\nSomeone tried to register a new Facility Registry account with this e-mail \
+             address, which already has an account. Nothing was changed.\n\n\
+             If it was you, log in as usual, or ask for a password recovery code with \
+             POST {}/api/password_recover/ {{\"email\": \"{email}\"}} or `registry user reset-password`.\n\
+             If it was not you, you can ignore this message.\n",
+            state.config.public_url
+        );
+        if let Err(e) = state
+            .mailer
+            .send(&email, "Registration attempt — Facility Registry", body)
+            .await
+        {
+            tracing::error!(error = format!("{e:#}"), "registration notice not sent");
+        }
+    });
+}

@@ -1,0 +1,57 @@
+//! Archiving a facility.
+
+use crate::auth::Caller;
+use crate::db::now;
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::facilities as store;
+use axum::Json;
+use axum::extract::State;
+use registry_core::ErrorBody;
+use registry_core::api::IdInput;
+use registry_core::api::Message;
+
+#[utoipa::path(
+    post, path = "/api/facility/exclude", tag = "facilities", summary = "Archive a facility",
+    request_body = IdInput,
+    responses(
+        (status = 200, description = "Archived", body = Message),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn exclude(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Json<Message>> {
+    caller.require_staff()?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "facilities", &id).await?;
+    let before = store::view(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("facility"))?;
+    store::archive(&mut tx, &id, &now()).await?;
+    audit::record_change(
+        &mut tx,
+        Some(&caller.id),
+        "facility",
+        &id,
+        "archive",
+        Some(&before),
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Facility archived.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}

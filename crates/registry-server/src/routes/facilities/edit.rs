@@ -1,0 +1,220 @@
+//! Editing a facility (by body or by path, with If-Match) and replacing its user links.
+
+use super::{duplicate, duplicate_after_race, record, references};
+use crate::auth::Caller;
+use crate::db::now;
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::extract::Path;
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::facilities::{self as store, FacilityRecord};
+use crate::versions::{check_if_match, with_etag};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use registry_core::ErrorBody;
+use registry_core::FieldCode;
+use registry_core::api::Facility;
+use registry_core::api::{FacilityInput, FacilityUsersInput};
+use registry_core::facility::{FacilityFields, Mode, read_facility_partial};
+use serde_json::{Value, json};
+
+/// The fields of a loaded facility.
+fn fields_of(facility: &Facility) -> Result<FacilityFields> {
+    let r = FacilityRecord::from_view(facility)?;
+    Ok(FacilityFields {
+        name: r.name,
+        company_name: r.company_name,
+        cnpj: r.cnpj,
+        telephone: r.telephone,
+        department: r.department,
+        group_id: r.group_id,
+        cnen_registry: r.cnen_registry,
+        address: r.address,
+        users: r.users,
+        radioisotopes: r.radioisotopes,
+        practices: r.practices,
+    })
+}
+
+/// Applies an edit payload to facility `id` (both edit forms and users/edit).
+async fn apply_edit(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    value: &Value,
+    headers: &HeaderMap,
+    action: &str,
+) -> Result<Response> {
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "facilities", id).await?;
+    let before = store::view(&mut tx, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("facility"))?;
+    check_if_match(headers, before.version)?;
+    let (changes, errs) =
+        read_facility_partial(value, Mode::Edit, &state.config.extra_responsibilities);
+    let current = fields_of(&before)?;
+    let refs = references(&mut tx, &changes, Some((id, &current.cnpj))).await?;
+    let Some(edit) = changes
+        .apply_to(&current, &refs, errs)
+        .map_err(ApiError::Validation)?
+    else {
+        return Ok(with_etag(StatusCode::OK, before));
+    };
+    let (cnpj, department) = edit.fields.key();
+    if (cnpj, department) != current.key()
+        && let Some(existing) = store::live_duplicate(&mut tx, cnpj, department, id).await?
+    {
+        return Err(duplicate(existing));
+    }
+    let role_changes = edit.role_changes;
+    let record = record(
+        id.to_owned(),
+        edit.fields,
+        before.version + 1,
+        before.created_at.clone(),
+        now(),
+    );
+    if let Err(e) = store::update(&mut tx, &record).await {
+        drop(tx);
+        return Err(duplicate_after_race(state, e, &record.cnpj, record.department, id).await);
+    }
+    let after = store::view(&mut tx, id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("facility vanished during edit"))?;
+    let before_json = serde_json::to_value(&before).map_err(anyhow::Error::from)?;
+    let after_json = serde_json::to_value(&after).map_err(anyhow::Error::from)?;
+    audit::record(
+        &mut tx,
+        audit::Change {
+            entity: "facility",
+            entity_id: id,
+            action,
+            actor: Some(&caller.id),
+            before: Some(&before_json),
+            after: Some(&after_json),
+            role_changes: &role_changes,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(with_etag(StatusCode::OK, after))
+}
+
+#[utoipa::path(
+    post, path = "/api/facility/edit", tag = "facilities",
+    summary = "Edit a facility (body carries _id)",
+    params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
+    request_body = FacilityInput,
+    responses(
+        (status = 200, description = "Edited", body = Facility),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody),
+        (status = 409, description = "duplicate_facility", body = ErrorBody),
+        (status = 412, description = "version_mismatch", body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn edit_by_body(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    apply_edit(&state, &caller, &id, &value, &headers, "edit").await
+}
+
+#[utoipa::path(
+    put, path = "/api/facility/{id}/edit", tag = "facilities", summary = "Edit a facility",
+    params(
+        ("id" = String, Path),
+        ("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")
+    ),
+    request_body = FacilityInput,
+    responses(
+        (status = 200, description = "Edited", body = Facility),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody),
+        (status = 409, description = "duplicate_facility", body = ErrorBody),
+        (status = 412, description = "version_mismatch", body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn edit_by_path(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    match value.get("_id") {
+        Some(Value::String(body_id)) if body_id.trim() != id => {
+            return Err(ApiError::field(
+                "_id",
+                FieldCode::InvalidValue,
+                format!("does not match the facility in the path ({id})"),
+            ));
+        }
+        _ => {}
+    }
+    apply_edit(&state, &caller, &id, &value, &headers, "edit").await
+}
+
+#[utoipa::path(
+    post, path = "/api/facility/users/edit", tag = "facilities",
+    summary = "Replace the user links of a facility", request_body = FacilityUsersInput,
+    responses(
+        (status = 200, description = "Edited", body = Facility),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn edit_users(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let id = JsonBody::id(&value)?;
+    let users = match value.get("users") {
+        None | Some(Value::Null) => {
+            return Err(ApiError::field(
+                "users",
+                FieldCode::Required,
+                "is required: the full list of linked users",
+            ));
+        }
+        Some(users) => users.clone(),
+    };
+    apply_edit(
+        &state,
+        &caller,
+        &id,
+        &json!({ "users": users }),
+        &headers,
+        "users_edit",
+    )
+    .await
+}

@@ -1,0 +1,228 @@
+//! Reading facilities: the three lists, one facility with its ETag, and its change history.
+
+use crate::access::{scope_for, visible};
+use crate::auth::Caller;
+use crate::cache;
+use crate::error::{ApiError, Result};
+use crate::extract::ListParams;
+use crate::extract::Path;
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::facilities as store;
+use crate::versions::with_etag;
+use axum::Json;
+use axum::extract::{OriginalUri, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use registry_core::Department;
+use registry_core::ErrorBody;
+use registry_core::api::AuditEvent;
+use registry_core::api::{Facility, ListEnvelope};
+
+async fn list(
+    state: &AppState,
+    caller: &Caller,
+    uri: &Uri,
+    params: &ListParams,
+    department: Option<Department>,
+) -> Result<Response> {
+    let key = cache::key(&caller.id, uri, "");
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            let mut filter = params.facility_filter();
+            if let Some(d) = department {
+                filter.department = Some(d.as_str().to_owned());
+            }
+            filter.member = scope_for(caller);
+            let (list, total) =
+                store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
+            Ok(Json(ListEnvelope {
+                list,
+                paging: params.paging(total),
+            })
+            .into_response())
+        })
+        .await
+}
+
+#[utoipa::path(
+    get, path = "/api/facilities", tag = "facilities", summary = "List facilities, paginated",
+    params(
+        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
+            limit) and filter keys"),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query),
+        ("q" = Option<String>, Query, description = "name, company name, cnpj or city"),
+        ("state" = Option<String>, Query),
+        ("city" = Option<String>, Query),
+        ("group" = Option<String>, Query),
+        ("radioisotope" = Option<String>, Query),
+        ("practice" = Option<String>, Query),
+        ("userId" = Option<String>, Query)
+    ),
+    responses(
+        (status = 200, description = "OK", body = ListEnvelope<Facility>),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn list_all(
+    State(state): State<AppState>,
+    caller: Caller,
+    OriginalUri(uri): OriginalUri,
+    params: ListParams,
+) -> Result<Response> {
+    list(&state, &caller, &uri, &params, None).await
+}
+
+#[utoipa::path(
+    get, path = "/api/nuclearmedicinefacilities", tag = "facilities",
+    summary = "List nuclear-medicine facilities",
+    params(
+        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
+            limit) and filter keys"),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query),
+        ("q" = Option<String>, Query, description = "name, company name, cnpj or city"),
+        ("state" = Option<String>, Query),
+        ("city" = Option<String>, Query),
+        ("group" = Option<String>, Query),
+        ("radioisotope" = Option<String>, Query),
+        ("practice" = Option<String>, Query),
+        ("userId" = Option<String>, Query)
+    ),
+    responses(
+        (status = 200, description = "OK", body = ListEnvelope<Facility>),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn list_nuclear_medicine(
+    State(state): State<AppState>,
+    caller: Caller,
+    OriginalUri(uri): OriginalUri,
+    params: ListParams,
+) -> Result<Response> {
+    list(
+        &state,
+        &caller,
+        &uri,
+        &params,
+        Some(Department::NuclearMedicine),
+    )
+    .await
+}
+
+#[utoipa::path(
+    get, path = "/api/radiodiagnosisfacilities", tag = "facilities",
+    summary = "List radiodiagnosis facilities",
+    params(
+        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
+            limit) and filter keys"),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query),
+        ("q" = Option<String>, Query, description = "name, company name, cnpj or city"),
+        ("state" = Option<String>, Query),
+        ("city" = Option<String>, Query),
+        ("group" = Option<String>, Query),
+        ("radioisotope" = Option<String>, Query),
+        ("practice" = Option<String>, Query),
+        ("userId" = Option<String>, Query)
+    ),
+    responses(
+        (status = 200, description = "OK", body = ListEnvelope<Facility>),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn list_radiodiagnosis(
+    State(state): State<AppState>,
+    caller: Caller,
+    OriginalUri(uri): OriginalUri,
+    params: ListParams,
+) -> Result<Response> {
+    list(
+        &state,
+        &caller,
+        &uri,
+        &params,
+        Some(Department::Radiodiagnosis),
+    )
+    .await
+}
+
+#[utoipa::path(
+    get, path = "/api/facility/{id}", tag = "facilities", summary = "Facility details",
+    params(("id" = String, Path)),
+    responses(
+        (status = 200, description = "The facility, with its ETag (W/\"version\")",
+            body = Facility),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    OriginalUri(uri): OriginalUri,
+    Path(id): Path<String>,
+) -> Result<Response> {
+    let key = cache::key(&caller.id, &uri, "");
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            Ok(with_etag(
+                StatusCode::OK,
+                visible(&mut conn, &caller, &id).await?,
+            ))
+        })
+        .await
+}
+
+#[utoipa::path(
+    get, path = "/api/facility/{id}/history", tag = "facilities",
+    summary = "Change history of a facility",
+    params(
+        ("id" = String, Path),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Audit events, newest first", body = ListEnvelope<AuditEvent>),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 404, description = "No such record, or not visible to the caller",
+            body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<registry_core::api::AuditEvent>>> {
+    caller.require_staff()?;
+    let mut conn = state.db.read().await?;
+    let (list, total) = audit::history(
+        &mut conn,
+        "facility",
+        &id,
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
+    if total == 0 {
+        return Err(ApiError::not_found("facility"));
+    }
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}

@@ -1,0 +1,82 @@
+//! Registering a facility.
+
+use super::{duplicate, duplicate_after_race, record, references};
+use crate::auth::Caller;
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::facilities as store;
+use crate::versions::with_etag;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use registry_core::ErrorBody;
+use registry_core::api::Facility;
+use registry_core::api::FacilityInput;
+use registry_core::facility::{Mode, read_facility_partial};
+
+#[utoipa::path(
+    post, path = "/api/facility/register", tag = "facilities", summary = "Create a facility",
+    request_body = FacilityInput,
+    responses(
+        (status = 201, description = "Created", body = Facility),
+        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        (status = 401, description = "Missing or invalid token", body = ErrorBody),
+        (status = 403, description = "The role may not do this", body = ErrorBody),
+        (status = 422, description = "Field errors, all at once", body = ErrorBody),
+        (status = 409, description = "duplicate_facility: already registered; the body carries its \
+            _id", body = ErrorBody)
+    ),
+    security(("bearer" = []))
+)]
+pub(super) async fn register(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<Response> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let (changes, errs) =
+        read_facility_partial(&value, Mode::Create, &state.config.extra_responsibilities);
+    let mut tx = state.db.begin().await?;
+    let refs = references(&mut tx, &changes, None).await?;
+    let new = changes
+        .into_new(&refs, errs)
+        .map_err(ApiError::Validation)?;
+    let (cnpj, department) = new.fields.key();
+    if let Some(existing) = store::live_duplicate(&mut tx, cnpj, department, "").await? {
+        return Err(duplicate(existing));
+    }
+    let role_changes = new.role_changes;
+    let at = now();
+    let record = record(new_id(), new.fields, 1, at.clone(), at);
+    if let Err(e) = store::insert(&mut tx, &record).await {
+        drop(tx);
+        return Err(duplicate_after_race(&state, e, &record.cnpj, record.department, "").await);
+    }
+    let facility = store::view(&mut tx, &record.id)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("facility vanished after insert"))?;
+    let after = serde_json::to_value(&facility).map_err(anyhow::Error::from)?;
+    audit::record(
+        &mut tx,
+        audit::Change {
+            entity: "facility",
+            entity_id: &record.id,
+            action: "create",
+            actor: Some(&caller.id),
+            before: None,
+            after: Some(&after),
+            role_changes: &role_changes,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    let mut response = with_etag(StatusCode::CREATED, facility);
+    let location =
+        HeaderValue::from_str(&format!("/api/facility/{}", record.id)).expect("ascii id");
+    response.headers_mut().insert(header::LOCATION, location);
+    Ok(response)
+}

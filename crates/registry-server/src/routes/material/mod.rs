@@ -1,0 +1,124 @@
+//! Radioactive material endpoints: receipts checked against the facility's authorisation, the
+//! weekly usage against the authorised quantities, and waste in decay storage up to its release.
+//! Staff write; a `Cliente` reads the records of the facilities they are linked to (404 otherwise).
+//! One file a concern; this one routes and holds what they share.
+
+mod receipts;
+mod waste;
+
+use crate::access::{scope_for, visible};
+use crate::auth::Caller;
+use crate::db::Conn;
+use crate::error::{ApiError, Result};
+use crate::extract::ListParams;
+use crate::routes::describe::{Routes, routes};
+use crate::store::material::Scope;
+use crate::store::{audit, facilities};
+use axum::Json;
+use axum::http::StatusCode;
+use registry_core::Radioisotope;
+use registry_core::equipment::Reference;
+use registry_core::material::radioisotope;
+use serde_json::Value;
+
+pub fn routes() -> Routes {
+    routes![
+        receipts::receive,
+        receipts::list_for_facility,
+        receipts::list_all,
+        receipts::show_receipt,
+        receipts::weekly_usage,
+        waste::store_waste,
+        waste::waste_for_facility,
+        waste::waste_all,
+        waste::show_waste,
+        waste::edit_waste,
+        waste::release
+    ]
+}
+
+fn bad_filter(key: &str, what: &str) -> ApiError {
+    ApiError::BadRequest(format!("{key} must be {what}."))
+}
+
+fn isotope_filter(params: &ListParams) -> Result<Option<Radioisotope>> {
+    params
+        .text("radioisotope")
+        .map(|r| {
+            radioisotope(&Value::String(r)).ok_or_else(|| {
+                bad_filter(
+                    "radioisotope",
+                    &format!("one of {}", Radioisotope::allowed()),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn bool_filter(params: &ListParams, key: &str) -> Result<Option<bool>> {
+    params
+        .text(key)
+        .map(|v| match v.as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(bad_filter(key, "true or false")),
+        })
+        .transpose()
+}
+
+/// Staff see every facility; a `Cliente` theirs. A facility in the path must be visible.
+async fn scope(conn: &mut Conn, caller: &Caller, facility: Option<String>) -> Result<Scope> {
+    if let Some(id) = &facility {
+        visible(conn, caller, id).await?;
+    }
+    Ok(Scope {
+        facility_id: facility,
+        member: scope_for(caller),
+    })
+}
+
+/// The live facility a staff member writes to, as a reference, or 404.
+async fn facility_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
+    let f = facilities::view(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("facility"))?;
+    Ok(Reference {
+        id: f.id,
+        name: f.name,
+    })
+}
+
+/// Audits a new record, commits, and answers 201 with it.
+async fn created<T: serde::Serialize>(
+    mut tx: crate::db::Tx,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    record: T,
+) -> Result<(StatusCode, Json<T>)> {
+    audit::record_change(
+        &mut tx,
+        Some(&caller.id),
+        entity,
+        id,
+        "create",
+        None,
+        Some(&record),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+/// A `Cliente` sees only the records of facilities they are linked to; others are not found.
+async fn check_visible(
+    conn: &mut Conn,
+    caller: &Caller,
+    facility_id: &str,
+    what: &str,
+) -> Result<()> {
+    if !caller.is_staff() && !facilities::is_member(conn, facility_id, &caller.id).await? {
+        return Err(ApiError::not_found(what));
+    }
+    Ok(())
+}

@@ -1,0 +1,350 @@
+//! Waste in decay storage: packages, their release date under the clearance levels, and their
+//! release.
+
+use super::{bool_filter, check_visible, created, facility_ref, isotope_filter, scope};
+use crate::auth::Caller;
+use crate::db::Conn;
+use crate::db::{new_id, now, timestamp};
+use crate::error::{ApiError, Result};
+use crate::extract::{JsonBody, ListParams};
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::material::{self as store, WasteQuery};
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use registry_core::ErrorBody;
+use registry_core::api::ListEnvelope;
+use registry_core::equipment::{Reference, local_date};
+use registry_core::waste::{
+    WasteChanges, WasteContent, WastePackage, WasteRelease, read_release, read_waste, release_date,
+};
+
+fn today() -> String {
+    local_date(Utc::now()).to_string()
+}
+
+/// The release date of a package under the deployer's clearance levels.
+fn release_day(
+    state: &AppState,
+    contents: &[WasteContent],
+    mass: f64,
+    closed_at: DateTime<Utc>,
+) -> String {
+    release_date(contents, mass, closed_at, &state.config.notices.clearance).to_string()
+}
+
+#[utoipa::path(
+    post, path = "/api/facility/{id}/waste", tag = "radioactive material",
+    params(("id" = String, Path, description = "The facility")),
+    request_body(content = Object, description = "`{form: Sólido|Líquido, contents: \
+        [{radioisotope, activity (mCi at closure)}], mass (kg), closedAt?, location, \
+        description?}`. The release date is computed from the half-lives and the clearance \
+        levels."),
+    responses(
+        (status = 201, body = WastePackage),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
+pub(super) async fn store_waste(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<WastePackage>)> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let mut tx = state.db.begin().await?;
+    let facility = facility_ref(&mut tx, &id).await?;
+    let at = Utc::now();
+    let c = read_waste(&value, true, at).map_err(ApiError::Validation)?;
+    let (Some(form), Some(contents), Some(mass), Some(closed_at), Some(location)) =
+        (c.form, c.contents, c.mass, c.closed_at, c.location)
+    else {
+        unreachable!("required on create");
+    };
+    let stamp = timestamp(at);
+    let mut package = WastePackage {
+        id: new_id(),
+        facility,
+        form,
+        release_date: release_day(&state, &contents, mass, closed_at),
+        contents,
+        mass,
+        closed_at: timestamp(closed_at),
+        location,
+        description: c.description.flatten(),
+        releasable: false,
+        release: None,
+        created_by: Reference {
+            id: caller.id.clone(),
+            name: caller.name.clone(),
+        },
+        created_at: stamp.clone(),
+        updated_at: stamp,
+    };
+    package.releasable = package.release_date <= today();
+    store::save_waste(&mut tx, &package, true).await?;
+    let id = package.id.clone();
+    created(tx, &caller, "waste", &id, package).await
+}
+
+async fn waste_list(
+    state: &AppState,
+    caller: &Caller,
+    facility: Option<String>,
+    params: &ListParams,
+) -> Result<Json<ListEnvelope<WastePackage>>> {
+    let query = WasteQuery {
+        releasable: bool_filter(params, "releasable")?,
+        released: bool_filter(params, "released")?,
+        radioisotope: isotope_filter(params)?,
+    };
+    let mut conn = state.db.read().await?;
+    let scope = scope(&mut conn, caller, facility).await?;
+    let (list, total) = store::waste_list(
+        &mut conn,
+        &scope,
+        &query,
+        &today(),
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
+
+#[utoipa::path(
+    get, path = "/api/facility/{id}/waste", tag = "radioactive material",
+    params(
+        ("id" = String, Path, description = "The facility"),
+        ("releasable" = Option<bool>, Query, description = "Only packages that may (true) or may \
+            not (false) be released today"),
+        ("released" = Option<bool>, Query),
+        ("radioisotope" = Option<String>, Query),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Newest first", body = ListEnvelope<WastePackage>),
+        (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
+pub(super) async fn waste_for_facility(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<WastePackage>>> {
+    waste_list(&state, &caller, Some(id), &params).await
+}
+
+#[utoipa::path(
+    get, path = "/api/waste", tag = "radioactive material",
+    params(
+        ("facilityId" = Option<String>, Query),
+        ("releasable" = Option<bool>, Query, description = "Only packages that may (true) or may \
+            not (false) be released today"),
+        ("released" = Option<bool>, Query),
+        ("radioisotope" = Option<String>, Query),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Packages of every facility the caller can read, newest first",
+            body = ListEnvelope<WastePackage>),
+        (status = 400, body = ErrorBody),
+        (status = 404, description = "facilityId names no facility the caller can read",
+            body = ErrorBody)
+    )
+)]
+pub(super) async fn waste_all(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<WastePackage>>> {
+    waste_list(&state, &caller, params.text("facilityId"), &params).await
+}
+
+/// A package the caller may see, or 404.
+async fn visible_waste(conn: &mut Conn, caller: &Caller, id: &str) -> Result<WastePackage> {
+    let package = store::waste(conn, id, &today())
+        .await?
+        .ok_or_else(|| ApiError::not_found("waste package"))?;
+    check_visible(conn, caller, &package.facility.id, "waste package").await?;
+    Ok(package)
+}
+
+#[utoipa::path(
+    get, path = "/api/waste/{id}", tag = "radioactive material",
+    params(("id" = String, Path)),
+    responses((status = 200, body = WastePackage), (status = 404, body = ErrorBody))
+)]
+pub(super) async fn show_waste(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<WastePackage>> {
+    let mut conn = state.db.read().await?;
+    Ok(Json(visible_waste(&mut conn, &caller, &id).await?))
+}
+
+fn released_already() -> ApiError {
+    ApiError::conflict(
+        "invalid_transition",
+        "The package was released; a released package is never changed.",
+    )
+}
+
+#[utoipa::path(
+    put, path = "/api/waste/{id}", tag = "radioactive material",
+    params(("id" = String, Path)),
+    request_body(content = Object, description = "Fields present replace the stored ones (`form`, \
+        `contents`, `mass`, `closedAt`, `location`, `description`); the release date is computed \
+        again. A released package answers 409 `invalid_transition`."),
+    responses(
+        (status = 200, body = WastePackage),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
+pub(super) async fn edit_waste(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<Json<WastePackage>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let at = Utc::now();
+    let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let before = store::waste(&mut tx, &id, &today())
+        .await?
+        .ok_or_else(|| ApiError::not_found("waste package"))?;
+    if before.release.is_some() {
+        return Err(released_already());
+    }
+    let mut package = before.clone();
+    if let Some(form) = changes.form {
+        package.form = form;
+    }
+    if let Some(contents) = changes.contents {
+        package.contents = contents;
+    }
+    if let Some(mass) = changes.mass {
+        package.mass = mass;
+    }
+    let closed_at = match changes.closed_at {
+        Some(t) => t,
+        None => DateTime::parse_from_rfc3339(&package.closed_at)
+            .map_err(|e| anyhow::anyhow!("stored closedAt: {e}"))?
+            .with_timezone(&Utc),
+    };
+    package.closed_at = timestamp(closed_at);
+    if let Some(location) = changes.location {
+        package.location = location;
+    }
+    if let Some(description) = changes.description {
+        package.description = description;
+    }
+    package.release_date = release_day(&state, &package.contents, package.mass, closed_at);
+    package.releasable = package.release_date <= today();
+    if package != before {
+        package.updated_at = now();
+        store::save_waste(&mut tx, &package, false).await?;
+        audit::record_change(
+            &mut tx,
+            Some(&caller.id),
+            "waste",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&package),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(package))
+}
+
+#[utoipa::path(
+    post, path = "/api/waste/{id}/release", tag = "radioactive material",
+    params(("id" = String, Path)),
+    request_body(content = Object, description = "`{doseRate (µSv/h at the surface), releasedAt?, \
+        notes?}`. Before the release date → 409 `conflict`; a package already released → 409 \
+        `invalid_transition`."),
+    responses(
+        (status = 200, body = WastePackage),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
+pub(super) async fn release(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<Json<WastePackage>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let at = Utc::now();
+    let (dose_rate, released_at, notes) = read_release(&value, at).map_err(ApiError::Validation)?;
+    let mut tx = state.db.begin().await?;
+    let before = store::waste(&mut tx, &id, &today())
+        .await?
+        .ok_or_else(|| ApiError::not_found("waste package"))?;
+    if before.release.is_some() {
+        return Err(released_already());
+    }
+    let released_day = local_date(released_at).to_string();
+    if before.release_date > released_day {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!(
+                "The package is above its clearance levels until {}; it cannot be released on {released_day}.",
+                before.release_date
+            ),
+        ));
+    }
+    let record = WasteRelease {
+        released_by: Reference {
+            id: caller.id.clone(),
+            name: caller.name.clone(),
+        },
+        released_at: timestamp(released_at),
+        dose_rate,
+        notes,
+    };
+    let stamp = now();
+    if !store::release_waste(&mut tx, &id, &record, &stamp).await? {
+        return Err(released_already());
+    }
+    let mut package = before.clone();
+    package.release = Some(record);
+    package.releasable = false;
+    package.updated_at = stamp;
+    audit::record_change(
+        &mut tx,
+        Some(&caller.id),
+        "waste",
+        &id,
+        "release",
+        Some(&before),
+        Some(&package),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(package))
+}

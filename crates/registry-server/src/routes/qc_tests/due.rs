@@ -1,0 +1,155 @@
+//! Due dates: per equipment, and across every facility the caller can read.
+
+use super::today;
+use crate::access::scope_for;
+use crate::access::visible_equipment;
+use crate::auth::Caller;
+use crate::cache;
+use crate::error::{ApiError, Result};
+use crate::extract::ListParams;
+use crate::extract::Path;
+use crate::state::AppState;
+use crate::store::qc_tests::{self as store, DueQuery};
+use axum::Json;
+use axum::extract::{OriginalUri, State};
+use axum::response::{IntoResponse, Response};
+use registry_core::ErrorBody;
+use registry_core::api::ListEnvelope;
+use registry_core::equipment::{DueState, DueTest};
+
+/// `failing=true` keeps the pairs whose latest test is `Insatisfatório`.
+fn failing(params: &ListParams) -> Result<bool> {
+    match params.text("failing").as_deref() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "failing must be true or false (got {other:?})."
+        ))),
+    }
+}
+
+/// `state` as one value or a comma-separated list; `default` when absent.
+fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
+    let Some(text) = params.text("state") else {
+        return Ok(default.to_vec());
+    };
+    text.split(',')
+        .map(|s| {
+            DueState::parse(s.trim()).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "state must be one of ok, due_soon, overdue, never_done (got {:?}).",
+                    s.trim()
+                ))
+            })
+        })
+        .collect()
+}
+
+#[utoipa::path(
+    get, path = "/api/equipment/{id}/tests/due", tag = "QC tests",
+    params(
+        ("id" = String, Path),
+        ("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done \
+            (comma-separated); default all"),
+        ("failing" = Option<bool>, Query, description = "Only test types whose latest test is \
+            Insatisfatório"),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Every test type of the equipment's type, most urgent first",
+            body = ListEnvelope<DueTest>),
+        (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
+pub(super) async fn due_for_equipment(
+    State(state): State<AppState>,
+    caller: Caller,
+    OriginalUri(uri): OriginalUri,
+    Path(id): Path<String>,
+    params: ListParams,
+) -> Result<Response> {
+    let query = DueQuery {
+        equipment_id: Some(id.clone()),
+        states: states(&params, &[])?,
+        failing: failing(&params)?,
+        today: today(),
+        limit: params.page_size,
+        offset: params.offset(),
+        ..DueQuery::default()
+    };
+    let key = cache::key(&caller.id, &uri, &query.today.to_string());
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            visible_equipment(&mut conn, &caller, &id).await?;
+            let (list, total) = store::due(&mut conn, &query).await?;
+            Ok(Json(ListEnvelope {
+                list,
+                paging: params.paging(total),
+            })
+            .into_response())
+        })
+        .await
+}
+
+#[utoipa::path(
+    get, path = "/api/tests/due", tag = "QC tests",
+    params(
+        ("state" = Option<String>, Query, description = "ok, due_soon, overdue, never_done \
+            (comma-separated); default overdue,due_soon,never_done (with failing=true: every \
+            state)"),
+        ("failing" = Option<bool>, Query, description = "Only test types whose latest test is \
+            Insatisfatório"),
+        ("facilityId" = Option<String>, Query),
+        ("typeOfEquipment" = Option<String>, Query),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Tests of active equipment in every facility the caller can \
+            read, most urgent first", body = ListEnvelope<DueTest>),
+        (status = 400, body = ErrorBody),
+        (status = 401, body = ErrorBody)
+    )
+)]
+pub(super) async fn due_everywhere(
+    State(state): State<AppState>,
+    caller: Caller,
+    OriginalUri(uri): OriginalUri,
+    params: ListParams,
+) -> Result<Response> {
+    let failing = failing(&params)?;
+    // A failing test needs attention whatever its due date: failing=true looks at every state.
+    let default_states: &[DueState] = if failing {
+        &[]
+    } else {
+        &[DueState::Overdue, DueState::DueSoon, DueState::NeverDone]
+    };
+    let query = DueQuery {
+        member: scope_for(&caller),
+        facility_id: params.text("facilityId"),
+        equipment_type_id: params.text("typeOfEquipment"),
+        states: states(&params, default_states)?,
+        failing,
+        today: today(),
+        limit: params.page_size,
+        offset: params.offset(),
+        ..DueQuery::default()
+    };
+    let key = cache::key(&caller.id, &uri, &query.today.to_string());
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            let (list, total) = store::due(&mut conn, &query).await?;
+            Ok(Json(ListEnvelope {
+                list,
+                paging: params.paging(total),
+            })
+            .into_response())
+        })
+        .await
+}

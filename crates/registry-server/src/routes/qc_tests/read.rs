@@ -1,0 +1,148 @@
+//! Reading QC tests: one record, its PDF report, and the history of one test type on one equipment.
+
+use crate::access::visible_equipment;
+use crate::auth::Caller;
+use crate::db::Conn;
+use crate::error::{ApiError, Result};
+use crate::extract::ListParams;
+use crate::extract::Path;
+use crate::state::AppState;
+use crate::store::qc_tests as store;
+use crate::store::{equipment, equipment_types};
+use axum::Json;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use chrono::NaiveDate;
+use registry_core::ErrorBody;
+use registry_core::api::ListEnvelope;
+use registry_core::equipment::{QcTest, parse_date};
+
+/// A live record the caller may see, or 404.
+async fn visible_test(conn: &mut Conn, caller: &Caller, id: &str) -> Result<QcTest> {
+    let record = store::get(conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    visible_equipment(conn, caller, &record.equipment)
+        .await
+        .map_err(|_| ApiError::not_found("test"))?;
+    Ok(record)
+}
+
+#[utoipa::path(
+    get, path = "/api/test/{id}", tag = "QC tests",
+    params(("id" = String, Path)),
+    responses((status = 200, body = QcTest), (status = 404, body = ErrorBody))
+)]
+pub(super) async fn show(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<QcTest>> {
+    let mut conn = state.db.read().await?;
+    Ok(Json(visible_test(&mut conn, &caller, &id).await?))
+}
+
+#[utoipa::path(
+    get, path = "/api/test/{id}/report", tag = "QC tests",
+    params(("id" = String, Path)),
+    responses(
+        (status = 200, description = "A one-page PDF of the test: facility, equipment, readings, \
+            figures, verdict, who and when; upload it as the test's document to sign it",
+            content_type = "application/pdf"),
+        (status = 404, body = ErrorBody)
+    )
+)]
+pub(super) async fn report(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Response> {
+    let mut conn = state.db.read().await?;
+    let record = visible_test(&mut conn, &caller, &id).await?;
+    let equipment = equipment::get(&mut conn, &record.equipment)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    drop(conn);
+    let generated_at = chrono::Utc::now()
+        .with_timezone(&chrono::FixedOffset::west_opt(3 * 3600).expect("valid offset"))
+        .format("%Y-%m-%d %H:%M (Brasília)")
+        .to_string();
+    let pdf = crate::report::qc_test_pdf(
+        &record,
+        &crate::report::ReportContext {
+            equipment: &equipment,
+            generated_at: &generated_at,
+        },
+    );
+    Ok((
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "application/pdf".to_owned(),
+            ),
+            (
+                axum::http::header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"qc-test-{id}.pdf\""),
+            ),
+        ],
+        pdf,
+    )
+        .into_response())
+}
+
+fn date_filter(params: &ListParams, key: &str) -> Result<Option<NaiveDate>> {
+    params
+        .text(key)
+        .map(|s| {
+            parse_date(&s)
+                .ok_or_else(|| ApiError::BadRequest(format!("{key} must be a date (YYYY-MM-DD).")))
+        })
+        .transpose()
+}
+
+#[utoipa::path(
+    get, path = "/api/test/{equipmentId}/{testId}", tag = "QC tests",
+    params(
+        ("equipmentId" = String, Path),
+        ("testId" = String, Path, description = "The test type"),
+        ("dateGte" = Option<String>, Query, description = "From this day (YYYY-MM-DD)"),
+        ("dateLt" = Option<String>, Query, description = "Before this day (YYYY-MM-DD)"),
+        ("pageNum" = Option<i64>, Query),
+        ("pageSize" = Option<i64>, Query)
+    ),
+    responses(
+        (status = 200, description = "Newest first", body = ListEnvelope<QcTest>),
+        (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
+pub(super) async fn history(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((equipment_id, test_type_id)): Path<(String, String)>,
+    params: ListParams,
+) -> Result<Json<ListEnvelope<QcTest>>> {
+    let (gte, lt) = (
+        date_filter(&params, "dateGte")?,
+        date_filter(&params, "dateLt")?,
+    );
+    let mut conn = state.db.read().await?;
+    visible_equipment(&mut conn, &caller, &equipment_id).await?;
+    equipment_types::get_test_type(&mut conn, &test_type_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test type"))?;
+    let (list, total) = store::history(
+        &mut conn,
+        &equipment_id,
+        &test_type_id,
+        gte,
+        lt,
+        params.page_size,
+        params.offset(),
+    )
+    .await?;
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}

@@ -1,0 +1,322 @@
+//! Recording QC tests: create, edit and delete, with the equipment, test type and performer checked
+//! together.
+
+use super::today;
+use crate::auth::Caller;
+use crate::db::Conn;
+use crate::db::{new_id, now};
+use crate::error::{ApiError, Result};
+use crate::extract::JsonBody;
+use crate::extract::Path;
+use crate::state::AppState;
+use crate::store::audit;
+use crate::store::qc_tests as store;
+use crate::store::{equipment, equipment_types, users};
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use registry_core::api::Message;
+use registry_core::equipment::{
+    Conclusion, QcTest, QcTestChanges, Reference, TestType, read_qc_test_of,
+};
+use registry_core::facility::{UserState, check_linked_user};
+use registry_core::payload::reference_id;
+use registry_core::{ErrorBody, FieldCode, FieldError};
+use serde_json::Value;
+
+/// The equipment, test type and (when the payload names one) performer of a record, checked
+/// together so that every failing field is reported: the equipment and test type must exist, the
+/// test type must belong to the equipment's type, and a named performer must be an active user.
+async fn resolve(
+    conn: &mut Conn,
+    equipment_id: &str,
+    test_type_id: &str,
+    performer_id: Option<&str>,
+) -> Result<(
+    registry_core::equipment::Equipment,
+    TestType,
+    Option<Reference>,
+)> {
+    let mut errors = Vec::new();
+    let equipment = equipment::get(conn, equipment_id).await?;
+    if equipment.is_none() {
+        errors.push(FieldError::new(
+            "equipment",
+            FieldCode::InvalidValue,
+            format!("no equipment with _id {equipment_id}"),
+        ));
+    }
+    let test_type = equipment_types::get_test_type(conn, test_type_id).await?;
+    match (&test_type, &equipment) {
+        (None, _) => errors.push(FieldError::new(
+            "typeOfTest",
+            FieldCode::InvalidValue,
+            format!("no test type with _id {test_type_id}"),
+        )),
+        (Some(t), Some(e)) if t.type_of_equipment.id != e.type_of_equipment.id => {
+            errors.push(FieldError::new(
+                "typeOfTest",
+                FieldCode::InvalidValue,
+                format!(
+                    "{:?} is a test of {}, not of this equipment's type ({})",
+                    t.name, t.type_of_equipment.name, e.type_of_equipment.name
+                ),
+            ))
+        }
+        _ => {}
+    }
+    let mut performer = None;
+    if let Some(performer_id) = performer_id {
+        let user = users::by_id(conn, performer_id).await?;
+        let state = user.as_ref().map(|u| UserState::of(u.active));
+        match check_linked_user("performedBy", performer_id, state) {
+            Some(error) => errors.push(error),
+            None => {
+                performer = user.map(|u| Reference {
+                    id: u.id,
+                    name: u.name,
+                })
+            }
+        }
+    }
+    match (equipment, test_type) {
+        (Some(e), Some(t)) if errors.is_empty() => Ok((e, t, performer)),
+        _ => Err(ApiError::Validation(errors)),
+    }
+}
+
+/// Applies the payload's changes to `record` (a blank record on create), checking references.
+async fn apply(conn: &mut Conn, record: &mut QcTest, changes: QcTestChanges) -> Result<()> {
+    let equipment_id = changes
+        .equipment_id
+        .unwrap_or_else(|| record.equipment.clone());
+    let test_type_id = changes
+        .test_type_id
+        .unwrap_or_else(|| record.type_of_test.id.clone());
+    // The performer is checked only when the payload names one: on create the default is the
+    // (active) caller, and a performer deactivated since does not block later corrections.
+    let (equipment, test_type, performed_by) = resolve(
+        conn,
+        &equipment_id,
+        &test_type_id,
+        changes.performed_by.as_deref(),
+    )
+    .await?;
+    // A computed test is recomputed when its readings or its test type change (not when only
+    // its notes do: tolerances edited since do not rewrite a past verdict).
+    let recompute = changes.measurements.is_some()
+        || test_type.id != record.type_of_test.id
+        || record.figures.is_none();
+    record.equipment = equipment.id;
+    record.facility = equipment.facility;
+    record.type_of_test = Reference {
+        id: test_type.id,
+        name: test_type.name,
+    };
+    if let Some(performed_by) = performed_by {
+        record.performed_by = performed_by;
+    }
+    if let Some(date) = changes.date {
+        record.date = date.to_string();
+    }
+    if let Some(conclusion) = changes.conclusion {
+        record.conclusion = conclusion;
+    }
+    if let Some(measurements) = changes.measurements {
+        record.measurements = measurements;
+    }
+    if let Some(notes) = changes.notes {
+        record.notes = notes;
+    }
+    if let Some(document) = changes.document_id {
+        record.document = document;
+    }
+    match (test_type.kind, &test_type.tolerances) {
+        (Some(kind), Some(tolerances)) => {
+            if recompute {
+                let computed =
+                    registry_core::qc::evaluate(kind, tolerances, record.measurements.as_ref())
+                        .map_err(ApiError::Validation)?;
+                record.figures = Some(computed.figures);
+                record.conclusion = computed.conclusion;
+            }
+        }
+        _ => record.figures = None,
+    }
+    Ok(())
+}
+
+/// Whether the test type a payload names (or, when it names none, `default`) is computed: its
+/// records then carry readings and no conclusion.
+async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> Result<bool> {
+    let id = body
+        .get("typeOfTest")
+        .and_then(reference_id)
+        .or_else(|| default.map(str::to_owned));
+    Ok(match id {
+        Some(id) => equipment_types::get_test_type(conn, &id)
+            .await?
+            .is_some_and(|t| t.kind.is_some()),
+        None => false,
+    })
+}
+
+#[utoipa::path(
+    post, path = "/api/test", tag = "QC tests",
+    request_body(content = Object, description = "`{equipment, typeOfTest, date (YYYY-MM-DD), \
+        conclusion, performedBy? (default: the caller), measurements?, notes?, document?}`. For a \
+        test type with a `kind`, `measurements` holds the readings (shape per kind: docs/qc.md), \
+        the registry stores the computed `figures` and sets `conclusion` itself: a `conclusion` \
+        sent is refused (422 `conclusion` `invalid_value`)."),
+    responses(
+        (status = 201, body = QcTest),
+        (status = 403, body = ErrorBody),
+        (status = 422, description = "Field errors, e.g. a test type of another equipment type",
+            body = ErrorBody)
+    )
+)]
+pub(super) async fn create(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<QcTest>)> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    let mut tx = state.db.begin().await?;
+    let computed = computed_type(&mut tx, &value, None).await?;
+    let changes = read_qc_test_of(&value, true, today(), computed).map_err(ApiError::Validation)?;
+    let at = now();
+    let blank = Reference {
+        id: String::new(),
+        name: String::new(),
+    };
+    let mut record = QcTest {
+        id: new_id(),
+        equipment: String::new(),
+        facility: blank.clone(),
+        type_of_test: blank,
+        date: String::new(),
+        performed_by: Reference {
+            id: caller.id.clone(),
+            name: caller.name.clone(),
+        },
+        conclusion: Conclusion::Satisfactory,
+        measurements: None,
+        figures: None,
+        notes: None,
+        document: None,
+        created_at: at.clone(),
+        updated_at: at,
+    };
+    apply(&mut tx, &mut record, changes).await?;
+    store::save(&mut tx, &record, true).await?;
+    audit::record_change(
+        &mut tx,
+        Some(&caller.id),
+        "qc_test",
+        &record.id,
+        "create",
+        None,
+        Some(&record),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+#[utoipa::path(
+    put, path = "/api/test/{id}", tag = "QC tests",
+    params(("id" = String, Path)),
+    request_body(content = Object, description = "Fields present replace the stored ones (same \
+        rules as create)"),
+    responses(
+        (status = 200, body = QcTest),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)
+    )
+)]
+pub(super) async fn edit(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    body: JsonBody,
+) -> Result<Json<QcTest>> {
+    caller.require_staff()?;
+    let value = body.value()?;
+    if let Some(Value::String(body_id)) = value.get("_id")
+        && body_id.trim() != id
+    {
+        return Err(ApiError::field(
+            "_id",
+            FieldCode::InvalidValue,
+            format!("does not match the test in the path ({id})"),
+        ));
+    }
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "qc_tests", &id).await?;
+    let before = store::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
+    let changes =
+        read_qc_test_of(&value, false, today(), computed).map_err(ApiError::Validation)?;
+    let mut record = before.clone();
+    apply(&mut tx, &mut record, changes).await?;
+    if record != before {
+        record.updated_at = now();
+        store::save(&mut tx, &record, false).await?;
+        audit::record_change(
+            &mut tx,
+            Some(&caller.id),
+            "qc_test",
+            &id,
+            "edit",
+            Some(&before),
+            Some(&record),
+        )
+        .await?;
+        tx.commit().await?;
+    }
+    Ok(Json(record))
+}
+
+#[utoipa::path(
+    post, path = "/api/test/{id}", tag = "QC tests",
+    params(("id" = String, Path)),
+    responses(
+        (status = 200, description = "Deleted (kept in the database and the audit log)",
+            body = Message),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody)
+    )
+)]
+pub(super) async fn delete(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Message>> {
+    caller.require_staff()?;
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "qc_tests", &id).await?;
+    let before = store::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("test"))?;
+    store::archive(&mut tx, &id, &now()).await?;
+    audit::record_change(
+        &mut tx,
+        Some(&caller.id),
+        "qc_test",
+        &id,
+        "delete",
+        Some(&before),
+        None,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Json(Message {
+        message: "Test deleted.".into(),
+        id: Some(id),
+        token: None,
+    }))
+}
