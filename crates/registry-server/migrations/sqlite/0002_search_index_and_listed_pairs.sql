@@ -46,7 +46,7 @@ END;
 
 -- Whether a (equipment, test type) pair belongs in the registry-wide due lists: its equipment is
 -- live and active, its facility live, and the test type still one of the equipment's type. Kept by
--- the writes that change any of these (`store::qc_tests::refresh_listed`), so that "how many tests
+-- the writes that change any of these (`store::qc_tests::refresh_listed_*` and `refresh_last`), so that "how many tests
 -- are overdue" counts one index range instead of joining every pair to three tables.
 ALTER TABLE qc_last ADD COLUMN listed INTEGER NOT NULL DEFAULT 0 CHECK (listed IN (0, 1));
 UPDATE qc_last SET listed = EXISTS (

@@ -32,7 +32,8 @@ pub(crate) mod dialect {
              (SELECT string_agg(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";
 
     /// The facility-list condition for the search text `q`: a `LIKE` that the trigram GIN index
-    /// `facilities_search` (migration 0002) answers when the term has three or more characters.
+    /// `facilities_search_trgm` (`db::ensure_search_index`) answers when the term has three or
+    /// more characters.
     pub(crate) fn facility_search(q: &str) -> (&'static str, String) {
         (
             "f.search_text LIKE $? ESCAPE '\\'",

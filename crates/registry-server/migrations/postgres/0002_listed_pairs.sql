@@ -1,14 +1,6 @@
--- Facility search through an index: a trigram GIN index over each live facility's search text
--- (lower-case, accent-free name, company name, cnpj and cities), which PostgreSQL uses for
--- `LIKE '%term%'` when the term has three or more characters. `fastupdate = off`: every write
--- updates the index at once instead of growing a pending list that each search must read.
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE INDEX facilities_search ON facilities USING gin (search_text gin_trgm_ops)
-    WITH (fastupdate = off) WHERE archived_at IS NULL;
-
 -- Whether a (equipment, test type) pair belongs in the registry-wide due lists: its equipment is
 -- live and active, its facility live, and the test type still one of the equipment's type. Kept by
--- the writes that change any of these (`store::qc_tests::refresh_listed`), so that "how many tests
+-- the writes that change any of these (`store::qc_tests::refresh_listed_*` and `refresh_last`), so that "how many tests
 -- are overdue" counts one index range instead of joining every pair to three tables.
 ALTER TABLE qc_last ADD COLUMN listed boolean NOT NULL DEFAULT false;
 UPDATE qc_last SET listed = EXISTS (
