@@ -2,7 +2,6 @@
 //! strings, and newtypes whose only constructor is a `parse` that checks the rule.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// Declares an enum whose wire form is the spec's exact (Portuguese) string.
 macro_rules! spec_enum {
@@ -45,8 +44,8 @@ macro_rules! spec_enum {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.as_str()) }
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result { f.write_str(self.as_str()) }
         }
     };
 }

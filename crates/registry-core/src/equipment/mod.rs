@@ -11,22 +11,12 @@ pub use read::{
     read_equipment_type, read_qc_test, read_qc_test_of, read_test_type, settle_tolerances,
 };
 
+pub use crate::qc::Conclusion;
 use crate::qc::{TestKind, Tolerances};
-use crate::values::spec_enum;
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::fmt;
 use utoipa::ToSchema;
-
-spec_enum!(
-    /// The conclusion of a QC test, as written in reports.
-    Conclusion {
-        Satisfactory => "Satisfatório",
-        SatisfactoryWithRemarks => "Satisfatório com observações",
-        Unsatisfactory => "Insatisfatório",
-    }
-);
 
 /// Where a QC test stands on a given day.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]

@@ -2,8 +2,8 @@
 //! figure with the verdict. Activities are in whatever unit the readings came in (MBq or mCi): the
 //! figures are ratios, so the unit only travels along.
 
+use super::Conclusion;
 use super::{Limits, worst};
-use crate::equipment::Conclusion;
 use crate::nuclide::Nuclide;
 use chrono::{DateTime, FixedOffset};
 use serde::Serialize;

@@ -12,11 +12,20 @@ mod tests;
 
 pub use catalogue::{CatalogueEntry, DOSE_CALIBRATOR, GAMMA_CAMERA, GEIGER_COUNTER, catalogue};
 
-use crate::equipment::Conclusion;
 use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::values::spec_enum;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
+
+spec_enum!(
+    /// The conclusion of a QC test, as written in reports (and computed, for the kinds below).
+    Conclusion {
+        Satisfactory => "Satisfatório",
+        SatisfactoryWithRemarks => "Satisfatório com observações",
+        Unsatisfactory => "Insatisfatório",
+    }
+);
 
 /// How a test type's records are computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]

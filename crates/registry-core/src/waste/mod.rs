@@ -16,7 +16,6 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::fmt;
 use utoipa::ToSchema;
 
 spec_enum!(

@@ -8,8 +8,8 @@ mod readers;
 
 use super::calc::*;
 use super::*;
-use crate::equipment::Conclusion::{Satisfactory, SatisfactoryWithRemarks, Unsatisfactory};
 use crate::nuclide::Nuclide;
+use crate::qc::Conclusion::{Satisfactory, SatisfactoryWithRemarks, Unsatisfactory};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Query plans of the list and search queries on the data set a `--keep DIR` benchmark run left:
+#   bash examples/bench/explain.sh DIR [postgres-url]
+# SQLite: EXPLAIN QUERY PLAN and the time of each query (sqlite3's .timer); PostgreSQL:
+# EXPLAIN (ANALYZE, BUFFERS) on the kept database `registry_bench_kept`. Prints Markdown.
+set -euo pipefail
+dir="${1:?usage: explain.sh DIR [postgres-url]}"
+pg="${2:-postgres://postgres@127.0.0.1:5432/registry_bench_kept}"
+db="$dir/sqlite/registry.db"
+today="$(date -u +%F)"
+
+# name | SQLite query | PostgreSQL query (empty: same as SQLite)
+queries=(
+"Whole list, page 2,500 of 20 (ranks)|SELECT id FROM facilities WHERE live_rank BETWEEN 50001 AND 50020 ORDER BY live_rank DESC|"
+"Department list, last page (ranks)|SELECT id FROM facilities WHERE department = 'Radiodiagnóstico' AND department_rank BETWEEN 1 AND 20 ORDER BY department_rank DESC|"
+"The 20 views of a page (children as JSON)|SELECT f.id, (SELECT json_group_array(a.city) FROM facility_addresses a WHERE a.facility_id = f.id) AS cities, (SELECT json_group_array(r.name) FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT id FROM facilities WHERE live_rank BETWEEN 50001 AND 50020)|SELECT f.id, (SELECT json_agg(a.city) FROM facility_addresses a WHERE a.facility_id = f.id) AS cities, (SELECT json_agg(r.name) FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT id FROM facilities WHERE live_rank BETWEEN 50001 AND 50020)"
+"Search total, a name (\`clinica 3399\`)|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE '%clinica 3399%')|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.search_text LIKE '%clinica 3399%' ESCAPE '\\'"
+"Search page, a name|SELECT f.id FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE '%clinica 3399%') ORDER BY f.id DESC LIMIT 20 OFFSET 0|SELECT f.id FROM facilities f WHERE f.archived_at IS NULL AND f.search_text LIKE '%clinica 3399%' ESCAPE '\\' ORDER BY f.id DESC LIMIT 20 OFFSET 0"
+"Search total, a city (\`sao paulo\`, 1 in 8 facilities)|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE '%sao paulo%')|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.search_text LIKE '%sao paulo%' ESCAPE '\\'"
+"Filtered list (state), total|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.state_key = 'sp')|"
+"Filtered list (state), page 100|SELECT f.id FROM facilities f WHERE f.archived_at IS NULL AND EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.state_key = 'sp') ORDER BY f.id DESC LIMIT 20 OFFSET 1980|"
+"Overdue total|SELECT COUNT(*) FROM qc_last l WHERE l.listed = TRUE AND (l.next_due < '$today')|SELECT COUNT(*) FROM qc_last l WHERE l.listed = TRUE AND (l.next_due < DATE '$today')"
+"Overdue page 1|SELECT l.equipment_id, t.name FROM qc_last l CROSS JOIN equipment e CROSS JOIN test_types t CROSS JOIN facilities f CROSS JOIN equipment_types et WHERE e.archived_at IS NULL AND f.archived_at IS NULL AND e.active = TRUE AND l.listed = TRUE AND (l.next_due < '$today') AND e.id = l.equipment_id AND t.id = l.test_type_id AND t.equipment_type_id = e.equipment_type_id AND f.id = e.facility_id AND et.id = e.equipment_type_id ORDER BY l.next_due, e.id, t.name, t.id LIMIT 20 OFFSET 0|SELECT l.equipment_id, t.name FROM qc_last l CROSS JOIN equipment e CROSS JOIN test_types t CROSS JOIN facilities f CROSS JOIN equipment_types et WHERE e.archived_at IS NULL AND f.archived_at IS NULL AND e.active = TRUE AND l.listed = TRUE AND (l.next_due < DATE '$today') AND e.id = l.equipment_id AND t.id = l.test_type_id AND t.equipment_type_id = e.equipment_type_id AND f.id = e.facility_id AND et.id = e.equipment_type_id ORDER BY l.next_due, e.id, t.name, t.id LIMIT 20 OFFSET 0"
+)
+
+for entry in "${queries[@]}"; do
+    IFS='|' read -r name lite postgres <<<"$entry"
+    postgres="${postgres:-$lite}"
+    echo "#### $name"
+    echo
+    echo '```'
+    echo "-- SQLite"
+    sqlite3 -readonly "$db" "EXPLAIN QUERY PLAN $lite" | sed 's/^/  /'
+    sqlite3 -readonly "$db" ".timer on" "$lite" 2>&1 | grep '^Run Time' | sed 's/^/  /'
+    echo "-- PostgreSQL"
+    psql "$pg" -qAt -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) $postgres" | sed 's/^/  /'
+    echo '```'
+    echo
+done
