@@ -374,8 +374,9 @@ pub async fn list(
     let department_given = filter.department.is_some();
     let only_department = clauses.len() == 1 + usize::from(department_given);
     let filter = clauses.join(" AND ");
-    let total: i64 = if only_department {
-        // Kept up to date by every write: no need to count the rows.
+    if only_department {
+        // The whole list or a department's: the total is kept by every write, and the page is a
+        // range of the kept ranks.
         let sql = if department_given {
             "SELECT live FROM facility_counts WHERE department = $1"
         } else {
@@ -385,54 +386,44 @@ pub async fn list(
         for b in &binds {
             q = q.bind(b.as_str());
         }
-        q.fetch_optional(&mut *conn).await?.flatten().unwrap_or(0)
-    } else {
+        let total = q.fetch_optional(&mut *conn).await?.flatten().unwrap_or(0);
+        if offset >= total {
+            return Ok((Vec::new(), total));
+        }
+        let department = binds.first().map(String::as_str);
+        let ids = ranks::page_ids(conn, department, total, limit, offset).await?;
+        return Ok((views(conn, &ids).await?, total));
+    }
+    // A filtered list: the page's ids and the filtered total in one statement, so the filter (a
+    // search through the trigram index, say) is evaluated once; then only those facilities are
+    // built with their children (building them in the same query made PostgreSQL compute them
+    // for every row that OFFSET skipped). Past the last page no row carries the total: it is
+    // counted alone.
+    let n = binds.len();
+    let sql = format!(
+        "SELECT f.id, COUNT(*) OVER () AS total FROM facilities f WHERE {filter} \
+         ORDER BY f.id DESC LIMIT ${} OFFSET ${}",
+        n + 1,
+        n + 2
+    );
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for b in &binds {
+        q = q.bind(b.as_str());
+    }
+    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+    let Some(first) = rows.first() else {
         let sql = format!("SELECT COUNT(*) FROM facilities f WHERE {filter}");
         let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
         for b in &binds {
             q = q.bind(b.as_str());
         }
-        q.fetch_one(&mut *conn).await?
+        return Ok((Vec::new(), q.fetch_one(&mut *conn).await?));
     };
-    if offset >= total {
-        return Ok((Vec::new(), total));
-    }
-    if only_department {
-        // The whole list or a department's: the page is a range of the kept ranks.
-        let department = binds.first().map(String::as_str);
-        let ids = ranks::page_ids(conn, department, total, limit, offset).await?;
-        return Ok((views(conn, &ids).await?, total));
-    }
-    // A filtered list: a page in the older half is read from the other end of the index, so a
-    // deep page costs about what the first one does.
-    let from_end = offset < total && offset > total / 2;
-    let (order, limit, offset) = if from_end {
-        let rest = total - offset - limit;
-        (
-            "ASC",
-            if rest < 0 { limit + rest } else { limit },
-            rest.max(0),
-        )
-    } else {
-        ("DESC", limit, offset)
-    };
-    // The page's ids first, through the narrow index (id order, filters); then only those
-    // facilities are built with their children. Building the children in the same query made
-    // PostgreSQL compute them for every row that OFFSET skipped.
-    let n = binds.len();
-    let sql = format!(
-        "SELECT f.id FROM facilities f WHERE {filter} ORDER BY f.id {order} LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b.as_str());
-    }
-    let mut ids: Vec<String> = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
-    if from_end {
-        ids.reverse();
-    }
+    let total: i64 = first.try_get("total")?;
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| r.try_get("id"))
+        .collect::<Result<_, _>>()?;
     Ok((views(conn, &ids).await?, total))
 }
 
