@@ -31,9 +31,12 @@ fn search_text(r: &FacilityRecord) -> String {
 }
 
 pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
+    ranks::lock(conn).await?;
+    let (live_rank, department_rank) = ranks::for_new(conn, &r.id, r.department.as_str()).await?;
     sqlx::query(
         "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, group_id, cnen_registry, search_text, \
-         version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+         version, created_at, updated_at, live_rank, department_rank) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(&r.id)
     .bind(&r.name)
@@ -47,11 +50,11 @@ pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     .bind(r.version)
     .bind(Ts(&r.created_at))
     .bind(Ts(&r.updated_at))
+    .bind(live_rank)
+    .bind(department_rank)
     .execute(&mut *conn)
     .await?;
     insert_children(conn, r).await?;
-    ranks::lock(conn).await?;
-    ranks::rank_in(conn, &r.id, r.department.as_str(), true).await?;
     adjust_count(conn, r.department, 1).await
 }
 
@@ -75,18 +78,23 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         .bind(&r.id)
         .fetch_one(&mut *conn)
         .await?;
-    let moved = previous != r.department.as_str();
-    if moved {
+    // A move to the other department: out of the old one's ranking, a place in the new one's.
+    let mut department_rank: Option<i64> = None;
+    if previous != r.department.as_str() {
         let previous = Department::parse(&previous)
             .ok_or_else(|| decode_err(format!("unknown department {previous}")))?;
         ranks::lock(conn).await?;
-        ranks::rank_out(conn, &r.id, false).await?;
+        if let Some((old, _, Some(within))) = ranks::of(conn, &r.id).await? {
+            ranks::leave(conn, &old, None, Some(within)).await?;
+        }
+        department_rank = Some(ranks::for_move(conn, &r.id, r.department.as_str()).await?);
         adjust_count(conn, previous, -1).await?;
         adjust_count(conn, r.department, 1).await?;
     }
     sqlx::query(
         "UPDATE facilities SET name = $2, company_name = $3, cnpj = $4, telephone = $5, department = $6, group_id = $7, \
-         cnen_registry = $8, search_text = $9, version = $10, updated_at = $11 WHERE id = $1",
+         cnen_registry = $8, search_text = $9, version = $10, updated_at = $11, \
+         department_rank = COALESCE($12, department_rank) WHERE id = $1",
     )
     .bind(&r.id)
     .bind(&r.name)
@@ -99,6 +107,7 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     .bind(search_text(r))
     .bind(r.version)
     .bind(Ts(&r.updated_at))
+    .bind(department_rank)
     .execute(&mut *conn)
     .await?;
     for table in [
@@ -113,9 +122,6 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         .bind(&r.id)
         .execute(&mut *conn)
         .await?;
-    }
-    if moved {
-        ranks::rank_in(conn, &r.id, r.department.as_str(), false).await?;
     }
     insert_children(conn, r).await
 }
@@ -476,9 +482,10 @@ pub async fn is_member(
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, sqlx::Error> {
     ranks::lock(conn).await?;
-    ranks::rank_out(conn, id, true).await?;
+    let stored = ranks::of(conn, id).await?;
     let department: Option<String> = sqlx::query_scalar(
-        "UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1 WHERE id = $1 AND archived_at IS NULL RETURNING department",
+        "UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1, live_rank = NULL, \
+         department_rank = NULL WHERE id = $1 AND archived_at IS NULL RETURNING department",
     )
     .bind(id)
     .bind(Ts(at))
@@ -486,6 +493,9 @@ pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, 
     .await?;
     match department.as_deref().and_then(Department::parse) {
         Some(d) => {
+            if let Some((_, overall, within)) = stored {
+                ranks::leave(conn, d.as_str(), overall, within).await?;
+            }
             adjust_count(conn, d, -1).await?;
             super::qc_tests::refresh_listed_facility(conn, id).await?;
             Ok(true)

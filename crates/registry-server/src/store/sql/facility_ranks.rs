@@ -56,79 +56,93 @@ pub async fn lock(conn: &mut Connection) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-/// Ranks the live facility `id` (already stored, with its department): in the overall ranking
-/// too when `overall`, otherwise only in its department's.
-pub async fn rank_in(
+/// Makes room in `ranking` for the live facility `id`, which it does not hold yet: moves up the
+/// ranks from its place on, and returns its rank, for the caller to write with the row (one
+/// write of the row: its other indexes — the trigram index among them — are not touched twice).
+async fn make_room(
     conn: &mut Connection,
+    ranking: Ranking<'_>,
     id: &str,
-    department: &str,
-    overall: bool,
-) -> Result<(), sqlx::Error> {
-    let rankings: &[Ranking] = if overall {
-        &[Ranking::All, Ranking::Department(department)]
-    } else {
-        &[Ranking::Department(department)]
-    };
-    for ranking in rankings.iter().copied() {
-        let (column, rows) = (ranking.column(), ranking.rows());
-        // The rank of the live facility just before it in id order (an index lookup).
-        let before: Option<i64> = sqlx::query_scalar(AssertSqlSafe(format!(
-            "SELECT {column} FROM facilities WHERE {rows} AND archived_at IS NULL AND id < $2 \
-             ORDER BY id DESC LIMIT 1"
-        )))
-        .bind(ranking.department())
-        .bind(id)
-        .fetch_optional(&mut *conn)
-        .await?
-        .flatten();
-        let rank = before.unwrap_or(0) + 1;
-        sqlx::query(AssertSqlSafe(format!(
-            "UPDATE facilities SET {column} = {column} + 1 WHERE {rows} AND {column} >= $2"
-        )))
-        .bind(ranking.department())
-        .bind(rank)
-        .execute(&mut *conn)
-        .await?;
-        sqlx::query(AssertSqlSafe(format!(
-            "UPDATE facilities SET {column} = $2 WHERE id = $1"
-        )))
-        .bind(id)
-        .bind(rank)
-        .execute(&mut *conn)
-        .await?;
-    }
-    Ok(())
-}
-
-/// Takes the facility `id` out of its department's ranking, and out of the overall one too when
-/// `overall`, closing the gap it leaves.
-pub async fn rank_out(conn: &mut Connection, id: &str, overall: bool) -> Result<(), sqlx::Error> {
-    let Some(row) = sqlx::query(
-        "SELECT department, live_rank, department_rank FROM facilities WHERE id = $1",
-    )
+) -> Result<i64, sqlx::Error> {
+    let (column, rows) = (ranking.column(), ranking.rows());
+    // The rank of the live facility just before it in id order (an index lookup).
+    let before: Option<i64> = sqlx::query_scalar(AssertSqlSafe(format!(
+        "SELECT {column} FROM facilities WHERE {rows} AND archived_at IS NULL AND id < $2 \
+         ORDER BY id DESC LIMIT 1"
+    )))
+    .bind(ranking.department())
     .bind(id)
     .fetch_optional(&mut *conn)
     .await?
-    else {
-        return Ok(());
-    };
-    let department: String = row.try_get("department")?;
-    let mut rankings = vec![(
-        Ranking::Department(&department),
-        row.try_get::<Option<i64>, _>("department_rank")?,
-    )];
-    if overall {
-        rankings.push((Ranking::All, row.try_get("live_rank")?));
-    }
-    for (ranking, rank) in rankings {
+    .flatten();
+    let rank = before.unwrap_or(0) + 1;
+    sqlx::query(AssertSqlSafe(format!(
+        "UPDATE facilities SET {column} = {column} + 1 WHERE {rows} AND {column} >= $2"
+    )))
+    .bind(ranking.department())
+    .bind(rank)
+    .execute(conn)
+    .await?;
+    Ok(rank)
+}
+
+/// The ranks `(overall, in its department)` of a new live facility, not stored yet.
+pub async fn for_new(
+    conn: &mut Connection,
+    id: &str,
+    department: &str,
+) -> Result<(i64, i64), sqlx::Error> {
+    let overall = make_room(conn, Ranking::All, id).await?;
+    let within = make_room(conn, Ranking::Department(department), id).await?;
+    Ok((overall, within))
+}
+
+/// The rank in `department` of the live facility `id` moving there (still stored in its old
+/// department, whose gap `leave` closes).
+pub async fn for_move(
+    conn: &mut Connection,
+    id: &str,
+    department: &str,
+) -> Result<i64, sqlx::Error> {
+    make_room(conn, Ranking::Department(department), id).await
+}
+
+/// The facility `id`'s ranks as stored: `(department, overall, in its department)`.
+pub async fn of(
+    conn: &mut Connection,
+    id: &str,
+) -> Result<Option<(String, Option<i64>, Option<i64>)>, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT department, live_rank, department_rank FROM facilities WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| {
+        Ok((
+            r.try_get("department")?,
+            r.try_get("live_rank")?,
+            r.try_get("department_rank")?,
+        ))
+    })
+    .transpose()
+}
+
+/// Closes the gaps a facility leaves at `overall` (when it leaves the whole list) and at
+/// `within` in `department`: the ranks above move down by one.
+pub async fn leave(
+    conn: &mut Connection,
+    department: &str,
+    overall: Option<i64>,
+    within: Option<i64>,
+) -> Result<(), sqlx::Error> {
+    let gaps = [
+        (Ranking::All, overall),
+        (Ranking::Department(department), within),
+    ];
+    for (ranking, rank) in gaps {
         let Some(rank) = rank else { continue };
         let (column, rows) = (ranking.column(), ranking.rows());
-        sqlx::query(AssertSqlSafe(format!(
-            "UPDATE facilities SET {column} = NULL WHERE id = $1"
-        )))
-        .bind(id)
-        .execute(&mut *conn)
-        .await?;
         sqlx::query(AssertSqlSafe(format!(
             "UPDATE facilities SET {column} = {column} - 1 WHERE {rows} AND {column} > $2"
         )))
