@@ -112,6 +112,16 @@ pub struct FacilityFilter {
     pub user_id: Option<String>,
 }
 
+backend_fns! { facility_reads;
+    /// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
+    pub async fn views(ids: &[String]) -> Result<Vec<Facility>, sqlx::Error>;
+
+    pub async fn view(id: &str) -> Result<Option<Facility>, sqlx::Error>;
+
+    /// A page of live facilities, newest first, with the filters of product.md §2.
+    pub async fn list(filter: &FacilityFilter, limit: i64, offset: i64) -> Result<(Vec<Facility>, i64), sqlx::Error>;
+}
+
 backend_fns! { facilities;
     pub async fn insert(r: &FacilityRecord) -> Result<(), sqlx::Error>;
 
@@ -120,14 +130,6 @@ backend_fns! { facilities;
 
     /// Inserts `rows` (each with one value per column) into `table` in one statement.
     pub async fn insert_rows(table: &str, columns: &[&str], rows: Vec<Vec<Param>>) -> Result<(), sqlx::Error>;
-
-    /// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
-    pub async fn views(ids: &[String]) -> Result<Vec<Facility>, sqlx::Error>;
-
-    pub async fn view(id: &str) -> Result<Option<Facility>, sqlx::Error>;
-
-    /// A page of live facilities, newest first, with the filters of product.md §2.
-    pub async fn list(filter: &FacilityFilter, limit: i64, offset: i64) -> Result<(Vec<Facility>, i64), sqlx::Error>;
 
     /// The live facility already registered with this cnpj in this department, if any.
     pub async fn live_duplicate(cnpj: &str, department: Department, except_id: &str) -> Result<Option<String>, sqlx::Error>;

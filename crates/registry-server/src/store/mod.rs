@@ -48,6 +48,8 @@ macro_rules! shared_queries {
         pub(crate) mod facilities;
         #[path = "sql/facility_ranks.rs"]
         pub(crate) mod facility_ranks;
+        #[path = "sql/facility_reads.rs"]
+        pub(crate) mod facility_reads;
         #[path = "sql/groups.rs"]
         pub(crate) mod groups;
         #[path = "sql/material.rs"]
