@@ -1,10 +1,9 @@
 //! Prompts driven through a pseudo-terminal, as a person would use them: the facility wizard,
 //! and equipment, test types and conclusions picked from lists.
 
-use crate::harness::{Env, answer, cnpj, facility_flags, punctuated, strs};
+use crate::harness::{Env, answer, cnpj, dialogue, punctuated, spawn};
 use registry_client::ListQuery;
-use rexpect::session::spawn_command;
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_create_wizard_validates_each_answer_and_registers() {
@@ -14,10 +13,9 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
     let mut wrong = bare.clone();
     wrong.replace_range(13.., if bare.ends_with('0') { "1" } else { "0" });
     let punctuated = punctuated(&bare);
-    let mut cmd = env.command(&["facility", "create"]);
-    cmd.env("TERM", "xterm");
-    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
-        let mut p = spawn_command(cmd, Some(20_000))?;
+    let cmd = env.at_terminal(&["facility", "create"]);
+    dialogue("the wizard dialogue", move || {
+        let mut p = spawn(cmd)?;
         p.exp_string("Name")?;
         p.send_line("Clinica Wizard")?;
         p.exp_string("Company name")?;
@@ -50,11 +48,8 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         p.exp_string("Registered facility Clinica Wizard")?;
         p.exp_eof()?;
         Ok(())
-    });
-    session
-        .await
-        .expect("the session thread")
-        .expect("the wizard dialogue");
+    })
+    .await;
     let list = env
         .admin
         .facilities(&ListQuery::default().filter("q", "Clinica Wizard"))
@@ -74,30 +69,22 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
 async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
     let env = Env::start().await;
     env.login_admin().await;
-    env.run(&strs(&facility_flags("Clinica Prompts", &cnpj(78))))
-        .await
-        .expect(0);
+    env.facility("Clinica Prompts", 78).await;
     let types = env
         .admin
         .equipment_types(&ListQuery::default())
         .await
         .unwrap();
     let geiger = types.iter().find(|t| t.name == "Contador Geiger").unwrap();
-    let _: Value = env
-        .admin
-        .post(
-            "/typeOfTest/register",
-            &json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger.id, "expirationInDays": 365}),
-        )
-        .await
-        .unwrap();
+    env.test_type(
+        json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger.id, "expirationInDays": 365}),
+    )
+    .await;
 
-    let mut create = env.command(&["equipment", "create"]);
-    create.env("TERM", "xterm");
-    let mut record = env.command(&["test", "record"]);
-    record.env("TERM", "xterm");
-    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
-        let mut p = spawn_command(create, Some(20_000))?;
+    let create = env.at_terminal(&["equipment", "create"]);
+    let record = env.at_terminal(&["test", "record"]);
+    dialogue("the prompts dialogue", move || {
+        let mut p = spawn(create)?;
         answer(&mut p, "Facility", "\r")?;
         answer(&mut p, "Equipment type", "Geiger\r")?;
         p.exp_string("Manufacturer")?;
@@ -109,7 +96,7 @@ async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
         p.exp_string("Registered Contador Geiger Ludlum (SN G-9)")?;
         p.exp_eof()?;
 
-        let mut p = spawn_command(record, Some(20_000))?;
+        let mut p = spawn(record)?;
         answer(&mut p, "Facility", "\r")?;
         answer(&mut p, "Equipment", "\r")?;
         answer(&mut p, "Test type", "\r")?;
@@ -117,11 +104,8 @@ async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
         p.exp_string("Recorded Reprodutibilidade")?;
         p.exp_eof()?;
         Ok(())
-    });
-    session
-        .await
-        .expect("the session thread")
-        .expect("the prompts dialogue");
+    })
+    .await;
     let due = env
         .admin
         .tests_due(&ListQuery::default().filter("state", "ok"))
