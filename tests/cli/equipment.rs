@@ -222,16 +222,15 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         .expect(0)
         .json();
     let second_id = second["_id"].as_str().unwrap().to_owned();
-    let history = env
-        .json(&[
-            "test",
-            "history",
-            "--equipment",
-            &equipment,
-            "--test-type",
-            "Uniformidade",
-        ])
-        .await;
+    let history_args = [
+        "test",
+        "history",
+        "--equipment",
+        &equipment,
+        "--test-type",
+        "Uniformidade",
+    ];
+    let history = env.json(&history_args).await;
     let dates: Vec<&str> = history
         .as_array()
         .unwrap()
@@ -253,16 +252,7 @@ async fn tests_are_recorded_with_history_and_due_dates() {
     env.run(&["test", "delete", &second_id, "--yes"])
         .await
         .expect(0);
-    let history = env
-        .json(&[
-            "test",
-            "history",
-            "--equipment",
-            &equipment,
-            "--test-type",
-            "Uniformidade",
-        ])
-        .await;
+    let history = env.json(&history_args).await;
     assert_eq!(history.as_array().unwrap().len(), 1);
     env.run(&["test", "show", &second_id]).await.expect(5);
 }

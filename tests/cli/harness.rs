@@ -294,6 +294,14 @@ pub async fn dialogue(
         .expect(what);
 }
 
+/// Answers a text prompt at a pseudo-terminal: reads the output until `prompt` shows (failing
+/// after the session's timeout), then types `line` and Enter.
+pub fn reply(p: &mut PtySession, prompt: &str, line: &str) -> Result<(), rexpect::error::Error> {
+    p.exp_string(prompt)?;
+    p.send_line(line)?;
+    Ok(())
+}
+
 /// Answers a prompt at a pseudo-terminal: reads the output until `prompt` shows (failing after
 /// the session's timeout), then types `keys`. Keys typed before a select or confirm prompt has
 /// switched the terminal to raw mode wait in the terminal's input queue (the switch drains

@@ -1,7 +1,7 @@
 //! Radioactive material, waste and notices through the CLI: receive (refused when not
 //! authorised, flagged over the quantity), list, usage, store and release waste, notices.
 
-use crate::harness::{Env, answer, dialogue, spawn};
+use crate::harness::{Env, answer, dialogue, reply, spawn};
 use registry_core::equipment::local_date;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -267,10 +267,8 @@ async fn receive_asks_for_what_the_flags_did_not_give() {
         let mut p = spawn(cmd)?;
         p.exp_string("Radioisotope")?;
         answer(&mut p, "up to 200.5 mCi a week", "\r")?;
-        p.exp_string("Activity (mCi)")?;
-        p.send_line("100")?;
-        p.exp_string("Supplier")?;
-        p.send_line("IPEN")?;
+        reply(&mut p, "Activity (mCi)", "100")?;
+        reply(&mut p, "Supplier", "IPEN")?;
         p.exp_string("Received 100.000 mCi of Tc(99m) at Clinica Pergunta")?;
         p.exp_eof()?;
         Ok(())

@@ -1,7 +1,7 @@
 //! Computed QC tests through the CLI: readings from a CSV file in a script, the figures and
 //! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
 
-use crate::harness::{Env, answer, dialogue, spawn};
+use crate::harness::{Env, answer, dialogue, reply, spawn};
 use serde_json::json;
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
@@ -161,13 +161,10 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
     ]);
     dialogue("the prompts dialogue", move || {
         let mut p = spawn(record)?;
-        p.exp_string("Unit")?;
-        p.send_line("cps")?;
-        p.exp_string("Reference reading of the check source")?;
-        p.send_line("10")?;
-        p.exp_string("Readings")?;
+        reply(&mut p, "Unit", "cps")?;
+        reply(&mut p, "Reference reading of the check source", "10")?;
         // Mean 11.4 against 10: +14 %, between 10 % and 20 %.
-        p.send_line("11.2 11.4 11,6")?;
+        reply(&mut p, "Readings", "11.2 11.4 11,6")?;
         p.exp_string("deviationPercent")?;
         // rexpect reads bytes one by one: match the ASCII around the accents.
         p.exp_string("Verdict: Satisfat")?;
