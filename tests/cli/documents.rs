@@ -1,7 +1,7 @@
 //! Documents through the CLI: upload → sign → release → download (the same bytes), verify the
 //! good file and tampered copies (file and metadata), permissions, comments, e-mail, archive.
 
-use crate::harness::{Env, PASSWORD, cnpj, facility_flags, strs};
+use crate::harness::{Env, PASSWORD};
 use registry_client::Client;
 
 /// A PDF-looking file of `n` bytes whose content varies, so a swapped chunk would show.
@@ -15,17 +15,14 @@ fn pdf(n: usize) -> Vec<u8> {
 async fn upload_sign_release_download_and_verify() {
     let env = Env::start().await;
     env.login_admin().await;
-    let facility = cnpj(21);
-    env.run(&strs(&facility_flags("Clinica Laudos", &facility)))
-        .await
-        .expect(0);
+    let facility = env.facility("Clinica Laudos", 21).await;
 
     // Several MiB, so the upload and the download go through many chunks.
     let original = pdf(3 * 1024 * 1024 + 17);
     let source = env.work.path().join("relatorio.pdf");
     std::fs::write(&source, &original).unwrap();
     let uploaded = env
-        .run(&[
+        .json(&[
             "document",
             "upload",
             "relatorio.pdf",
@@ -39,12 +36,8 @@ async fn upload_sign_release_download_and_verify() {
             "2027-11-01",
             "--conclusion",
             "Conforme",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(uploaded["status"], "Falta assinar");
     assert_eq!(uploaded["file"]["size"], original.len() as u64);
     assert_eq!(
@@ -120,17 +113,11 @@ async fn upload_sign_release_download_and_verify() {
     let signed = signed.json();
     assert_eq!(signed["status"], "Assinado");
     assert_eq!(signed["code"].as_str().unwrap().len(), 8);
-    let released = env
-        .run(&["document", "release", &id, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let released = env.json(&["document", "release", &id]).await;
     assert_eq!(released["status"], "Liberado");
     let listed = env
-        .run(&["document", "list", "--status", "liberado", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+        .json(&["document", "list", "--status", "liberado"])
+        .await;
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["_id"], id.as_str());
 
@@ -232,32 +219,18 @@ async fn upload_sign_release_download_and_verify() {
 
     // Comment, e-mail, archive.
     let commented = env
-        .run(&[
-            "document",
-            "comment",
-            &id,
-            "--text",
-            "Conferido",
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .json();
+        .json(&["document", "comment", &id, "--text", "Conferido"])
+        .await;
     assert_eq!(commented["comments"][0]["text"], "Conferido");
     let scheduled = env
-        .run(&[
+        .json(&[
             "document",
             "schedule-email",
             &id,
             "--to",
             "fisica@example.com",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(scheduled["scheduledEmail"]["to"][0], "fisica@example.com");
     env.run(&["document", "archive", &id, "--yes"])
         .await

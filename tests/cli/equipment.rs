@@ -1,7 +1,7 @@
 //! Equipment and QC tests through the CLI: types, create/list/edit/archive equipment, record tests,
 //! their history and what falls due, edit and delete a record.
 
-use crate::harness::{Env, cnpj, facility_flags, strs};
+use crate::harness::Env;
 use registry_core::equipment::local_date;
 use serde_json::{Value, json};
 
@@ -9,37 +9,13 @@ fn days_ago(n: u64) -> String {
     (local_date(chrono::Utc::now()) - chrono::Days::new(n)).to_string()
 }
 
-/// A facility registered through the CLI: its cnpj (which the other commands accept as its name).
-async fn facility(env: &Env, name: &str, n: u64) -> String {
-    let c = cnpj(n);
-    let flags = facility_flags(name, &c);
-    env.run(&strs(&flags)).await.expect(0);
-    c
-}
-
-async fn test_type(env: &Env, equipment_type: &str, name: &str, days: i64) -> String {
-    let t: Value = env
-        .admin
-        .post(
-            "/typeOfTest/register",
-            &json!({"name": name, "typeOfEquipment": equipment_type, "expirationInDays": days}),
-        )
-        .await
-        .expect("test type registered");
-    t["_id"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn equipment_is_created_listed_edited_and_archived() {
     let env = Env::start().await;
     env.login_admin().await;
-    let cnpj = facility(&env, "Clinica Equipamentos", 11).await;
+    let cnpj = env.facility("Clinica Equipamentos", 11).await;
 
-    let types = env
-        .run(&["equipment", "types", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let types = env.json(&["equipment", "types"]).await;
     let gamma = types
         .as_array()
         .unwrap()
@@ -49,11 +25,14 @@ async fn equipment_is_created_listed_edited_and_archived() {
         .as_str()
         .unwrap()
         .to_owned();
-    test_type(&env, &gamma, "Uniformidade", 30).await;
+    env.test_type(
+        json!({"name": "Uniformidade", "typeOfEquipment": gamma, "expirationInDays": 30}),
+    )
+    .await;
 
     // The type by name, ignoring case; attributes typed from KEY=VALUE.
     let created = env
-        .run(&[
+        .json(&[
             "equipment",
             "create",
             "--facility",
@@ -70,12 +49,8 @@ async fn equipment_is_created_listed_edited_and_archived() {
             "detectors=2",
             "--attribute",
             "probe=LEHR",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(created["typeOfEquipment"]["_id"], gamma.as_str());
     assert_eq!(
         created["attributes"],
@@ -103,11 +78,7 @@ async fn equipment_is_created_listed_edited_and_archived() {
         .expect(5);
     assert!(out.stderr.contains("PET/CT"), "{}", out.stderr);
 
-    let listed = env
-        .run(&["equipment", "list", "--facility", &cnpj, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let listed = env.json(&["equipment", "list", "--facility", &cnpj]).await;
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["serialNumber"], "SN-1");
     let csv = env
@@ -120,22 +91,13 @@ async fn equipment_is_created_listed_edited_and_archived() {
         "{csv}"
     );
     let tests = env
-        .run(&[
-            "equipment",
-            "test-types",
-            "--type",
-            "Gama Câmara",
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .json();
+        .json(&["equipment", "test-types", "--type", "Gama Câmara"])
+        .await;
     assert_eq!(tests[0]["name"], "Uniformidade");
     assert_eq!(tests[0]["expirationInDays"], 30);
 
     let edited = env
-        .run(&[
+        .json(&[
             "equipment",
             "edit",
             &id,
@@ -145,12 +107,8 @@ async fn equipment_is_created_listed_edited_and_archived() {
             "",
             "--active",
             "false",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(edited["localization"], "Sala 2");
     assert_eq!(edited["model"], Value::Null);
     assert_eq!(edited["active"], false);
@@ -167,15 +125,17 @@ async fn equipment_is_created_listed_edited_and_archived() {
 async fn tests_are_recorded_with_history_and_due_dates() {
     let env = Env::start().await;
     env.login_admin().await;
-    let cnpj = facility(&env, "Clinica Testes", 12).await;
+    let cnpj = env.facility("Clinica Testes", 12).await;
     let types = env
         .admin
         .equipment_types(&Default::default())
         .await
         .unwrap();
     let gamma = types.iter().find(|t| t.name == "Gama Câmara").unwrap();
-    test_type(&env, &gamma.id, "Uniformidade", 30).await;
-    test_type(&env, &gamma.id, "Centro de rotação", 180).await;
+    for (name, days) in [("Uniformidade", 30), ("Centro de rotação", 180)] {
+        env.test_type(json!({"name": name, "typeOfEquipment": gamma.id, "expirationInDays": days}))
+            .await;
+    }
     let equipment = env
         .run(&[
             "equipment",
@@ -240,11 +200,7 @@ async fn tests_are_recorded_with_history_and_due_dates() {
     assert!(out.stderr.contains("--conclusion"), "{}", out.stderr);
 
     // 40 days after a 30-day test: overdue; the other type was never done.
-    let due = env
-        .run(&["test", "due", "--equipment", &equipment, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let due = env.json(&["test", "due", "--equipment", &equipment]).await;
     let state = |due: &Value, name: &str| {
         due.as_array()
             .unwrap()
@@ -257,11 +213,7 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         state(&due, "Centro de rotação").as_deref(),
         Some("never_done")
     );
-    let overdue = env
-        .run(&["test", "due", "--state", "overdue", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let overdue = env.json(&["test", "due", "--state", "overdue"]).await;
     assert_eq!(overdue.as_array().unwrap().len(), 1);
     assert_eq!(overdue[0]["equipment"]["_id"], equipment.as_str());
 
@@ -270,20 +222,15 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         .expect(0)
         .json();
     let second_id = second["_id"].as_str().unwrap().to_owned();
-    let history = env
-        .run(&[
-            "test",
-            "history",
-            "--equipment",
-            &equipment,
-            "--test-type",
-            "Uniformidade",
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .json();
+    let history_args = [
+        "test",
+        "history",
+        "--equipment",
+        &equipment,
+        "--test-type",
+        "Uniformidade",
+    ];
+    let history = env.json(&history_args).await;
     let dates: Vec<&str> = history
         .as_array()
         .unwrap()
@@ -291,52 +238,21 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         .map(|t| t["date"].as_str().unwrap())
         .collect();
     assert_eq!(dates, [days_ago(5), days_ago(40)], "newest first");
-    let due = env
-        .run(&["test", "due", "--equipment", &equipment, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let due = env.json(&["test", "due", "--equipment", &equipment]).await;
     assert_eq!(state(&due, "Uniformidade").as_deref(), Some("ok"));
     // Across facilities the default is what needs attention: the never-done test only.
-    let attention = env
-        .run(&["test", "due", "--facility", &cnpj, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let attention = env.json(&["test", "due", "--facility", &cnpj]).await;
     assert_eq!(attention.as_array().unwrap().len(), 1);
     assert_eq!(attention[0]["state"], "never_done");
 
     let edited = env
-        .run(&[
-            "test",
-            "edit",
-            &second_id,
-            "--notes",
-            "colimador trocado",
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .json();
+        .json(&["test", "edit", &second_id, "--notes", "colimador trocado"])
+        .await;
     assert_eq!(edited["notes"], "colimador trocado");
     env.run(&["test", "delete", &second_id, "--yes"])
         .await
         .expect(0);
-    let history = env
-        .run(&[
-            "test",
-            "history",
-            "--equipment",
-            &equipment,
-            "--test-type",
-            "Uniformidade",
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .json();
+    let history = env.json(&history_args).await;
     assert_eq!(history.as_array().unwrap().len(), 1);
     env.run(&["test", "show", &second_id]).await.expect(5);
 }

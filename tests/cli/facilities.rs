@@ -33,11 +33,10 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
         "address": [{"street": "Av. Paulista, 1", "city": "São Paulo", "state": "SP"}],
     });
     let path = env.write("facility.json", &payload.to_string());
-    let out = env
-        .run(&["facility", "create", "--from-file", &path, "-o", "json"])
-        .await
-        .expect(0);
-    assert_eq!(out.json()["department"], "Radiodiagnóstico");
+    let from_file = env
+        .json(&["facility", "create", "--from-file", &path])
+        .await;
+    assert_eq!(from_file["department"], "Radiodiagnóstico");
     let mut from_stdin = payload.clone();
     from_stdin["cnpj"] = cnpj(3).into();
     env.run_with(
@@ -50,10 +49,8 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
 
     // Edit: only the given field changes; the rest of the address stays.
     let edited = env
-        .run(&["facility", "edit", &id, "--city", "Olinda", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+        .json(&["facility", "edit", &id, "--city", "Olinda"])
+        .await;
     assert_eq!(edited["address"][0]["city"], "Olinda");
     assert_eq!(edited["address"][0]["street"], "Rua da Aurora, 100");
     assert_eq!(edited["version"], 2);
@@ -69,11 +66,7 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
         table.contains("Clinica Renamed") && table.contains("Clinica File"),
         "{table}"
     );
-    let json = env
-        .run(&["facility", "list", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let json = env.json(&["facility", "list"]).await;
     assert_eq!(json.as_array().unwrap().len(), 3);
     assert!(json[0]["companyName"].is_string() && json[0]["_id"].is_string());
     let csv = env
@@ -88,17 +81,8 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
     );
     assert_eq!(lines.count(), 3);
     let filtered = env
-        .run(&[
-            "facility",
-            "list",
-            "--department",
-            "Radiodiagnóstico",
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .json();
+        .json(&["facility", "list", "--department", "Radiodiagnóstico"])
+        .await;
     assert_eq!(filtered.as_array().unwrap().len(), 2);
 
     // Archive.
@@ -173,11 +157,7 @@ async fn assigning_a_responsavel_tecnico_replaces_the_previous_holder() {
         users.contains(&bruno_email) && users.contains(&ana_email),
         "{users}"
     );
-    let history = env
-        .run(&["facility", "history", &id, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let history = env.json(&["facility", "history", &id]).await;
     assert!(history.as_array().unwrap().len() >= 4);
 
     // Unassign a role, then the whole link.

@@ -6,6 +6,7 @@ pub use crate::common::{ADMIN_EMAIL, PASSWORD};
 use registry_client::{Client, ListQuery};
 use registry_core::Role;
 use registry_core::api::UserInput;
+use rexpect::session::PtySession;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -128,6 +129,20 @@ impl Env {
         self.run_with(args, "", &[]).await
     }
 
+    /// Runs `registry args… -o json`, which must succeed: the JSON it printed.
+    pub async fn json(&self, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.extend(["-o", "json"]);
+        self.run(&args).await.expect(0).json()
+    }
+
+    /// `registry args…` to start at a pseudo-terminal with `spawn` (`TERM=xterm`).
+    pub fn at_terminal(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = self.command(args);
+        cmd.env("TERM", "xterm");
+        cmd
+    }
+
     /// `registry login` as the Administrator into the default profile.
     pub async fn login_admin(&self) {
         self.run_with(
@@ -144,6 +159,23 @@ impl Env {
         )
         .await
         .expect(0);
+    }
+
+    /// A facility registered through the CLI from `facility_flags`: its cnpj (`cnpj(n)`), which
+    /// the other commands accept as its name.
+    pub async fn facility(&self, name: &str, n: u64) -> String {
+        let c = cnpj(n);
+        self.run(&strs(&facility_flags(name, &c))).await.expect(0);
+        c
+    }
+
+    /// A QC test type registered through the API from `fields` (`name`, `typeOfEquipment`,
+    /// `expirationInDays`, maybe `kind`): the server's record.
+    pub async fn test_type(&self, fields: Value) -> Value {
+        self.admin
+            .post("/typeOfTest/register", &fields)
+            .await
+            .expect("test type registered")
     }
 
     /// A user with these roles, created through the API: `(id, email)`.
@@ -245,15 +277,36 @@ pub fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
+/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal whose reads give up after 20 s.
+pub fn spawn(cmd: std::process::Command) -> Result<PtySession, rexpect::error::Error> {
+    rexpect::session::spawn_command(cmd, Some(20_000))
+}
+
+/// Runs `talk`, a dialogue at pseudo-terminals (rexpect blocks), on a blocking thread; if it
+/// fails, so does the test, naming `what`.
+pub async fn dialogue(
+    what: &str,
+    talk: impl FnOnce() -> Result<(), rexpect::error::Error> + Send + 'static,
+) {
+    tokio::task::spawn_blocking(talk)
+        .await
+        .expect("the session thread")
+        .expect(what);
+}
+
+/// Answers a text prompt at a pseudo-terminal: reads the output until `prompt` shows (failing
+/// after the session's timeout), then types `line` and Enter.
+pub fn reply(p: &mut PtySession, prompt: &str, line: &str) -> Result<(), rexpect::error::Error> {
+    p.exp_string(prompt)?;
+    p.send_line(line)?;
+    Ok(())
+}
+
 /// Answers a prompt at a pseudo-terminal: reads the output until `prompt` shows (failing after
 /// the session's timeout), then types `keys`. Keys typed before a select or confirm prompt has
 /// switched the terminal to raw mode wait in the terminal's input queue (the switch drains
 /// output, it does not flush input), so no pause is needed.
-pub fn answer(
-    p: &mut rexpect::session::PtySession,
-    prompt: &str,
-    keys: &str,
-) -> Result<(), rexpect::error::Error> {
+pub fn answer(p: &mut PtySession, prompt: &str, keys: &str) -> Result<(), rexpect::error::Error> {
     p.exp_string(prompt)?;
     p.send(keys)?;
     p.flush()

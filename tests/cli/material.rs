@@ -1,17 +1,14 @@
 //! Radioactive material, waste and notices through the CLI: receive (refused when not
 //! authorised, flagged over the quantity), list, usage, store and release waste, notices.
 
-use crate::harness::{Env, answer, cnpj, facility_flags, strs};
+use crate::harness::{Env, answer, dialogue, reply, spawn};
 use registry_core::equipment::local_date;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn material_waste_and_notices() {
     let env = Env::start().await;
     env.login_admin().await;
-    let facility = cnpj(71);
-    env.run(&strs(&facility_flags("Clinica Material", &facility)))
-        .await
-        .expect(0);
+    let facility = env.facility("Clinica Material", 71).await;
 
     // Not authorised: refused before sending, field by field, exit 4.
     let refused = env
@@ -51,7 +48,7 @@ async fn material_waste_and_notices() {
     assert!(missing.stderr.contains("--supplier"), "{}", missing.stderr);
 
     let first = env
-        .run(&[
+        .json(&[
             "material",
             "receive",
             "--facility",
@@ -66,12 +63,8 @@ async fn material_waste_and_notices() {
             "L-1",
             "--received-at",
             "2026-03-02T10:00:00-03:00",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(first["radioisotope"], "I(131)");
     assert_eq!(first["overQuantity"], false);
     // 2220 MBq = 60 mCi: the week goes over 200.5 mCi; stored, flagged, and said.
@@ -103,26 +96,18 @@ async fn material_waste_and_notices() {
         .await
         .expect(0);
     assert!(table.stdout.contains("OVER"), "{}", table.stdout);
-    let flagged = env
-        .run(&["material", "list", "--over-quantity", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let flagged = env.json(&["material", "list", "--over-quantity"]).await;
     assert_eq!(flagged.as_array().unwrap().len(), 1);
     let usage = env
-        .run(&[
+        .json(&[
             "material",
             "usage",
             "--facility",
             &facility,
             "--week",
             "2026-W10",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(usage["radioisotopes"][1]["radioisotope"], "I(131)");
     assert_eq!(usage["radioisotopes"][1]["received"], 210.0);
     assert_eq!(usage["radioisotopes"][1]["exceeded"], true);
@@ -155,7 +140,7 @@ async fn material_waste_and_notices() {
 
     // Waste: one ready, one not.
     let ready = env
-        .run(&[
+        .json(&[
             "waste",
             "store",
             "--facility",
@@ -170,16 +155,12 @@ async fn material_waste_and_notices() {
             "2026-01-05",
             "--location",
             "Abrigo A",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(ready["releaseDate"], "2026-02-21");
     assert_eq!(ready["releasable"], true);
     let waiting = env
-        .run(&[
+        .json(&[
             "waste",
             "store",
             "--facility",
@@ -194,18 +175,10 @@ async fn material_waste_and_notices() {
             "2",
             "--location",
             "Tanque 1",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(waiting["contents"].as_array().unwrap().len(), 2);
-    let releasable = env
-        .run(&["waste", "list", "--releasable", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let releasable = env.json(&["waste", "list", "--releasable"]).await;
     assert_eq!(releasable.as_array().unwrap().len(), 1);
     assert_eq!(releasable[0]["_id"], ready["_id"]);
     let early = env
@@ -220,18 +193,14 @@ async fn material_waste_and_notices() {
         .expect(5);
     assert!(early.stderr.contains("clearance"), "{}", early.stderr);
     let released = env
-        .run(&[
+        .json(&[
             "waste",
             "release",
             ready["_id"].as_str().unwrap(),
             "--dose-rate",
             "0.12",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(released["release"]["doseRate"], 0.12);
     env.run(&[
         "waste",
@@ -269,18 +238,14 @@ async fn material_waste_and_notices() {
     .await
     .expect(0);
     let notices = env
-        .run(&[
+        .json(&[
             "notices",
             "--facility",
             &facility,
             "--kind",
             "quantity_exceeded",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(notices.as_array().unwrap().len(), 1, "{notices}");
     assert_eq!(notices[0]["facility"]["name"], "Clinica Material");
     let monday = registry_core::material::IsoWeek::of_day(local_date(chrono::Utc::now())).monday();
@@ -296,33 +261,20 @@ async fn material_waste_and_notices() {
 async fn receive_asks_for_what_the_flags_did_not_give() {
     let env = Env::start().await;
     env.login_admin().await;
-    let facility = cnpj(72);
-    env.run(&strs(&facility_flags("Clinica Pergunta", &facility)))
-        .await
-        .expect(0);
-    let mut cmd = env.command(&["material", "receive", "--facility", &facility]);
-    cmd.env("TERM", "xterm");
-    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
-        let mut p = rexpect::session::spawn_command(cmd, Some(20_000))?;
+    let facility = env.facility("Clinica Pergunta", 72).await;
+    let cmd = env.at_terminal(&["material", "receive", "--facility", &facility]);
+    dialogue("the receipt dialogue", move || {
+        let mut p = spawn(cmd)?;
         p.exp_string("Radioisotope")?;
         answer(&mut p, "up to 200.5 mCi a week", "\r")?;
-        p.exp_string("Activity (mCi)")?;
-        p.send_line("100")?;
-        p.exp_string("Supplier")?;
-        p.send_line("IPEN")?;
+        reply(&mut p, "Activity (mCi)", "100")?;
+        reply(&mut p, "Supplier", "IPEN")?;
         p.exp_string("Received 100.000 mCi of Tc(99m) at Clinica Pergunta")?;
         p.exp_eof()?;
         Ok(())
-    });
-    session
-        .await
-        .expect("the session thread")
-        .expect("the receipt dialogue");
-    let receipts = env
-        .run(&["material", "list", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    })
+    .await;
+    let receipts = env.json(&["material", "list"]).await;
     assert_eq!(receipts[0]["supplier"], "IPEN");
     assert_eq!(receipts[0]["receivedBy"], "Administrator");
 }

@@ -1,44 +1,42 @@
 //! Computed QC tests through the CLI: readings from a CSV file in a script, the figures and
 //! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
 
-use crate::harness::{Env, answer, cnpj, facility_flags, strs};
-use rexpect::session::spawn_command;
-use serde_json::{Value, json};
+use crate::harness::{Env, answer, dialogue, reply, spawn};
+use serde_json::json;
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
+
+/// A facility (`name`, `cnpj(n)`) with one equipment of `equipment_type`, registered through the
+/// CLI: the equipment's `_id`.
+async fn equipment(env: &Env, name: &str, n: u64, equipment_type: &str) -> String {
+    let c = env.facility(name, n).await;
+    env.run(&[
+        "equipment",
+        "create",
+        "--facility",
+        &c,
+        "--type",
+        equipment_type,
+        "-o",
+        "json",
+    ])
+    .await
+    .expect(0)
+    .id()
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
     let env = Env::start().await;
     env.login_admin().await;
-    let c = cnpj(71);
-    env.run(&strs(&facility_flags("Clinica Calculos", &c)))
-        .await
-        .expect(0);
-    let test_type: Value = env
-        .admin
-        .post(
-            "/typeOfTest/register",
-            &json!({"name": "Constância", "typeOfEquipment": DOSE_CALIBRATOR, "expirationInDays": 1,
-                    "kind": "constancy"}),
+    let test_type = env
+        .test_type(
+            json!({"name": "Constância", "typeOfEquipment": DOSE_CALIBRATOR,
+                          "expirationInDays": 1, "kind": "constancy"}),
         )
-        .await
-        .expect("computed test type registered");
+        .await;
     assert_eq!(test_type["tolerances"]["limitPercent"], 5.0);
-    let equipment = env
-        .run(&[
-            "equipment",
-            "create",
-            "--facility",
-            &c,
-            "--type",
-            DOSE_CALIBRATOR,
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .id();
+    let equipment = equipment(&env, "Clinica Calculos", 71, DOSE_CALIBRATOR).await;
 
     // Co-57, 370 MBq certified 2026-01-01T00:00Z, read one half-life (271.74 d) later: 185 MBq
     // expected; 175 is −5.41 %, past ±5 %.
@@ -134,11 +132,7 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
     );
 
     // The failing test shows in the due list with --failing, with its conclusion.
-    let due = env
-        .run(&["test", "due", "--failing", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let due = env.json(&["test", "due", "--failing"]).await;
     assert_eq!(due.as_array().unwrap().len(), 1, "{due}");
     assert_eq!(due[0]["lastConclusion"], "Insatisfatório");
     let table = env.run(&["test", "due", "--failing"]).await.expect(0);
@@ -149,36 +143,15 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
 async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
     let env = Env::start().await;
     env.login_admin().await;
-    let c = cnpj(72);
-    env.run(&strs(&facility_flags("Clinica Leituras", &c)))
-        .await
-        .expect(0);
     let geiger = "00000000-0000-7000-8000-000000000003";
-    let _: Value = env
-        .admin
-        .post(
-            "/typeOfTest/register",
-            &json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger, "expirationInDays": 30,
-                    "kind": "reproducibility"}),
-        )
-        .await
-        .expect("computed test type registered");
-    let equipment = env
-        .run(&[
-            "equipment",
-            "create",
-            "--facility",
-            &c,
-            "--type",
-            geiger,
-            "-o",
-            "json",
-        ])
-        .await
-        .expect(0)
-        .id();
+    env.test_type(
+        json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger,
+                         "expirationInDays": 30, "kind": "reproducibility"}),
+    )
+    .await;
+    let equipment = equipment(&env, "Clinica Leituras", 72, geiger).await;
 
-    let mut record = env.command(&[
+    let record = env.at_terminal(&[
         "test",
         "record",
         "--equipment",
@@ -186,16 +159,12 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
         "--test-type",
         "Reprodutibilidade",
     ]);
-    record.env("TERM", "xterm");
-    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
-        let mut p = spawn_command(record, Some(20_000))?;
-        p.exp_string("Unit")?;
-        p.send_line("cps")?;
-        p.exp_string("Reference reading of the check source")?;
-        p.send_line("10")?;
-        p.exp_string("Readings")?;
+    dialogue("the prompts dialogue", move || {
+        let mut p = spawn(record)?;
+        reply(&mut p, "Unit", "cps")?;
+        reply(&mut p, "Reference reading of the check source", "10")?;
         // Mean 11.4 against 10: +14 %, between 10 % and 20 %.
-        p.send_line("11.2 11.4 11,6")?;
+        reply(&mut p, "Readings", "11.2 11.4 11,6")?;
         p.exp_string("deviationPercent")?;
         // rexpect reads bytes one by one: match the ASCII around the accents.
         p.exp_string("Verdict: Satisfat")?;
@@ -204,15 +173,8 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
         p.exp_string("Recorded Reprodutibilidade")?;
         p.exp_eof()?;
         Ok(())
-    });
-    session
-        .await
-        .expect("the session thread")
-        .expect("the prompts dialogue");
-    let due = env
-        .run(&["test", "due", "--equipment", &equipment, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    })
+    .await;
+    let due = env.json(&["test", "due", "--equipment", &equipment]).await;
     assert_eq!(due[0]["lastConclusion"], "Satisfatório com observações");
 }

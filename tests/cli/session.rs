@@ -48,15 +48,11 @@ async fn profiles_are_separate_and_env_vars_override_them() {
     .await
     .expect(0);
     // The last login is the active profile; --profile picks another.
-    let staging = env.run(&["whoami", "-o", "json"]).await.expect(0).json();
+    let staging = env.json(&["whoami"]).await;
     assert_eq!(staging["email"], email);
-    let production = env
-        .run(&["--profile", "production", "whoami", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let production = env.json(&["--profile", "production", "whoami"]).await;
     assert_eq!(production["email"], ADMIN_EMAIL);
-    let listed = env.run(&["profiles", "-o", "json"]).await.expect(0).json();
+    let listed = env.json(&["profiles"]).await;
     assert_eq!(listed.as_array().unwrap().len(), 2);
 
     // REGISTRY_TOKEN and REGISTRY_URL win over the stored profile.

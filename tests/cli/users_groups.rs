@@ -58,27 +58,19 @@ async fn users_are_created_listed_edited_and_deactivated() {
     assert!(csv.starts_with("_id,name,email,roles,active"));
     assert!(csv.contains("carla@example.com"));
     let edited = env
-        .run(&[
+        .json(&[
             "user",
             "edit",
             "carla@example.com",
             "--telephone",
             "(11) 98765-4321",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     assert_eq!(edited["telephone"], "(11) 98765-4321");
     env.run(&["user", "deactivate", "Carla", "--yes"])
         .await
         .expect(0);
-    let shown = env
-        .run(&["user", "show", "carla@example.com", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let shown = env.json(&["user", "show", "carla@example.com"]).await;
     assert_eq!(shown["active"], false);
     env.run(&["user", "show", "nobody@example.com"])
         .await
@@ -90,28 +82,20 @@ async fn groups_are_created_edited_and_deleted() {
     let env = Env::start().await;
     env.login_admin().await;
     let g = env
-        .run(&[
+        .json(&[
             "group",
             "create",
             "--name",
             "Rede Norte",
             "--description",
             "Hospitais",
-            "-o",
-            "json",
         ])
-        .await
-        .expect(0)
-        .json();
+        .await;
     let id = g["_id"].as_str().unwrap();
     env.run(&["group", "edit", id, "--name", "Rede Nordeste"])
         .await
         .expect(0);
-    let list = env
-        .run(&["group", "list", "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let list = env.json(&["group", "list"]).await;
     assert_eq!(list[0]["name"], "Rede Nordeste");
     env.run(&["group", "create", "--name", "Rede Nordeste"])
         .await

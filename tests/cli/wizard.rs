@@ -1,10 +1,9 @@
 //! Prompts driven through a pseudo-terminal, as a person would use them: the facility wizard,
 //! and equipment, test types and conclusions picked from lists.
 
-use crate::harness::{Env, answer, cnpj, facility_flags, punctuated, strs};
+use crate::harness::{Env, answer, cnpj, dialogue, punctuated, reply, spawn};
 use registry_client::ListQuery;
-use rexpect::session::spawn_command;
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_create_wizard_validates_each_answer_and_registers() {
@@ -14,47 +13,31 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
     let mut wrong = bare.clone();
     wrong.replace_range(13.., if bare.ends_with('0') { "1" } else { "0" });
     let punctuated = punctuated(&bare);
-    let mut cmd = env.command(&["facility", "create"]);
-    cmd.env("TERM", "xterm");
-    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
-        let mut p = spawn_command(cmd, Some(20_000))?;
-        p.exp_string("Name")?;
-        p.send_line("Clinica Wizard")?;
-        p.exp_string("Company name")?;
-        p.send_line("Wizard Ltda")?;
-        p.exp_string("CNPJ")?;
-        p.send_line(&wrong)?;
-        p.exp_string("check digits do not match")?;
-        p.send_line(&punctuated)?;
+    let cmd = env.at_terminal(&["facility", "create"]);
+    dialogue("the wizard dialogue", move || {
+        let mut p = spawn(cmd)?;
+        reply(&mut p, "Name", "Clinica Wizard")?;
+        reply(&mut p, "Company name", "Wizard Ltda")?;
+        reply(&mut p, "CNPJ", &wrong)?;
+        reply(&mut p, "check digits do not match", &punctuated)?;
         p.exp_string("without punctuation")?;
-        p.exp_string("Telephone")?;
-        p.send_line("3333-4444")?;
-        p.exp_string("must include the area code")?;
-        p.send_line("(81) 3333-4444")?;
+        reply(&mut p, "Telephone", "3333-4444")?;
+        reply(&mut p, "must include the area code", "(81) 3333-4444")?;
         answer(&mut p, "Department", "j\r")?; // down: Radiodiagnóstico
-        p.exp_string("Street")?;
-        p.send_line("Rua do Sol, 5")?;
-        p.exp_string("City")?;
-        p.send_line("Recife")?;
-        p.exp_string("State")?;
-        p.send_line("PE")?;
-        p.exp_string("CNEN registry")?;
-        p.send_line("")?;
+        reply(&mut p, "Street", "Rua do Sol, 5")?;
+        reply(&mut p, "City", "Recife")?;
+        reply(&mut p, "State", "PE")?;
+        reply(&mut p, "CNEN registry", "")?;
         answer(&mut p, "Authorised practices", " \r")?;
         answer(&mut p, "Authorised radioisotopes", " \r")?;
-        p.exp_string("mCi per week")?;
-        p.send_line("12,5")?;
-        p.exp_string("with a dot for decimals")?;
-        p.send_line("12.5")?;
+        reply(&mut p, "mCi per week", "12,5")?;
+        reply(&mut p, "with a dot for decimals", "12.5")?;
         answer(&mut p, "Link a user", "n")?;
         p.exp_string("Registered facility Clinica Wizard")?;
         p.exp_eof()?;
         Ok(())
-    });
-    session
-        .await
-        .expect("the session thread")
-        .expect("the wizard dialogue");
+    })
+    .await;
     let list = env
         .admin
         .facilities(&ListQuery::default().filter("q", "Clinica Wizard"))
@@ -74,42 +57,31 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
 async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
     let env = Env::start().await;
     env.login_admin().await;
-    env.run(&strs(&facility_flags("Clinica Prompts", &cnpj(78))))
-        .await
-        .expect(0);
+    env.facility("Clinica Prompts", 78).await;
     let types = env
         .admin
         .equipment_types(&ListQuery::default())
         .await
         .unwrap();
     let geiger = types.iter().find(|t| t.name == "Contador Geiger").unwrap();
-    let _: Value = env
-        .admin
-        .post(
-            "/typeOfTest/register",
-            &json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger.id, "expirationInDays": 365}),
-        )
-        .await
-        .unwrap();
+    env.test_type(
+        json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger.id, "expirationInDays": 365}),
+    )
+    .await;
 
-    let mut create = env.command(&["equipment", "create"]);
-    create.env("TERM", "xterm");
-    let mut record = env.command(&["test", "record"]);
-    record.env("TERM", "xterm");
-    let session = tokio::task::spawn_blocking(move || -> Result<(), rexpect::error::Error> {
-        let mut p = spawn_command(create, Some(20_000))?;
+    let create = env.at_terminal(&["equipment", "create"]);
+    let record = env.at_terminal(&["test", "record"]);
+    dialogue("the prompts dialogue", move || {
+        let mut p = spawn(create)?;
         answer(&mut p, "Facility", "\r")?;
         answer(&mut p, "Equipment type", "Geiger\r")?;
-        p.exp_string("Manufacturer")?;
-        p.send_line("Ludlum")?;
-        p.exp_string("Model")?;
-        p.send_line("")?;
-        p.exp_string("Serial number")?;
-        p.send_line("G-9")?;
+        reply(&mut p, "Manufacturer", "Ludlum")?;
+        reply(&mut p, "Model", "")?;
+        reply(&mut p, "Serial number", "G-9")?;
         p.exp_string("Registered Contador Geiger Ludlum (SN G-9)")?;
         p.exp_eof()?;
 
-        let mut p = spawn_command(record, Some(20_000))?;
+        let mut p = spawn(record)?;
         answer(&mut p, "Facility", "\r")?;
         answer(&mut p, "Equipment", "\r")?;
         answer(&mut p, "Test type", "\r")?;
@@ -117,11 +89,8 @@ async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
         p.exp_string("Recorded Reprodutibilidade")?;
         p.exp_eof()?;
         Ok(())
-    });
-    session
-        .await
-        .expect("the session thread")
-        .expect("the prompts dialogue");
+    })
+    .await;
     let due = env
         .admin
         .tests_due(&ListQuery::default().filter("state", "ok"))

@@ -1,7 +1,7 @@
 //! `login`, `logout`, `whoami` and `profiles`: the token of each profile.
 
 use super::context::{Ctx, Fail, Globals};
-use super::output::{self, Rows};
+use super::output::{self, or_empty};
 use super::prompt;
 use base64::Engine;
 use clap::Args;
@@ -125,27 +125,21 @@ pub fn profiles(g: &Globals) -> Result<(), Fail> {
             active: *name == g.profile,
         })
         .collect();
-    let cells = lines
-        .iter()
-        .map(|l| {
+    output::print_list(
+        g.format,
+        &lines,
+        &["profile", "server", "email", "logged in"],
+        |l| {
             vec![
                 if l.active {
                     format!("* {}", l.name)
                 } else {
                     l.name.clone()
                 },
-                l.server.clone().unwrap_or_default(),
-                l.email.clone().unwrap_or_default(),
+                or_empty(&l.server),
+                or_empty(&l.email),
                 if l.logged_in { "yes" } else { "no" }.to_owned(),
             ]
-        })
-        .collect();
-    output::print_rows(
-        g.format,
-        Rows {
-            records: &lines,
-            headers: &["profile", "server", "email", "logged in"],
-            cells,
         },
     )?;
     Ok(())

@@ -2,7 +2,7 @@
 //! daily digest, on demand.
 
 use super::context::{Ctx, Fail};
-use super::output::{self, Rows};
+use super::output;
 use super::resolve;
 use clap::Args;
 use registry_client::ListQuery;
@@ -27,10 +27,8 @@ fn parse_kind(s: &str) -> Result<NoticeKind, String> {
 }
 
 pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
-    let mut query = ListQuery::default();
-    if let Some(f) = a.facility {
-        query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
-    }
+    let mut query =
+        ListQuery::default().filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?);
     if !a.kind.is_empty() {
         let kinds: Vec<&str> = a.kind.iter().map(|k| k.as_str()).collect();
         query = query.filter("kind", kinds.join(","));
@@ -40,9 +38,11 @@ pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
         output::note("Nothing needs attention.");
         return Ok(());
     }
-    let cells = list
-        .iter()
-        .map(|n| {
+    output::print_list(
+        ctx.format,
+        &list,
+        &["facility", "kind", "date", "subject", "equipment"],
+        |n| {
             vec![
                 n.facility.name.clone(),
                 n.kind.as_str().to_owned(),
@@ -53,14 +53,6 @@ pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
                     .map(|e| e.name.clone())
                     .unwrap_or_default(),
             ]
-        })
-        .collect();
-    output::print_rows(
-        ctx.format,
-        Rows {
-            records: &list,
-            headers: &["facility", "kind", "date", "subject", "equipment"],
-            cells,
         },
     )?;
     Ok(())

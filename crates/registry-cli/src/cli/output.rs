@@ -1,7 +1,7 @@
 //! How results and errors are printed: tables on a terminal, JSON with the API's field names, CSV;
-//! and the progress bars of long commands.
+//! the paging flags of long lists; and the progress bars of long commands.
 
-use clap::ValueEnum;
+use clap::{Args, ValueEnum};
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
@@ -14,24 +14,45 @@ pub enum Format {
     Csv,
 }
 
-/// Rows for a table or CSV, with the same records kept for JSON.
-pub struct Rows<'a, T: Serialize> {
-    pub records: &'a [T],
-    pub headers: &'a [&'a str],
-    pub cells: Vec<Vec<String>>,
+/// Which page of a long list to print (`--page`, `--page-size`), or every page (`--all`).
+#[derive(Debug, Args)]
+pub struct Paging {
+    #[arg(long, default_value_t = 1)]
+    pub page: u32,
+    #[arg(long, default_value_t = 20)]
+    pub page_size: u32,
+    /// Every page.
+    #[arg(long)]
+    pub all: bool,
 }
 
-pub fn print_rows<T: Serialize>(format: Format, rows: Rows<'_, T>) -> anyhow::Result<()> {
+/// A list of records: JSON as the API gives them, or a table or CSV under `headers` with one row
+/// per record, its cells from `row`.
+pub fn print_list<T: Serialize>(
+    format: Format,
+    records: &[T],
+    headers: &[&str],
+    row: impl Fn(&T) -> Vec<String>,
+) -> anyhow::Result<()> {
+    print_rows(format, records, headers, records.iter().map(row).collect())
+}
+
+fn print_rows<T: Serialize>(
+    format: Format,
+    records: &[T],
+    headers: &[&str],
+    cells: Vec<Vec<String>>,
+) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, rows.records)?;
+            serde_json::to_writer_pretty(&mut out, records)?;
             writeln!(out)?;
         }
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out);
-            w.write_record(rows.headers)?;
-            for r in &rows.cells {
+            w.write_record(headers)?;
+            for r in &cells {
                 w.write_record(r)?;
             }
             w.flush()?;
@@ -39,8 +60,8 @@ pub fn print_rows<T: Serialize>(format: Format, rows: Rows<'_, T>) -> anyhow::Re
         Format::Table => {
             let mut table = Table::new();
             table.load_preset(UTF8_FULL_CONDENSED);
-            table.set_header(rows.headers.iter().copied());
-            for r in rows.cells {
+            table.set_header(headers.iter().copied());
+            for r in cells {
                 table.add_row(r);
             }
             writeln!(out, "{table}")?;
@@ -72,16 +93,14 @@ pub fn print_record<T: Serialize>(
         Format::Csv => {
             let headers: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
             let cells = vec![fields.iter().map(|(_, v)| v.clone()).collect()];
-            print_rows(
-                Format::Csv,
-                Rows {
-                    records: std::slice::from_ref(record),
-                    headers: &headers,
-                    cells,
-                },
-            )
+            print_rows(Format::Csv, std::slice::from_ref(record), &headers, cells)
         }
     }
+}
+
+/// An optional text as a field or cell: empty when absent.
+pub fn or_empty(text: &Option<String>) -> String {
+    text.clone().unwrap_or_default()
 }
 
 /// A sentence for the person at the terminal; on stderr, so stdout stays parseable.

@@ -54,6 +54,14 @@ pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
     }
 }
 
+/// The `_id` of the facility an optional flag names, e.g. for a list's `facilityId` filter.
+pub async fn facility_id(ctx: &Ctx, text: Option<String>) -> Result<Option<String>, Fail> {
+    Ok(match text {
+        Some(t) => Some(facility(ctx, &t).await?.id),
+        None => None,
+    })
+}
+
 /// The facility a flag names, else one picked from the list at the terminal, else a usage error
 /// naming `flag`.
 pub async fn facility_or_pick(

@@ -18,10 +18,7 @@ impl Client {
 
     /// Every test type, or those of one equipment type.
     pub async fn test_types(&self, equipment_type: Option<&str>) -> Result<Vec<TestType>> {
-        let query = match equipment_type {
-            Some(t) => ListQuery::default().filter("typeOfEquipment", t),
-            None => ListQuery::default(),
-        };
+        let query = ListQuery::default().filter_opt("typeOfEquipment", equipment_type);
         self.all_pages("/typeOfTest", &query).await
     }
 

@@ -32,6 +32,14 @@ impl ListQuery {
         self
     }
 
+    /// `filter` when `value` is given; else the query as it is.
+    pub fn filter_opt(self, key: &str, value: Option<impl Into<String>>) -> Self {
+        match value {
+            Some(v) => self.filter(key, v),
+            None => self,
+        }
+    }
+
     pub(super) fn pairs(&self) -> Vec<(String, String)> {
         let mut pairs = self.filters.clone();
         if let Some(n) = self.page_num {

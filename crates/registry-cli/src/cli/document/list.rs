@@ -2,7 +2,8 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, resolve};
+use crate::cli::output::{self, Paging};
+use crate::cli::resolve;
 use clap::Args;
 use registry_client::{ListQuery, MAX_PAGE_SIZE};
 use registry_core::document::{Document, DocumentStatus};
@@ -30,13 +31,8 @@ pub struct ListArgs {
     /// Text in the name.
     #[arg(long)]
     q: Option<String>,
-    #[arg(long, default_value_t = 1)]
-    page: u32,
-    #[arg(long, default_value_t = 20)]
-    page_size: u32,
-    /// Every page.
-    #[arg(long)]
-    all: bool,
+    #[command(flatten)]
+    paging: Paging,
 }
 
 fn parse_status(s: &str) -> Result<DocumentStatus, String> {
@@ -45,42 +41,33 @@ fn parse_status(s: &str) -> Result<DocumentStatus, String> {
 }
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
-    let mut filters = ListQuery::default();
-    if let Some(s) = a.status {
-        filters = filters.filter("status", s.slug());
-    }
-    if let Some(f) = a.facility {
-        filters = filters.filter("facilityId", resolve::facility(ctx, &f).await?.id);
-    }
-    for (key, value) in [
-        ("equipmentId", a.equipment),
-        ("testId", a.test),
-        ("dateGte", a.from),
-        ("dateLt", a.to),
-        ("q", a.q),
-    ] {
-        if let Some(v) = value {
-            filters = filters.filter(key, v);
-        }
-    }
-    let list: Vec<Document> = if a.all {
+    let filters = ListQuery::default()
+        .filter_opt("status", a.status.map(|s| s.slug()))
+        .filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?)
+        .filter_opt("equipmentId", a.equipment)
+        .filter_opt("testId", a.test)
+        .filter_opt("dateGte", a.from)
+        .filter_opt("dateLt", a.to)
+        .filter_opt("q", a.q);
+    let p = a.paging;
+    let list: Vec<Document> = if p.all {
         ctx.client.all_pages("/documents", &filters).await?
     } else {
         let page = ctx
             .client
             .documents(&ListQuery {
-                page_num: Some(a.page),
-                page_size: Some(a.page_size.min(MAX_PAGE_SIZE)),
+                page_num: Some(p.page),
+                page_size: Some(p.page_size.min(MAX_PAGE_SIZE)),
                 ..filters
             })
             .await?;
-        let shown = (i64::from(a.page) - 1) * page.paging.page_size + page.list.len() as i64;
+        let shown = (i64::from(p.page) - 1) * page.paging.page_size + page.list.len() as i64;
         if shown < page.paging.total {
             output::note(format!(
                 "{} of {} documents; next: --page {}, or --all",
                 page.list.len(),
                 page.paging.total,
-                a.page + 1
+                p.page + 1
             ));
         }
         page.list

@@ -2,7 +2,7 @@
 //! with the server's public key.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Format};
+use crate::cli::output::{self, Format, or_empty};
 use crate::cli::{prompt, resolve};
 use clap::Args;
 use registry_core::document::{Document, public_key_from_base64, verify_document_digest};
@@ -89,7 +89,7 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
                 ("valid", outcome.is_ok().to_string()),
                 ("file", a.file.display().to_string()),
                 ("document", document.id.clone()),
-                ("code", document.code.clone().unwrap_or_default()),
+                ("code", or_empty(&document.code)),
             ],
         )?,
         Format::Table => {

@@ -1,7 +1,7 @@
 //! How documents are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, Rows};
+use crate::cli::output::{self, Format, or_empty};
 use registry_core::document::Document;
 
 pub fn facility_name(d: &Document) -> &str {
@@ -9,9 +9,13 @@ pub fn facility_name(d: &Document) -> &str {
 }
 
 pub fn print_list(format: Format, list: &[Document]) -> Result<(), Fail> {
-    let cells = list
-        .iter()
-        .map(|d| {
+    output::print_list(
+        format,
+        list,
+        &[
+            "_id", "name", "facility", "status", "date", "validity", "code",
+        ],
+        |d| {
             vec![
                 d.id.clone(),
                 d.name.clone(),
@@ -19,27 +23,16 @@ pub fn print_list(format: Format, list: &[Document]) -> Result<(), Fail> {
                 d.status.to_string(),
                 d.date.clone(),
                 d.validity.clone(),
-                d.code.clone().unwrap_or_default(),
+                or_empty(&d.code),
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: list,
-            headers: &[
-                "_id", "name", "facility", "status", "date", "validity", "code",
-            ],
-            cells,
         },
     )?;
     Ok(())
 }
 
 pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
-    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
     let person_at = |p: &Option<registry_core::document::Person>, at: &Option<String>| match p {
-        Some(p) => format!("{} at {}", p.name, opt(at)),
+        Some(p) => format!("{} at {}", p.name, or_empty(at)),
         None => String::new(),
     };
     let comments = d
@@ -85,7 +78,7 @@ pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
             ("status", d.status.to_string()),
             ("date", d.date.clone()),
             ("validity", d.validity.clone()),
-            ("conclusion", opt(&d.conclusion)),
+            ("conclusion", or_empty(&d.conclusion)),
             (
                 "file",
                 format!(
@@ -99,7 +92,7 @@ pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
                 format!("{} at {}", d.uploaded_by.name, d.uploaded_at),
             ),
             ("signed", person_at(&d.signed_by, &d.signed_at)),
-            ("code", opt(&d.code)),
+            ("code", or_empty(&d.code)),
             ("released", person_at(&d.liberated_by, &d.liberated_at)),
             ("email", email),
             ("comments", comments),

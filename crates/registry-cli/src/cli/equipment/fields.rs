@@ -39,27 +39,41 @@ fn parse_attribute(s: &str) -> Result<(String, Value), String> {
     Ok((key.to_owned(), value))
 }
 
+/// Puts each given text into `obj` under its key: "" is left out, or sent as null with
+/// `clear_empty` (edit). The text fields of QC test records go in the same way.
+pub fn put_texts<'a>(
+    obj: &mut Map<String, Value>,
+    texts: impl IntoIterator<Item = (&'a str, &'a Option<String>)>,
+    clear_empty: bool,
+) {
+    for (key, value) in texts {
+        match value {
+            Some(v) if v.is_empty() && clear_empty => {
+                obj.insert(key.into(), Value::Null);
+            }
+            Some(v) if !v.is_empty() => {
+                obj.insert(key.into(), json!(v));
+            }
+            _ => {}
+        }
+    }
+}
+
 impl EquipmentFields {
     /// The payload of the fields given; `clear_empty` turns "" into null (edit).
     pub fn payload(&self, clear_empty: bool) -> Result<Map<String, Value>, Fail> {
         let mut obj = Map::new();
-        for (key, value) in [
-            ("manufacturer", &self.manufacturer),
-            ("model", &self.model),
-            ("serialNumber", &self.serial_number),
-            ("patrimonialNumber", &self.patrimonial_number),
-            ("localization", &self.localization),
-        ] {
-            match value {
-                Some(v) if v.is_empty() && clear_empty => {
-                    obj.insert(key.into(), Value::Null);
-                }
-                Some(v) if !v.is_empty() => {
-                    obj.insert(key.into(), json!(v));
-                }
-                _ => {}
-            }
-        }
+        put_texts(
+            &mut obj,
+            [
+                ("manufacturer", &self.manufacturer),
+                ("model", &self.model),
+                ("serialNumber", &self.serial_number),
+                ("patrimonialNumber", &self.patrimonial_number),
+                ("localization", &self.localization),
+            ],
+            clear_empty,
+        );
         let mut attributes = match &self.attributes_json {
             Some(text) => match serde_json::from_str::<Value>(text) {
                 Ok(Value::Object(o)) => o,

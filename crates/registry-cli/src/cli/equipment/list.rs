@@ -33,12 +33,9 @@ pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
             resolve::equipment_type(ctx, &t).await?.id,
         );
     }
-    if let Some(active) = a.active {
-        query = query.filter("active", active.to_string());
-    }
-    if let Some(q) = a.q {
-        query = query.filter("q", q);
-    }
+    query = query
+        .filter_opt("active", a.active.map(|active| active.to_string()))
+        .filter_opt("q", a.q);
     let list: Vec<Equipment> = ctx
         .client
         .all_pages(&format!("/facility/{}/equipments", f.id), &query)

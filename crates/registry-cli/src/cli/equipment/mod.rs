@@ -4,7 +4,7 @@
 mod archive;
 mod create;
 mod edit;
-mod fields;
+pub mod fields;
 mod list;
 mod show;
 mod test_types;

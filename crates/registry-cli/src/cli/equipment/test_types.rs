@@ -1,7 +1,7 @@
 //! `registry equipment test-types`: the QC test types and how often each falls due.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Rows};
+use crate::cli::output::{self, or_empty};
 use crate::cli::resolve;
 
 pub async fn run(ctx: &Ctx, equipment_type: Option<String>) -> Result<(), Fail> {
@@ -10,30 +10,24 @@ pub async fn run(ctx: &Ctx, equipment_type: Option<String>) -> Result<(), Fail> 
         None => None,
     };
     let list = ctx.client.test_types(type_id.as_deref()).await?;
-    let cells = list
-        .iter()
-        .map(|t| {
+    output::print_list(
+        ctx.format,
+        &list,
+        &[
+            "_id",
+            "name",
+            "typeOfEquipment",
+            "expirationInDays",
+            "description",
+        ],
+        |t| {
             vec![
                 t.id.clone(),
                 t.name.clone(),
                 t.type_of_equipment.name.clone(),
                 t.expiration_in_days.to_string(),
-                t.description.clone().unwrap_or_default(),
+                or_empty(&t.description),
             ]
-        })
-        .collect();
-    output::print_rows(
-        ctx.format,
-        Rows {
-            records: &list,
-            headers: &[
-                "_id",
-                "name",
-                "typeOfEquipment",
-                "expirationInDays",
-                "description",
-            ],
-            cells,
         },
     )?;
     Ok(())

@@ -1,48 +1,40 @@
 //! How equipment is printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, Rows};
+use crate::cli::output::{self, Format, or_empty};
 use registry_core::equipment::Equipment;
 
 pub fn print_list(format: Format, list: &[Equipment]) -> Result<(), Fail> {
-    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-    let cells = list
-        .iter()
-        .map(|e| {
+    output::print_list(
+        format,
+        list,
+        &[
+            "_id",
+            "facility",
+            "typeOfEquipment",
+            "manufacturer",
+            "model",
+            "serialNumber",
+            "localization",
+            "active",
+        ],
+        |e| {
             vec![
                 e.id.clone(),
                 e.facility.name.clone(),
                 e.type_of_equipment.name.clone(),
-                opt(&e.manufacturer),
-                opt(&e.model),
-                opt(&e.serial_number),
-                opt(&e.localization),
+                or_empty(&e.manufacturer),
+                or_empty(&e.model),
+                or_empty(&e.serial_number),
+                or_empty(&e.localization),
                 if e.active { "yes" } else { "no" }.into(),
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: list,
-            headers: &[
-                "_id",
-                "facility",
-                "typeOfEquipment",
-                "manufacturer",
-                "model",
-                "serialNumber",
-                "localization",
-                "active",
-            ],
-            cells,
         },
     )?;
     Ok(())
 }
 
 pub fn show(format: Format, e: &Equipment) -> Result<(), Fail> {
-    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
     output::print_record(
         format,
         e,
@@ -53,11 +45,11 @@ pub fn show(format: Format, e: &Equipment) -> Result<(), Fail> {
                 format!("{} ({})", e.facility.name, e.facility.id),
             ),
             ("typeOfEquipment", e.type_of_equipment.name.clone()),
-            ("manufacturer", opt(&e.manufacturer)),
-            ("model", opt(&e.model)),
-            ("serialNumber", opt(&e.serial_number)),
-            ("patrimonialNumber", opt(&e.patrimonial_number)),
-            ("localization", opt(&e.localization)),
+            ("manufacturer", or_empty(&e.manufacturer)),
+            ("model", or_empty(&e.model)),
+            ("serialNumber", or_empty(&e.serial_number)),
+            ("patrimonialNumber", or_empty(&e.patrimonial_number)),
+            ("localization", or_empty(&e.localization)),
             ("attributes", e.attributes.to_string()),
             ("active", e.active.to_string()),
         ],

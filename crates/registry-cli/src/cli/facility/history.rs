@@ -1,15 +1,17 @@
 //! `registry facility history`: the audit history of a facility (staff).
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Rows};
+use crate::cli::output;
 use crate::cli::resolve;
 
 pub async fn run(ctx: &Ctx, text: &str) -> Result<(), Fail> {
     let f = resolve::facility(ctx, text).await?;
     let events = ctx.client.facility_history(&f.id).await?;
-    let cells = events
-        .iter()
-        .map(|e| {
+    output::print_list(
+        ctx.format,
+        &events,
+        &["at", "action", "by", "roleChanges"],
+        |e| {
             vec![
                 e.at.clone(),
                 e.action.clone(),
@@ -20,14 +22,6 @@ pub async fn run(ctx: &Ctx, text: &str) -> Result<(), Fail> {
                     .collect::<Vec<_>>()
                     .join("\n"),
             ]
-        })
-        .collect();
-    output::print_rows(
-        ctx.format,
-        Rows {
-            records: &events,
-            headers: &["at", "action", "by", "roleChanges"],
-            cells,
         },
     )?;
     Ok(())

@@ -2,7 +2,7 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Format};
+use crate::cli::output::{self, Format, Paging};
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
@@ -30,13 +30,8 @@ pub struct ListArgs {
     /// Facilities a user (by _id or e-mail) is linked to.
     #[arg(long)]
     user: Option<String>,
-    #[arg(long, default_value_t = 1)]
-    page: u32,
-    #[arg(long, default_value_t = 20)]
-    page_size: u32,
-    /// Every page.
-    #[arg(long)]
-    all: bool,
+    #[command(flatten)]
+    paging: Paging,
 }
 
 fn parse_department(s: &str) -> Result<Department, String> {
@@ -45,27 +40,21 @@ fn parse_department(s: &str) -> Result<Department, String> {
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
     let mut q = ListQuery {
-        page_num: Some(a.page),
-        page_size: Some(a.page_size),
+        page_num: Some(a.paging.page),
+        page_size: Some(a.paging.page_size),
         filters: Vec::new(),
-    };
-    for (key, value) in [
-        ("q", a.q),
-        ("department", a.department.map(|d| d.to_string())),
-        ("state", a.state),
-        ("city", a.city),
-        ("group", a.group),
-        ("radioisotope", a.radioisotope),
-        ("practice", a.practice),
-    ] {
-        if let Some(v) = value {
-            q = q.filter(key, v);
-        }
     }
+    .filter_opt("q", a.q)
+    .filter_opt("department", a.department.map(|d| d.to_string()))
+    .filter_opt("state", a.state)
+    .filter_opt("city", a.city)
+    .filter_opt("group", a.group)
+    .filter_opt("radioisotope", a.radioisotope)
+    .filter_opt("practice", a.practice);
     if let Some(u) = a.user {
         q = q.filter("userId", resolve::user(ctx, &u).await?.id);
     }
-    let facilities = if a.all {
+    let facilities = if a.paging.all {
         ctx.client.all_pages("/facilities", &q).await?
     } else {
         let page = ctx.client.facilities(&q).await?;

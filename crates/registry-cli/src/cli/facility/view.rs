@@ -2,7 +2,7 @@
 //! facilities`.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, Rows};
+use crate::cli::output::{self, Format, or_empty};
 use registry_core::MainRole;
 use registry_core::api::{Facility, FacilityUserView};
 
@@ -15,9 +15,11 @@ pub fn holder<'a>(f: &'a Facility, role: &str) -> Option<&'a FacilityUserView> {
 
 pub fn print_list(format: Format, facilities: &[Facility]) -> Result<(), Fail> {
     let rt = MainRole::TechnicalResponsible.as_str();
-    let cells = facilities
-        .iter()
-        .map(|f| {
+    output::print_list(
+        format,
+        facilities,
+        &["_id", "name", "cnpj", "department", "city", "state", rt],
+        |f| {
             let a = f.address.first();
             vec![
                 f.id.clone(),
@@ -28,14 +30,6 @@ pub fn print_list(format: Format, facilities: &[Facility]) -> Result<(), Fail> {
                 a.map(|a| a.state.clone()).unwrap_or_default(),
                 holder(f, rt).map(|u| u.name.clone()).unwrap_or_default(),
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: facilities,
-            headers: &["_id", "name", "cnpj", "department", "city", "state", rt],
-            cells,
         },
     )?;
     Ok(())
@@ -78,7 +72,7 @@ pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
             f.group.as_ref().map(|g| g.name.clone()).unwrap_or_default(),
         ),
         ("address", address),
-        ("CNENregistry", f.cnen_registry.clone().unwrap_or_default()),
+        ("CNENregistry", or_empty(&f.cnen_registry)),
         (
             "practices",
             f.practices
@@ -107,9 +101,18 @@ pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
 }
 
 pub fn print_users(format: Format, users: &[FacilityUserView]) -> Result<(), Fail> {
-    let cells = users
-        .iter()
-        .map(|u| {
+    output::print_list(
+        format,
+        users,
+        &[
+            "_id",
+            "name",
+            "email",
+            "responsabilities",
+            "AN licence",
+            "FM licence",
+        ],
+        |u| {
             let l = &u.licences;
             vec![
                 u.id.clone(),
@@ -119,21 +122,6 @@ pub fn print_users(format: Format, users: &[FacilityUserView]) -> Result<(), Fai
                 join_licence(&l.an_number, &l.an_validity),
                 join_licence(&l.fm_number, &l.fm_validity),
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: users,
-            headers: &[
-                "_id",
-                "name",
-                "email",
-                "responsabilities",
-                "AN licence",
-                "FM licence",
-            ],
-            cells,
         },
     )?;
     Ok(())

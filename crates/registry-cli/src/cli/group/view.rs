@@ -1,7 +1,7 @@
 //! How a group is printed.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output;
+use crate::cli::output::{self, or_empty};
 use registry_core::api::Group;
 
 pub fn show(ctx: &Ctx, g: &Group) -> Result<(), Fail> {
@@ -19,7 +19,7 @@ pub fn show(ctx: &Ctx, g: &Group) -> Result<(), Fail> {
         vec![
             ("_id", g.id.clone()),
             ("name", g.name.clone()),
-            ("description", g.description.clone().unwrap_or_default()),
+            ("description", or_empty(&g.description)),
             ("facilities", facilities),
         ],
     )?;

@@ -22,10 +22,8 @@ pub struct ListArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
-    let mut query = ListQuery::default();
-    if let Some(f) = a.facility {
-        query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
-    }
+    let mut query =
+        ListQuery::default().filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?);
     if let Some(w) = a.week {
         query = query.filter(
             "week",

@@ -1,13 +1,25 @@
 //! How receipts and a week's usage are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, Rows};
+use crate::cli::output::{self, Format, or_empty};
 use registry_core::material::{Receipt, WeeklyUsage};
 
 pub fn print_list(format: Format, list: &[Receipt]) -> Result<(), Fail> {
-    let cells = list
-        .iter()
-        .map(|r| {
+    output::print_list(
+        format,
+        list,
+        &[
+            "_id",
+            "receivedAt",
+            "facility",
+            "radioisotope",
+            "mCi",
+            "supplier",
+            "lot",
+            "week",
+            "overQuantity",
+        ],
+        |r| {
             vec![
                 r.id.clone(),
                 r.received_at.clone(),
@@ -15,7 +27,7 @@ pub fn print_list(format: Format, list: &[Receipt]) -> Result<(), Fail> {
                 r.radioisotope.to_string(),
                 format!("{:.3}", r.activity_at_receipt),
                 r.supplier.clone(),
-                r.lot.clone().unwrap_or_default(),
+                or_empty(&r.lot),
                 r.week.clone(),
                 if r.over_quantity {
                     "OVER".into()
@@ -23,24 +35,6 @@ pub fn print_list(format: Format, list: &[Receipt]) -> Result<(), Fail> {
                     String::new()
                 },
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: list,
-            headers: &[
-                "_id",
-                "receivedAt",
-                "facility",
-                "radioisotope",
-                "mCi",
-                "supplier",
-                "lot",
-                "week",
-                "overQuantity",
-            ],
-            cells,
         },
     )?;
     Ok(())
@@ -58,10 +52,18 @@ pub fn print_usage(format: Format, u: &WeeklyUsage) -> Result<(), Fail> {
         "{} — week {} (from {} to {})",
         u.facility.name, u.week, u.from, u.to
     ));
-    let cells = u
-        .radioisotopes
-        .iter()
-        .map(|l| {
+    output::print_list(
+        format,
+        &u.radioisotopes,
+        &[
+            "radioisotope",
+            "authorised",
+            "received",
+            "remaining",
+            "receipts",
+            "exceeded",
+        ],
+        |l| {
             vec![
                 l.radioisotope.to_string(),
                 format!("{:.3}", l.authorised),
@@ -74,21 +76,6 @@ pub fn print_usage(format: Format, u: &WeeklyUsage) -> Result<(), Fail> {
                     String::new()
                 },
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: &u.radioisotopes,
-            headers: &[
-                "radioisotope",
-                "authorised",
-                "received",
-                "remaining",
-                "receipts",
-                "exceeded",
-            ],
-            cells,
         },
     )?;
     Ok(())
@@ -111,12 +98,12 @@ pub fn show(format: Format, r: &Receipt) -> Result<(), Fail> {
                 format!("{:.3} mCi", r.activity_at_receipt),
             ),
             ("supplier", r.supplier.clone()),
-            ("lot", r.lot.clone().unwrap_or_default()),
+            ("lot", or_empty(&r.lot)),
             ("receivedBy", r.received_by.clone()),
             ("receivedAt", r.received_at.clone()),
             ("week", r.week.clone()),
             ("overQuantity", r.over_quantity.to_string()),
-            ("notes", r.notes.clone().unwrap_or_default()),
+            ("notes", or_empty(&r.notes)),
         ],
     )?;
     Ok(())

@@ -46,9 +46,7 @@ pub async fn run(ctx: &Ctx, a: DueArgs) -> Result<(), Fail> {
     let list = match a.equipment {
         Some(id) => ctx.client.equipment_due(&id, &query).await?,
         None => {
-            if let Some(f) = a.facility {
-                query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
-            }
+            query = query.filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?);
             if let Some(t) = a.equipment_type {
                 query = query.filter(
                     "typeOfEquipment",

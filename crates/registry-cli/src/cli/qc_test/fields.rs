@@ -3,6 +3,7 @@
 
 use super::readings;
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::equipment::fields::put_texts;
 use crate::cli::resolve;
 use clap::Args;
 use registry_core::equipment::{Conclusion, local_date};
@@ -67,17 +68,11 @@ impl TestFields {
                 readings::readings_file(path, self.kind)?,
             );
         }
-        for (key, value) in [("notes", &self.notes), ("document", &self.document)] {
-            match value {
-                Some(v) if v.is_empty() && clear_empty => {
-                    obj.insert(key.into(), Value::Null);
-                }
-                Some(v) if !v.is_empty() => {
-                    obj.insert(key.into(), json!(v));
-                }
-                _ => {}
-            }
-        }
+        put_texts(
+            &mut obj,
+            [("notes", &self.notes), ("document", &self.document)],
+            clear_empty,
+        );
         Ok(obj)
     }
 }

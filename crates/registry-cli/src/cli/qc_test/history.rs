@@ -25,13 +25,9 @@ pub struct HistoryArgs {
 pub async fn run(ctx: &Ctx, a: HistoryArgs) -> Result<(), Fail> {
     let e = resolve::equipment_or_pick(ctx, a.equipment, "--equipment").await?;
     let t = resolve::test_type_or_pick(ctx, &e, a.test_type, "--test-type").await?;
-    let mut query = ListQuery::default();
-    if let Some(d) = a.from {
-        query = query.filter("dateGte", d);
-    }
-    if let Some(d) = a.to {
-        query = query.filter("dateLt", d);
-    }
+    let query = ListQuery::default()
+        .filter_opt("dateGte", a.from)
+        .filter_opt("dateLt", a.to);
     let list = ctx.client.test_history(&e.id, &t.id, &query).await?;
     view::print_list(ctx.format, &list)
 }

@@ -1,48 +1,52 @@
 //! How QC tests, what falls due and a computed test's figures are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, Rows};
+use crate::cli::output::{self, Format, or_empty};
 use registry_core::equipment::{DueTest, QcTest};
 use registry_core::qc;
 use serde_json::Value;
 
 pub fn print_list(format: Format, list: &[QcTest]) -> Result<(), Fail> {
-    let cells = list
-        .iter()
-        .map(|t| {
+    output::print_list(
+        format,
+        list,
+        &[
+            "_id",
+            "date",
+            "typeOfTest",
+            "conclusion",
+            "performedBy",
+            "document",
+        ],
+        |t| {
             vec![
                 t.id.clone(),
                 t.date.clone(),
                 t.type_of_test.name.clone(),
                 t.conclusion.to_string(),
                 t.performed_by.name.clone(),
-                t.document.clone().unwrap_or_default(),
+                or_empty(&t.document),
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: list,
-            headers: &[
-                "_id",
-                "date",
-                "typeOfTest",
-                "conclusion",
-                "performedBy",
-                "document",
-            ],
-            cells,
         },
     )?;
     Ok(())
 }
 
 pub fn print_due(format: Format, list: &[DueTest]) -> Result<(), Fail> {
-    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
-    let cells = list
-        .iter()
-        .map(|d| {
+    output::print_list(
+        format,
+        list,
+        &[
+            "facility",
+            "equipment",
+            "description",
+            "typeOfTest",
+            "lastDate",
+            "nextDue",
+            "state",
+            "lastConclusion",
+        ],
+        |d| {
             let e = &d.equipment;
             let mut equipment = [&e.manufacturer, &e.model]
                 .into_iter()
@@ -60,28 +64,11 @@ pub fn print_due(format: Format, list: &[DueTest]) -> Result<(), Fail> {
                     .trim()
                     .to_owned(),
                 d.type_of_test.name.clone(),
-                opt(&d.last_date),
-                opt(&d.next_due),
+                or_empty(&d.last_date),
+                or_empty(&d.next_due),
                 d.state.as_str().to_owned(),
                 d.last_conclusion.map(|c| c.to_string()).unwrap_or_default(),
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: list,
-            headers: &[
-                "facility",
-                "equipment",
-                "description",
-                "typeOfTest",
-                "lastDate",
-                "nextDue",
-                "state",
-                "lastConclusion",
-            ],
-            cells,
         },
     )?;
     Ok(())
@@ -107,8 +94,8 @@ pub fn show(format: Format, t: &QcTest) -> Result<(), Fail> {
                     .map(Value::to_string)
                     .unwrap_or_default(),
             ),
-            ("notes", t.notes.clone().unwrap_or_default()),
-            ("document", t.document.clone().unwrap_or_default()),
+            ("notes", or_empty(&t.notes)),
+            ("document", or_empty(&t.document)),
         ],
     )?;
     if let Some(f) = figures {

@@ -12,16 +12,10 @@ pub async fn run(
     role: Option<Role>,
     active: Option<bool>,
 ) -> Result<(), Fail> {
-    let mut query = ListQuery::default();
-    if let Some(q) = q {
-        query = query.filter("q", q);
-    }
-    if let Some(r) = role {
-        query = query.filter("role", r.as_str());
-    }
-    if let Some(a) = active {
-        query = query.filter("active", a.to_string());
-    }
+    let query = ListQuery::default()
+        .filter_opt("q", q)
+        .filter_opt("role", role.map(|r| r.as_str()))
+        .filter_opt("active", active.map(|a| a.to_string()));
     let users: Vec<User> = ctx.client.all_pages("/users", &query).await?;
     view::print_list(ctx, &users)
 }

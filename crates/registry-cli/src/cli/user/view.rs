@@ -1,7 +1,7 @@
 //! How users are printed.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Rows};
+use crate::cli::output::{self, or_empty};
 use registry_core::api::User;
 
 fn roles(u: &User) -> String {
@@ -13,9 +13,11 @@ fn roles(u: &User) -> String {
 }
 
 pub fn print_list(ctx: &Ctx, users: &[User]) -> Result<(), Fail> {
-    let cells = users
-        .iter()
-        .map(|u| {
+    output::print_list(
+        ctx.format,
+        users,
+        &["_id", "name", "email", "roles", "active"],
+        |u| {
             vec![
                 u.id.clone(),
                 u.name.clone(),
@@ -23,14 +25,6 @@ pub fn print_list(ctx: &Ctx, users: &[User]) -> Result<(), Fail> {
                 roles(u),
                 if u.active { "yes" } else { "no" }.into(),
             ]
-        })
-        .collect();
-    output::print_rows(
-        ctx.format,
-        Rows {
-            records: users,
-            headers: &["_id", "name", "email", "roles", "active"],
-            cells,
         },
     )?;
     Ok(())
@@ -38,7 +32,6 @@ pub fn print_list(ctx: &Ctx, users: &[User]) -> Result<(), Fail> {
 
 pub fn show(ctx: &Ctx, u: &User) -> Result<(), Fail> {
     let l = &u.licences;
-    let opt = |v: &Option<String>| v.clone().unwrap_or_default();
     output::print_record(
         ctx.format,
         u,
@@ -46,14 +39,14 @@ pub fn show(ctx: &Ctx, u: &User) -> Result<(), Fail> {
             ("_id", u.id.clone()),
             ("name", u.name.clone()),
             ("email", u.email.clone()),
-            ("telephone", opt(&u.telephone)),
-            ("cpf", opt(&u.cpf)),
+            ("telephone", or_empty(&u.telephone)),
+            ("cpf", or_empty(&u.cpf)),
             ("roles", roles(u)),
             ("active", u.active.to_string()),
-            ("ANLicenseNumber", opt(&l.an_number)),
-            ("ANLicenseValidity", opt(&l.an_validity)),
-            ("FMLicenseNumber", opt(&l.fm_number)),
-            ("FMLicenseValidity", opt(&l.fm_validity)),
+            ("ANLicenseNumber", or_empty(&l.an_number)),
+            ("ANLicenseValidity", or_empty(&l.an_validity)),
+            ("FMLicenseNumber", or_empty(&l.fm_number)),
+            ("FMLicenseValidity", or_empty(&l.fm_validity)),
         ],
     )?;
     Ok(())

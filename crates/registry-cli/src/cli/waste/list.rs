@@ -23,16 +23,10 @@ pub struct ListArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
-    let mut query = ListQuery::default();
-    if let Some(f) = a.facility {
-        query = query.filter("facilityId", resolve::facility(ctx, &f).await?.id);
-    }
-    if a.releasable {
-        query = query.filter("releasable", "true");
-    }
-    if a.released {
-        query = query.filter("released", "true");
-    }
+    let mut query = ListQuery::default()
+        .filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?)
+        .filter_opt("releasable", a.releasable.then_some("true"))
+        .filter_opt("released", a.released.then_some("true"));
     if let Some(r) = a.radioisotope {
         query = query.filter("radioisotope", isotope_arg(&r, "--radioisotope")?.as_str());
     }

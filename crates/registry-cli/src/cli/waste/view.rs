@@ -1,7 +1,7 @@
 //! How waste packages are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, Rows};
+use crate::cli::output::{self, Format, or_empty};
 use registry_core::waste::WastePackage;
 
 fn describe(w: &WastePackage) -> String {
@@ -21,9 +21,20 @@ fn status(w: &WastePackage) -> String {
 }
 
 pub fn print_list(format: Format, list: &[WastePackage]) -> Result<(), Fail> {
-    let cells = list
-        .iter()
-        .map(|w| {
+    output::print_list(
+        format,
+        list,
+        &[
+            "_id",
+            "facility",
+            "form",
+            "contents",
+            "location",
+            "closedAt",
+            "releaseDate",
+            "status",
+        ],
+        |w| {
             vec![
                 w.id.clone(),
                 w.facility.name.clone(),
@@ -34,23 +45,6 @@ pub fn print_list(format: Format, list: &[WastePackage]) -> Result<(), Fail> {
                 w.release_date.clone(),
                 status(w),
             ]
-        })
-        .collect();
-    output::print_rows(
-        format,
-        Rows {
-            records: list,
-            headers: &[
-                "_id",
-                "facility",
-                "form",
-                "contents",
-                "location",
-                "closedAt",
-                "releaseDate",
-                "status",
-            ],
-            cells,
         },
     )?;
     Ok(())
@@ -65,7 +59,7 @@ pub fn show(format: Format, w: &WastePackage) -> Result<(), Fail> {
         ("mass", format!("{} kg", w.mass)),
         ("closedAt", w.closed_at.clone()),
         ("location", w.location.clone()),
-        ("description", w.description.clone().unwrap_or_default()),
+        ("description", or_empty(&w.description)),
         ("releaseDate", w.release_date.clone()),
         ("status", status(w)),
     ];
