@@ -28,6 +28,20 @@ pub(crate) async fn commit<T: Serialize>(
     Ok(())
 }
 
+/// [`commit`] of a write that keeps the record (an edit, a release): with the record as it was
+/// and as it is.
+pub(crate) async fn changed<T: Serialize>(
+    tx: Tx,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    action: &str,
+    before: &T,
+    after: &T,
+) -> Result<()> {
+    commit(tx, caller, entity, id, action, Some(before), Some(after)).await
+}
+
 /// Ends a request that created the record `id` in `tx`: audits `create`, commits, and answers 201
 /// with the record.
 pub(crate) async fn created<T: Serialize>(

@@ -119,16 +119,7 @@ pub(crate) async fn edit<T: Catalogue>(
     if record != before {
         record.set_updated_at(now());
         record.save(&mut tx, false).await?;
-        audited::commit(
-            tx,
-            caller,
-            T::ENTITY,
-            &id,
-            "edit",
-            Some(&before),
-            Some(&record),
-        )
-        .await?;
+        audited::changed(tx, caller, T::ENTITY, &id, "edit", &before, &record).await?;
     }
     Ok(Json(record))
 }

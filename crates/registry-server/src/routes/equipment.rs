@@ -286,16 +286,7 @@ async fn edit(
     if equipment != before {
         equipment.updated_at = now();
         store::save(&mut tx, &equipment, false).await?;
-        audited::commit(
-            tx,
-            &caller,
-            "equipment",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&equipment),
-        )
-        .await?;
+        audited::changed(tx, &caller, "equipment", &id, "edit", &before, &equipment).await?;
     }
     Ok(Json(equipment))
 }

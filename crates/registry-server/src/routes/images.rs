@@ -66,7 +66,7 @@ async fn locked(state: &AppState, caller: &Caller, id: &str) -> Result<Tx> {
 
 /// Marks the facility `id` changed `at` and records the image event `action` in its audit log,
 /// with its `before` or `after` detail.
-async fn changed(
+async fn image_event(
     conn: &mut Conn,
     caller: &Caller,
     id: &str,
@@ -159,7 +159,7 @@ async fn upload(
     let at = now();
     store::set_image(&mut tx, &id, kind, content_type, &data, &at).await?;
     let detail = serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": data.len() });
-    changed(&mut tx, &caller, &id, &at, "image_set", None, Some(&detail)).await?;
+    image_event(&mut tx, &caller, &id, &at, "image_set", None, Some(&detail)).await?;
     answer(tx, &id).await
 }
 
@@ -204,7 +204,7 @@ async fn remove(
     let mut tx = locked(&state, &caller, &id).await?;
     if store::remove_image(&mut tx, &id, kind).await? {
         let detail = serde_json::json!({ "kind": kind.as_str() });
-        changed(
+        image_event(
             &mut tx,
             &caller,
             &id,

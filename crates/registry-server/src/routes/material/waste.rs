@@ -269,16 +269,7 @@ pub(super) async fn edit_waste(
     if package != before {
         package.updated_at = now();
         store::save_waste(&mut tx, &package, false).await?;
-        audited::commit(
-            tx,
-            &caller,
-            "waste",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&package),
-        )
-        .await?;
+        audited::changed(tx, &caller, "waste", &id, "edit", &before, &package).await?;
     }
     Ok(Json(package))
 }
@@ -336,15 +327,6 @@ pub(super) async fn release(
     package.release = Some(record);
     package.releasable = false;
     package.updated_at = stamp;
-    audited::commit(
-        tx,
-        &caller,
-        "waste",
-        &id,
-        "release",
-        Some(&before),
-        Some(&package),
-    )
-    .await?;
+    audited::changed(tx, &caller, "waste", &id, "release", &before, &package).await?;
     Ok(Json(package))
 }

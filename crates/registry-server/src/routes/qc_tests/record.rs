@@ -256,16 +256,7 @@ pub(super) async fn edit(
     if record != before {
         record.updated_at = now();
         store::save(&mut tx, &record, false).await?;
-        audited::commit(
-            tx,
-            &caller,
-            "qc_test",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&record),
-        )
-        .await?;
+        audited::changed(tx, &caller, "qc_test", &id, "edit", &before, &record).await?;
     }
     Ok(Json(record))
 }
