@@ -1,17 +1,32 @@
-//! The end every archive or delete of a record shares.
+//! The start and the end every archive or delete of a record shares.
 
+use super::audited;
 use crate::auth::Caller;
 use crate::db::Tx;
 use crate::error::Result;
-use crate::store::audit;
+use crate::extract::JsonBody;
+use crate::state::AppState;
 use axum::Json;
 use registry_core::api::Message;
 use serde::Serialize;
 
+/// Starts a request that archives, deactivates or deletes the record whose `_id` the body
+/// carries: that `_id`, and a transaction with the record's row of `table` locked.
+pub(crate) async fn begin(
+    state: &AppState,
+    body: JsonBody,
+    table: &'static str,
+) -> Result<(Tx, String)> {
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, table, &id).await?;
+    Ok((tx, id))
+}
+
 /// Ends a request that archived or deleted the record `id` in `tx`: records `action` with the
 /// record as it was (`before`) in the audit log as `entity`, commits, and answers `message`.
 pub(crate) async fn finish<T: Serialize>(
-    mut tx: Tx,
+    tx: Tx,
     caller: &Caller,
     entity: &str,
     action: &str,
@@ -19,17 +34,7 @@ pub(crate) async fn finish<T: Serialize>(
     id: String,
     message: &str,
 ) -> Result<Json<Message>> {
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        entity,
-        &id,
-        action,
-        Some(before),
-        None,
-    )
-    .await?;
-    tx.commit().await?;
+    audited::commit(tx, caller, entity, &id, action, Some(before), None).await?;
     Ok(Json(Message {
         message: message.into(),
         id: Some(id),

@@ -5,13 +5,12 @@
 //! (what a payload builds, where a name must be unique, what refers to a record) is its
 //! [`Catalogue`] implementation.
 
-use super::archive;
+use super::{archive, audited};
 use crate::auth::Caller;
 use crate::db::{Conn, new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::state::AppState;
-use crate::store::audit;
 use crate::store::catalogue::{self as store, CatalogueFilter, Named, NamedRow, Stored};
 use axum::Json;
 use axum::http::StatusCode;
@@ -99,9 +98,7 @@ pub(crate) async fn register<T: Catalogue>(
     let id = new_id();
     let record = T::create(&mut tx, changes, id.clone(), now()).await?;
     record.save(&mut tx, true).await?;
-    log_change(&mut tx, caller, &id, "create", None, Some(&record)).await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(record)))
+    audited::created(tx, caller, T::ENTITY, &id, record).await
 }
 
 /// `POST /<resource>/edit` (staff): applies `{_id, …}`; a payload that changes nothing writes
@@ -122,23 +119,9 @@ pub(crate) async fn edit<T: Catalogue>(
     if record != before {
         record.set_updated_at(now());
         record.save(&mut tx, false).await?;
-        log_change(&mut tx, caller, &id, "edit", Some(&before), Some(&record)).await?;
-        tx.commit().await?;
+        audited::changed(tx, caller, T::ENTITY, &id, "edit", &before, &record).await?;
     }
     Ok(Json(record))
-}
-
-/// Records `action` on the record `id` in the audit log, as it was and as it is.
-async fn log_change<T: Catalogue>(
-    conn: &mut Conn,
-    caller: &Caller,
-    id: &str,
-    action: &str,
-    before: Option<&T>,
-    after: Option<&T>,
-) -> Result<()> {
-    audit::record_change(conn, Some(&caller.id), T::ENTITY, id, action, before, after).await?;
-    Ok(())
 }
 
 /// `POST /<resource>/exclude` (Administrator): deletes `{_id}` unless something refers to it.
@@ -148,9 +131,7 @@ pub(crate) async fn exclude<T: Catalogue>(
     body: JsonBody,
 ) -> Result<Json<Message>> {
     caller.require_any(&[Role::Administrator])?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, T::TABLE, &id).await?;
+    let (mut tx, id) = archive::begin(state, body, T::TABLE).await?;
     let before = load::<T>(&mut tx, &id).await?;
     T::before_delete(&mut tx, &id).await?;
     T::delete(&mut tx, &id).await?;

@@ -9,8 +9,9 @@ use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
+use crate::routes::{archive, audited};
 use crate::state::AppState;
-use crate::store::{audit, equipment as store, equipment_types};
+use crate::store::{equipment as store, equipment_types};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -133,8 +134,14 @@ async fn references(
     }
 }
 
-async fn create(state: &AppState, caller: &Caller, value: &Value) -> Result<Equipment> {
-    let changes = read_equipment(value, true).map_err(ApiError::Validation)?;
+/// Registers the equipment a payload describes (staff; both register paths), answering 201 with it.
+async fn create(
+    state: &AppState,
+    caller: &Caller,
+    body: JsonBody,
+) -> Result<(StatusCode, Json<Equipment>)> {
+    caller.require_staff()?;
+    let changes = read_equipment(&body.value()?, true).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
     let (Some(facility), Some(type_of_equipment)) = references(
         &mut tx,
@@ -161,18 +168,8 @@ async fn create(state: &AppState, caller: &Caller, value: &Value) -> Result<Equi
         updated_at: at,
     };
     store::save(&mut tx, &equipment, true).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "equipment",
-        &equipment.id,
-        "create",
-        None,
-        Some(&equipment),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(equipment)
+    let id = equipment.id.clone();
+    audited::created(tx, caller, "equipment", &id, equipment).await
 }
 
 #[utoipa::path(
@@ -190,9 +187,7 @@ async fn register(
     caller: Caller,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Equipment>)> {
-    caller.require_staff()?;
-    let equipment = create(&state, &caller, &body.value()?).await?;
-    Ok((StatusCode::CREATED, Json(equipment)))
+    create(&state, &caller, body).await
 }
 
 #[utoipa::path(
@@ -209,9 +204,7 @@ async fn register_for_facility(
     caller: Caller,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Equipment>)> {
-    caller.require_staff()?;
-    let equipment = create(&state, &caller, &body.value()?).await?;
-    Ok((StatusCode::CREATED, Json(equipment)))
+    create(&state, &caller, body).await
 }
 
 #[utoipa::path(
@@ -293,17 +286,7 @@ async fn edit(
     if equipment != before {
         equipment.updated_at = now();
         store::save(&mut tx, &equipment, false).await?;
-        audit::record_change(
-            &mut tx,
-            Some(&caller.id),
-            "equipment",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&equipment),
-        )
-        .await?;
-        tx.commit().await?;
+        audited::changed(tx, &caller, "equipment", &id, "edit", &before, &equipment).await?;
     }
     Ok(Json(equipment))
 }
@@ -324,29 +307,21 @@ async fn exclude(
     body: JsonBody,
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "equipment", &id).await?;
+    let (mut tx, id) = archive::begin(&state, body, "equipment").await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
+    archive::finish(
+        tx,
+        &caller,
         "equipment",
-        &id,
         "archive",
-        Some(&before),
-        None,
+        &before,
+        id,
+        "Equipment archived.",
     )
-    .await?;
-    tx.commit().await?;
-    Ok(Json(Message {
-        message: "Equipment archived.".into(),
-        id: Some(id),
-        token: None,
-    }))
+    .await
 }
 
 #[utoipa::path(
@@ -369,21 +344,5 @@ async fn history(
     Path(id): Path<String>,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<AuditEvent>>> {
-    caller.require_staff()?;
-    let mut conn = state.db.read().await?;
-    let (list, total) = audit::history(
-        &mut conn,
-        "equipment",
-        &id,
-        params.page_size,
-        params.offset(),
-    )
-    .await?;
-    if total == 0 {
-        return Err(ApiError::not_found("equipment"));
-    }
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    audited::history(&state, &caller, "equipment", &id, &params).await
 }

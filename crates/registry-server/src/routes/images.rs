@@ -3,7 +3,7 @@
 
 use crate::access::visible;
 use crate::auth::Caller;
-use crate::db::now;
+use crate::db::{Conn, Tx, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use registry_core::ErrorBody;
 use registry_core::FieldCode;
 use registry_core::api::{Facility, IdInput};
+use serde_json::Value;
 
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
 
@@ -53,6 +54,51 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
     } else {
         ApiError::BadRequest(format!("Malformed multipart body: {}.", e.body_text()))
     }
+}
+
+/// A transaction with the facility `id` locked, when the caller may see it.
+async fn locked(state: &AppState, caller: &Caller, id: &str) -> Result<Tx> {
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, "facilities", id).await?;
+    visible(&mut tx, caller, id).await?;
+    Ok(tx)
+}
+
+/// Marks the facility `id` changed `at` and records the image event `action` in its audit log,
+/// with its `before` or `after` detail.
+async fn image_event(
+    conn: &mut Conn,
+    caller: &Caller,
+    id: &str,
+    at: &str,
+    action: &str,
+    before: Option<&Value>,
+    after: Option<&Value>,
+) -> Result<()> {
+    store::touch(conn, id, at).await?;
+    audit::record(
+        conn,
+        audit::Change {
+            entity: "facility",
+            entity_id: id,
+            action,
+            actor: Some(&caller.id),
+            before,
+            after,
+            role_changes: &[],
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Commits and answers the facility `id` with its ETag.
+async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
+    let facility = store::view(&mut tx, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("facility"))?;
+    tx.commit().await?;
+    Ok(with_etag(StatusCode::OK, facility))
 }
 
 #[utoipa::path(
@@ -109,31 +155,12 @@ async fn upload(
             "must be a PNG, JPEG or WebP image",
         )
     })?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "facilities", &id).await?;
-    visible(&mut tx, &caller, &id).await?;
+    let mut tx = locked(&state, &caller, &id).await?;
     let at = now();
     store::set_image(&mut tx, &id, kind, content_type, &data, &at).await?;
-    store::touch(&mut tx, &id, &at).await?;
     let detail = serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": data.len() });
-    audit::record(
-        &mut tx,
-        audit::Change {
-            entity: "facility",
-            entity_id: &id,
-            action: "image_set",
-            actor: Some(&caller.id),
-            before: None,
-            after: Some(&detail),
-            role_changes: &[],
-        },
-    )
-    .await?;
-    let facility = store::view(&mut tx, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
-    tx.commit().await?;
-    Ok(with_etag(StatusCode::OK, facility))
+    image_event(&mut tx, &caller, &id, &at, "image_set", None, Some(&detail)).await?;
+    answer(tx, &id).await
 }
 
 #[utoipa::path(
@@ -174,32 +201,21 @@ async fn remove(
     kind: ImageKind,
 ) -> Result<Response> {
     caller.require_staff()?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "facilities", &id).await?;
-    visible(&mut tx, &caller, &id).await?;
+    let mut tx = locked(&state, &caller, &id).await?;
     if store::remove_image(&mut tx, &id, kind).await? {
-        let at = now();
-        store::touch(&mut tx, &id, &at).await?;
         let detail = serde_json::json!({ "kind": kind.as_str() });
-        audit::record(
+        image_event(
             &mut tx,
-            audit::Change {
-                entity: "facility",
-                entity_id: &id,
-                action: "image_removed",
-                actor: Some(&caller.id),
-                before: Some(&detail),
-                after: None,
-                role_changes: &[],
-            },
+            &caller,
+            &id,
+            &now(),
+            "image_removed",
+            Some(&detail),
+            None,
         )
         .await?;
     }
-    let facility = store::view(&mut tx, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
-    tx.commit().await?;
-    Ok(with_etag(StatusCode::OK, facility))
+    answer(tx, &id).await
 }
 
 #[utoipa::path(

@@ -2,6 +2,7 @@
 //! handler's `#[utoipa::path]` both routes and describes it (`describe.rs`).
 
 mod archive;
+mod audited;
 pub mod auth;
 mod catalogue;
 pub mod describe;

@@ -1,13 +1,14 @@
 //! User endpoints (spec §4.2): the list (staff), one user and their facilities (staff or self).
 
 use crate::auth::Caller;
+use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
 use crate::store::facilities::{self, FacilityFilter};
-use crate::store::users;
+use crate::store::users::{self, UserRow};
 use axum::Json;
 use axum::extract::State;
 use registry_core::ErrorBody;
@@ -54,13 +55,17 @@ async fn list(
     }))
 }
 
-/// Staff see every user; others only themselves (anyone else is "not found").
-fn may_see(caller: &Caller, id: &str) -> Result<()> {
-    if caller.is_staff() || caller.id == id {
-        Ok(())
-    } else {
-        Err(ApiError::not_found("user"))
+/// The user `id`, with the connection it was read on: staff see every user, others only
+/// themselves (anyone else is "not found").
+async fn visible_user(state: &AppState, caller: &Caller, id: &str) -> Result<(Conn, UserRow)> {
+    if !caller.is_staff() && caller.id != id {
+        return Err(ApiError::not_found("user"));
     }
+    let mut conn = state.db.read().await?;
+    let user = users::by_id(&mut conn, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("user"))?;
+    Ok((conn, user))
 }
 
 #[utoipa::path(
@@ -79,11 +84,7 @@ async fn show(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<User>> {
-    may_see(&caller, &id)?;
-    let mut conn = state.db.read().await?;
-    let user = users::by_id(&mut conn, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("user"))?;
+    let (_, user) = visible_user(&state, &caller, &id).await?;
     Ok(Json(user.view()))
 }
 
@@ -109,11 +110,7 @@ async fn user_facilities(
     Path(id): Path<String>,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<Facility>>> {
-    may_see(&caller, &id)?;
-    let mut conn = state.db.read().await?;
-    users::by_id(&mut conn, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("user"))?;
+    let (mut conn, _) = visible_user(&state, &caller, &id).await?;
     let filter = FacilityFilter {
         member: Some(id),
         ..params.facility_filter()

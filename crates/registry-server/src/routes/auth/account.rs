@@ -7,6 +7,7 @@ use crate::db::Conn;
 use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
+use crate::routes::archive;
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -174,9 +175,7 @@ pub(super) async fn exclude(
     caller: Caller,
     body: JsonBody,
 ) -> Result<Json<Message>> {
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "users", &id).await?;
+    let (mut tx, id) = archive::begin(&state, body, "users").await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
     if user.active {

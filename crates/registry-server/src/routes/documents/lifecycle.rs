@@ -4,9 +4,11 @@ use super::{
     CommentBody, IdBody, SIGNERS, invalid_transition, load, load_state, record, record_event,
 };
 use crate::auth::Caller;
+use crate::db::Tx;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, Path};
+use crate::routes::archive;
 use crate::state::AppState;
 use crate::store::documents as store;
 use axum::Json;
@@ -14,12 +16,58 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use rand::RngCore;
+use registry_core::api::Message;
 use registry_core::document::{self, Document, Move, SignedClaim};
 use registry_core::{ErrorBody, FieldCode, Role};
 use serde_json::Value;
 
 /// Roles that may release a signed document.
 const RELEASERS: &[Role] = &[Role::Administrator, Role::Admin, Role::Physicist];
+
+/// A status move under way on a locked document: its transaction, `_id`, file digest and view
+/// before the move.
+struct Moving {
+    tx: Tx,
+    id: String,
+    sha256: String,
+    before: Document,
+}
+
+impl Moving {
+    /// Starts the move `to` on the document `{_id}` of `body`: locks it, refuses a move its
+    /// status does not allow (409 `invalid_transition`), and loads it as it is.
+    async fn begin(state: &AppState, caller: &Caller, body: JsonBody, to: Move) -> Result<Self> {
+        let id = JsonBody::id(&body.value()?)?;
+        let mut tx = state.db.begin().await?;
+        crate::store::lock_row(&mut tx, "documents", &id).await?;
+        let current = load_state(&mut tx, &id).await?;
+        document::transition(current.status, to).map_err(invalid_transition)?;
+        let before = load(&mut tx, caller, &id).await?;
+        Ok(Moving {
+            tx,
+            id,
+            sha256: current.sha256,
+            before,
+        })
+    }
+
+    /// Ends the move: records `action` with the document before and after, commits, and answers
+    /// the document as it is now.
+    async fn finish(mut self, caller: &Caller, action: &str) -> Result<Response> {
+        let after = load(&mut self.tx, caller, &self.id).await?;
+        record(
+            &mut self.tx,
+            &self.id,
+            action,
+            caller,
+            Some(&self.before),
+            Some(&after),
+        )
+        .await?;
+        self.tx.commit().await?;
+        Ok(Json(after).into_response())
+    }
+}
 
 #[utoipa::path(
     post, path = "/api/document/sign", tag = "documents",
@@ -40,32 +88,27 @@ pub(super) async fn sign(
     body: JsonBody,
 ) -> Result<Response> {
     caller.require_any(SIGNERS)?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "documents", &id).await?;
-    let current = load_state(&mut tx, &id).await?;
-    document::transition(current.status, Move::Sign).map_err(invalid_transition)?;
-    let before = load(&mut tx, &caller, &id).await?;
+    let mut moving = Moving::begin(&state, &caller, body, Move::Sign).await?;
     let code = loop {
         let mut random = [0u8; document::CODE_LENGTH];
         rand::rng().fill_bytes(&mut random);
         let code = document::authenticity_code(random);
-        if !store::code_taken(&mut tx, &code).await? {
+        if !store::code_taken(&mut moving.tx, &code).await? {
             break code;
         }
     };
     let at = now();
     let signature = SignedClaim {
-        file_sha256: &current.sha256,
-        document_id: &id,
+        file_sha256: &moving.sha256,
+        document_id: &moving.id,
         signer: &caller.id,
         signed_at: &at,
         code: &code,
     }
     .sign(&state.signing_key);
     store::sign(
-        &mut tx,
-        &id,
+        &mut moving.tx,
+        &moving.id,
         &store::Signing {
             signer: &caller.id,
             at: &at,
@@ -74,10 +117,7 @@ pub(super) async fn sign(
         },
     )
     .await?;
-    let after = load(&mut tx, &caller, &id).await?;
-    record(&mut tx, &id, "signed", &caller, Some(&before), Some(&after)).await?;
-    tx.commit().await?;
-    Ok(Json(after).into_response())
+    moving.finish(&caller, "signed").await
 }
 
 #[utoipa::path(
@@ -98,25 +138,9 @@ pub(super) async fn liberate(
     body: JsonBody,
 ) -> Result<Response> {
     caller.require_any(RELEASERS)?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "documents", &id).await?;
-    let current = load_state(&mut tx, &id).await?;
-    document::transition(current.status, Move::Liberate).map_err(invalid_transition)?;
-    let before = load(&mut tx, &caller, &id).await?;
-    store::liberate(&mut tx, &id, &caller.id, &now()).await?;
-    let after = load(&mut tx, &caller, &id).await?;
-    record(
-        &mut tx,
-        &id,
-        "liberated",
-        &caller,
-        Some(&before),
-        Some(&after),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(Json(after).into_response())
+    let mut moving = Moving::begin(&state, &caller, body, Move::Liberate).await?;
+    store::liberate(&mut moving.tx, &moving.id, &caller.id, &now()).await?;
+    moving.finish(&caller, "liberated").await
 }
 
 #[utoipa::path(
@@ -134,21 +158,21 @@ pub(super) async fn exclude(
     State(state): State<AppState>,
     caller: Caller,
     body: JsonBody,
-) -> Result<Response> {
+) -> Result<Json<Message>> {
     caller.require_staff()?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "documents", &id).await?;
+    let (mut tx, id) = archive::begin(&state, body, "documents").await?;
     let before = load(&mut tx, &caller, &id).await?;
     store::archive(&mut tx, &id, &now()).await?;
-    record(&mut tx, &id, "deleted", &caller, Some(&before), None).await?;
-    tx.commit().await?;
-    Ok(Json(registry_core::api::Message {
-        message: "Document deleted.".into(),
-        id: Some(id),
-        token: None,
-    })
-    .into_response())
+    archive::finish(
+        tx,
+        &caller,
+        "document",
+        "deleted",
+        &before,
+        id,
+        "Document deleted.",
+    )
+    .await
 }
 
 #[utoipa::path(

@@ -4,8 +4,8 @@ use crate::auth::Caller;
 use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
+use crate::routes::archive;
 use crate::state::AppState;
-use crate::store::audit;
 use crate::store::facilities as store;
 use axum::Json;
 use axum::extract::State;
@@ -31,27 +31,19 @@ pub(super) async fn exclude(
     body: JsonBody,
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
-    let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "facilities", &id).await?;
+    let (mut tx, id) = archive::begin(&state, body, "facilities").await?;
     let before = store::view(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
+    archive::finish(
+        tx,
+        &caller,
         "facility",
-        &id,
         "archive",
-        Some(&before),
-        None,
+        &before,
+        id,
+        "Facility archived.",
     )
-    .await?;
-    tx.commit().await?;
-    Ok(Json(Message {
-        message: "Facility archived.".into(),
-        id: Some(id),
-        token: None,
-    }))
+    .await
 }

@@ -3,11 +3,11 @@
 use crate::access::{scope_for, visible};
 use crate::auth::Caller;
 use crate::cache;
-use crate::error::{ApiError, Result};
+use crate::error::Result;
 use crate::extract::ListParams;
 use crate::extract::Path;
+use crate::routes::audited;
 use crate::state::AppState;
-use crate::store::audit;
 use crate::store::facilities as store;
 use crate::versions::with_etag;
 use axum::Json;
@@ -207,22 +207,6 @@ pub(super) async fn history(
     caller: Caller,
     Path(id): Path<String>,
     params: ListParams,
-) -> Result<Json<ListEnvelope<registry_core::api::AuditEvent>>> {
-    caller.require_staff()?;
-    let mut conn = state.db.read().await?;
-    let (list, total) = audit::history(
-        &mut conn,
-        "facility",
-        &id,
-        params.page_size,
-        params.offset(),
-    )
-    .await?;
-    if total == 0 {
-        return Err(ApiError::not_found("facility"));
-    }
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+) -> Result<Json<ListEnvelope<AuditEvent>>> {
+    audited::history(&state, &caller, "facility", &id, &params).await
 }

@@ -12,10 +12,8 @@ use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::routes::describe::{Routes, routes};
+use crate::store::facilities;
 use crate::store::material::Scope;
-use crate::store::{audit, facilities};
-use axum::Json;
-use axum::http::StatusCode;
 use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
 use registry_core::material::radioisotope;
@@ -86,28 +84,6 @@ async fn facility_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
         id: f.id,
         name: f.name,
     })
-}
-
-/// Audits a new record, commits, and answers 201 with it.
-async fn created<T: serde::Serialize>(
-    mut tx: crate::db::Tx,
-    caller: &Caller,
-    entity: &str,
-    id: &str,
-    record: T,
-) -> Result<(StatusCode, Json<T>)> {
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        entity,
-        id,
-        "create",
-        None,
-        Some(&record),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(record)))
 }
 
 /// A `Cliente` sees only the records of facilities they are linked to; others are not found.

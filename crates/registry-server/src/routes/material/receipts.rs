@@ -1,12 +1,13 @@
 //! Receipts, checked against the facility's authorisation, and the weekly usage against the
 //! authorised quantities.
 
-use super::{bad_filter, bool_filter, check_visible, created, facility_ref, isotope_filter, scope};
+use super::{bad_filter, bool_filter, check_visible, facility_ref, isotope_filter, scope};
 use crate::access::visible;
 use crate::auth::Caller;
 use crate::db::{new_id, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
+use crate::routes::audited;
 use crate::state::AppState;
 use crate::store::material as store;
 use axum::Json;
@@ -117,7 +118,7 @@ pub(super) async fn receive(
     };
     store::insert_receipt(&mut tx, &receipt).await?;
     let id = receipt.id.clone();
-    created(tx, &caller, "receipt", &id, receipt).await
+    audited::created(tx, &caller, "receipt", &id, receipt).await
 }
 
 async fn receipts(

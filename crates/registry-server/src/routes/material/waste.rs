@@ -1,14 +1,14 @@
 //! Waste in decay storage: packages, their release date under the clearance levels, and their
 //! release.
 
-use super::{bool_filter, check_visible, created, facility_ref, isotope_filter, scope};
+use super::{bool_filter, check_visible, facility_ref, isotope_filter, scope};
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
+use crate::routes::audited;
 use crate::state::AppState;
-use crate::store::audit;
 use crate::store::material::{self as store, WasteQuery};
 use axum::Json;
 use axum::extract::{Path, State};
@@ -89,7 +89,7 @@ pub(super) async fn store_waste(
     package.releasable = package.release_date <= today();
     store::save_waste(&mut tx, &package, true).await?;
     let id = package.id.clone();
-    created(tx, &caller, "waste", &id, package).await
+    audited::created(tx, &caller, "waste", &id, package).await
 }
 
 async fn waste_list(
@@ -203,6 +203,18 @@ fn released_already() -> ApiError {
     )
 }
 
+/// The package `id` while it is not released: 404 without one, 409 `invalid_transition` once
+/// released.
+async fn unreleased(conn: &mut Conn, id: &str) -> Result<WastePackage> {
+    let package = store::waste(conn, id, &today())
+        .await?
+        .ok_or_else(|| ApiError::not_found("waste package"))?;
+    if package.release.is_some() {
+        return Err(released_already());
+    }
+    Ok(package)
+}
+
 #[utoipa::path(
     put, path = "/api/waste/{id}", tag = "radioactive material",
     params(("id" = String, Path)),
@@ -228,12 +240,7 @@ pub(super) async fn edit_waste(
     let at = Utc::now();
     let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
-    let before = store::waste(&mut tx, &id, &today())
-        .await?
-        .ok_or_else(|| ApiError::not_found("waste package"))?;
-    if before.release.is_some() {
-        return Err(released_already());
-    }
+    let before = unreleased(&mut tx, &id).await?;
     let mut package = before.clone();
     if let Some(form) = changes.form {
         package.form = form;
@@ -262,17 +269,7 @@ pub(super) async fn edit_waste(
     if package != before {
         package.updated_at = now();
         store::save_waste(&mut tx, &package, false).await?;
-        audit::record_change(
-            &mut tx,
-            Some(&caller.id),
-            "waste",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&package),
-        )
-        .await?;
-        tx.commit().await?;
+        audited::changed(tx, &caller, "waste", &id, "edit", &before, &package).await?;
     }
     Ok(Json(package))
 }
@@ -302,12 +299,7 @@ pub(super) async fn release(
     let at = Utc::now();
     let (dose_rate, released_at, notes) = read_release(&value, at).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
-    let before = store::waste(&mut tx, &id, &today())
-        .await?
-        .ok_or_else(|| ApiError::not_found("waste package"))?;
-    if before.release.is_some() {
-        return Err(released_already());
-    }
+    let before = unreleased(&mut tx, &id).await?;
     let released_day = local_date(released_at).to_string();
     if before.release_date > released_day {
         return Err(ApiError::conflict(
@@ -335,16 +327,6 @@ pub(super) async fn release(
     package.release = Some(record);
     package.releasable = false;
     package.updated_at = stamp;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "waste",
-        &id,
-        "release",
-        Some(&before),
-        Some(&package),
-    )
-    .await?;
-    tx.commit().await?;
+    audited::changed(tx, &caller, "waste", &id, "release", &before, &package).await?;
     Ok(Json(package))
 }

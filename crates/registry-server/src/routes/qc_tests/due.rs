@@ -12,6 +12,7 @@ use crate::state::AppState;
 use crate::store::qc_tests::{self as store, DueQuery};
 use axum::Json;
 use axum::extract::{OriginalUri, State};
+use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
 use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
@@ -43,6 +44,34 @@ fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
             })
         })
         .collect()
+}
+
+/// The page of due tests `query` selects, cached per caller, request and day; an `equipment`
+/// named must be visible to the caller.
+async fn answer(
+    state: &AppState,
+    caller: &Caller,
+    uri: &Uri,
+    params: &ListParams,
+    query: &DueQuery,
+    equipment: Option<&str>,
+) -> Result<Response> {
+    let key = cache::key(&caller.id, uri, &query.today.to_string());
+    state
+        .cache
+        .answer(&state.db, key, async {
+            let mut conn = state.db.read().await?;
+            if let Some(id) = equipment {
+                visible_equipment(&mut conn, caller, id).await?;
+            }
+            let (list, total) = store::due(&mut conn, query).await?;
+            Ok(Json(ListEnvelope {
+                list,
+                paging: params.paging(total),
+            })
+            .into_response())
+        })
+        .await
 }
 
 #[utoipa::path(
@@ -79,20 +108,7 @@ pub(super) async fn due_for_equipment(
         offset: params.offset(),
         ..DueQuery::default()
     };
-    let key = cache::key(&caller.id, &uri, &query.today.to_string());
-    state
-        .cache
-        .answer(&state.db, key, async {
-            let mut conn = state.db.read().await?;
-            visible_equipment(&mut conn, &caller, &id).await?;
-            let (list, total) = store::due(&mut conn, &query).await?;
-            Ok(Json(ListEnvelope {
-                list,
-                paging: params.paging(total),
-            })
-            .into_response())
-        })
-        .await
+    answer(&state, &caller, &uri, &params, &query, Some(&id)).await
 }
 
 #[utoipa::path(
@@ -139,17 +155,5 @@ pub(super) async fn due_everywhere(
         offset: params.offset(),
         ..DueQuery::default()
     };
-    let key = cache::key(&caller.id, &uri, &query.today.to_string());
-    state
-        .cache
-        .answer(&state.db, key, async {
-            let mut conn = state.db.read().await?;
-            let (list, total) = store::due(&mut conn, &query).await?;
-            Ok(Json(ListEnvelope {
-                list,
-                paging: params.paging(total),
-            })
-            .into_response())
-        })
-        .await
+    answer(&state, &caller, &uri, &params, &query, None).await
 }

@@ -8,8 +8,8 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
+use crate::routes::{archive, audited};
 use crate::state::AppState;
-use crate::store::audit;
 use crate::store::qc_tests as store;
 use crate::store::{equipment, equipment_types, users};
 use axum::Json;
@@ -210,18 +210,8 @@ pub(super) async fn create(
     };
     apply(&mut tx, &mut record, changes).await?;
     store::save(&mut tx, &record, true).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
-        "qc_test",
-        &record.id,
-        "create",
-        None,
-        Some(&record),
-    )
-    .await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(record)))
+    let id = record.id.clone();
+    audited::created(tx, &caller, "qc_test", &id, record).await
 }
 
 #[utoipa::path(
@@ -266,17 +256,7 @@ pub(super) async fn edit(
     if record != before {
         record.updated_at = now();
         store::save(&mut tx, &record, false).await?;
-        audit::record_change(
-            &mut tx,
-            Some(&caller.id),
-            "qc_test",
-            &id,
-            "edit",
-            Some(&before),
-            Some(&record),
-        )
-        .await?;
-        tx.commit().await?;
+        audited::changed(tx, &caller, "qc_test", &id, "edit", &before, &record).await?;
     }
     Ok(Json(record))
 }
@@ -303,20 +283,14 @@ pub(super) async fn delete(
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    audit::record_change(
-        &mut tx,
-        Some(&caller.id),
+    archive::finish(
+        tx,
+        &caller,
         "qc_test",
-        &id,
         "delete",
-        Some(&before),
-        None,
+        &before,
+        id,
+        "Test deleted.",
     )
-    .await?;
-    tx.commit().await?;
-    Ok(Json(Message {
-        message: "Test deleted.".into(),
-        id: Some(id),
-        token: None,
-    }))
+    .await
 }

@@ -1,0 +1,78 @@
+//! The steps around the audit log that every resource shares: the end of a write (audit →
+//! commit), the answer to a create, and the change history of a record.
+
+use crate::auth::Caller;
+use crate::db::Tx;
+use crate::error::{ApiError, Result};
+use crate::extract::ListParams;
+use crate::state::AppState;
+use crate::store::audit;
+use axum::Json;
+use axum::http::StatusCode;
+use registry_core::api::{AuditEvent, ListEnvelope};
+use serde::Serialize;
+
+/// Ends a write of the record `id` in `tx`: records the caller's `action` in the audit log as
+/// `entity`, with the record as it was (`before`) and as it is (`after`), and commits.
+pub(crate) async fn commit<T: Serialize>(
+    mut tx: Tx,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    action: &str,
+    before: Option<&T>,
+    after: Option<&T>,
+) -> Result<()> {
+    audit::record_change(&mut tx, Some(&caller.id), entity, id, action, before, after).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// [`commit`] of a write that keeps the record (an edit, a release): with the record as it was
+/// and as it is.
+pub(crate) async fn changed<T: Serialize>(
+    tx: Tx,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    action: &str,
+    before: &T,
+    after: &T,
+) -> Result<()> {
+    commit(tx, caller, entity, id, action, Some(before), Some(after)).await
+}
+
+/// Ends a request that created the record `id` in `tx`: audits `create`, commits, and answers 201
+/// with the record.
+pub(crate) async fn created<T: Serialize>(
+    tx: Tx,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    record: T,
+) -> Result<(StatusCode, Json<T>)> {
+    commit(tx, caller, entity, id, "create", None, Some(&record)).await?;
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+/// `GET /<resource>/{id}/history` (staff): a page of the audit events of the record `id` that the
+/// log calls `entity`, newest first; a record without any is not found.
+pub(crate) async fn history(
+    state: &AppState,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    params: &ListParams,
+) -> Result<Json<ListEnvelope<AuditEvent>>> {
+    caller.require_staff()?;
+    let mut conn = state.db.read().await?;
+    let (list, total) =
+        audit::history(&mut conn, entity, id, params.page_size, params.offset()).await?;
+    if total == 0 {
+        return Err(ApiError::not_found(entity));
+    }
+    Ok(Json(ListEnvelope {
+        list,
+        paging: params.paging(total),
+    }))
+}
