@@ -87,7 +87,7 @@ pub async fn list_test_types(
     let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
         "SELECT COUNT(*) FROM test_types t WHERE {filter}"
     )))
-    .bind(&equipment_type)
+    .bind(equipment_type)
     .bind(&pattern)
     .fetch_one(&mut *conn)
     .await?;
@@ -95,7 +95,7 @@ pub async fn list_test_types(
         "SELECT {TEST_TYPE_COLUMNS} WHERE {filter} ORDER BY et.name_key, t.name_key, t.id LIMIT $3 OFFSET $4"
     );
     let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(&equipment_type)
+        .bind(equipment_type)
         .bind(&pattern)
         .bind(limit)
         .bind(offset)
