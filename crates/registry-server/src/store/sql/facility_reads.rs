@@ -75,17 +75,18 @@ fn facility_from_row(r: &DbRow) -> Result<Facility, sqlx::Error> {
     })
 }
 
+/// The query of [`views`] for `n` ids (`$1`…`$n`).
+pub(crate) fn views_sql(n: usize) -> String {
+    let filter = format!("f.archived_at IS NULL AND f.id IN ({})", placeholders(1, n));
+    select_sql(&filter, "")
+}
+
 /// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
 pub async fn views(conn: &mut Connection, ids: &[String]) -> Result<Vec<Facility>, sqlx::Error> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let filter = format!(
-        "f.archived_at IS NULL AND f.id IN ({})",
-        placeholders(1, ids.len())
-    );
-    let sql = select_sql(&filter, "");
-    let mut q = sqlx::query(AssertSqlSafe(sql));
+    let mut q = sqlx::query(AssertSqlSafe(views_sql(ids.len())));
     for id in ids {
         q = q.bind(id.as_str());
     }
