@@ -30,10 +30,10 @@ for entry in "${queries[@]}"; do
     echo
     echo '```'
     echo "-- SQLite"
-    sqlite3 -readonly "$db" "EXPLAIN QUERY PLAN $lite" | sed 's/^/  /'
-    sqlite3 -readonly "$db" ".timer on" "$lite" 2>&1 | grep '^Run Time' | sed 's/^/  /'
+    { sqlite3 -readonly "$db" "EXPLAIN QUERY PLAN $lite" 2>&1 || true; } | sed 's/^/  /'
+    sqlite3 -readonly "$db" ".timer on" "$lite" 2>&1 | { grep "^Run Time" || true; } | sed "s/^/  /"
     echo "-- PostgreSQL"
-    psql "$pg" -qAt -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) $postgres" | sed 's/^/  /'
+    { psql "$pg" -qAt -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) $postgres" 2>&1 || true; } | sed 's/^/  /'
     echo '```'
     echo
 done
