@@ -9,7 +9,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use registry_core::equipment::local_date;
 use registry_core::equipment::{Reference, TestType};
-use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
+use registry_core::facility::{Address, FacilityFields, RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
 use registry_core::{Department, MainRole, Practice, Radioisotope, Responsibility, Role};
 use registry_server::auth::hash_password;
@@ -235,33 +235,35 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         let at = now();
         let record = FacilityRecord {
             id: new_id(),
-            name: format!("Clínica {i}"),
-            company_name: format!("Clínica {i} Serviços Médicos Ltda"),
-            cnpj: cnpj(i),
-            telephone: "(11) 3456-7890".into(),
-            department: if i % 3 == 0 {
-                Department::Radiodiagnosis
-            } else {
-                Department::NuclearMedicine
+            fields: FacilityFields {
+                name: format!("Clínica {i}"),
+                company_name: format!("Clínica {i} Serviços Médicos Ltda"),
+                cnpj: cnpj(i),
+                telephone: "(11) 3456-7890".into(),
+                department: if i % 3 == 0 {
+                    Department::Radiodiagnosis
+                } else {
+                    Department::NuclearMedicine
+                },
+                group_id: None,
+                cnen_registry: Some(format!("CNEN-{i}")),
+                address: vec![Address {
+                    street: format!("Rua {i}, 100"),
+                    city: city.into(),
+                    state: state.into(),
+                    complement: None,
+                    zip_code: None,
+                }],
+                users: vec![UserLink {
+                    user_id: client.id.clone(),
+                    responsibilities: vec![Responsibility::Main(MainRole::Titular)],
+                }],
+                radioisotopes: vec![RadioisotopeGrant {
+                    name: Radioisotope::Tc99m,
+                    quantity: WeeklyQuantity::new(1000.0 + i as f64).expect("positive"),
+                }],
+                practices: [Practice::Diagnosis].into(),
             },
-            group_id: None,
-            cnen_registry: Some(format!("CNEN-{i}")),
-            address: vec![Address {
-                street: format!("Rua {i}, 100"),
-                city: city.into(),
-                state: state.into(),
-                complement: None,
-                zip_code: None,
-            }],
-            users: vec![UserLink {
-                user_id: client.id.clone(),
-                responsibilities: vec![Responsibility::Main(MainRole::Titular)],
-            }],
-            radioisotopes: vec![RadioisotopeGrant {
-                name: Radioisotope::Tc99m,
-                quantity: WeeklyQuantity::new(1000.0 + i as f64).expect("positive"),
-            }],
-            practices: [Practice::Diagnosis].into(),
             version: 1,
             created_at: at.clone(),
             updated_at: at,

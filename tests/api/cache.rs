@@ -1,6 +1,9 @@
 //! The read cache (`registry_server::cache`): answers are reused between writes, and every
-//! committed write — of this instance, or on PostgreSQL of another — makes the next read fresh.
+//! committed write — of this instance, or on PostgreSQL of another — makes the next read of what
+//! it changed fresh; a facility write leaves the other facilities, the token users and (unless
+//! what they show changed) the due lists cached.
 
+use crate::equipment::{DOSE_CALIBRATOR, equipment, id, test_type};
 use crate::helpers::{Backend, TestApp, facility_payload};
 use crate::on_both_databases;
 use serde_json::{Value, json};
@@ -8,7 +11,8 @@ use std::time::{Duration, Instant};
 
 on_both_databases!(
     cached_reads_follow_every_write,
-    answers_are_reused_until_a_write
+    answers_are_reused_until_a_write,
+    a_facility_write_drops_only_what_depends_on_it
 );
 
 async fn cached_reads_follow_every_write(app: TestApp) {
@@ -139,8 +143,15 @@ async fn answers_are_reused_until_a_write(app: TestApp) {
         app.get(&path, &app.admin).await.expect(200)["name"],
         "Clínica Memória"
     );
-    // …until any write is committed through the server.
-    app.create_facility(facility_payload("Outra Clínica")).await;
+    // …until a write is committed through the server (one that is not narrowed to some
+    // facilities drops every answer).
+    app.post(
+        "/api/group/register",
+        &app.admin,
+        json!({"name": "Rede Memória"}),
+    )
+    .await
+    .expect(201);
     assert_eq!(
         app.get(&path, &app.admin).await.expect(200)["name"],
         "Renomeada por fora"
@@ -163,6 +174,124 @@ async fn answers_are_reused_until_a_write(app: TestApp) {
         uncached.get(&path, &uncached.admin).await.expect(200)["name"],
         "Vista na hora"
     );
+}
+
+async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
+    let (physicist, token) = app.user_with(&["Físico"], "Rui Preciso").await;
+    let one = id(&app
+        .create_facility(facility_payload("Clínica Precisa Um"))
+        .await);
+    let two = id(&app
+        .create_facility(facility_payload("Clínica Precisa Dois"))
+        .await);
+    let eq = equipment(&app, &one, DOSE_CALIBRATOR).await;
+    test_type(&app, DOSE_CALIBRATOR, "Exatidão Precisa", 30).await;
+    let (one_path, two_path) = (
+        format!("/api/facility/{one}"),
+        format!("/api/facility/{two}"),
+    );
+    let search = "/api/facilities?q=precisa";
+    let due = format!("/api/equipment/{eq}/tests/due");
+    let name_of = |answer: Value| answer["name"].as_str().unwrap().to_owned();
+    let due_facility = |answer: Value| answer["list"][0]["facility"]["name"].clone();
+    let search_names = |answer: Value| -> Vec<String> {
+        let mut names: Vec<String> = answer["list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    // Every answer cached once (the physicist's token user too).
+    app.get(&one_path, &app.admin).await.expect(200);
+    app.get(&two_path, &app.admin).await.expect(200);
+    app.get(search, &app.admin).await.expect(200);
+    let before = app.get(&due, &app.admin).await.expect(200);
+    assert_eq!(due_facility(before), "Clínica Precisa Um");
+    app.get("/api/facilities", &token).await.expect(200);
+
+    // Changes the server does not see, then an edit of facility one's telephone.
+    let mut outside = app.outside_connection().await;
+    rename_outside(&mut outside, &one, "Um Por Fora").await;
+    rename_outside(&mut outside, &two, "Dois Por Fora").await;
+    sqlx::query("UPDATE users SET active = FALSE WHERE id = $1")
+        .bind(&physicist)
+        .execute(&mut outside)
+        .await
+        .unwrap();
+    app.put(
+        &format!("{one_path}/edit"),
+        &app.admin,
+        json!({"telephone": "(11) 4444-5555"}),
+    )
+    .await
+    .expect(200);
+    // Dropped: facility one's answer and the lists…
+    let edited = app.get(&one_path, &app.admin).await.expect(200);
+    assert_eq!(edited["telephone"], "(11) 4444-5555");
+    assert_eq!(name_of(edited), "Um Por Fora");
+    assert_eq!(
+        search_names(app.get(search, &app.admin).await.expect(200)),
+        ["Dois Por Fora", "Um Por Fora"]
+    );
+    // …kept: the other facility, the due list (the telephone is not in it), the token user.
+    assert_eq!(
+        name_of(app.get(&two_path, &app.admin).await.expect(200)),
+        "Clínica Precisa Dois"
+    );
+    assert_eq!(
+        due_facility(app.get(&due, &app.admin).await.expect(200)),
+        "Clínica Precisa Um"
+    );
+    app.get("/api/facilities", &token).await.expect(200);
+
+    // Renaming facility one changes what the due lists show: they are dropped too.
+    app.put(
+        &format!("{one_path}/edit"),
+        &app.admin,
+        json!({"name": "Clínica Precisa Renomeada"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        due_facility(app.get(&due, &app.admin).await.expect(200)),
+        "Clínica Precisa Renomeada"
+    );
+    assert_eq!(
+        name_of(app.get(&two_path, &app.admin).await.expect(200)),
+        "Clínica Precisa Dois"
+    );
+
+    // A new facility changes the lists only.
+    app.create_facility(facility_payload("Clínica Precisa Três"))
+        .await;
+    assert_eq!(
+        app.get(search, &app.admin).await.expect(200)["paging"]["total"],
+        3
+    );
+    assert_eq!(
+        name_of(app.get(&two_path, &app.admin).await.expect(200)),
+        "Clínica Precisa Dois"
+    );
+    app.get("/api/facilities", &token).await.expect(200);
+
+    // Any other write drops everything.
+    app.post(
+        "/api/group/register",
+        &app.admin,
+        json!({"name": "Rede Precisa"}),
+    )
+    .await
+    .expect(201);
+    assert_eq!(
+        name_of(app.get(&two_path, &app.admin).await.expect(200)),
+        "Dois Por Fora"
+    );
+    app.get("/api/facilities", &token)
+        .await
+        .expect_error(401, "unauthorized");
 }
 
 /// Polls `path` on `app` until `done` holds for its answer (other instances learn of a commit

@@ -2,6 +2,7 @@
 //! shared request/response types and its error envelope. No IO.
 
 pub mod api;
+pub mod audit;
 pub mod cnpj;
 pub mod document;
 pub mod equipment;

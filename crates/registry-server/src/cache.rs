@@ -1,13 +1,16 @@
 //! The read cache: answers of the read-heavy GET endpoints and the token's user row, kept in
-//! memory and valid only while no write has been committed since they were read.
+//! memory and valid only while no write they depend on has been committed since they were read.
 //!
-//! Every entry is filed under the database generation ([`Db::generation`]) read *before* its data
-//! was read; any committed write advances the generation (on PostgreSQL, every instance's, through
-//! `LISTEN/NOTIFY`), after which older entries are never served again. Answers therefore always
-//! reflect the latest write this instance has seen; what is saved is repeating the same reads
-//! between writes. The memory is bounded (`REGISTRY_READ_CACHE_MB`, least recently used entries
+//! Every entry is filed under the stamp ([`Db::stamp`]) of what it was read from, taken *before*
+//! its data was read; a committed write advances the stamps of what it changed (on PostgreSQL,
+//! every instance's, through `LISTEN/NOTIFY`), after which older entries are never served again.
+//! A write announces what it changed ([`crate::changes`]): a facility edit drops that
+//! facility's answers and the facility lists (and the due lists when what they show changed), not
+//! the other facilities, the due lists or the token users; any other write drops everything.
+//! Answers therefore always reflect the latest write this instance has seen. The memory is bounded (`REGISTRY_READ_CACHE_MB`, least recently used entries
 //! go first; 0 turns the cache off).
 
+use crate::changes::ReadOf;
 use crate::db::Db;
 use crate::error::Result;
 use axum::body::{Body, Bytes};
@@ -71,7 +74,7 @@ impl ReadCache {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Option<UserAuth>>>,
     {
-        let generation = db.generation();
+        let generation = db.stamp(ReadOf::Other);
         if let Some((at, user)) = self.0.as_ref().and_then(|c| c.users.get(id))
             && at == generation
         {
@@ -89,18 +92,25 @@ impl ReadCache {
     }
 
     /// The answer for `key` (which must name everything the answer depends on: the caller, the
-    /// path and query, the date for date-dependent answers), from the cache or from `produce`.
+    /// path and query, the date for date-dependent answers), read from `read`, from the cache
+    /// or from `produce`.
     /// Only successful answers are kept. Concurrent requests for an answer not yet in the cache
     /// wait for the first one to produce it, instead of all reading the database at once.
-    pub async fn answer<Fut>(&self, db: &Db, key: String, produce: Fut) -> Result<Response>
+    pub async fn answer<Fut>(
+        &self,
+        db: &Db,
+        read: ReadOf<'_>,
+        key: String,
+        produce: Fut,
+    ) -> Result<Response>
     where
         Fut: Future<Output = Result<Response>>,
     {
         let Some(Caches { answers: cache, .. }) = &self.0 else {
             return produce.await;
         };
-        // Entries of older generations are never asked for again; they age out.
-        let key = format!("{}:{key}", db.generation());
+        // Entries of older stamps are never asked for again; they age out.
+        let key = format!("{}:{key}", db.stamp(read));
         let guard = match cache.get_value_or_guard_async(&key).await {
             Ok(hit) => return Ok(rebuild(hit.headers, hit.body)),
             Err(guard) => guard,

@@ -3,10 +3,12 @@
 //! `migrations/postgres`). A [`Conn`] is one connection of either kind; the storage interface
 //! ([`crate::store`]) takes it and hands it to the backend that owns the SQL.
 //!
-//! Every write goes through a [`Tx`]; its commit advances the handle's *generation*, which the
-//! read cache ([`crate::cache`]) compares against. On PostgreSQL the commit also sends a
-//! notification, so that other instances on the same database advance theirs.
+//! Every write goes through a [`Tx`]; its commit advances the handle's *generations*
+//! ([`crate::changes`]) for what it changed, which the read cache ([`crate::cache`]) compares
+//! against. On PostgreSQL the commit also sends a notification, so that other instances on the
+//! same database advance theirs.
 
+use crate::changes::{Changed, Generations, ReadOf};
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::pool::PoolConnection;
@@ -19,7 +21,6 @@ use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -48,7 +49,7 @@ pub struct Db {
     pub backend: Backend,
     /// Advanced after every committed write (of this process, and on PostgreSQL of every
     /// process, through `LISTEN`).
-    generation: Arc<AtomicU64>,
+    generations: Arc<Generations>,
     /// The PostgreSQL listener task, stopped when the last handle is dropped.
     listener: Arc<Listener>,
     /// Names this handle in its change notifications, so that its listener skips its own.
@@ -104,20 +105,28 @@ impl Conn {
 /// [`Tx::commit`] publishes the change. Dropped without a commit, it rolls back.
 pub struct Tx {
     conn: Conn,
-    generation: Arc<AtomicU64>,
+    generations: Arc<Generations>,
     instance: Arc<str>,
+    changed: Changed,
 }
 
 impl Tx {
+    /// Narrows what the commit tells the read cache: by default a write may have changed
+    /// anything; a handler that knows exactly what it wrote says so here.
+    pub fn announce(&mut self, changed: Changed) {
+        self.changed = changed;
+    }
+
     pub async fn commit(self) -> Result<(), sqlx::Error> {
         let committed = match self.conn.0 {
             Inner::SqliteTx(t) => t.commit().await,
             Inner::PostgresTx(mut t) => {
                 // Delivered to every listener when (and only if) the transaction commits; the
-                // payload names this instance, whose listener skips it (counted below already).
+                // payload names this instance, whose listener skips it (counted below already),
+                // and what changed.
                 sqlx::query("SELECT pg_notify($1, $2)")
                     .bind(CHANGES_CHANNEL)
-                    .bind(&*self.instance)
+                    .bind(format!("{}\n{}", self.instance, self.changed.encode()))
                     .execute(&mut *t)
                     .await?;
                 t.commit().await
@@ -129,7 +138,7 @@ impl Tx {
         // After the commit (and even after a failed one, which may have been applied before the
         // connection broke): a reader that saw the old generation either read the old data (and
         // its cached answer is now stale and ignored) or the new data.
-        self.generation.fetch_add(1, Ordering::AcqRel);
+        self.generations.advance(&self.changed);
         committed
     }
 }
@@ -188,7 +197,7 @@ impl Db {
         Ok(Db {
             pools: Pools::Sqlite { readers, writer },
             backend: Backend::Sqlite,
-            generation: Arc::default(),
+            generations: Arc::default(),
             listener: Arc::default(),
             instance: new_id().into(),
         })
@@ -209,13 +218,13 @@ impl Db {
             .await
             .context("database migrations failed")?;
         ensure_search_index(&pool).await;
-        let generation = Arc::<AtomicU64>::default();
+        let generations = Arc::<Generations>::default();
         let instance: Arc<str> = new_id().into();
-        let listener = listen_for_changes(url, generation.clone(), instance.clone()).await?;
+        let listener = listen_for_changes(url, generations.clone(), instance.clone()).await?;
         Ok(Db {
             pools: Pools::Postgres(pool),
             backend: Backend::Postgres,
-            generation,
+            generations,
             listener: Arc::new(Listener(Some(listener))),
             instance,
         })
@@ -237,15 +246,16 @@ impl Db {
         };
         Ok(Tx {
             conn: Conn(inner),
-            generation: self.generation.clone(),
+            generations: self.generations.clone(),
             instance: self.instance.clone(),
+            changed: Changed::Everything,
         })
     }
 
-    /// The number of committed writes seen so far; read it *before* reading the data whose
-    /// answer is to be cached.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Acquire)
+    /// The stamp of an answer read from `read` ([`Generations::stamp`]); take it *before*
+    /// reading the data whose answer is to be cached.
+    pub fn stamp(&self, read: ReadOf) -> u64 {
+        self.generations.stamp(read)
     }
 
     /// A pooled read connection (query-only on SQLite).
@@ -302,12 +312,12 @@ async fn ensure_search_index(pool: &PgPool) {
     }
 }
 
-/// Listens on PostgreSQL for the commits of other instances (this one's advanced the generation
+/// Listens on PostgreSQL for the commits of other instances (this one's advanced the generations
 /// when they committed). A lost connection is re-established; as notifications may have been
-/// missed meanwhile, the generation advances then too.
+/// missed meanwhile, everything counts as changed then.
 async fn listen_for_changes(
     url: &str,
-    generation: Arc<AtomicU64>,
+    generations: Arc<Generations>,
     instance: Arc<str>,
 ) -> anyhow::Result<tokio::task::AbortHandle> {
     let mut listener = sqlx::postgres::PgListener::connect(url)
@@ -317,12 +327,15 @@ async fn listen_for_changes(
     let task = tokio::spawn(async move {
         loop {
             let received = listener.try_recv().await;
-            if let Ok(Some(n)) = &received
-                && n.payload() == &*instance
-            {
-                continue;
-            }
-            generation.fetch_add(1, Ordering::AcqRel);
+            let changed = match &received {
+                Ok(Some(n)) => match n.payload().split_once('\n') {
+                    Some((from, _)) if from == &*instance => continue,
+                    Some((_, changed)) => Changed::decode(changed),
+                    None => Changed::Everything,
+                },
+                _ => Changed::Everything,
+            };
+            generations.advance(&changed);
             if let Err(e) = received {
                 tracing::warn!(error = %e, "lost the PostgreSQL change notifications; retrying");
                 tokio::time::sleep(Duration::from_secs(1)).await;

@@ -4,6 +4,7 @@ pub mod access;
 pub mod app;
 pub mod auth;
 pub mod cache;
+pub mod changes;
 pub mod config;
 pub mod db;
 pub mod email_worker;

@@ -346,10 +346,7 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
     let again = registry_server::secrets::signing_key(&app.state.config).unwrap();
     assert_eq!(again.verifying_key(), key);
     // Audit events of the life so far.
-    assert_eq!(
-        app.audit_actions("document", &id).await,
-        ["uploaded", "signed"]
-    );
+    assert_eq!(app.audit_actions("document", &id).await, ["create", "sign"]);
 }
 
 async fn comments_soft_delete_and_audit(app: TestApp) {
@@ -413,7 +410,7 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
     assert_eq!(kept, 1);
     assert_eq!(
         app.audit_actions("document", &doc).await,
-        ["uploaded", "commented", "commented", "deleted"]
+        ["create", "comment", "comment", "archive"]
     );
     // The OpenAPI description lists the document endpoints.
     let spec = app

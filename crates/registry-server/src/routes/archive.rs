@@ -8,6 +8,7 @@ use crate::extract::JsonBody;
 use crate::state::AppState;
 use axum::Json;
 use registry_core::api::Message;
+use registry_core::audit::Action;
 use serde::Serialize;
 
 /// Starts a request that archives, deactivates or deletes the record whose `_id` the body
@@ -23,18 +24,18 @@ pub(crate) async fn begin(
     Ok((tx, id))
 }
 
-/// Ends a request that archived or deleted the record `id` in `tx`: records `action` with the
-/// record as it was (`before`) in the audit log as `entity`, commits, and answers `message`.
+/// Ends a request that archived or deleted the record `id` in `tx`: records [`Action::Archive`]
+/// with the record as it was (`before`) in the audit log as `entity`, commits, and answers
+/// `message`.
 pub(crate) async fn finish<T: Serialize>(
     tx: Tx,
     caller: &Caller,
     entity: &str,
-    action: &str,
     before: &T,
     id: String,
     message: &str,
 ) -> Result<Json<Message>> {
-    audited::commit(tx, caller, entity, &id, action, Some(before), None).await?;
+    audited::commit(tx, caller, entity, &id, Action::Archive, Some(before), None).await?;
     Ok(Json(Message {
         message: message.into(),
         id: Some(id),

@@ -10,6 +10,7 @@ use crate::store::audit;
 use axum::Json;
 use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, ListEnvelope};
+use registry_core::audit::Action;
 use serde::Serialize;
 
 /// Ends a write of the record `id` in `tx`: records the caller's `action` in the audit log as
@@ -19,7 +20,7 @@ pub(crate) async fn commit<T: Serialize>(
     caller: &Caller,
     entity: &str,
     id: &str,
-    action: &str,
+    action: Action,
     before: Option<&T>,
     after: Option<&T>,
 ) -> Result<()> {
@@ -35,7 +36,7 @@ pub(crate) async fn changed<T: Serialize>(
     caller: &Caller,
     entity: &str,
     id: &str,
-    action: &str,
+    action: Action,
     before: &T,
     after: &T,
 ) -> Result<()> {
@@ -51,7 +52,7 @@ pub(crate) async fn created<T: Serialize>(
     id: &str,
     record: T,
 ) -> Result<(StatusCode, Json<T>)> {
-    commit(tx, caller, entity, id, "create", None, Some(&record)).await?;
+    commit(tx, caller, entity, id, Action::Create, None, Some(&record)).await?;
     Ok((StatusCode::CREATED, Json(record)))
 }
 

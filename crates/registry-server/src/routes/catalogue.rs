@@ -15,6 +15,7 @@ use crate::store::catalogue::{self as store, CatalogueFilter, Named, NamedRow, S
 use axum::Json;
 use axum::http::StatusCode;
 use registry_core::api::{ListEnvelope, Message};
+use registry_core::audit::Action;
 use registry_core::{FieldError, Role};
 use serde::Serialize;
 use serde_json::Value;
@@ -119,7 +120,7 @@ pub(crate) async fn edit<T: Catalogue>(
     if record != before {
         record.set_updated_at(now());
         record.save(&mut tx, false).await?;
-        audited::changed(tx, caller, T::ENTITY, &id, "edit", &before, &record).await?;
+        audited::changed(tx, caller, T::ENTITY, &id, Action::Edit, &before, &record).await?;
     }
     Ok(Json(record))
 }
@@ -135,7 +136,7 @@ pub(crate) async fn exclude<T: Catalogue>(
     let before = load::<T>(&mut tx, &id).await?;
     T::before_delete(&mut tx, &id).await?;
     T::delete(&mut tx, &id).await?;
-    archive::finish(tx, caller, T::ENTITY, "delete", &before, id, T::DELETED).await
+    archive::finish(tx, caller, T::ENTITY, &before, id, T::DELETED).await
 }
 
 /// [`Catalogue::create`] of a plain named catalogue, from the `name` and `description` of a create

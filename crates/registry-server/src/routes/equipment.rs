@@ -16,6 +16,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, ListEnvelope, Message};
+use registry_core::audit::Action;
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use serde_json::Value;
@@ -286,7 +287,16 @@ async fn edit(
     if equipment != before {
         equipment.updated_at = now();
         store::save(&mut tx, &equipment, false).await?;
-        audited::changed(tx, &caller, "equipment", &id, "edit", &before, &equipment).await?;
+        audited::changed(
+            tx,
+            &caller,
+            "equipment",
+            &id,
+            Action::Edit,
+            &before,
+            &equipment,
+        )
+        .await?;
     }
     Ok(Json(equipment))
 }
@@ -312,16 +322,7 @@ async fn exclude(
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    archive::finish(
-        tx,
-        &caller,
-        "equipment",
-        "archive",
-        &before,
-        id,
-        "Equipment archived.",
-    )
-    .await
+    archive::finish(tx, &caller, "equipment", &before, id, "Equipment archived.").await
 }
 
 #[utoipa::path(

@@ -3,6 +3,7 @@
 //! The storage interface of this resource; the queries are in `sql/audit.rs`.
 
 use registry_core::api::AuditEvent;
+use registry_core::audit::Action;
 use registry_core::facility::RoleChange;
 use serde_json::Value;
 
@@ -30,7 +31,7 @@ pub async fn record_change<T: serde::Serialize>(
     actor: Option<&str>,
     entity: &str,
     entity_id: &str,
-    action: &str,
+    action: Action,
     before: Option<&T>,
     after: Option<&T>,
 ) -> anyhow::Result<()> {
@@ -41,7 +42,7 @@ pub async fn record_change<T: serde::Serialize>(
         Change {
             entity,
             entity_id,
-            action,
+            action: &action.name(),
             actor,
             before: before.as_ref(),
             after: after.as_ref(),

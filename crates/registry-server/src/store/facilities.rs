@@ -4,26 +4,16 @@
 //! The storage interface of this resource; the queries are in `sql/facilities.rs`.
 
 use registry_core::api::Facility;
-use registry_core::facility::{Address, RadioisotopeGrant, UserLink};
+use registry_core::facility::{FacilityFields, RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
-use registry_core::{Department, Practice, Responsibility};
-use std::collections::BTreeSet;
+use registry_core::{Department, Responsibility};
 
-/// A facility as stored, before enrichment.
+/// A facility as stored, before enrichment: its fields (the core aggregate's) with its id,
+/// version and times.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FacilityRecord {
     pub id: String,
-    pub name: String,
-    pub company_name: String,
-    pub cnpj: String,
-    pub telephone: String,
-    pub department: Department,
-    pub group_id: Option<String>,
-    pub cnen_registry: Option<String>,
-    pub address: Vec<Address>,
-    pub users: Vec<UserLink>,
-    pub radioisotopes: Vec<RadioisotopeGrant>,
-    pub practices: BTreeSet<Practice>,
+    pub fields: FacilityFields,
     pub version: i64,
     pub created_at: String,
     pub updated_at: String,
@@ -47,51 +37,45 @@ impl ImageKind {
 
 pub use crate::store::types::Param;
 
-impl FacilityRecord {
-    /// The stored form of a loaded facility (to apply an edit to it).
-    pub fn from_view(f: &Facility) -> Result<Self, sqlx::Error> {
-        Ok(FacilityRecord {
-            id: f.id.clone(),
-            name: f.name.clone(),
-            company_name: f.company_name.clone(),
-            cnpj: f.cnpj.clone(),
-            telephone: f.telephone.clone(),
-            department: f.department,
-            group_id: f.group.as_ref().map(|g| g.id.clone()),
-            cnen_registry: f.cnen_registry.clone(),
-            address: f.address.clone(),
-            users: f
-                .users
-                .iter()
-                .map(|u| UserLink {
-                    user_id: u.id.clone(),
-                    responsibilities: u
-                        .responsabilities
-                        .iter()
-                        .map(|s| stored_responsibility(s))
-                        .collect(),
-                })
-                .collect(),
-            radioisotopes: f
-                .radioisotopes
-                .iter()
-                .map(|g| {
-                    WeeklyQuantity::stored(g.quantity)
-                        .map(|quantity| RadioisotopeGrant {
-                            name: g.name,
-                            quantity,
-                        })
-                        .ok_or_else(|| {
-                            decode_err(format!("stored quantity {} is not positive", g.quantity))
-                        })
-                })
-                .collect::<Result<_, _>>()?,
-            practices: f.practices.iter().copied().collect(),
-            version: f.version,
-            created_at: f.created_at.clone(),
-            updated_at: f.updated_at.clone(),
-        })
-    }
+/// The stored fields of a loaded facility (to apply an edit to them).
+pub fn fields_of(f: &Facility) -> Result<FacilityFields, sqlx::Error> {
+    Ok(FacilityFields {
+        name: f.name.clone(),
+        company_name: f.company_name.clone(),
+        cnpj: f.cnpj.clone(),
+        telephone: f.telephone.clone(),
+        department: f.department,
+        group_id: f.group.as_ref().map(|g| g.id.clone()),
+        cnen_registry: f.cnen_registry.clone(),
+        address: f.address.clone(),
+        users: f
+            .users
+            .iter()
+            .map(|u| UserLink {
+                user_id: u.id.clone(),
+                responsibilities: u
+                    .responsabilities
+                    .iter()
+                    .map(|s| stored_responsibility(s))
+                    .collect(),
+            })
+            .collect(),
+        radioisotopes: f
+            .radioisotopes
+            .iter()
+            .map(|g| {
+                WeeklyQuantity::stored(g.quantity)
+                    .map(|quantity| RadioisotopeGrant {
+                        name: g.name,
+                        quantity,
+                    })
+                    .ok_or_else(|| {
+                        decode_err(format!("stored quantity {} is not positive", g.quantity))
+                    })
+            })
+            .collect::<Result<_, _>>()?,
+        practices: f.practices.iter().copied().collect(),
+    })
 }
 
 /// Which live facilities a list shows: the caller's scope (a department's list; a `Cliente`

@@ -16,6 +16,7 @@ use registry_core::ErrorBody;
 use registry_core::Role;
 use registry_core::api::{IdInput, UserInput};
 use registry_core::api::{Message, User};
+use registry_core::audit::Action;
 use registry_core::user::{may_grant, may_manage, read_user};
 use serde_json::Value;
 
@@ -142,7 +143,7 @@ pub(super) async fn edit(
         audit_user(
             &mut tx,
             Some(&caller.id),
-            "edit",
+            Action::Edit,
             Some(&before),
             Some(&user),
         )
@@ -187,7 +188,7 @@ pub(super) async fn exclude(
         audit_user(
             &mut tx,
             Some(&caller.id),
-            "deactivate",
+            Action::Deactivate,
             Some(&before),
             Some(&user),
         )

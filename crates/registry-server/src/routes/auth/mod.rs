@@ -15,6 +15,7 @@ use crate::state::AppState;
 use crate::store::audit;
 use crate::store::users::UserRow;
 use registry_core::FieldCode;
+use registry_core::audit::Action;
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -45,7 +46,7 @@ fn required_str<'a>(v: &'a Value, key: &str) -> Result<&'a str> {
 async fn audit_user(
     conn: &mut Conn,
     actor: Option<&str>,
-    action: &str,
+    action: Action,
     before: Option<&UserRow>,
     after: Option<&UserRow>,
 ) -> Result<()> {

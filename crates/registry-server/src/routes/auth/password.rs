@@ -17,6 +17,7 @@ use rand::RngCore;
 use registry_core::ErrorBody;
 use registry_core::api::Message;
 use registry_core::api::{ChangePasswordInput, PasswordRecoverInput};
+use registry_core::audit::Action;
 use registry_core::values::password_problem;
 use registry_core::{FieldCode, Role};
 use serde_json::Value;
@@ -52,7 +53,7 @@ async fn set_password(
     audit_user(
         &mut tx,
         actor,
-        "password_change",
+        Action::ChangePassword,
         Some(&before),
         Some(&user),
     )

@@ -17,6 +17,7 @@ use registry_core::ErrorBody;
 use registry_core::Role;
 use registry_core::api::UserInput;
 use registry_core::api::{Message, User};
+use registry_core::audit::Action;
 use registry_core::user::{may_grant, read_user};
 
 #[utoipa::path(
@@ -111,7 +112,7 @@ pub(super) async fn register(
     audit_user(
         &mut tx,
         caller.as_ref().map(|c| c.id.as_str()),
-        "create",
+        Action::Create,
         None,
         Some(&user),
     )

@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use registry_core::ErrorBody;
+use registry_core::audit::Action;
 use registry_core::document::{
     Document, DocumentStatus, read_email_schedule, uses_default_recipients,
 };
@@ -74,7 +75,7 @@ pub(super) async fn schedule_email(
     let after = load(&mut tx, &caller, &id).await?;
     let detail =
         serde_json::json!({ "_id": schedule_id, "sendAt": send_at, "to": schedule.recipients });
-    record_event(&mut tx, &id, "email_scheduled", &caller, &detail).await?;
+    record_event(&mut tx, &id, Action::ScheduleEmail, &caller, &detail).await?;
     tx.commit().await?;
     Ok((StatusCode::ACCEPTED, Json(after)).into_response())
 }

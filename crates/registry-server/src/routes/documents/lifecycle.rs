@@ -17,6 +17,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use rand::RngCore;
 use registry_core::api::Message;
+use registry_core::audit::Action;
 use registry_core::document::{self, Document, Move, SignedClaim};
 use registry_core::{ErrorBody, FieldCode, Role};
 use serde_json::Value;
@@ -53,7 +54,7 @@ impl Moving {
 
     /// Ends the move: records `action` with the document before and after, commits, and answers
     /// the document as it is now.
-    async fn finish(mut self, caller: &Caller, action: &str) -> Result<Response> {
+    async fn finish(mut self, caller: &Caller, action: Action) -> Result<Response> {
         let after = load(&mut self.tx, caller, &self.id).await?;
         record(
             &mut self.tx,
@@ -117,7 +118,7 @@ pub(super) async fn sign(
         },
     )
     .await?;
-    moving.finish(&caller, "signed").await
+    moving.finish(&caller, Action::Sign).await
 }
 
 #[utoipa::path(
@@ -140,7 +141,7 @@ pub(super) async fn liberate(
     caller.require_any(RELEASERS)?;
     let mut moving = Moving::begin(&state, &caller, body, Move::Liberate).await?;
     store::liberate(&mut moving.tx, &moving.id, &caller.id, &now()).await?;
-    moving.finish(&caller, "liberated").await
+    moving.finish(&caller, Action::Liberate).await
 }
 
 #[utoipa::path(
@@ -163,16 +164,7 @@ pub(super) async fn exclude(
     let (mut tx, id) = archive::begin(&state, body, "documents").await?;
     let before = load(&mut tx, &caller, &id).await?;
     store::archive(&mut tx, &id, &now()).await?;
-    archive::finish(
-        tx,
-        &caller,
-        "document",
-        "deleted",
-        &before,
-        id,
-        "Document deleted.",
-    )
-    .await
+    archive::finish(tx, &caller, "document", &before, id, "Document deleted.").await
 }
 
 #[utoipa::path(
@@ -212,7 +204,7 @@ pub(super) async fn comment(
     store::add_comment(&mut tx, &comment_id, &id, &caller.id, &text, &now()).await?;
     let after = load(&mut tx, &caller, &id).await?;
     let detail = serde_json::json!({ "_id": comment_id, "text": text });
-    record_event(&mut tx, &id, "commented", &caller, &detail).await?;
+    record_event(&mut tx, &id, Action::Comment, &caller, &detail).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(after)).into_response())
 }

@@ -17,6 +17,7 @@ use crate::store::audit;
 use crate::store::documents::{self as store, DocumentFilter, DocumentState};
 use axum::extract::DefaultBodyLimit;
 use registry_core::Role;
+use registry_core::audit::Action;
 use registry_core::document::{self, Document};
 use serde_json::Value;
 
@@ -96,7 +97,7 @@ fn invalid_transition(e: document::InvalidTransition) -> ApiError {
 async fn record(
     conn: &mut Conn,
     id: &str,
-    action: &str,
+    action: Action,
     caller: &Caller,
     before: Option<&Document>,
     after: Option<&Document>,
@@ -139,7 +140,7 @@ async fn load_state(conn: &mut Conn, id: &str) -> Result<DocumentState> {
 async fn record_event(
     conn: &mut Conn,
     id: &str,
-    action: &str,
+    action: Action,
     caller: &Caller,
     detail: &Value,
 ) -> Result<()> {
@@ -148,7 +149,7 @@ async fn record_event(
         audit::Change {
             entity: "document",
             entity_id: id,
-            action,
+            action: &action.name(),
             actor: Some(&caller.id),
             before: None,
             after: Some(detail),

@@ -16,6 +16,7 @@ use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures::TryStreamExt;
+use registry_core::audit::Action;
 use registry_core::document::{self, Document, DocumentDraft, DocumentStatus, FileInfo, Move};
 use registry_core::{ErrorBody, FieldCode, FieldErrors};
 use serde_json::{Map, Value};
@@ -246,7 +247,7 @@ pub(super) async fn register(
     .await?;
     store::add_file(&mut tx, &id, 1, &file, &caller.id, &at).await?;
     let doc = load(&mut tx, &caller, &id).await?;
-    record(&mut tx, &id, "uploaded", &caller, None, Some(&doc)).await?;
+    record(&mut tx, &id, Action::Create, &caller, None, Some(&doc)).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(doc)).into_response())
 }
@@ -340,11 +341,11 @@ pub(super) async fn edit(
     }
     let after = load(&mut tx, &caller, &id).await?;
     let action = match (changes.status, file.is_some()) {
-        (Some(s), _) => format!("status:{}", s.slug()),
-        (None, true) => "file_replaced".into(),
-        (None, false) => "edited".into(),
+        (Some(s), _) => Action::Status(s),
+        (None, true) => Action::ReplaceFile,
+        (None, false) => Action::Edit,
     };
-    record(&mut tx, &id, &action, &caller, Some(&before), Some(&after)).await?;
+    record(&mut tx, &id, action, &caller, Some(&before), Some(&after)).await?;
     tx.commit().await?;
     Ok(Json(after).into_response())
 }

@@ -1,6 +1,7 @@
 //! Archiving a facility.
 
 use crate::auth::Caller;
+use crate::changes::Changed;
 use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
@@ -36,14 +37,11 @@ pub(super) async fn exclude(
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    archive::finish(
-        tx,
-        &caller,
-        "facility",
-        "archive",
-        &before,
-        id,
-        "Facility archived.",
-    )
-    .await
+    // Its equipment's tests leave the due lists too.
+    tx.announce(Changed::Facilities {
+        ids: vec![id.clone()],
+        lists: true,
+        due: true,
+    });
+    archive::finish(tx, &caller, "facility", &before, id, "Facility archived.").await
 }

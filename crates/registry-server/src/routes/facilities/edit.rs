@@ -1,7 +1,8 @@
 //! Editing a facility (by body or by path, with If-Match) and replacing its user links.
 
-use super::{duplicate, duplicate_after_race, record, references};
+use super::{duplicate, duplicate_after_race, references};
 use crate::auth::Caller;
+use crate::changes::Changed;
 use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
@@ -17,26 +18,9 @@ use registry_core::ErrorBody;
 use registry_core::FieldCode;
 use registry_core::api::Facility;
 use registry_core::api::{FacilityInput, FacilityUsersInput};
-use registry_core::facility::{FacilityFields, Mode, read_facility_partial};
+use registry_core::audit::Action;
+use registry_core::facility::{Mode, read_facility_partial};
 use serde_json::{Value, json};
-
-/// The fields of a loaded facility.
-fn fields_of(facility: &Facility) -> Result<FacilityFields> {
-    let r = FacilityRecord::from_view(facility)?;
-    Ok(FacilityFields {
-        name: r.name,
-        company_name: r.company_name,
-        cnpj: r.cnpj,
-        telephone: r.telephone,
-        department: r.department,
-        group_id: r.group_id,
-        cnen_registry: r.cnen_registry,
-        address: r.address,
-        users: r.users,
-        radioisotopes: r.radioisotopes,
-        practices: r.practices,
-    })
-}
 
 /// Applies an edit payload to facility `id` (both edit forms and users/edit).
 async fn apply_edit(
@@ -45,7 +29,7 @@ async fn apply_edit(
     id: &str,
     value: &Value,
     headers: &HeaderMap,
-    action: &str,
+    action: Action,
 ) -> Result<Response> {
     let mut tx = state.db.begin().await?;
     crate::store::lock_row(&mut tx, "facilities", id).await?;
@@ -55,7 +39,7 @@ async fn apply_edit(
     check_if_match(headers, before.version)?;
     let (changes, errs) =
         read_facility_partial(value, Mode::Edit, &state.config.extra_responsibilities);
-    let current = fields_of(&before)?;
+    let current = store::fields_of(&before)?;
     let refs = references(&mut tx, &changes, Some((id, &current.cnpj))).await?;
     let Some(edit) = changes
         .apply_to(&current, &refs, errs)
@@ -70,16 +54,23 @@ async fn apply_edit(
         return Err(duplicate(existing));
     }
     let role_changes = edit.role_changes;
-    let record = record(
-        id.to_owned(),
-        edit.fields,
-        before.version + 1,
-        before.created_at.clone(),
-        now(),
-    );
+    let record = FacilityRecord {
+        id: id.to_owned(),
+        fields: edit.fields,
+        version: before.version + 1,
+        created_at: before.created_at.clone(),
+        updated_at: now(),
+    };
     if let Err(e) = store::update(&mut tx, &record).await {
         drop(tx);
-        return Err(duplicate_after_race(state, e, &record.cnpj, record.department, id).await);
+        return Err(duplicate_after_race(
+            state,
+            e,
+            &record.fields.cnpj,
+            record.fields.department,
+            id,
+        )
+        .await);
     }
     let after = store::view(&mut tx, id)
         .await?
@@ -91,7 +82,7 @@ async fn apply_edit(
         audit::Change {
             entity: "facility",
             entity_id: id,
-            action,
+            action: &action.name(),
             actor: Some(&caller.id),
             before: Some(&before_json),
             after: Some(&after_json),
@@ -99,6 +90,12 @@ async fn apply_edit(
         },
     )
     .await?;
+    // Due lists show the facility's name and are selected by its users.
+    tx.announce(Changed::Facilities {
+        ids: vec![id.to_owned()],
+        lists: true,
+        due: before.name != after.name || before.users != after.users,
+    });
     tx.commit().await?;
     Ok(with_etag(StatusCode::OK, after))
 }
@@ -130,7 +127,7 @@ pub(super) async fn edit_by_body(
     caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
-    apply_edit(&state, &caller, &id, &value, &headers, "edit").await
+    apply_edit(&state, &caller, &id, &value, &headers, Action::Edit).await
 }
 
 #[utoipa::path(
@@ -172,7 +169,7 @@ pub(super) async fn edit_by_path(
         }
         _ => {}
     }
-    apply_edit(&state, &caller, &id, &value, &headers, "edit").await
+    apply_edit(&state, &caller, &id, &value, &headers, Action::Edit).await
 }
 
 #[utoipa::path(
@@ -214,7 +211,7 @@ pub(super) async fn edit_users(
         &id,
         &json!({ "users": users }),
         &headers,
-        "users_edit",
+        Action::EditUsers,
     )
     .await
 }

@@ -11,10 +11,10 @@ use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
-use crate::store::facilities::{self as store, FacilityRecord};
+use crate::store::facilities as store;
 use crate::store::{groups, users};
 use registry_core::Department;
-use registry_core::facility::{FacilityChanges, FacilityFields, References};
+use registry_core::facility::{FacilityChanges, References};
 
 pub fn routes() -> Routes {
     routes![
@@ -52,46 +52,6 @@ async fn references(
         refs.linked_to_records = store::has_records(conn, id).await?;
     }
     Ok(refs)
-}
-
-/// The stored form of a facility's fields.
-fn record(
-    id: String,
-    fields: FacilityFields,
-    version: i64,
-    created_at: String,
-    updated_at: String,
-) -> FacilityRecord {
-    let FacilityFields {
-        name,
-        company_name,
-        cnpj,
-        telephone,
-        department,
-        group_id,
-        cnen_registry,
-        address,
-        users,
-        radioisotopes,
-        practices,
-    } = fields;
-    FacilityRecord {
-        id,
-        name,
-        company_name,
-        cnpj,
-        telephone,
-        department,
-        group_id,
-        cnen_registry,
-        address,
-        users,
-        radioisotopes,
-        practices,
-        version,
-        created_at,
-        updated_at,
-    }
 }
 
 fn duplicate(id: String) -> ApiError {

@@ -3,6 +3,7 @@
 use crate::access::{scope_for, visible};
 use crate::auth::Caller;
 use crate::cache;
+use crate::changes::ReadOf;
 use crate::error::Result;
 use crate::extract::ListParams;
 use crate::extract::Path;
@@ -29,7 +30,7 @@ async fn list(
     let key = cache::key(&caller.id, uri, "");
     state
         .cache
-        .answer(&state.db, key, async {
+        .answer(&state.db, ReadOf::FacilityLists, key, async {
             let mut conn = state.db.read().await?;
             let mut filter = params.facility_filter();
             if let Some(d) = department {
@@ -175,7 +176,7 @@ pub(super) async fn show(
     let key = cache::key(&caller.id, &uri, "");
     state
         .cache
-        .answer(&state.db, key, async {
+        .answer(&state.db, ReadOf::Facility(&id), key, async {
             let mut conn = state.db.read().await?;
             Ok(with_etag(
                 StatusCode::OK,

@@ -1,13 +1,14 @@
 //! Registering a facility.
 
-use super::{duplicate, duplicate_after_race, record, references};
+use super::{duplicate, duplicate_after_race, references};
 use crate::auth::Caller;
+use crate::changes::Changed;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::state::AppState;
 use crate::store::audit;
-use crate::store::facilities as store;
+use crate::store::facilities::{self as store, FacilityRecord};
 use crate::versions::with_etag;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -15,6 +16,7 @@ use axum::response::Response;
 use registry_core::ErrorBody;
 use registry_core::api::Facility;
 use registry_core::api::FacilityInput;
+use registry_core::audit::Action;
 use registry_core::facility::{Mode, read_facility_partial};
 
 #[utoipa::path(
@@ -51,10 +53,23 @@ pub(super) async fn register(
     }
     let role_changes = new.role_changes;
     let at = now();
-    let record = record(new_id(), new.fields, 1, at.clone(), at);
+    let record = FacilityRecord {
+        id: new_id(),
+        fields: new.fields,
+        version: 1,
+        created_at: at.clone(),
+        updated_at: at,
+    };
     if let Err(e) = store::insert(&mut tx, &record).await {
         drop(tx);
-        return Err(duplicate_after_race(&state, e, &record.cnpj, record.department, "").await);
+        return Err(duplicate_after_race(
+            &state,
+            e,
+            &record.fields.cnpj,
+            record.fields.department,
+            "",
+        )
+        .await);
     }
     let facility = store::view(&mut tx, &record.id)
         .await?
@@ -65,7 +80,7 @@ pub(super) async fn register(
         audit::Change {
             entity: "facility",
             entity_id: &record.id,
-            action: "create",
+            action: &Action::Create.name(),
             actor: Some(&caller.id),
             before: None,
             after: Some(&after),
@@ -73,6 +88,12 @@ pub(super) async fn register(
         },
     )
     .await?;
+    // A new facility has no equipment yet: only the facility lists change.
+    tx.announce(Changed::Facilities {
+        ids: vec![],
+        lists: true,
+        due: false,
+    });
     tx.commit().await?;
     let mut response = with_etag(StatusCode::CREATED, facility);
     let location =

@@ -16,6 +16,7 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
+use registry_core::audit::Action;
 use registry_core::equipment::{Reference, local_date};
 use registry_core::waste::{
     WasteChanges, WasteContent, WastePackage, WasteRelease, read_release, read_waste, release_date,
@@ -269,7 +270,7 @@ pub(super) async fn edit_waste(
     if package != before {
         package.updated_at = now();
         store::save_waste(&mut tx, &package, false).await?;
-        audited::changed(tx, &caller, "waste", &id, "edit", &before, &package).await?;
+        audited::changed(tx, &caller, "waste", &id, Action::Edit, &before, &package).await?;
     }
     Ok(Json(package))
 }
@@ -327,6 +328,15 @@ pub(super) async fn release(
     package.release = Some(record);
     package.releasable = false;
     package.updated_at = stamp;
-    audited::changed(tx, &caller, "waste", &id, "release", &before, &package).await?;
+    audited::changed(
+        tx,
+        &caller,
+        "waste",
+        &id,
+        Action::Release,
+        &before,
+        &package,
+    )
+    .await?;
     Ok(Json(package))
 }

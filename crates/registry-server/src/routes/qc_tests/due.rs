@@ -5,6 +5,7 @@ use crate::access::scope_for;
 use crate::access::visible_equipment;
 use crate::auth::Caller;
 use crate::cache;
+use crate::changes::ReadOf;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
@@ -59,7 +60,7 @@ async fn answer(
     let key = cache::key(&caller.id, uri, &query.today.to_string());
     state
         .cache
-        .answer(&state.db, key, async {
+        .answer(&state.db, ReadOf::DueLists, key, async {
             let mut conn = state.db.read().await?;
             if let Some(id) = equipment {
                 visible_equipment(&mut conn, caller, id).await?;

@@ -16,6 +16,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use registry_core::api::Message;
+use registry_core::audit::Action;
 use registry_core::equipment::{
     Conclusion, QcTest, QcTestChanges, Reference, TestType, read_qc_test_of,
 };
@@ -256,7 +257,7 @@ pub(super) async fn edit(
     if record != before {
         record.updated_at = now();
         store::save(&mut tx, &record, false).await?;
-        audited::changed(tx, &caller, "qc_test", &id, "edit", &before, &record).await?;
+        audited::changed(tx, &caller, "qc_test", &id, Action::Edit, &before, &record).await?;
     }
     Ok(Json(record))
 }
@@ -283,14 +284,5 @@ pub(super) async fn delete(
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
     store::archive(&mut tx, &id, &now()).await?;
-    archive::finish(
-        tx,
-        &caller,
-        "qc_test",
-        "delete",
-        &before,
-        id,
-        "Test deleted.",
-    )
-    .await
+    archive::finish(tx, &caller, "qc_test", &before, id, "Test deleted.").await
 }

@@ -16,32 +16,32 @@ use sqlx::{AssertSqlSafe, Row};
 const RECORD_LINKS: &[&str] = &["equipment", "qc_tests", "documents"];
 
 fn search_text(r: &FacilityRecord) -> String {
-    let cities: Vec<&str> = r.address.iter().map(|a| a.city.as_str()).collect();
+    let cities: Vec<&str> = r.fields.address.iter().map(|a| a.city.as_str()).collect();
     search_key(&format!(
         "{} {} {} {}",
-        r.name,
-        r.company_name,
-        r.cnpj,
+        r.fields.name,
+        r.fields.company_name,
+        r.fields.cnpj,
         cities.join(" ")
     ))
 }
 
 pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
     ranks::lock(conn).await?;
-    let (live_rank, department_rank) = ranks::for_new(conn, &r.id, r.department.as_str()).await?;
+    let (live_rank, department_rank) = ranks::for_new(conn, &r.id, r.fields.department.as_str()).await?;
     sqlx::query(
         "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, group_id, cnen_registry, search_text, \
          version, created_at, updated_at, live_rank, department_rank) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
     .bind(&r.id)
-    .bind(&r.name)
-    .bind(&r.company_name)
-    .bind(&r.cnpj)
-    .bind(&r.telephone)
-    .bind(r.department.as_str())
-    .bind(&r.group_id)
-    .bind(&r.cnen_registry)
+    .bind(&r.fields.name)
+    .bind(&r.fields.company_name)
+    .bind(&r.fields.cnpj)
+    .bind(&r.fields.telephone)
+    .bind(r.fields.department.as_str())
+    .bind(&r.fields.group_id)
+    .bind(&r.fields.cnen_registry)
     .bind(search_text(r))
     .bind(r.version)
     .bind(Ts(&r.created_at))
@@ -51,7 +51,7 @@ pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     .execute(&mut *conn)
     .await?;
     insert_children(conn, r).await?;
-    adjust_count(conn, r.department, 1).await
+    adjust_count(conn, r.fields.department, 1).await
 }
 
 /// Keeps `facility_counts` in step with the live facilities of a department.
@@ -76,16 +76,16 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         .await?;
     // A move to the other department: out of the old one's ranking, a place in the new one's.
     let mut department_rank: Option<i64> = None;
-    if previous != r.department.as_str() {
+    if previous != r.fields.department.as_str() {
         let previous = Department::parse(&previous)
             .ok_or_else(|| decode_err(format!("unknown department {previous}")))?;
         ranks::lock(conn).await?;
         if let Some((old, _, Some(within))) = ranks::of(conn, &r.id).await? {
             ranks::leave(conn, &old, None, Some(within)).await?;
         }
-        department_rank = Some(ranks::for_move(conn, &r.id, r.department.as_str()).await?);
+        department_rank = Some(ranks::for_move(conn, &r.id, r.fields.department.as_str()).await?);
         adjust_count(conn, previous, -1).await?;
-        adjust_count(conn, r.department, 1).await?;
+        adjust_count(conn, r.fields.department, 1).await?;
     }
     sqlx::query(
         "UPDATE facilities SET name = $2, company_name = $3, cnpj = $4, telephone = $5, department = $6, group_id = $7, \
@@ -93,13 +93,13 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
          department_rank = COALESCE($12, department_rank) WHERE id = $1",
     )
     .bind(&r.id)
-    .bind(&r.name)
-    .bind(&r.company_name)
-    .bind(&r.cnpj)
-    .bind(&r.telephone)
-    .bind(r.department.as_str())
-    .bind(&r.group_id)
-    .bind(&r.cnen_registry)
+    .bind(&r.fields.name)
+    .bind(&r.fields.company_name)
+    .bind(&r.fields.cnpj)
+    .bind(&r.fields.telephone)
+    .bind(r.fields.department.as_str())
+    .bind(&r.fields.group_id)
+    .bind(&r.fields.cnen_registry)
     .bind(search_text(r))
     .bind(r.version)
     .bind(Ts(&r.updated_at))
@@ -151,6 +151,7 @@ pub async fn insert_rows(
 
 async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
     let addresses = r
+        .fields
         .address
         .iter()
         .enumerate()
@@ -181,6 +182,7 @@ async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<()
     ];
     insert_rows(conn, "facility_addresses", &columns, addresses).await?;
     let users = r
+        .fields
         .users
         .iter()
         .enumerate()
@@ -206,6 +208,7 @@ async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<()
     )
     .await?;
     let isotopes = r
+        .fields
         .radioisotopes
         .iter()
         .enumerate()
@@ -226,6 +229,7 @@ async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<()
     )
     .await?;
     let practices = r
+        .fields
         .practices
         .iter()
         .map(|p| vec![Param::text(&r.id), Param::text(p.as_str())])
