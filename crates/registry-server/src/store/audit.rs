@@ -4,18 +4,8 @@
 
 use registry_core::api::AuditEvent;
 use registry_core::audit::Action;
-use registry_core::facility::RoleChange;
-use serde_json::Value;
 
-pub struct Change<'a> {
-    pub entity: &'a str,
-    pub entity_id: &'a str,
-    pub action: &'a str,
-    pub actor: Option<&'a str>,
-    pub before: Option<&'a Value>,
-    pub after: Option<&'a Value>,
-    pub role_changes: &'a [RoleChange],
-}
+pub use super::model::audit::*;
 
 backend_fns! { audit;
     pub async fn record(change: Change<'_>) -> Result<(), sqlx::Error>;

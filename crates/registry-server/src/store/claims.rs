@@ -4,21 +4,7 @@
 //!
 //! The storage interface of this resource; the queries are in `sql/claims.rs`.
 
-/// A queue table; the rows of both have the same claim and outcome columns.
-#[derive(Debug, Clone, Copy)]
-pub enum Queue {
-    EmailSchedules,
-    NoticeDigests,
-}
-
-impl Queue {
-    pub(crate) fn table(self) -> &'static str {
-        match self {
-            Queue::EmailSchedules => "email_schedules",
-            Queue::NoticeDigests => "notice_digests",
-        }
-    }
-}
+pub use super::model::claims::*;
 
 backend_fns! { claims;
 

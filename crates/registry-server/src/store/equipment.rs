@@ -4,15 +4,7 @@
 
 use registry_core::equipment::Equipment;
 
-/// Which of a facility's live equipment a list shows.
-#[derive(Debug, Clone, Default)]
-pub struct EquipmentFilter {
-    pub equipment_type_id: Option<String>,
-    pub active: Option<bool>,
-    /// Case-insensitive substring of manufacturer, model, serial or patrimonial number, or
-    /// localization.
-    pub q: Option<String>,
-}
+pub use super::model::equipment::*;
 
 backend_fns! { equipment;
     /// Live equipment, or `None`.

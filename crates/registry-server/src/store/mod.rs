@@ -77,6 +77,7 @@ pub mod equipment_types;
 pub mod facilities;
 pub mod groups;
 pub mod material;
+pub mod model;
 pub mod qc_tests;
 pub mod users;
 

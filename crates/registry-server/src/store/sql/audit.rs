@@ -5,7 +5,7 @@
 use super::Connection;
 use super::row::{json_opt, ts};
 use crate::db::{new_id, now};
-use crate::store::audit::*;
+use crate::store::model::audit::*;
 use crate::store::types::{JsonText, Ts};
 use registry_core::api::{Actor, AuditEvent};
 use serde_json::Value;

@@ -7,7 +7,7 @@
 use super::row::ts;
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, search_key};
-use crate::store::catalogue::NamedRow;
+use crate::store::model::catalogue::NamedRow;
 use crate::store::types::Ts;
 use sqlx::{AssertSqlSafe, Row};
 

@@ -5,7 +5,7 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::{Connection, DbRow};
-use crate::store::claims::*;
+use crate::store::model::claims::*;
 use crate::store::types::Ts;
 use sqlx::AssertSqlSafe;
 

@@ -5,8 +5,8 @@
 
 use super::Connection;
 use super::row::json;
-use crate::store::claims::Queue;
-use crate::store::documents::*;
+use crate::store::model::claims::Queue;
+use crate::store::model::documents::*;
 use crate::store::types::{JsonText, Ts};
 use sqlx::Row;
 

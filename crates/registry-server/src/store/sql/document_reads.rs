@@ -8,7 +8,7 @@ use super::opt;
 use super::row::{bind, day, json, ts, ts_opt};
 use super::{Connection, DbRow};
 use crate::db::placeholders;
-use crate::store::documents::*;
+use crate::store::model::documents::*;
 use registry_core::document::{
     Comment, Document, FileInfo, FileVersion, Person, RecordRef, ScheduledEmail, SentEmail,
 };

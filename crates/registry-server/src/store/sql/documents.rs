@@ -8,7 +8,7 @@
 use super::Connection;
 use super::opt;
 use super::row::day;
-use crate::store::documents::*;
+use crate::store::model::documents::*;
 use crate::store::types::{Day, Ts};
 use registry_core::document::{DocumentStatus, FileInfo};
 use sqlx::{AssertSqlSafe, Row};

@@ -4,7 +4,7 @@
 
 use super::row::{json, ts};
 use super::{Connection, DbRow};
-use crate::store::equipment::EquipmentFilter;
+use crate::store::model::equipment::EquipmentFilter;
 use crate::store::types::{JsonText, Ts};
 use registry_core::equipment::{Equipment, Reference};
 use sqlx::{AssertSqlSafe, Row};

@@ -3,7 +3,7 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::catalogue::name_pattern;
-use crate::store::catalogue::CatalogueFilter;
+use crate::store::model::catalogue::CatalogueFilter;
 use super::row::{json_opt, ts};
 use super::{Connection, DbRow};
 use crate::db::search_key;

@@ -6,7 +6,7 @@
 use super::facility_ranks as ranks;
 use super::Connection;
 use crate::db::{placeholders, search_key};
-use crate::store::facilities::*;
+use crate::store::model::facilities::*;
 use crate::store::types::Ts;
 use registry_core::{Department, Responsibility};
 use sqlx::{AssertSqlSafe, Row};

@@ -10,7 +10,7 @@ use super::opt;
 use super::row::ts;
 use super::{Connection, DbRow};
 use crate::db::{placeholders, search_key};
-use crate::store::facilities::*;
+use crate::store::model::facilities::*;
 use registry_core::api::{Facility, GroupRef};
 use registry_core::{Department, Practice};
 use sqlx::{AssertSqlSafe, Row};

@@ -6,7 +6,7 @@
 
 use super::row::{bind, ts};
 use super::{Connection, DbRow};
-use crate::store::material::*;
+use crate::store::model::material::*;
 use crate::store::types::{Param, Ts};
 use registry_core::Radioisotope;
 use registry_core::equipment::Reference;

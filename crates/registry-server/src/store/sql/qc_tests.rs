@@ -4,7 +4,7 @@
 
 use super::row::{bind, day, day_opt, json_opt, ts};
 use super::{Connection, DbRow};
-use crate::store::qc_tests::*;
+use crate::store::model::qc_tests::*;
 use crate::store::types::{Day, JsonText, Param, Ts};
 use chrono::NaiveDate;
 use registry_core::equipment::{

@@ -6,7 +6,7 @@ use super::row::{day_opt, json, opt, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, placeholders, search_key};
 use crate::store::types::{Day, JsonText, Stamp, Ts};
-use crate::store::users::*;
+use crate::store::model::users::*;
 use registry_core::Role;
 use registry_core::api::Licences;
 use registry_core::facility::UserState;

@@ -5,7 +5,7 @@
 use super::material::{Filter, decode, reference};
 use super::row::{day, json, ts, ts_opt};
 use super::{Connection, DbRow};
-use crate::store::material::*;
+use crate::store::model::material::*;
 use crate::store::types::{Day, JsonText, Ts};
 use registry_core::equipment::Reference;
 use registry_core::waste::{WasteContent, WasteForm, WastePackage, WasteRelease};
