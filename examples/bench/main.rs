@@ -16,16 +16,19 @@
 //! own database there.
 
 mod seed;
+mod server;
+mod wrk;
 
 use anyhow::{Context, bail};
 use registry_server::auth::hash_password;
 use registry_server::db::{Db, new_id, now};
 use registry_server::store::users::{self, UserRow};
 use seed::{SeedPlan, Seeded, seed};
+use server::{build_server, rss_kib, start_server};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use wrk::{Measure, ensure_wrk, median, run_wrk};
 
 const ADMIN_EMAIL: &str = "bench-admin@example.com";
 const ADMIN_PASSWORD: &str = "bench-admin-password";
@@ -167,167 +170,6 @@ fn search_terms(facilities: usize, rng_seed: u64) -> Vec<String> {
     terms
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-struct Measure {
-    rps: f64,
-    p50_ms: f64,
-    p99_ms: f64,
-    errors: u64,
-}
-
-fn duration_ms(s: &str) -> Option<f64> {
-    let s = s.trim();
-    let (num, factor) = if let Some(v) = s.strip_suffix("us") {
-        (v, 0.001)
-    } else if let Some(v) = s.strip_suffix("ms") {
-        (v, 1.0)
-    } else if let Some(v) = s.strip_suffix('s') {
-        (v, 1000.0)
-    } else {
-        return None;
-    };
-    num.trim().parse::<f64>().ok().map(|n| n * factor)
-}
-
-/// Reads wrk's `--latency` report.
-fn parse_wrk(out: &str) -> anyhow::Result<Measure> {
-    let mut m = Measure::default();
-    for line in out.lines().map(str::trim) {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.as_slice() {
-            ["50%", v] => m.p50_ms = duration_ms(v).context("p50")?,
-            ["99%", v] => m.p99_ms = duration_ms(v).context("p99")?,
-            ["Requests/sec:", v] => m.rps = v.parse()?,
-            ["Non-2xx", "or", "3xx", "responses:", n] => m.errors += n.parse::<u64>()?,
-            ["Socket", "errors:", rest @ ..] => {
-                m.errors += rest
-                    .iter()
-                    .filter_map(|w| w.trim_end_matches(',').parse::<u64>().ok())
-                    .sum::<u64>();
-            }
-            _ => {}
-        }
-    }
-    anyhow::ensure!(m.rps > 0.0, "wrk reported no requests:\n{out}");
-    Ok(m)
-}
-
-fn median(mut v: Vec<Measure>) -> Measure {
-    v.sort_by(|a, b| a.rps.total_cmp(&b.rps));
-    let mid = v[v.len() / 2];
-    Measure {
-        errors: v.iter().map(|m| m.errors).sum(),
-        ..mid
-    }
-}
-
-fn ensure_wrk() -> anyhow::Result<()> {
-    if Command::new("wrk").arg("--version").output().is_ok() {
-        return Ok(());
-    }
-    eprintln!("wrk is missing: installing it from Debian's packages (apt-get install wrk)");
-    let ok = Command::new("sh")
-        .args([
-            "-c",
-            "apt-get install -y -qq wrk || (apt-get update -qq && apt-get install -y -qq wrk)",
-        ])
-        .status()?
-        .success();
-    anyhow::ensure!(
-        ok,
-        "could not install wrk; install it (Debian: apt-get install wrk) and run again"
-    );
-    Ok(())
-}
-
-fn build_server() -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let ok = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "registry-server",
-            "--bin",
-            "registry-server",
-        ])
-        .status()?
-        .success();
-    anyhow::ensure!(ok, "building the release server failed");
-    Ok(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/target/release/registry-server"
-    )))
-}
-
-fn rss_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn start_server(
-    binary: &Path,
-    url: &str,
-    data_dir: &Path,
-    cache: &str,
-) -> anyhow::Result<Server> {
-    let port = free_port()?;
-    let mut command = Command::new(binary);
-    if cache == "off" {
-        command.env("REGISTRY_READ_CACHE_MIB", "0");
-    }
-    let child = command
-        .env("REGISTRY_DATABASE_URL", url)
-        .env("REGISTRY_BIND", format!("127.0.0.1:{port}"))
-        .env("REGISTRY_DATA_DIR", data_dir)
-        .env(
-            "REGISTRY_JWT_SECRET",
-            "benchmark-secret-benchmark-secret-0123456789",
-        )
-        .env("REGISTRY_LOG", "warn")
-        .stdout(Stdio::null())
-        .spawn()
-        .context("cannot start the server")?;
-    let server = Server {
-        child,
-        base: format!("http://127.0.0.1:{port}"),
-    };
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(60) {
-        if let Ok(res) = reqwest::get(format!("{}/readyz", server.base)).await
-            && res.status().is_success()
-        {
-            return Ok(server);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    bail!("the server did not become ready")
-}
-
 /// Seeds the data set and the benchmark's Administrator; returns what was created.
 async fn prepare(url: &str, plan: &SeedPlan) -> anyhow::Result<(Seeded, Duration)> {
     let started = Instant::now();
@@ -357,53 +199,6 @@ async fn prepare(url: &str, plan: &SeedPlan) -> anyhow::Result<(Seeded, Duration
     db.analyze().await?;
     db.close().await;
     Ok((seeded, started.elapsed()))
-}
-
-fn run_wrk(
-    args: &Args,
-    base: &str,
-    scenario: &Scenario,
-    token: &str,
-    ids_file: &Path,
-    pages: usize,
-) -> anyhow::Result<Measure> {
-    let login = serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}).to_string();
-    let out = Command::new("wrk")
-        .args([
-            "-t",
-            &args.threads.to_string(),
-            "-c",
-            &args.connections.to_string(),
-            "-d",
-            &format!("{}s", args.duration),
-        ])
-        .args([
-            "--latency",
-            "--timeout",
-            "10s",
-            "-s",
-            SCRIPT,
-            base,
-            "--",
-            scenario.mode,
-        ])
-        .arg(ids_file)
-        .env("REGISTRY_BENCH_TOKEN", token)
-        .env("REGISTRY_BENCH_PATH", scenario.path)
-        .env("REGISTRY_BENCH_PAGES", pages.to_string())
-        .env(
-            "REGISTRY_BENCH_TERMS",
-            ids_file.with_file_name("search-terms.txt"),
-        )
-        .env("REGISTRY_BENCH_LOGIN", login)
-        .output()
-        .context("cannot run wrk")?;
-    anyhow::ensure!(
-        out.status.success(),
-        "wrk failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    parse_wrk(&String::from_utf8_lossy(&out.stdout))
 }
 
 struct Report {
