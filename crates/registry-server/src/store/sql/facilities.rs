@@ -4,16 +4,34 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::facility_ranks as ranks;
-use super::Connection;
+use super::{Connection, Db};
 use crate::db::{placeholders, search_key};
 use crate::store::model::facilities::*;
 use crate::store::types::Ts;
 use registry_core::{Department, Responsibility};
+use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Row};
 
 /// Tables whose rows link a facility to records (equipment, documents, QC tests); a linked
 /// facility's cnpj is locked. Archived records still count: they are history.
 const RECORD_LINKS: &[&str] = &["equipment", "qc_tests", "documents"];
+
+/// Binds the stored fields of `r` as the next eight parameters: name, company name, cnpj,
+/// telephone, department, group, CNEN registry and search text.
+fn bind_fields<'q>(
+    q: Query<'q, Db, <Db as sqlx::Database>::Arguments>,
+    r: &'q FacilityRecord,
+) -> Query<'q, Db, <Db as sqlx::Database>::Arguments> {
+    let f = &r.fields;
+    q.bind(&f.name)
+        .bind(&f.company_name)
+        .bind(&f.cnpj)
+        .bind(&f.telephone)
+        .bind(f.department.as_str())
+        .bind(&f.group_id)
+        .bind(&f.cnen_registry)
+        .bind(search_text(r))
+}
 
 fn search_text(r: &FacilityRecord) -> String {
     let cities: Vec<&str> = r.fields.address.iter().map(|a| a.city.as_str()).collect();
@@ -28,21 +46,15 @@ fn search_text(r: &FacilityRecord) -> String {
 
 pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
     ranks::lock(conn).await?;
-    let (live_rank, department_rank) = ranks::for_new(conn, &r.id, r.fields.department.as_str()).await?;
-    sqlx::query(
+    let (live_rank, department_rank) =
+        ranks::for_new(conn, &r.id, r.fields.department.as_str()).await?;
+    let insert = sqlx::query(
         "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, group_id, cnen_registry, search_text, \
          version, created_at, updated_at, live_rank, department_rank) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
     )
-    .bind(&r.id)
-    .bind(&r.fields.name)
-    .bind(&r.fields.company_name)
-    .bind(&r.fields.cnpj)
-    .bind(&r.fields.telephone)
-    .bind(r.fields.department.as_str())
-    .bind(&r.fields.group_id)
-    .bind(&r.fields.cnen_registry)
-    .bind(search_text(r))
+    .bind(&r.id);
+    bind_fields(insert, r)
     .bind(r.version)
     .bind(Ts(&r.created_at))
     .bind(Ts(&r.updated_at))
@@ -87,20 +99,13 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         adjust_count(conn, previous, -1).await?;
         adjust_count(conn, r.fields.department, 1).await?;
     }
-    sqlx::query(
+    let update = sqlx::query(
         "UPDATE facilities SET name = $2, company_name = $3, cnpj = $4, telephone = $5, department = $6, group_id = $7, \
          cnen_registry = $8, search_text = $9, version = $10, updated_at = $11, \
          department_rank = COALESCE($12, department_rank) WHERE id = $1",
     )
-    .bind(&r.id)
-    .bind(&r.fields.name)
-    .bind(&r.fields.company_name)
-    .bind(&r.fields.cnpj)
-    .bind(&r.fields.telephone)
-    .bind(r.fields.department.as_str())
-    .bind(&r.fields.group_id)
-    .bind(&r.fields.cnen_registry)
-    .bind(search_text(r))
+    .bind(&r.id);
+    bind_fields(update, r)
     .bind(r.version)
     .bind(Ts(&r.updated_at))
     .bind(department_rank)
