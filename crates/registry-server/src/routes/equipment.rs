@@ -9,6 +9,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
+use crate::routes::shared::{Forbidden, NotFound, PageParams, Unprocessable};
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::{equipment as store, equipment_types};
@@ -18,7 +19,7 @@ use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, ListEnvelope, Message};
 use registry_core::audit::Action;
 use registry_core::equipment::{Equipment, Reference, read_equipment};
-use registry_core::{ErrorBody, FieldCode, FieldError};
+use registry_core::{FieldCode, FieldError};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -36,7 +37,7 @@ pub fn routes() -> Routes {
 #[utoipa::path(
     get, path = "/api/equipment/{id}", tag = "equipment",
     params(("id" = String, Path)),
-    responses((status = 200, body = Equipment), (status = 404, body = ErrorBody))
+    responses((status = 200, body = Equipment), NotFound)
 )]
 async fn show(
     State(state): State<AppState>,
@@ -55,12 +56,11 @@ async fn show(
         ("active" = Option<bool>, Query),
         ("q" = Option<String>, Query, description = "Manufacturer, model, serial or patrimonial \
             number, localization"),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
+        PageParams
     ),
     responses(
         (status = 200, description = "Newest first", body = ListEnvelope<Equipment>),
-        (status = 404, body = ErrorBody)
+        NotFound
     )
 )]
 async fn list_for_facility(
@@ -177,11 +177,7 @@ async fn create(
     post, path = "/api/equipment/register", tag = "equipment",
     request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, \
         model?, serialNumber?, patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
-    responses(
-        (status = 201, body = Equipment),
-        (status = 403, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 201, body = Equipment), Forbidden, Unprocessable)
 )]
 async fn register(
     State(state): State<AppState>,
@@ -194,11 +190,7 @@ async fn register(
 #[utoipa::path(
     post, path = "/api/facility/equipment/register", tag = "equipment",
     request_body(content = Object, description = "Same payload as `/api/equipment/register`"),
-    responses(
-        (status = 201, body = Equipment),
-        (status = 403, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 201, body = Equipment), Forbidden, Unprocessable)
 )]
 async fn register_for_facility(
     State(state): State<AppState>,
@@ -213,12 +205,7 @@ async fn register_for_facility(
     request_body(content = Object, description = "`{_id, ...}`: fields present replace the stored \
         ones; `attributes` replaces the whole object. The facility cannot change, nor the type \
         once QC tests were recorded."),
-    responses(
-        (status = 200, body = Equipment),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 200, body = Equipment), Forbidden, NotFound, Unprocessable)
 )]
 async fn edit(
     State(state): State<AppState>,
@@ -305,11 +292,7 @@ async fn edit(
     post, path = "/api/facility/equipment/exclude", tag = "equipment",
     request_body(content = Object, description = "`{_id}`: archives the equipment; its QC tests \
         stay as history"),
-    responses(
-        (status = 200, body = Message),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
-    )
+    responses((status = 200, body = Message), Forbidden, NotFound)
 )]
 async fn exclude(
     State(state): State<AppState>,
@@ -327,16 +310,11 @@ async fn exclude(
 
 #[utoipa::path(
     get, path = "/api/equipment/{id}/history", tag = "equipment",
-    params(
-        ("id" = String, Path),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
-    ),
+    params(("id" = String, Path), PageParams),
     responses(
         (status = 200, description = "Audit events of the equipment, newest first",
             body = ListEnvelope<AuditEvent>),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        Forbidden, NotFound
     )
 )]
 async fn history(

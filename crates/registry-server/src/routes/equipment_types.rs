@@ -8,6 +8,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
+use crate::routes::shared::{Conflict, Forbidden, NotFound, PageParams, Unprocessable};
 use crate::state::AppState;
 use crate::store::equipment_types as store;
 use axum::Json;
@@ -90,8 +91,7 @@ impl Catalogue for EquipmentType {
 }
 
 #[utoipa::path(get, path = "/api/typeOfEquipment", tag = "equipment types",
-    params(("q" = Option<String>, Query, description = "Part of the name"),
-           ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    params(("q" = Option<String>, Query, description = "Part of the name"), PageParams),
     responses((status = 200, description = "Equipment types by name", body = ListEnvelope<EquipmentType>),
               (status = 401, body = ErrorBody)))]
 async fn list_types(
@@ -104,7 +104,7 @@ async fn list_types(
 
 #[utoipa::path(get, path = "/api/typeOfEquipment/{id}", tag = "equipment types",
     params(("id" = String, Path)),
-    responses((status = 200, body = EquipmentType), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = EquipmentType), NotFound))]
 async fn show_type(
     State(state): State<AppState>,
     _caller: Caller,
@@ -115,8 +115,12 @@ async fn show_type(
 
 #[utoipa::path(post, path = "/api/typeOfEquipment/register", tag = "equipment types",
     request_body(content = Object, description = "`{name, description?}`"),
-    responses((status = 201, body = EquipmentType), (status = 403, body = ErrorBody),
-              (status = 409, description = "Name taken", body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses(
+        (status = 201, body = EquipmentType),
+        Forbidden,
+        (status = 409, description = "Name taken", body = ErrorBody),
+        Unprocessable
+    ))]
 async fn register_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -127,8 +131,7 @@ async fn register_type(
 
 #[utoipa::path(post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
     request_body(content = Object, description = "`{_id, name?, description?}`"),
-    responses((status = 200, body = EquipmentType), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-              (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, body = EquipmentType), Forbidden, NotFound, Conflict, Unprocessable))]
 async fn edit_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -139,8 +142,12 @@ async fn edit_type(
 
 #[utoipa::path(post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
     request_body(content = Object, description = "`{_id}`"),
-    responses((status = 200, body = Message), (status = 403, description = "Administrator only", body = ErrorBody),
-              (status = 404, body = ErrorBody), (status = 409, description = "`in_use`", body = ErrorBody)))]
+    responses(
+        (status = 200, body = Message),
+        (status = 403, description = "Administrator only", body = ErrorBody),
+        NotFound,
+        (status = 409, description = "`in_use`", body = ErrorBody)
+    ))]
 async fn exclude_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -286,8 +293,11 @@ impl Catalogue for TestType {
 }
 
 #[utoipa::path(get, path = "/api/typeOfTest", tag = "equipment types",
-    params(("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
-           ("q" = Option<String>, Query), ("pageNum" = Option<i64>, Query), ("pageSize" = Option<i64>, Query)),
+    params(
+        ("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
+        ("q" = Option<String>, Query),
+        PageParams
+    ),
     responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody)))]
 async fn list_test_types(
     State(state): State<AppState>,
@@ -299,7 +309,7 @@ async fn list_test_types(
 
 #[utoipa::path(get, path = "/api/typeOfTest/{id}", tag = "equipment types",
     params(("id" = String, Path)),
-    responses((status = 200, body = TestType), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = TestType), NotFound))]
 async fn show_test_type(
     State(state): State<AppState>,
     _caller: Caller,
@@ -312,8 +322,7 @@ async fn show_test_type(
     request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?, kind?, tolerances?}`: \
         `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
         the records' verdict; `tolerances` default to the kind's (docs/qc.md)"),
-    responses((status = 201, body = TestType), (status = 403, body = ErrorBody),
-              (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 201, body = TestType), Forbidden, Conflict, Unprocessable))]
 async fn register_test_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -325,8 +334,7 @@ async fn register_test_type(
 #[utoipa::path(post, path = "/api/typeOfTest/edit", tag = "equipment types",
     request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?, kind?, tolerances?}`; \
         the equipment type and the kind cannot change once tests were recorded"),
-    responses((status = 200, body = TestType), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-              (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, body = TestType), Forbidden, NotFound, Conflict, Unprocessable))]
 async fn edit_test_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -337,8 +345,12 @@ async fn edit_test_type(
 
 #[utoipa::path(post, path = "/api/typeOfTest/exclude", tag = "equipment types",
     request_body(content = Object, description = "`{_id}`"),
-    responses((status = 200, body = Message), (status = 403, description = "Administrator only", body = ErrorBody),
-              (status = 404, body = ErrorBody), (status = 409, description = "`in_use`: tests were recorded", body = ErrorBody)))]
+    responses(
+        (status = 200, body = Message),
+        (status = 403, description = "Administrator only", body = ErrorBody),
+        NotFound,
+        (status = 409, description = "`in_use`: tests were recorded", body = ErrorBody)
+    ))]
 async fn exclude_test_type(
     State(state): State<AppState>,
     caller: Caller,

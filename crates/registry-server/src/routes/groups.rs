@@ -9,6 +9,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
+use crate::routes::shared::{FieldErrors, NotVisible, RoleForbidden, SearchParams, Unauthorized};
 use crate::state::AppState;
 use crate::store::groups;
 use axum::Json;
@@ -74,7 +75,7 @@ impl Catalogue for Group {
     }
 }
 
-#[utoipa::path(get, path = "/api/group", tag = "groups", summary = "List groups", params(("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or limit) and filter keys"), ("pageNum" = Option<i64>, Query, description = "1-based page"), ("pageSize" = Option<i64>, Query, description = "20 by default, at most 200"), ("q" = Option<String>, Query, description = "search text")), responses((status = 200, description = "OK", body = ListEnvelope<Group>), (status = 401, description = "Missing or invalid token", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, path = "/api/group", tag = "groups", summary = "List groups", params(SearchParams), responses((status = 200, description = "OK", body = ListEnvelope<Group>), Unauthorized), security(("bearer" = [])))]
 async fn list(
     State(state): State<AppState>,
     _caller: Caller,
@@ -83,7 +84,7 @@ async fn list(
     catalogue::list(&state, &params).await
 }
 
-#[utoipa::path(get, path = "/api/group/{id}", tag = "groups", summary = "One group", params(("id" = String, Path)), responses((status = 200, description = "The group with its facilities", body = Group), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(get, path = "/api/group/{id}", tag = "groups", summary = "One group", params(("id" = String, Path)), responses((status = 200, description = "The group with its facilities", body = Group), Unauthorized, NotVisible), security(("bearer" = [])))]
 async fn show(
     State(state): State<AppState>,
     caller: Caller,
@@ -96,7 +97,7 @@ async fn show(
     Ok(Json(group))
 }
 
-#[utoipa::path(post, path = "/api/group/register", tag = "groups", summary = "Create a group", request_body = GroupInput, responses((status = 201, description = "Created", body = Group), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 409, description = "Name already used", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, path = "/api/group/register", tag = "groups", summary = "Create a group", request_body = GroupInput, responses((status = 201, description = "Created", body = Group), Unauthorized, RoleForbidden, (status = 409, description = "Name already used", body = ErrorBody), FieldErrors), security(("bearer" = [])))]
 async fn register(
     State(state): State<AppState>,
     caller: Caller,
@@ -105,7 +106,7 @@ async fn register(
     catalogue::register(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/group/edit", tag = "groups", summary = "Edit a group", request_body = GroupInput, responses((status = 200, description = "OK", body = Group), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "Name already used", body = ErrorBody), (status = 422, description = "Field errors, all at once", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, path = "/api/group/edit", tag = "groups", summary = "Edit a group", request_body = GroupInput, responses((status = 200, description = "OK", body = Group), Unauthorized, RoleForbidden, NotVisible, (status = 409, description = "Name already used", body = ErrorBody), FieldErrors), security(("bearer" = [])))]
 async fn edit(
     State(state): State<AppState>,
     caller: Caller,
@@ -114,7 +115,7 @@ async fn edit(
     catalogue::edit(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/group/exclude", tag = "groups", summary = "Delete a group (Administrator)", request_body = IdInput, responses((status = 200, description = "Deleted", body = Message), (status = 401, description = "Missing or invalid token", body = ErrorBody), (status = 403, description = "The role may not do this", body = ErrorBody), (status = 404, description = "No such record, or not visible to the caller", body = ErrorBody), (status = 409, description = "in_use: facilities still use the group", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(post, path = "/api/group/exclude", tag = "groups", summary = "Delete a group (Administrator)", request_body = IdInput, responses((status = 200, description = "Deleted", body = Message), Unauthorized, RoleForbidden, NotVisible, (status = 409, description = "in_use: facilities still use the group", body = ErrorBody)), security(("bearer" = [])))]
 async fn exclude(
     State(state): State<AppState>,
     caller: Caller,

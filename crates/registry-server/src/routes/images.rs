@@ -8,6 +8,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::describe::{Routes, route};
+use crate::routes::shared::{Forbidden, NotFound};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, ImageKind};
@@ -109,8 +110,7 @@ async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
         WebP, at most 2 MiB"),
     responses(
         (status = 200, description = "The facility", body = Facility),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        Forbidden, NotFound,
         (status = 413, description = "Over 2 MiB", body = ErrorBody),
         (status = 422, description = "Not an image", body = ErrorBody)
     ),
@@ -167,10 +167,7 @@ async fn upload(
     get, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Read the logo or background image",
     params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    responses(
-        (status = 200, description = "The image bytes", content_type = "image/*"),
-        (status = 404, body = ErrorBody)
-    ),
+    responses((status = 200, description = "The image bytes", content_type = "image/*"), NotFound),
     security(("bearer" = []))
 )]
 async fn read(
@@ -222,11 +219,7 @@ async fn remove(
     delete, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Remove the logo or background image",
     params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    responses(
-        (status = 200, description = "The facility", body = Facility),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
-    ),
+    responses((status = 200, description = "The facility", body = Facility), Forbidden, NotFound),
     security(("bearer" = []))
 )]
 async fn remove_by_path(
@@ -241,11 +234,7 @@ async fn remove_by_path(
 #[utoipa::path(
     post, path = "/api/facility/removeLogo", tag = "facilities", summary = "Remove the logo",
     request_body = IdInput,
-    responses(
-        (status = 200, description = "The facility", body = Facility),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
-    ),
+    responses((status = 200, description = "The facility", body = Facility), Forbidden, NotFound),
     security(("bearer" = []))
 )]
 async fn remove_logo(state: State<AppState>, caller: Caller, body: JsonBody) -> Result<Response> {
@@ -255,11 +244,7 @@ async fn remove_logo(state: State<AppState>, caller: Caller, body: JsonBody) -> 
 #[utoipa::path(
     post, path = "/api/facility/removeBackgroundImage", tag = "facilities",
     summary = "Remove the background image", request_body = IdInput,
-    responses(
-        (status = 200, description = "The facility", body = Facility),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
-    ),
+    responses((status = 200, description = "The facility", body = Facility), Forbidden, NotFound),
     security(("bearer" = []))
 )]
 async fn remove_background(

@@ -15,6 +15,7 @@ pub mod images;
 pub mod material;
 pub mod notices;
 pub mod qc_tests;
+pub mod shared;
 pub mod users;
 
 use crate::state::AppState;

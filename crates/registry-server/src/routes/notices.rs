@@ -6,12 +6,12 @@ use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::routes::describe::{Routes, routes};
+use crate::routes::shared::{BadRequest, Forbidden, NotFound, PageParams};
 use crate::state::AppState;
 use crate::store::material::Scope;
 use axum::Json;
 use axum::extract::State;
 use chrono::Utc;
-use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::local_date;
 use registry_core::notice::{Notice, NoticeKind};
@@ -26,15 +26,12 @@ pub fn routes() -> Routes {
         ("facilityId" = Option<String>, Query),
         ("kind" = Option<String>, Query, description = "qc_overdue, qc_due_soon, licence_expiring, \
             document_expiring, waste_releasable, quantity_exceeded (comma-separated); default all"),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
+        PageParams
     ),
     responses(
         (status = 200, description = "By facility name, then kind, then date",
             body = ListEnvelope<Notice>),
-        (status = 400, body = ErrorBody),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        BadRequest, Forbidden, NotFound
     )
 )]
 async fn list(

@@ -6,12 +6,12 @@ use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::describe::{Routes, routes};
+use crate::routes::shared::{NotVisible, PageParams, RoleForbidden, SearchParams, Unauthorized};
 use crate::state::AppState;
 use crate::store::facilities::{self, FacilityFilter};
 use crate::store::users::{self, UserRow};
 use axum::Json;
 use axum::extract::State;
-use registry_core::ErrorBody;
 use registry_core::api::{Facility, ListEnvelope, User};
 
 pub fn routes() -> Routes {
@@ -20,17 +20,10 @@ pub fn routes() -> Routes {
 
 #[utoipa::path(
     get, path = "/api/users", tag = "users", summary = "List users (staff)",
-    params(
-        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
-            limit) and filter keys"),
-        ("pageNum" = Option<i64>, Query, description = "1-based page"),
-        ("pageSize" = Option<i64>, Query, description = "20 by default, at most 200"),
-        ("q" = Option<String>, Query, description = "search text")
-    ),
+    params(SearchParams),
     responses(
         (status = 200, description = "OK", body = ListEnvelope<User>),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody)
+        Unauthorized, RoleForbidden
     ),
     security(("bearer" = []))
 )]
@@ -71,12 +64,7 @@ async fn visible_user(state: &AppState, caller: &Caller, id: &str) -> Result<(Co
 #[utoipa::path(
     get, path = "/api/user/{id}", tag = "users", summary = "User details (staff or self)",
     params(("id" = String, Path)),
-    responses(
-        (status = 200, description = "OK", body = User),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody)
-    ),
+    responses((status = 200, description = "OK", body = User), Unauthorized, NotVisible),
     security(("bearer" = []))
 )]
 async fn show(
@@ -91,16 +79,10 @@ async fn show(
 #[utoipa::path(
     get, path = "/api/user/{id}/facilities", tag = "users",
     summary = "Facilities of a user (staff or self)",
-    params(
-        ("id" = String, Path),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
-    ),
+    params(("id" = String, Path), PageParams),
     responses(
         (status = 200, description = "OK", body = ListEnvelope<Facility>),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody)
+        Unauthorized, NotVisible
     ),
     security(("bearer" = []))
 )]

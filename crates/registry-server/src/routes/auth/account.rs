@@ -8,6 +8,7 @@ use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::routes::archive;
+use crate::routes::shared::{FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized};
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -53,14 +54,10 @@ async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Us
     request_body = UserInput,
     responses(
         (status = 200, description = "OK", body = User),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody),
+        MalformedJson, Unauthorized, RoleForbidden, NotVisible,
         (status = 409, description = "E-mail already used, or last Administrator",
             body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+        FieldErrors
     ),
     security(("bearer" = []))
 )]
@@ -163,10 +160,7 @@ pub(super) async fn edit(
     request_body = IdInput,
     responses(
         (status = 200, description = "Deactivated", body = Message),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody),
+        Unauthorized, RoleForbidden, NotVisible,
         (status = 409, description = "Last active Administrator", body = ErrorBody)
     ),
     security(("bearer" = []))

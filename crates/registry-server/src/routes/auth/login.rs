@@ -5,6 +5,7 @@ use crate::auth::verify_password;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
+use crate::routes::shared::{FieldErrors, MalformedJson};
 use crate::state::AppState;
 use crate::store::users;
 use axum::Json;
@@ -37,9 +38,9 @@ async fn reserve_login(state: &AppState, email: &str) -> Result<()> {
     request_body = LoginRequest,
     responses(
         (status = 200, description = "OK", body = LoginResponse),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
+        MalformedJson,
         (status = 401, description = "Wrong e-mail or password", body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody),
+        FieldErrors,
         (status = 429, description = "Too many attempts from this client, or for this account \
             (Retry-After)", body = ErrorBody)
     )

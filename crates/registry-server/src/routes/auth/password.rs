@@ -7,6 +7,7 @@ use crate::db::{now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
+use crate::routes::shared::{FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized};
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -67,11 +68,7 @@ async fn set_password(
     summary = "Change a password (also /api/change_password)", request_body = ChangePasswordInput,
     responses(
         (status = 200, description = "Changed; a fresh token for the caller", body = Message),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+        Unauthorized, RoleForbidden, NotVisible, FieldErrors
     ),
     security(("bearer" = []))
 )]
@@ -139,8 +136,7 @@ fn token_hash(token: &str) -> String {
     responses(
         (status = 202, description = "Recovery e-mail sent if the account exists", body = Message),
         (status = 200, description = "Password set with a recovery code", body = Message),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody),
+        MalformedJson, FieldErrors,
         (status = 429, description = "Too many requests from this client (Retry-After)",
             body = ErrorBody)
     )

@@ -7,6 +7,7 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
+use crate::routes::shared::{FieldErrors, MalformedJson, RoleForbidden};
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -30,10 +31,9 @@ use registry_core::user::{may_grant, read_user};
             whether or not the address already had an account", body = Message),
         (status = 429, description = "Too many registrations from this client (Retry-After)",
             body = ErrorBody),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
+        MalformedJson, RoleForbidden,
         (status = 409, description = "E-mail already used (staff only)", body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+        FieldErrors
     ),
     security(("bearer" = []))
 )]

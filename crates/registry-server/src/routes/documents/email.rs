@@ -5,6 +5,7 @@ use crate::auth::Caller;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
+use crate::routes::shared::{Forbidden, NotFound, Unprocessable};
 use crate::state::AppState;
 use crate::store::documents as store;
 use axum::Json;
@@ -25,10 +26,9 @@ use registry_core::document::{
     request_body = ScheduleBody,
     responses(
         (status = 202, description = "Scheduled; see `scheduledEmail`", body = Document),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
+        Forbidden, NotFound,
         (status = 409, description = "The document is not released", body = ErrorBody),
-        (status = 422, body = ErrorBody)
+        Unprocessable
     )
 )]
 pub(super) async fn schedule_email(

@@ -9,6 +9,7 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, Path};
 use crate::routes::archive;
+use crate::routes::shared::{Forbidden, InvalidTransition, NotFound, Unprocessable};
 use crate::state::AppState;
 use crate::store::documents as store;
 use axum::Json;
@@ -19,7 +20,7 @@ use rand::RngCore;
 use registry_core::api::Message;
 use registry_core::audit::Action;
 use registry_core::document::{self, Document, Move, SignedClaim};
-use registry_core::{ErrorBody, FieldCode, Role};
+use registry_core::{FieldCode, Role};
 use serde_json::Value;
 
 /// Roles that may release a signed document.
@@ -76,12 +77,7 @@ impl Moving {
         and time, an 8-character authenticity `code` and an Ed25519 `signature` (see `GET \
         /api/signing-key`).",
     request_body = IdBody,
-    responses(
-        (status = 200, body = Document),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, description = "`invalid_transition`", body = ErrorBody)
-    )
+    responses((status = 200, body = Document), Forbidden, NotFound, InvalidTransition)
 )]
 pub(super) async fn sign(
     State(state): State<AppState>,
@@ -126,12 +122,7 @@ pub(super) async fn sign(
     description = "Release: `Administrator`, `Admin`, `Físico`; only from `Assinado`. Released \
         documents become visible to the facility's `Cliente` users.",
     request_body = IdBody,
-    responses(
-        (status = 200, body = Document),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, description = "`invalid_transition`", body = ErrorBody)
-    )
+    responses((status = 200, body = Document), Forbidden, NotFound, InvalidTransition)
 )]
 pub(super) async fn liberate(
     State(state): State<AppState>,
@@ -149,11 +140,7 @@ pub(super) async fn liberate(
     description = "Soft delete: gone from lists and reads, kept in the database, the store and the \
         audit log; pending e-mails are cancelled.",
     request_body = IdBody,
-    responses(
-        (status = 200, body = registry_core::api::Message),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
-    )
+    responses((status = 200, body = registry_core::api::Message), Forbidden, NotFound)
 )]
 pub(super) async fn exclude(
     State(state): State<AppState>,
@@ -173,8 +160,7 @@ pub(super) async fn exclude(
     request_body = CommentBody,
     responses(
         (status = 201, description = "The document with its comments", body = Document),
-        (status = 404, body = ErrorBody),
-        (status = 422, body = ErrorBody)
+        NotFound, Unprocessable
     )
 )]
 pub(super) async fn comment(

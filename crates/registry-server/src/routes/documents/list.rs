@@ -4,12 +4,12 @@ use super::scope;
 use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::{ListParams, Path};
+use crate::routes::shared::{BadRequest, NotFound};
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentFilter};
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
 use registry_core::document::{self, Document, DocumentStatus};
 
@@ -63,7 +63,7 @@ async fn list_with(
     description = "Newest first. Filters (`?filters=<json>` or plain params): `status` (value or \
         slug), `facilityId`, `equipmentId`, `testId`, `dateGte`, `dateLt`, `q`; paging `pageNum`, \
         `pageSize`. A `Cliente` sees only released documents of their facilities.",
-    responses((status = 200, body = ListEnvelope<Document>), (status = 400, body = ErrorBody))
+    responses((status = 200, body = ListEnvelope<Document>), BadRequest)
 )]
 pub(super) async fn list(
     State(state): State<AppState>,
@@ -80,7 +80,7 @@ pub(super) async fn list(
         ("status" = String, Path, description = "A status value (`Falta assinar`) or its slug \
             (`falta-assinar`)")
     ),
-    responses((status = 200, body = ListEnvelope<Document>), (status = 404, body = ErrorBody))
+    responses((status = 200, body = ListEnvelope<Document>), NotFound)
 )]
 pub(super) async fn list_by_status(
     State(state): State<AppState>,

@@ -4,6 +4,7 @@ use super::load;
 use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::{Path, Query};
+use crate::routes::shared::NotFound;
 use crate::state::AppState;
 use crate::store::documents as store;
 use axum::Json;
@@ -12,14 +13,13 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use futures::TryStreamExt;
-use registry_core::ErrorBody;
 use registry_core::document::Document;
 use serde::Deserialize;
 
 #[utoipa::path(
     get, path = "/api/document/{id}", tag = "documents",
     params(("id" = String, Path, description = "Document `_id`")),
-    responses((status = 200, body = Document), (status = 404, body = ErrorBody))
+    responses((status = 200, body = Document), NotFound)
 )]
 pub(super) async fn show(
     State(state): State<AppState>,
@@ -45,7 +45,7 @@ pub(super) struct FileQuery {
     responses(
         (status = 200, description = "The file's bytes, with its content type",
             content_type = "application/octet-stream"),
-        (status = 404, body = ErrorBody)
+        NotFound
     )
 )]
 pub(super) async fn download(

@@ -8,6 +8,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::JSON_BODY_LIMIT;
 use crate::extract::JsonBody;
 use crate::objects::{StagedFile, sniff_document, stage};
+use crate::routes::shared::{BadRequest, Forbidden, InvalidTransition, NotFound, Unprocessable};
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentState, MetadataChanges};
 use axum::Json;
@@ -145,10 +146,9 @@ async fn check_references(
     responses(
         (status = 201, description = "Stored; starts `Falta assinar` (or `Em andamento` with \
             `draft`)", body = Document),
-        (status = 400, body = ErrorBody),
-        (status = 403, body = ErrorBody),
+        BadRequest, Forbidden,
         (status = 413, description = "File over the upload limit", body = ErrorBody),
-        (status = 422, body = ErrorBody)
+        Unprocessable
     )
 )]
 pub(super) async fn register(
@@ -290,11 +290,9 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
     request_body(content = Object, content_type = "application/json"),
     responses(
         (status = 200, body = Document),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, description = "`invalid_transition`", body = ErrorBody),
+        Forbidden, NotFound, InvalidTransition,
         (status = 413, body = ErrorBody),
-        (status = 422, body = ErrorBody)
+        Unprocessable
     )
 )]
 pub(super) async fn edit(

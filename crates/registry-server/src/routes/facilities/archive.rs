@@ -6,11 +6,11 @@ use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::routes::archive;
+use crate::routes::shared::{NotVisible, RoleForbidden, Unauthorized};
 use crate::state::AppState;
 use crate::store::facilities as store;
 use axum::Json;
 use axum::extract::State;
-use registry_core::ErrorBody;
 use registry_core::api::IdInput;
 use registry_core::api::Message;
 
@@ -19,10 +19,7 @@ use registry_core::api::Message;
     request_body = IdInput,
     responses(
         (status = 200, description = "Archived", body = Message),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody)
+        Unauthorized, RoleForbidden, NotVisible
     ),
     security(("bearer" = []))
 )]

@@ -7,6 +7,10 @@ use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
+use crate::routes::shared::{
+    DuplicateFacility, FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized,
+    VersionMismatch,
+};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, FacilityRecord};
@@ -14,7 +18,6 @@ use crate::versions::{check_if_match, with_etag};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use registry_core::ErrorBody;
 use registry_core::FieldCode;
 use registry_core::api::Facility;
 use registry_core::api::{FacilityInput, FacilityUsersInput};
@@ -107,14 +110,8 @@ async fn apply_edit(
     request_body = FacilityInput,
     responses(
         (status = 200, description = "Edited", body = Facility),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody),
-        (status = 409, description = "duplicate_facility", body = ErrorBody),
-        (status = 412, description = "version_mismatch", body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+        MalformedJson, Unauthorized, RoleForbidden, NotVisible, DuplicateFacility, VersionMismatch,
+        FieldErrors
     ),
     security(("bearer" = []))
 )]
@@ -139,14 +136,8 @@ pub(super) async fn edit_by_body(
     request_body = FacilityInput,
     responses(
         (status = 200, description = "Edited", body = Facility),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody),
-        (status = 409, description = "duplicate_facility", body = ErrorBody),
-        (status = 412, description = "version_mismatch", body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+        MalformedJson, Unauthorized, RoleForbidden, NotVisible, DuplicateFacility, VersionMismatch,
+        FieldErrors
     ),
     security(("bearer" = []))
 )]
@@ -177,12 +168,7 @@ pub(super) async fn edit_by_path(
     summary = "Replace the user links of a facility", request_body = FacilityUsersInput,
     responses(
         (status = 200, description = "Edited", body = Facility),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody)
+        MalformedJson, Unauthorized, RoleForbidden, NotVisible, FieldErrors
     ),
     security(("bearer" = []))
 )]

@@ -8,6 +8,9 @@ use crate::error::Result;
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::audited;
+use crate::routes::shared::{
+    FacilityFilters, MalformedJson, NotVisible, PageParams, RoleForbidden, Unauthorized,
+};
 use crate::state::AppState;
 use crate::store::facilities as store;
 use crate::versions::with_etag;
@@ -16,7 +19,6 @@ use axum::extract::{OriginalUri, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use registry_core::Department;
-use registry_core::ErrorBody;
 use registry_core::api::AuditEvent;
 use registry_core::api::{Facility, ListEnvelope};
 
@@ -50,23 +52,10 @@ async fn list(
 
 #[utoipa::path(
     get, path = "/api/facilities", tag = "facilities", summary = "List facilities, paginated",
-    params(
-        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
-            limit) and filter keys"),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query),
-        ("q" = Option<String>, Query, description = "name, company name, cnpj or city"),
-        ("state" = Option<String>, Query),
-        ("city" = Option<String>, Query),
-        ("group" = Option<String>, Query),
-        ("radioisotope" = Option<String>, Query),
-        ("practice" = Option<String>, Query),
-        ("userId" = Option<String>, Query)
-    ),
+    params(FacilityFilters),
     responses(
         (status = 200, description = "OK", body = ListEnvelope<Facility>),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody)
+        MalformedJson, Unauthorized
     ),
     security(("bearer" = []))
 )]
@@ -82,23 +71,8 @@ pub(super) async fn list_all(
 #[utoipa::path(
     get, path = "/api/nuclearmedicinefacilities", tag = "facilities",
     summary = "List nuclear-medicine facilities",
-    params(
-        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
-            limit) and filter keys"),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query),
-        ("q" = Option<String>, Query, description = "name, company name, cnpj or city"),
-        ("state" = Option<String>, Query),
-        ("city" = Option<String>, Query),
-        ("group" = Option<String>, Query),
-        ("radioisotope" = Option<String>, Query),
-        ("practice" = Option<String>, Query),
-        ("userId" = Option<String>, Query)
-    ),
-    responses(
-        (status = 200, description = "OK", body = ListEnvelope<Facility>),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody)
-    ),
+    params(FacilityFilters),
+    responses((status = 200, description = "OK", body = ListEnvelope<Facility>), Unauthorized),
     security(("bearer" = []))
 )]
 pub(super) async fn list_nuclear_medicine(
@@ -120,23 +94,8 @@ pub(super) async fn list_nuclear_medicine(
 #[utoipa::path(
     get, path = "/api/radiodiagnosisfacilities", tag = "facilities",
     summary = "List radiodiagnosis facilities",
-    params(
-        ("filters" = Option<String>, Query, description = "JSON object with pageNum, pageSize (or \
-            limit) and filter keys"),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query),
-        ("q" = Option<String>, Query, description = "name, company name, cnpj or city"),
-        ("state" = Option<String>, Query),
-        ("city" = Option<String>, Query),
-        ("group" = Option<String>, Query),
-        ("radioisotope" = Option<String>, Query),
-        ("practice" = Option<String>, Query),
-        ("userId" = Option<String>, Query)
-    ),
-    responses(
-        (status = 200, description = "OK", body = ListEnvelope<Facility>),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody)
-    ),
+    params(FacilityFilters),
+    responses((status = 200, description = "OK", body = ListEnvelope<Facility>), Unauthorized),
     security(("bearer" = []))
 )]
 pub(super) async fn list_radiodiagnosis(
@@ -161,9 +120,7 @@ pub(super) async fn list_radiodiagnosis(
     responses(
         (status = 200, description = "The facility, with its ETag (W/\"version\")",
             body = Facility),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody)
+        Unauthorized, NotVisible
     ),
     security(("bearer" = []))
 )]
@@ -189,17 +146,10 @@ pub(super) async fn show(
 #[utoipa::path(
     get, path = "/api/facility/{id}/history", tag = "facilities",
     summary = "Change history of a facility",
-    params(
-        ("id" = String, Path),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
-    ),
+    params(("id" = String, Path), PageParams),
     responses(
         (status = 200, description = "Audit events, newest first", body = ListEnvelope<AuditEvent>),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 404, description = "No such record, or not visible to the caller",
-            body = ErrorBody)
+        Unauthorized, RoleForbidden, NotVisible
     ),
     security(("bearer" = []))
 )]

@@ -6,6 +6,7 @@ use crate::changes::Changed;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
+use crate::routes::shared::{FieldErrors, MalformedJson, RoleForbidden, Unauthorized};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, FacilityRecord};
@@ -24,10 +25,7 @@ use registry_core::facility::{Mode, read_facility_partial};
     request_body = FacilityInput,
     responses(
         (status = 201, description = "Created", body = Facility),
-        (status = 400, description = "Malformed JSON or wrong content type", body = ErrorBody),
-        (status = 401, description = "Missing or invalid token", body = ErrorBody),
-        (status = 403, description = "The role may not do this", body = ErrorBody),
-        (status = 422, description = "Field errors, all at once", body = ErrorBody),
+        MalformedJson, Unauthorized, RoleForbidden, FieldErrors,
         (status = 409, description = "duplicate_facility: already registered; the body carries its \
             _id", body = ErrorBody)
     ),

@@ -8,6 +8,9 @@ use crate::db::{new_id, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::audited;
+use crate::routes::shared::{
+    BadRequest, Forbidden, NotFound, ReceiptFilters, UnknownFacility, Unprocessable,
+};
 use crate::state::AppState;
 use crate::store::material as store;
 use axum::Json;
@@ -19,7 +22,7 @@ use registry_core::equipment::Reference;
 use registry_core::material::{
     IsoWeek, Receipt, WeeklyUsage, activity_at_receipt, exceeds, radioisotope, read_receipt, usage,
 };
-use registry_core::{ErrorBody, FieldCode, FieldError, Radioisotope};
+use registry_core::{FieldCode, FieldError, Radioisotope};
 
 fn week_filter(params: &ListParams) -> Result<Option<IsoWeek>> {
     params
@@ -46,12 +49,7 @@ fn unauthorised(r: Radioisotope) -> FieldError {
         activityReferenceTime?, supplier, lot?, receivedBy?, receivedAt?, notes?}`. The isotope \
         must be authorised at the facility (`invalid_radioisotope`). A receipt that takes its week \
         over the authorised quantity is stored with `overQuantity: true`."),
-    responses(
-        (status = 201, body = Receipt),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 201, body = Receipt), Forbidden, NotFound, Unprocessable)
 )]
 pub(super) async fn receive(
     State(state): State<AppState>,
@@ -150,18 +148,10 @@ async fn receipts(
 
 #[utoipa::path(
     get, path = "/api/facility/{id}/receipts", tag = "radioactive material",
-    params(
-        ("id" = String, Path, description = "The facility"),
-        ("week" = Option<String>, Query, description = "YYYY-Www"),
-        ("radioisotope" = Option<String>, Query),
-        ("overQuantity" = Option<bool>, Query),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
-    ),
+    params(("id" = String, Path, description = "The facility"), ReceiptFilters),
     responses(
         (status = 200, description = "Latest received first", body = ListEnvelope<Receipt>),
-        (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        BadRequest, NotFound
     )
 )]
 pub(super) async fn list_for_facility(
@@ -175,20 +165,11 @@ pub(super) async fn list_for_facility(
 
 #[utoipa::path(
     get, path = "/api/receipts", tag = "radioactive material",
-    params(
-        ("facilityId" = Option<String>, Query),
-        ("week" = Option<String>, Query, description = "YYYY-Www"),
-        ("radioisotope" = Option<String>, Query),
-        ("overQuantity" = Option<bool>, Query),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
-    ),
+    params(("facilityId" = Option<String>, Query), ReceiptFilters),
     responses(
         (status = 200, description = "Receipts of every facility the caller can read, latest \
             received first", body = ListEnvelope<Receipt>),
-        (status = 400, body = ErrorBody),
-        (status = 404, description = "facilityId names no facility the caller can read",
-            body = ErrorBody)
+        BadRequest, UnknownFacility
     )
 )]
 pub(super) async fn list_all(
@@ -202,7 +183,7 @@ pub(super) async fn list_all(
 #[utoipa::path(
     get, path = "/api/receipt/{id}", tag = "radioactive material",
     params(("id" = String, Path)),
-    responses((status = 200, body = Receipt), (status = 404, body = ErrorBody))
+    responses((status = 200, body = Receipt), NotFound)
 )]
 pub(super) async fn show_receipt(
     State(state): State<AppState>,
@@ -227,8 +208,7 @@ pub(super) async fn show_receipt(
     responses(
         (status = 200, description = "Per isotope: authorised weekly quantity, received total and \
             remaining margin (mCi)", body = WeeklyUsage),
-        (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        BadRequest, NotFound
     )
 )]
 pub(super) async fn weekly_usage(

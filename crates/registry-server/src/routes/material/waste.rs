@@ -8,13 +8,15 @@ use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::audited;
+use crate::routes::shared::{
+    BadRequest, Conflict, Forbidden, NotFound, UnknownFacility, Unprocessable, WasteFilters,
+};
 use crate::state::AppState;
 use crate::store::material::{self as store, WasteQuery};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
-use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
 use registry_core::audit::Action;
 use registry_core::equipment::{Reference, local_date};
@@ -43,12 +45,7 @@ fn release_day(
         [{radioisotope, activity (mCi at closure)}], mass (kg), closedAt?, location, \
         description?}`. The release date is computed from the half-lives and the clearance \
         levels."),
-    responses(
-        (status = 201, body = WastePackage),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 201, body = WastePackage), Forbidden, NotFound, Unprocessable)
 )]
 pub(super) async fn store_waste(
     State(state): State<AppState>,
@@ -123,19 +120,10 @@ async fn waste_list(
 
 #[utoipa::path(
     get, path = "/api/facility/{id}/waste", tag = "radioactive material",
-    params(
-        ("id" = String, Path, description = "The facility"),
-        ("releasable" = Option<bool>, Query, description = "Only packages that may (true) or may \
-            not (false) be released today"),
-        ("released" = Option<bool>, Query),
-        ("radioisotope" = Option<String>, Query),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
-    ),
+    params(("id" = String, Path, description = "The facility"), WasteFilters),
     responses(
         (status = 200, description = "Newest first", body = ListEnvelope<WastePackage>),
-        (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        BadRequest, NotFound
     )
 )]
 pub(super) async fn waste_for_facility(
@@ -149,21 +137,11 @@ pub(super) async fn waste_for_facility(
 
 #[utoipa::path(
     get, path = "/api/waste", tag = "radioactive material",
-    params(
-        ("facilityId" = Option<String>, Query),
-        ("releasable" = Option<bool>, Query, description = "Only packages that may (true) or may \
-            not (false) be released today"),
-        ("released" = Option<bool>, Query),
-        ("radioisotope" = Option<String>, Query),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
-    ),
+    params(("facilityId" = Option<String>, Query), WasteFilters),
     responses(
         (status = 200, description = "Packages of every facility the caller can read, newest first",
             body = ListEnvelope<WastePackage>),
-        (status = 400, body = ErrorBody),
-        (status = 404, description = "facilityId names no facility the caller can read",
-            body = ErrorBody)
+        BadRequest, UnknownFacility
     )
 )]
 pub(super) async fn waste_all(
@@ -186,7 +164,7 @@ async fn visible_waste(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Was
 #[utoipa::path(
     get, path = "/api/waste/{id}", tag = "radioactive material",
     params(("id" = String, Path)),
-    responses((status = 200, body = WastePackage), (status = 404, body = ErrorBody))
+    responses((status = 200, body = WastePackage), NotFound)
 )]
 pub(super) async fn show_waste(
     State(state): State<AppState>,
@@ -222,13 +200,7 @@ async fn unreleased(conn: &mut Conn, id: &str) -> Result<WastePackage> {
     request_body(content = Object, description = "Fields present replace the stored ones (`form`, \
         `contents`, `mass`, `closedAt`, `location`, `description`); the release date is computed \
         again. A released package answers 409 `invalid_transition`."),
-    responses(
-        (status = 200, body = WastePackage),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 200, body = WastePackage), Forbidden, NotFound, Conflict, Unprocessable)
 )]
 pub(super) async fn edit_waste(
     State(state): State<AppState>,
@@ -281,13 +253,7 @@ pub(super) async fn edit_waste(
     request_body(content = Object, description = "`{doseRate (µSv/h at the surface), releasedAt?, \
         notes?}`. Before the release date → 409 `conflict`; a package already released → 409 \
         `invalid_transition`."),
-    responses(
-        (status = 200, body = WastePackage),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 200, body = WastePackage), Forbidden, NotFound, Conflict, Unprocessable)
 )]
 pub(super) async fn release(
     State(state): State<AppState>,

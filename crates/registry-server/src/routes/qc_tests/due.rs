@@ -9,6 +9,7 @@ use crate::changes::ReadOf;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
+use crate::routes::shared::{BadRequest, NotFound, PageParams};
 use crate::state::AppState;
 use crate::store::qc_tests::{self as store, DueQuery};
 use axum::Json;
@@ -83,14 +84,12 @@ async fn answer(
             (comma-separated); default all"),
         ("failing" = Option<bool>, Query, description = "Only test types whose latest test is \
             Insatisfatório"),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
+        PageParams
     ),
     responses(
         (status = 200, description = "Every test type of the equipment's type, most urgent first",
             body = ListEnvelope<DueTest>),
-        (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        BadRequest, NotFound
     )
 )]
 pub(super) async fn due_for_equipment(
@@ -122,13 +121,12 @@ pub(super) async fn due_for_equipment(
             Insatisfatório"),
         ("facilityId" = Option<String>, Query),
         ("typeOfEquipment" = Option<String>, Query),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
+        PageParams
     ),
     responses(
         (status = 200, description = "Tests of active equipment in every facility the caller can \
             read, most urgent first", body = ListEnvelope<DueTest>),
-        (status = 400, body = ErrorBody),
+        BadRequest,
         (status = 401, body = ErrorBody)
     )
 )]

@@ -6,6 +6,7 @@ use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
+use crate::routes::shared::{BadRequest, NotFound, PageParams};
 use crate::state::AppState;
 use crate::store::qc_tests as store;
 use crate::store::{equipment, equipment_types};
@@ -13,7 +14,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
-use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::{QcTest, parse_date};
 
@@ -31,7 +31,7 @@ async fn visible_test(conn: &mut Conn, caller: &Caller, id: &str) -> Result<QcTe
 #[utoipa::path(
     get, path = "/api/test/{id}", tag = "QC tests",
     params(("id" = String, Path)),
-    responses((status = 200, body = QcTest), (status = 404, body = ErrorBody))
+    responses((status = 200, body = QcTest), NotFound)
 )]
 pub(super) async fn show(
     State(state): State<AppState>,
@@ -49,7 +49,7 @@ pub(super) async fn show(
         (status = 200, description = "A one-page PDF of the test: facility, equipment, readings, \
             figures, verdict, who and when; upload it as the test's document to sign it",
             content_type = "application/pdf"),
-        (status = 404, body = ErrorBody)
+        NotFound
     )
 )]
 pub(super) async fn report(
@@ -107,13 +107,11 @@ fn date_filter(params: &ListParams, key: &str) -> Result<Option<NaiveDate>> {
         ("testId" = String, Path, description = "The test type"),
         ("dateGte" = Option<String>, Query, description = "From this day (YYYY-MM-DD)"),
         ("dateLt" = Option<String>, Query, description = "Before this day (YYYY-MM-DD)"),
-        ("pageNum" = Option<i64>, Query),
-        ("pageSize" = Option<i64>, Query)
+        PageParams
     ),
     responses(
         (status = 200, description = "Newest first", body = ListEnvelope<QcTest>),
-        (status = 400, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        BadRequest, NotFound
     )
 )]
 pub(super) async fn history(

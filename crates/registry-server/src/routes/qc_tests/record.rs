@@ -8,6 +8,7 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
+use crate::routes::shared::{Forbidden, NotFound, Unprocessable};
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::qc_tests as store;
@@ -171,7 +172,7 @@ async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> 
         sent is refused (422 `conclusion` `invalid_value`)."),
     responses(
         (status = 201, body = QcTest),
-        (status = 403, body = ErrorBody),
+        Forbidden,
         (status = 422, description = "Field errors, e.g. a test type of another equipment type",
             body = ErrorBody)
     )
@@ -220,12 +221,7 @@ pub(super) async fn create(
     params(("id" = String, Path)),
     request_body(content = Object, description = "Fields present replace the stored ones (same \
         rules as create)"),
-    responses(
-        (status = 200, body = QcTest),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody),
-        (status = 422, body = ErrorBody)
-    )
+    responses((status = 200, body = QcTest), Forbidden, NotFound, Unprocessable)
 )]
 pub(super) async fn edit(
     State(state): State<AppState>,
@@ -268,8 +264,7 @@ pub(super) async fn edit(
     responses(
         (status = 200, description = "Deleted (kept in the database and the audit log)",
             body = Message),
-        (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody)
+        Forbidden, NotFound
     )
 )]
 pub(super) async fn delete(

@@ -1,0 +1,106 @@
+//! Error responses and query parameters that several `#[utoipa::path]` attributes share, written
+//! once: `responses((status = 200, body = Equipment), Forbidden, NotFound)`,
+//! `params(("id" = String, Path), PageParams)`.
+//!
+//! Each response stands for the tuple `(status = …, description = …, body = ErrorBody)`: the field
+//! makes the body a `$ref` to `ErrorBody` (`openapi.rs` sets that body on every error status
+//! anyway). A doc comment would become the description, so the types have none. They list no
+//! schema: `ErrorBody` reaches the components through the tuples that still name it.
+//!
+//! Each parameter set stands for a run of `(name = Option<…>, Query)` tuples, in field order; a
+//! field's doc comment is the parameter's description (one line, as the tuples' strings are).
+
+use registry_core::ErrorBody;
+use utoipa::{IntoParams, IntoResponses};
+
+/// Declares each `Name = status;` or `Name = status, "description";` as a response type.
+macro_rules! error_responses {
+    ($($name:ident = $status:tt $(, $description:tt)?;)*) => {$(
+        #[derive(IntoResponses)]
+        #[response(status = $status $(, description = $description)?)]
+        pub struct $name(pub ErrorBody);
+    )*};
+}
+
+error_responses! {
+    // Without a description.
+    BadRequest = 400;
+    Forbidden = 403;
+    NotFound = 404;
+    Conflict = 409;
+    Unprocessable = 422;
+    // With the wording the routes share.
+    MalformedJson = 400, "Malformed JSON or wrong content type";
+    Unauthorized = 401, "Missing or invalid token";
+    RoleForbidden = 403, "The role may not do this";
+    NotVisible = 404, "No such record, or not visible to the caller";
+    UnknownFacility = 404, "facilityId names no facility the caller can read";
+    DuplicateFacility = 409, "duplicate_facility";
+    InvalidTransition = 409, "`invalid_transition`";
+    VersionMismatch = 412, "version_mismatch";
+    FieldErrors = 422, "Field errors, all at once";
+}
+
+/// `pageNum` and `pageSize` (`ListParams` reads them), without descriptions.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct PageParams {
+    pub page_num: Option<i64>,
+    pub page_size: Option<i64>,
+}
+
+/// The paging and the search text of the user and group lists.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct SearchParams {
+    /// JSON object with pageNum, pageSize (or limit) and filter keys
+    pub filters: Option<String>,
+    /// 1-based page
+    pub page_num: Option<i64>,
+    /// 20 by default, at most 200
+    pub page_size: Option<i64>,
+    /// search text
+    pub q: Option<String>,
+}
+
+/// The paging and the filters of the facility lists.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct FacilityFilters {
+    /// JSON object with pageNum, pageSize (or limit) and filter keys
+    pub filters: Option<String>,
+    pub page_num: Option<i64>,
+    pub page_size: Option<i64>,
+    /// name, company name, cnpj or city
+    pub q: Option<String>,
+    pub state: Option<String>,
+    pub city: Option<String>,
+    pub group: Option<String>,
+    pub radioisotope: Option<String>,
+    pub practice: Option<String>,
+    pub user_id: Option<String>,
+}
+
+/// The filters and the paging of the receipt lists (after the facility's `id` or `facilityId`).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct ReceiptFilters {
+    /// YYYY-Www
+    pub week: Option<String>,
+    pub radioisotope: Option<String>,
+    pub over_quantity: Option<bool>,
+    pub page_num: Option<i64>,
+    pub page_size: Option<i64>,
+}
+
+/// The filters and the paging of the waste lists (after the facility's `id` or `facilityId`).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct WasteFilters {
+    /// Only packages that may (true) or may not (false) be released today
+    pub releasable: Option<bool>,
+    pub released: Option<bool>,
+    pub radioisotope: Option<String>,
+    pub page_num: Option<i64>,
+    pub page_size: Option<i64>,
+}
