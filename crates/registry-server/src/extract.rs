@@ -160,6 +160,18 @@ impl ListParams {
         }
     }
 
+    /// The answer of a list: `list`, one page of `total` records.
+    pub fn page<T>(
+        &self,
+        list: Vec<T>,
+        total: i64,
+    ) -> axum::Json<registry_core::api::ListEnvelope<T>> {
+        axum::Json(registry_core::api::ListEnvelope {
+            list,
+            paging: self.paging(total),
+        })
+    }
+
     pub fn paging(&self, total: i64) -> registry_core::api::Paging {
         registry_core::api::Paging {
             total,

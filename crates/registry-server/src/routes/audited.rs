@@ -72,8 +72,5 @@ pub(crate) async fn history(
     if total == 0 {
         return Err(ApiError::not_found(entity));
     }
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }

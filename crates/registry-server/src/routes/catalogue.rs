@@ -75,10 +75,7 @@ pub(crate) async fn list<T: Catalogue>(
         equipment_type_id: params.text("typeOfEquipment"),
     };
     let (list, total) = T::list(&mut conn, &filter, params.page_size, params.offset()).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }
 
 /// `GET /<resource>/{id}`: one record.

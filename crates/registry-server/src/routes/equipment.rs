@@ -83,10 +83,7 @@ async fn list_for_facility(
     let (list, total) =
         store::list_for_facility(&mut conn, &id, &filter, params.page_size, params.offset())
             .await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }
 
 /// Resolves the facility and equipment type an equipment payload names, reporting both.

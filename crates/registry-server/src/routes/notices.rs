@@ -83,8 +83,5 @@ async fn list(
         .skip(params.offset() as usize)
         .take(params.page_size as usize)
         .collect();
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }

@@ -42,10 +42,7 @@ async fn list(
             .map(|a| matches!(a.as_str(), "true" | "1")),
     };
     let (rows, total) = users::list(&mut conn, &filter, params.page_size, params.offset()).await?;
-    Ok(Json(ListEnvelope {
-        list: rows.iter().map(|u| u.view()).collect(),
-        paging: params.paging(total),
-    }))
+    Ok(params.page(rows.iter().map(|u| u.view()).collect(), total))
 }
 
 /// The user `id`, with the connection it was read on: staff see every user, others only
@@ -99,8 +96,5 @@ async fn user_facilities(
     };
     let (list, total) =
         facilities::list(&mut conn, &filter, params.page_size, params.offset()).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }

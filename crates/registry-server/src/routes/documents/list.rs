@@ -7,7 +7,6 @@ use crate::extract::{ListParams, Path};
 use crate::routes::shared::{BadRequest, NotFound};
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentFilter};
-use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use registry_core::api::ListEnvelope;
@@ -51,11 +50,7 @@ async fn list_with(
 ) -> Result<Response> {
     let mut conn = state.db.read().await?;
     let (list, total) = store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    })
-    .into_response())
+    Ok(params.page(list, total).into_response())
 }
 
 #[utoipa::path(

@@ -41,11 +41,7 @@ async fn list(
             filter.member = scope_for(caller);
             let (list, total) =
                 store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
-            Ok(Json(ListEnvelope {
-                list,
-                paging: params.paging(total),
-            })
-            .into_response())
+            Ok(params.page(list, total).into_response())
         })
         .await
 }

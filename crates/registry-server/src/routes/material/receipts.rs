@@ -140,10 +140,7 @@ async fn receipts(
         params.offset(),
     )
     .await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }
 
 #[utoipa::path(

@@ -112,10 +112,7 @@ async fn waste_list(
         params.offset(),
     )
     .await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }
 
 #[utoipa::path(

@@ -12,7 +12,6 @@ use crate::extract::Path;
 use crate::routes::shared::{BadRequest, NotFound, PageParams};
 use crate::state::AppState;
 use crate::store::qc_tests::{self as store, DueQuery};
-use axum::Json;
 use axum::extract::{OriginalUri, State};
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
@@ -67,11 +66,7 @@ async fn answer(
                 visible_equipment(&mut conn, caller, id).await?;
             }
             let (list, total) = store::due(&mut conn, query).await?;
-            Ok(Json(ListEnvelope {
-                list,
-                paging: params.paging(total),
-            })
-            .into_response())
+            Ok(params.page(list, total).into_response())
         })
         .await
 }

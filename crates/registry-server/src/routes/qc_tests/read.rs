@@ -139,8 +139,5 @@ pub(super) async fn history(
         params.offset(),
     )
     .await?;
-    Ok(Json(ListEnvelope {
-        list,
-        paging: params.paging(total),
-    }))
+    Ok(params.page(list, total))
 }

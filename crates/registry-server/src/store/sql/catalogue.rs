@@ -4,7 +4,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::ts;
+use super::row::{fetch_by, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, search_key};
 use crate::store::model::catalogue::NamedRow;
@@ -34,13 +34,7 @@ pub async fn get_row(
     id: &str,
 ) -> Result<Option<NamedRow>, sqlx::Error> {
     let sql = format!("SELECT {COLUMNS} FROM {table} WHERE id = $1");
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(from_row)
-        .transpose()
+    fetch_by(conn, sql, id, from_row).await
 }
 
 /// Records by name, filtered by `q`.

@@ -2,11 +2,11 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{json, ts};
+use super::row::{fetch_by, json, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::equipment::EquipmentFilter;
 use crate::store::types::{JsonText, Ts};
-use registry_core::equipment::{Equipment, Reference};
+use registry_core::equipment::Equipment;
 use sqlx::{AssertSqlSafe, Row};
 
 const COLUMNS: &str = "e.id, e.facility_id, f.name AS facility_name, e.equipment_type_id, et.name AS equipment_type_name, \
@@ -21,14 +21,8 @@ fn from_row(r: &DbRow) -> Result<Equipment, sqlx::Error> {
     let attributes = json(r, "attributes")?;
     Ok(Equipment {
         id: r.try_get("id")?,
-        facility: Reference {
-            id: r.try_get("facility_id")?,
-            name: r.try_get("facility_name")?,
-        },
-        type_of_equipment: Reference {
-            id: r.try_get("equipment_type_id")?,
-            name: r.try_get("equipment_type_name")?,
-        },
+        facility: reference(r, "facility")?,
+        type_of_equipment: reference(r, "equipment_type")?,
         manufacturer: r.try_get("manufacturer")?,
         model: r.try_get("model")?,
         serial_number: r.try_get("serial_number")?,
@@ -45,13 +39,7 @@ fn from_row(r: &DbRow) -> Result<Equipment, sqlx::Error> {
 /// Live equipment, or `None`.
 pub async fn get(conn: &mut Connection, id: &str) -> Result<Option<Equipment>, sqlx::Error> {
     let sql = format!("SELECT {COLUMNS} WHERE e.id = $1 AND {LIVE}");
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(from_row)
-        .transpose()
+    fetch_by(conn, sql, id, from_row).await
 }
 
 /// A page of a facility's live equipment, newest first, filtered by `typeOfEquipment`, `active`

@@ -4,7 +4,7 @@
 
 use super::catalogue::name_pattern;
 use crate::store::model::catalogue::CatalogueFilter;
-use super::row::{json_opt, ts};
+use super::row::{fetch_by, json_opt, reference, ts};
 use super::{Connection, DbRow};
 use crate::db::search_key;
 use crate::store::types::{JsonText, Ts};
@@ -49,10 +49,7 @@ fn test_type_from_row(r: &DbRow) -> Result<TestType, sqlx::Error> {
             .map_err(|e| decode("tolerances", e))?,
         id: r.try_get("id")?,
         name: r.try_get("name")?,
-        type_of_equipment: Reference {
-            id: r.try_get("equipment_type_id")?,
-            name: r.try_get("equipment_type_name")?,
-        },
+        type_of_equipment: reference(r, "equipment_type")?,
         expiration_in_days: r.try_get("expiration_in_days")?,
         description: r.try_get("description")?,
         created_at: ts(r, "created_at")?,
@@ -65,13 +62,7 @@ pub async fn get_test_type(
     id: &str,
 ) -> Result<Option<TestType>, sqlx::Error> {
     let sql = format!("SELECT {TEST_TYPE_COLUMNS} WHERE t.id = $1");
-    sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(test_type_from_row)
-        .transpose()
+    fetch_by(conn, sql, id, test_type_from_row).await
 }
 
 /// Test types by equipment type and name, optionally of one equipment type only.

@@ -4,7 +4,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{bind, ts};
+use super::row::{bind, fetch_by, ts};
 use super::{Connection, DbRow};
 use crate::store::model::material::*;
 use crate::store::types::{Param, Ts};
@@ -230,13 +230,7 @@ pub async fn receipt(conn: &mut Connection, id: &str) -> Result<Option<Receipt>,
     let sql = format!(
         "SELECT {RECEIPT_COLUMNS} {RECEIPT_FROM} WHERE r.id = $1 AND f.archived_at IS NULL"
     );
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(receipt_from_row)
-        .transpose()
+    fetch_by(conn, sql, id, receipt_from_row).await
 }
 
 /// A page of receipts, newest first (by the time received), filtered by `week`, `radioisotope`

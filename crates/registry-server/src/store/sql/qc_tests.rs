@@ -2,7 +2,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{bind, day, day_opt, json_opt, ts};
+use super::row::{bind, day, day_opt, fetch_by, json_opt, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::qc_tests::*;
 use crate::store::types::{Day, JsonText, Param, Ts};
@@ -29,14 +29,8 @@ fn from_row(r: &DbRow) -> Result<QcTest, sqlx::Error> {
     Ok(QcTest {
         id: r.try_get("id")?,
         equipment: r.try_get("equipment_id")?,
-        facility: Reference {
-            id: r.try_get("facility_id")?,
-            name: r.try_get("facility_name")?,
-        },
-        type_of_test: Reference {
-            id: r.try_get("test_type_id")?,
-            name: r.try_get("test_type_name")?,
-        },
+        facility: reference(r, "facility")?,
+        type_of_test: reference(r, "test_type")?,
         date: day(r, "date")?,
         performed_by: Reference {
             id: r.try_get("performed_by")?,
@@ -65,13 +59,7 @@ pub async fn get(conn: &mut Connection, id: &str) -> Result<Option<QcTest>, sqlx
         "SELECT {COLUMNS} JOIN equipment e ON e.id = q.equipment_id \
          WHERE q.id = $1 AND q.archived_at IS NULL AND e.archived_at IS NULL AND f.archived_at IS NULL"
     );
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(from_row)
-        .transpose()
+    fetch_by(conn, sql, id, from_row).await
 }
 
 /// The records of one test type on one equipment, newest first, optionally within
@@ -461,18 +449,9 @@ pub async fn due(
                     serial_number: r.try_get("serial_number")?,
                     localization: r.try_get("localization")?,
                 },
-                facility: Reference {
-                    id: r.try_get("facility_id")?,
-                    name: r.try_get("facility_name")?,
-                },
-                type_of_equipment: Reference {
-                    id: r.try_get("equipment_type_id")?,
-                    name: r.try_get("equipment_type_name")?,
-                },
-                type_of_test: Reference {
-                    id: r.try_get("test_type_id")?,
-                    name: r.try_get("test_type_name")?,
-                },
+                facility: reference(r, "facility")?,
+                type_of_equipment: reference(r, "equipment_type")?,
+                type_of_test: reference(r, "test_type")?,
                 expiration_in_days: r.try_get("days")?,
                 last_date: day_opt(r, "last_date")?,
                 next_due: day_opt(r, "next_due")?,

@@ -3,10 +3,11 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::{Db, DbRow};
+use super::{Connection, Db, DbRow};
 use crate::store::types::{Day, DayText, JsonString, JsonText, Param, Stamp, Ts};
-use sqlx::Row;
+use registry_core::equipment::Reference;
 use sqlx::query::Query;
+use sqlx::{AssertSqlSafe, Row};
 
 /// Binds one run-time parameter in the backend's type for it.
 pub(crate) fn bind<'q>(
@@ -22,6 +23,31 @@ pub(crate) fn bind<'q>(
         Param::Day(d) => q.bind(Day(d)),
         Param::Json(j) => q.bind(JsonText(j)),
     }
+}
+
+/// The one row that `sql` selects by its single parameter `key` (an id, an e-mail), read by
+/// `from_row`; `None` when there is none.
+pub(crate) async fn fetch_by<T>(
+    conn: &mut Connection,
+    sql: String,
+    key: &str,
+    from_row: fn(&DbRow) -> Result<T, sqlx::Error>,
+) -> Result<Option<T>, sqlx::Error> {
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(key)
+        .fetch_optional(conn)
+        .await?
+        .as_ref()
+        .map(from_row)
+        .transpose()
+}
+
+/// A reference read from the columns `{prefix}_id` and `{prefix}_name`.
+pub(crate) fn reference(row: &DbRow, prefix: &str) -> Result<Reference, sqlx::Error> {
+    Ok(Reference {
+        id: row.try_get(format!("{prefix}_id").as_str())?,
+        name: row.try_get(format!("{prefix}_name").as_str())?,
+    })
 }
 
 /// An optional text column.

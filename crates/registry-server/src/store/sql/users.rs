@@ -2,7 +2,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{day_opt, json, opt, ts};
+use super::row::{day_opt, fetch_by, json, opt, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, placeholders, search_key};
 use crate::store::types::{Day, JsonText, Stamp, Ts};
@@ -41,24 +41,12 @@ fn user_from_row(r: &DbRow) -> Result<UserRow, sqlx::Error> {
 
 pub async fn by_id(conn: &mut Connection, id: &str) -> Result<Option<UserRow>, sqlx::Error> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE id = $1");
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(user_from_row)
-        .transpose()
+    fetch_by(conn, sql, id, user_from_row).await
 }
 
 pub async fn by_email(conn: &mut Connection, email: &str) -> Result<Option<UserRow>, sqlx::Error> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE email = $1");
-    sqlx::query(AssertSqlSafe(sql))
-        .bind(email)
-        .fetch_optional(conn)
-        .await?
-        .as_ref()
-        .map(user_from_row)
-        .transpose()
+    fetch_by(conn, sql, email, user_from_row).await
 }
 
 pub async fn count(conn: &mut Connection) -> Result<i64, sqlx::Error> {
