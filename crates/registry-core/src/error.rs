@@ -56,6 +56,12 @@ pub enum FieldCode {
     InvalidValue,
 }
 
+/// The `(field, code)` of each error, as tests compare them.
+#[cfg(test)]
+pub(crate) fn codes(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
+    errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
+}
+
 /// Collects field errors while a payload is read, so that all of them are reported at once.
 #[derive(Debug, Default)]
 pub struct FieldErrors(Vec<FieldError>);
@@ -63,6 +69,20 @@ pub struct FieldErrors(Vec<FieldError>);
 impl FieldErrors {
     pub fn push(&mut self, field: impl Into<String>, code: FieldCode, message: impl Into<String>) {
         self.0.push(FieldError::new(field, code, message));
+    }
+
+    /// `value` as it is; when it is `None`, the error is recorded too.
+    pub fn check<T>(
+        &mut self,
+        value: Option<T>,
+        field: impl Into<String>,
+        code: FieldCode,
+        message: impl Into<String>,
+    ) -> Option<T> {
+        if value.is_none() {
+            self.push(field, code, message);
+        }
+        value
     }
 
     pub fn extend(&mut self, more: impl IntoIterator<Item = FieldError>) {

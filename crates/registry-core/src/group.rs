@@ -1,8 +1,8 @@
 //! Groups of facilities: reading a create or edit payload, and applying an edit.
 
 use crate::api::Group;
-use crate::error::{FieldCode, FieldError, FieldErrors};
-use crate::payload::ObjectReader;
+use crate::error::{FieldError, FieldErrors};
+use crate::payload::{ObjectReader, update};
 use serde_json::Value;
 
 /// A validated group payload. On create `name` is `Some`; on edit an absent key is `None` and
@@ -15,20 +15,9 @@ pub struct GroupChanges {
 
 /// Reads `{name, description}`; on edit both are optional.
 pub fn read_group(body: &Value, create: bool) -> Result<GroupChanges, Vec<FieldError>> {
-    let Some(obj) = body.as_object() else {
-        return Err(vec![FieldError::new(
-            "",
-            FieldCode::InvalidValue,
-            "the body must be a JSON object",
-        )]);
-    };
-    let r = ObjectReader::new(obj, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
-    let name = if create {
-        r.required_string("name", &mut errs)
-    } else {
-        r.string_if_present("name", &mut errs)
-    };
+    let name = r.string_required_if(create, "name", &mut errs);
     let description = r.clearable_string("description", &mut errs);
     errs.finish(GroupChanges { name, description })
 }
@@ -37,12 +26,8 @@ impl GroupChanges {
     /// `group` with the changes applied (its times unchanged).
     pub fn apply_to(self, group: &Group) -> Group {
         let mut out = group.clone();
-        if let Some(name) = self.name {
-            out.name = name;
-        }
-        if let Some(description) = self.description {
-            out.description = description;
-        }
+        update(&mut out.name, self.name);
+        update(&mut out.description, self.description);
         out
     }
 }
@@ -50,6 +35,8 @@ impl GroupChanges {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::FieldCode;
+    use crate::error::codes;
     use serde_json::json;
 
     fn group() -> Group {
@@ -63,22 +50,18 @@ mod tests {
         }
     }
 
-    fn fields(errs: Vec<FieldError>) -> Vec<(String, FieldCode)> {
-        errs.into_iter().map(|e| (e.field, e.code)).collect()
-    }
-
     #[test]
     fn create_needs_a_name_and_the_description_is_optional() {
         let read = read_group(&json!({"name": " Rede Sul "}), true).unwrap();
         assert_eq!(read.name.as_deref(), Some("Rede Sul"));
         assert_eq!(read.description, None);
         assert_eq!(
-            fields(read_group(&json!({"description": "x"}), true).unwrap_err()),
-            [("name".into(), FieldCode::Required)]
+            codes(&read_group(&json!({"description": "x"}), true).unwrap_err()),
+            [("name", FieldCode::Required)]
         );
         assert_eq!(
-            fields(read_group(&json!([]), true).unwrap_err()),
-            [("".into(), FieldCode::InvalidValue)]
+            codes(&read_group(&json!([]), true).unwrap_err()),
+            [("", FieldCode::InvalidValue)]
         );
     }
 
@@ -89,8 +72,8 @@ mod tests {
             GroupChanges::default()
         );
         assert_eq!(
-            fields(read_group(&json!({"name": ""}), false).unwrap_err()),
-            [("name".into(), FieldCode::Required)]
+            codes(&read_group(&json!({"name": ""}), false).unwrap_err()),
+            [("name", FieldCode::Required)]
         );
         let keep = read_group(&json!({"description": "Nova"}), false).unwrap();
         let edited = keep.apply_to(&group());

@@ -135,6 +135,33 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
+    /// The reader of a whole request body; the body must be a JSON object.
+    pub fn body(body: &'a Value) -> Result<Self, Vec<FieldError>> {
+        match body.as_object() {
+            Some(obj) => Ok(ObjectReader::new(obj, "")),
+            None => Err(vec![FieldError::new(
+                "",
+                FieldCode::InvalidValue,
+                "the body must be a JSON object",
+            )]),
+        }
+    }
+
+    /// The reader of one item of a list, at `path` (`address[0]`, its fields `address[0].street`);
+    /// when the item is not an object, `message` is reported on `path` and there is none.
+    pub fn item(
+        item: &'a Value,
+        path: String,
+        message: &str,
+        errs: &mut FieldErrors,
+    ) -> Option<Self> {
+        let Some(obj) = item.as_object() else {
+            errs.push(path, FieldCode::InvalidValue, message);
+            return None;
+        };
+        Some(ObjectReader::new(obj, path + "."))
+    }
+
     pub fn path(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
     }
@@ -144,14 +171,48 @@ impl<'a> ObjectReader<'a> {
         self.obj.get(key)
     }
 
-    /// A string that must be present and not blank (trimmed).
-    pub fn required_string(&self, key: &str, errs: &mut FieldErrors) -> Option<String> {
+    /// A value that must be present and not null.
+    pub fn required(&self, key: &str, errs: &mut FieldErrors) -> Option<&'a Value> {
+        self.required_if(true, key, "is required", errs)
+    }
+
+    /// A value that must be present and not null when `required` (on create), `message` otherwise;
+    /// when not required (on edit), an absent key is `None` but a null one still fails.
+    pub fn required_if(
+        &self,
+        required: bool,
+        key: &str,
+        message: &str,
+        errs: &mut FieldErrors,
+    ) -> Option<&'a Value> {
         match self.get(key) {
+            None if !required => None,
             None | Some(Value::Null) => {
-                errs.push(self.path(key), FieldCode::Required, "is required");
+                errs.push(self.path(key), FieldCode::Required, message);
                 None
             }
-            Some(v) => self.non_blank(key, v, errs),
+            Some(v) => Some(v),
+        }
+    }
+
+    /// A string that must be present and not blank (trimmed).
+    pub fn required_string(&self, key: &str, errs: &mut FieldErrors) -> Option<String> {
+        let v = self.required(key, errs)?;
+        self.non_blank(key, v, errs)
+    }
+
+    /// [`required_string`](Self::required_string) when `required` (on create); otherwise
+    /// [`string_if_present`](Self::string_if_present) (on edit: optional, not clearable).
+    pub fn string_required_if(
+        &self,
+        required: bool,
+        key: &str,
+        errs: &mut FieldErrors,
+    ) -> Option<String> {
+        if required {
+            self.required_string(key, errs)
+        } else {
+            self.string_if_present(key, errs)
         }
     }
 
@@ -240,6 +301,13 @@ impl<'a> ObjectReader<'a> {
                 None
             }
         }
+    }
+}
+
+/// Applies one field of an edit: `Some` replaces the stored value, `None` leaves it unchanged.
+pub fn update<T>(stored: &mut T, change: Option<T>) {
+    if let Some(v) = change {
+        *stored = v;
     }
 }
 

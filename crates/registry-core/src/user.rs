@@ -29,37 +29,20 @@ pub struct UserChanges {
 }
 
 pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldError>> {
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
-    let Some(obj) = body.as_object() else {
-        errs.push(
-            "",
-            FieldCode::InvalidValue,
-            "the body must be a JSON object",
-        );
-        return Err(errs.into_vec());
-    };
-    let r = ObjectReader::new(obj, "");
-    let string = |key: &str, errs: &mut FieldErrors| {
-        if register {
-            r.required_string(key, errs)
-        } else {
-            r.string_if_present(key, errs)
-        }
-    };
+    let string = |key: &str, errs: &mut FieldErrors| r.string_required_if(register, key, errs);
     let mut out = UserChanges {
         name: string("name", &mut errs),
         ..Default::default()
     };
     out.email = string("email", &mut errs).and_then(|raw| {
-        let e = Email::parse(&raw);
-        if e.is_none() {
-            errs.push(
-                "email",
-                FieldCode::InvalidEmail,
-                "is not a valid e-mail address",
-            );
-        }
-        e
+        errs.check(
+            Email::parse(&raw),
+            "email",
+            FieldCode::InvalidEmail,
+            "is not a valid e-mail address",
+        )
     });
     if register {
         out.password = match r.get("password") {
@@ -82,24 +65,22 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
     }
     out.telephone = r.clearable_string("telephone", &mut errs).map(|t| {
         t.and_then(|raw| {
-            let parsed = Telephone::parse(&raw);
-            if parsed.is_none() {
-                errs.push(
-                    "telephone",
-                    FieldCode::InvalidTelephone,
-                    "must include the area code, e.g. (11) 98765-4321",
-                );
-            }
-            parsed
+            errs.check(
+                Telephone::parse(&raw),
+                "telephone",
+                FieldCode::InvalidTelephone,
+                "must include the area code, e.g. (11) 98765-4321",
+            )
         })
     });
     out.cpf = r.clearable_string("cpf", &mut errs).map(|c| {
         c.and_then(|raw| {
-            let parsed = Cpf::parse(&raw);
-            if parsed.is_none() {
-                errs.push("cpf", FieldCode::InvalidValue, "is not a valid CPF");
-            }
-            parsed
+            errs.check(
+                Cpf::parse(&raw),
+                "cpf",
+                FieldCode::InvalidValue,
+                "is not a valid CPF",
+            )
         })
     });
     out.roles = r.array_if_present("roles", &mut errs).map(|items| {
@@ -160,24 +141,21 @@ pub fn is_staff(roles: &[Role]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::codes;
     use serde_json::json;
-
-    fn fields(e: Vec<FieldError>) -> Vec<(String, FieldCode)> {
-        e.into_iter().map(|f| (f.field, f.code)).collect()
-    }
 
     #[test]
     fn register_requires_name_email_password_and_reports_all() {
         let e = read_user(&json!({"email": "bad", "password": "short", "cpf": "123", "roles": ["Chefe"], "ANLicenseValidity": "31/12/2026"}), true).unwrap_err();
         assert_eq!(
-            fields(e),
+            codes(&e),
             vec![
-                ("name".into(), FieldCode::Required),
-                ("email".into(), FieldCode::InvalidEmail),
-                ("password".into(), FieldCode::WeakPassword),
-                ("cpf".into(), FieldCode::InvalidValue),
-                ("roles[0]".into(), FieldCode::InvalidValue),
-                ("ANLicenseValidity".into(), FieldCode::InvalidValue),
+                ("name", FieldCode::Required),
+                ("email", FieldCode::InvalidEmail),
+                ("password", FieldCode::WeakPassword),
+                ("cpf", FieldCode::InvalidValue),
+                ("roles[0]", FieldCode::InvalidValue),
+                ("ANLicenseValidity", FieldCode::InvalidValue),
             ]
         );
     }

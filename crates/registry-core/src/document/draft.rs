@@ -39,11 +39,7 @@ pub fn read_document(
     let mut errs = FieldErrors::default();
     let r = ObjectReader::new(obj, "");
     let mut out = DocumentDraft {
-        name: if create {
-            r.required_string("name", &mut errs)
-        } else {
-            r.string_if_present("name", &mut errs)
-        },
+        name: r.string_required_if(create, "name", &mut errs),
         ..Default::default()
     };
     match r.get("facility").or_else(|| r.get("facilityId")) {
@@ -74,12 +70,7 @@ pub fn read_document(
         }
     }
     for (key, slot) in [("date", &mut out.date), ("validity", &mut out.validity)] {
-        let raw = if create {
-            r.required_string(key, &mut errs)
-        } else {
-            r.string_if_present(key, &mut errs)
-        };
-        if let Some(raw) = raw {
+        if let Some(raw) = r.string_required_if(create, key, &mut errs) {
             match parse_date(&raw) {
                 Some(d) => *slot = Some(d),
                 None => errs.push(key, FieldCode::InvalidValue, "must be a date as YYYY-MM-DD"),

@@ -130,6 +130,7 @@ fn read_to(v: Option<&Value>, errs: &mut FieldErrors) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::codes;
     use serde_json::json;
 
     fn now() -> DateTime<Utc> {
@@ -138,10 +139,6 @@ mod tests {
 
     fn users() -> Vec<String> {
         vec!["a@example.com".into(), "b@example.com".into()]
-    }
-
-    fn fields(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
-        errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
     }
 
     #[test]
@@ -195,7 +192,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(
-            fields(&e),
+            codes(&e),
             [
                 ("sendAt", FieldCode::InvalidValue),
                 ("to[2]", FieldCode::InvalidEmail),
@@ -206,7 +203,7 @@ mod tests {
         assert_eq!(e[2].message, "is not a valid e-mail address");
         let e = read_email_schedule(&json!({"sendAt": 5, "to": 5}), now(), vec![]).unwrap_err();
         assert_eq!(
-            fields(&e),
+            codes(&e),
             [
                 ("sendAt", FieldCode::InvalidValue),
                 ("to", FieldCode::InvalidValue),
@@ -219,13 +216,13 @@ mod tests {
     #[test]
     fn needs_someone_to_send_to() {
         let e = read_email_schedule(&json!({}), now(), vec![]).unwrap_err();
-        assert_eq!(fields(&e), [("to", FieldCode::Required)]);
+        assert_eq!(codes(&e), [("to", FieldCode::Required)]);
         assert_eq!(
             e[0].message,
             "is required: the facility has no active users to send to"
         );
         let e = read_email_schedule(&json!({"to": " , "}), now(), users()).unwrap_err();
-        assert_eq!(fields(&e), [("to", FieldCode::Required)]);
+        assert_eq!(codes(&e), [("to", FieldCode::Required)]);
         assert_eq!(e[0].message, "needs at least one address");
         let e = read_email_schedule(&json!({"to": []}), now(), users()).unwrap_err();
         assert_eq!(e[0].message, "needs at least one address");

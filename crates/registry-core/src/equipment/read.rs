@@ -53,53 +53,26 @@ pub struct QcTestChanges {
     pub document_id: Option<Option<String>>,
 }
 
-fn object(body: &Value) -> Result<&Map<String, Value>, Vec<FieldError>> {
-    body.as_object().ok_or_else(|| {
-        vec![FieldError::new(
-            "",
-            FieldCode::InvalidValue,
-            "the body must be a JSON object",
-        )]
-    })
-}
-
-/// A required string on create; on edit optional but not clearable.
-fn name_field(r: &ObjectReader, key: &str, create: bool, errs: &mut FieldErrors) -> Option<String> {
-    if create {
-        r.required_string(key, errs)
-    } else {
-        r.string_if_present(key, errs)
-    }
-}
-
 /// A reference to another record (`"id"` or `{"_id": "id"}`): required on create; on edit
 /// optional but not clearable.
 fn reference(r: &ObjectReader, key: &str, create: bool, errs: &mut FieldErrors) -> Option<String> {
-    match r.get(key) {
-        None if !create => None,
-        None | Some(Value::Null) => {
-            errs.push(r.path(key), FieldCode::Required, "is required");
-            None
-        }
-        Some(v) => reference_id(v).or_else(|| {
-            errs.push(
-                r.path(key),
-                FieldCode::InvalidValue,
-                "must be an _id string or {\"_id\": \"...\"}",
-            );
-            None
-        }),
-    }
+    let v = r.required_if(create, key, "is required", errs)?;
+    errs.check(
+        reference_id(v),
+        r.path(key),
+        FieldCode::InvalidValue,
+        "must be an _id string or {\"_id\": \"...\"}",
+    )
 }
 
 pub fn read_equipment_type(
     body: &Value,
     create: bool,
 ) -> Result<EquipmentTypeChanges, Vec<FieldError>> {
-    let r = ObjectReader::new(object(body)?, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
     let changes = EquipmentTypeChanges {
-        name: name_field(&r, "name", create, &mut errs),
+        name: r.string_required_if(create, "name", &mut errs),
         description: r.clearable_string("description", &mut errs),
     };
     errs.finish(changes)
@@ -107,17 +80,10 @@ pub fn read_equipment_type(
 
 fn expiration_in_days(r: &ObjectReader, create: bool, errs: &mut FieldErrors) -> Option<i64> {
     const KEY: &str = "expirationInDays";
-    let days = match r.get(KEY) {
-        None if !create => return None,
-        None | Some(Value::Null) => {
-            errs.push(r.path(KEY), FieldCode::Required, "is required");
-            return None;
-        }
-        Some(Value::Number(n)) => n.as_i64(),
-        Some(Value::String(s)) if s.trim().bytes().all(|b| b.is_ascii_digit()) => {
-            s.trim().parse().ok()
-        }
-        Some(_) => None,
+    let days = match r.required_if(create, KEY, "is required", errs)? {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) if s.trim().bytes().all(|b| b.is_ascii_digit()) => s.trim().parse().ok(),
+        _ => None,
     };
     let valid = days.filter(|d| (1..=MAX_EXPIRATION_DAYS).contains(d));
     if valid.is_none() {
@@ -131,10 +97,10 @@ fn expiration_in_days(r: &ObjectReader, create: bool, errs: &mut FieldErrors) ->
 }
 
 pub fn read_test_type(body: &Value, create: bool) -> Result<TestTypeChanges, Vec<FieldError>> {
-    let r = ObjectReader::new(object(body)?, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
     let changes = TestTypeChanges {
-        name: name_field(&r, "name", create, &mut errs),
+        name: r.string_required_if(create, "name", &mut errs),
         equipment_type_id: reference(&r, "typeOfEquipment", create, &mut errs),
         expiration_in_days: expiration_in_days(&r, create, &mut errs),
         description: r.clearable_string("description", &mut errs),
@@ -183,7 +149,7 @@ pub fn settle_tolerances(
 }
 
 pub fn read_equipment(body: &Value, create: bool) -> Result<EquipmentChanges, Vec<FieldError>> {
-    let r = ObjectReader::new(object(body)?, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
     let attributes = match r.get("attributes") {
         None => create.then(Map::new),
@@ -230,27 +196,29 @@ pub fn read_qc_test_of(
     today: NaiveDate,
     computed: bool,
 ) -> Result<QcTestChanges, Vec<FieldError>> {
-    let r = ObjectReader::new(object(body)?, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
-    let date = name_field(&r, "date", create, &mut errs).and_then(|s| match parse_date(&s) {
-        Some(d) if d > today => {
-            errs.push(
-                "date",
-                FieldCode::InvalidValue,
-                format!("cannot be in the future (today is {today})"),
-            );
-            None
-        }
-        Some(d) => Some(d),
-        None => {
-            errs.push(
-                "date",
-                FieldCode::InvalidValue,
-                "must be a date in the form YYYY-MM-DD",
-            );
-            None
-        }
-    });
+    let date = r
+        .string_required_if(create, "date", &mut errs)
+        .and_then(|s| match parse_date(&s) {
+            Some(d) if d > today => {
+                errs.push(
+                    "date",
+                    FieldCode::InvalidValue,
+                    format!("cannot be in the future (today is {today})"),
+                );
+                None
+            }
+            Some(d) => Some(d),
+            None => {
+                errs.push(
+                    "date",
+                    FieldCode::InvalidValue,
+                    "must be a date in the form YYYY-MM-DD",
+                );
+                None
+            }
+        });
     let conclusion = if computed {
         if r.get("conclusion").is_some_and(|v| !v.is_null()) {
             errs.push(
@@ -261,33 +229,27 @@ pub fn read_qc_test_of(
         }
         None
     } else {
-        name_field(&r, "conclusion", create, &mut errs)
+        r.string_required_if(create, "conclusion", &mut errs)
     };
-    let conclusion = conclusion.and_then(|s| match Conclusion::parse(&s) {
-        Some(c) => Some(c),
-        None => {
-            errs.push(
-                "conclusion",
-                FieldCode::InvalidValue,
-                format!("must be one of: {}", Conclusion::allowed()),
-            );
-            None
-        }
+    let conclusion = conclusion.and_then(|s| {
+        errs.check(
+            Conclusion::parse(&s),
+            "conclusion",
+            FieldCode::InvalidValue,
+            format!("must be one of: {}", Conclusion::allowed()),
+        )
     });
     let document_id = match r.get("document") {
         None => None,
         Some(Value::Null) => Some(None),
-        Some(v) => match reference_id(v) {
-            Some(id) => Some(Some(id)),
-            None => {
-                errs.push(
-                    "document",
-                    FieldCode::InvalidValue,
-                    "must be an _id string or {\"_id\": \"...\"}",
-                );
-                None
-            }
-        },
+        Some(v) => errs
+            .check(
+                reference_id(v),
+                "document",
+                FieldCode::InvalidValue,
+                "must be an _id string or {\"_id\": \"...\"}",
+            )
+            .map(Some),
     };
     let changes = QcTestChanges {
         equipment_id: reference(&r, "equipment", create, &mut errs),

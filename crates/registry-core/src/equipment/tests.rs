@@ -1,15 +1,11 @@
 //! Unit tests of the due rule, the date forms and the payload readers.
 
 use super::*;
-use crate::error::{FieldCode, FieldError};
+use crate::error::{FieldCode, codes};
 use serde_json::json;
 
 fn day(s: &str) -> NaiveDate {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
-}
-
-fn codes(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
-    errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
 }
 
 #[test]

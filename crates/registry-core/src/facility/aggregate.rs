@@ -6,6 +6,7 @@
 use super::{Address, FacilityChanges, RadioisotopeGrant, UserLink};
 use crate::cnpj::Cnpj;
 use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::payload::update;
 use crate::values::{Department, MainRole, Practice};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,36 +141,19 @@ impl FacilityChanges {
             }
             None => Vec::new(),
         };
-        if let Some(v) = self.name {
-            fields.name = v;
-        }
-        if let Some(v) = self.company_name {
-            fields.company_name = v;
-        }
-        if let Some(v) = self.cnpj {
-            fields.cnpj = v.as_str().to_owned();
-        }
-        if let Some(v) = self.telephone {
-            fields.telephone = v.as_str().to_owned();
-        }
-        if let Some(v) = self.department {
-            fields.department = v;
-        }
-        if let Some(v) = self.group {
-            fields.group_id = v;
-        }
-        if let Some(v) = self.address {
-            fields.address = v;
-        }
-        if let Some(v) = self.cnen_registry {
-            fields.cnen_registry = v;
-        }
-        if let Some(v) = self.radioisotopes {
-            fields.radioisotopes = v;
-        }
-        if let Some(v) = self.practices {
-            fields.practices = v;
-        }
+        update(&mut fields.name, self.name);
+        update(&mut fields.company_name, self.company_name);
+        update(&mut fields.cnpj, self.cnpj.map(|v| v.as_str().to_owned()));
+        update(
+            &mut fields.telephone,
+            self.telephone.map(|v| v.as_str().to_owned()),
+        );
+        update(&mut fields.department, self.department);
+        update(&mut fields.group_id, self.group);
+        update(&mut fields.address, self.address);
+        update(&mut fields.cnen_registry, self.cnen_registry);
+        update(&mut fields.radioisotopes, self.radioisotopes);
+        update(&mut fields.practices, self.practices);
         Ok((fields != *current).then_some(Applied {
             fields,
             role_changes,

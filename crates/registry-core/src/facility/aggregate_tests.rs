@@ -1,7 +1,17 @@
 use super::*;
-use crate::facility::tests::{codes, link, valid};
+use crate::error::codes;
+use crate::facility::tests::{link, valid};
 use crate::facility::{Mode, read_facility_partial};
 use serde_json::{Value, json};
+
+/// `role` passing from the user `from` to the user `to`.
+fn handed_over(role: MainRole, from: &str, to: &str) -> RoleChange {
+    RoleChange {
+        role,
+        from: Some(from.into()),
+        to: Some(to.into()),
+    }
+}
 
 #[test]
 fn create_refuses_two_holders_of_a_main_role() {
@@ -11,11 +21,8 @@ fn create_refuses_two_holders_of_a_main_role() {
     ];
     let errs = apply_user_links(&[], incoming).unwrap_err();
     assert_eq!(
-        codes(errs),
-        vec![(
-            "users[1].responsabilities[0]".into(),
-            FieldCode::DuplicateRole
-        )]
+        codes(&errs),
+        vec![("users[1].responsabilities[0]", FieldCode::DuplicateRole)]
     );
 }
 
@@ -42,11 +49,7 @@ fn a_new_holder_replaces_the_previous_one_who_keeps_other_roles() {
     assert_eq!(links[2], link("new", &[MainRole::TechnicalResponsible]));
     assert_eq!(
         changes,
-        vec![RoleChange {
-            role: MainRole::TechnicalResponsible,
-            from: Some("old".into()),
-            to: Some("new".into())
-        }]
+        vec![handed_over(MainRole::TechnicalResponsible, "old", "new")]
     );
 }
 
@@ -60,11 +63,8 @@ fn two_new_holders_of_one_role_are_refused_on_edit() {
     ];
     let errs = apply_user_links(&current, incoming).unwrap_err();
     assert_eq!(
-        codes(errs),
-        vec![(
-            "users[2].responsabilities[0]".into(),
-            FieldCode::DuplicateRole
-        )]
+        codes(&errs),
+        vec![("users[2].responsabilities[0]", FieldCode::DuplicateRole)]
     );
 }
 
@@ -84,10 +84,10 @@ fn linked_users_must_exist_and_be_active() {
         ("b".to_string(), UserState::Inactive),
     ]);
     assert_eq!(
-        codes(check_linked_users(&links, &known)),
+        codes(&check_linked_users(&links, &known)),
         vec![
-            ("users[1]._id".into(), FieldCode::UserInactive),
-            ("users[2]._id".into(), FieldCode::UserNotFound)
+            ("users[1]._id", FieldCode::UserInactive),
+            ("users[2]._id", FieldCode::UserNotFound)
         ]
     );
 }
@@ -164,11 +164,11 @@ fn a_new_facility_reports_reading_and_reference_errors_together() {
     let (changes, errs) = read_facility_partial(&body, Mode::Create, &[]);
     let refs = References::default();
     assert_eq!(
-        codes(changes.into_new(&refs, errs).unwrap_err()),
+        codes(&changes.into_new(&refs, errs).unwrap_err()),
         vec![
-            ("name".into(), FieldCode::Required),
-            ("group".into(), FieldCode::GroupNotFound),
-            ("users[0]._id".into(), FieldCode::UserNotFound),
+            ("name", FieldCode::Required),
+            ("group", FieldCode::GroupNotFound),
+            ("users[0]._id", FieldCode::UserNotFound),
         ]
     );
 }
@@ -255,11 +255,7 @@ fn an_edit_moving_a_main_role_replaces_its_holder() {
     );
     assert_eq!(
         applied.role_changes,
-        vec![RoleChange {
-            role: MainRole::TechnicalResponsible,
-            from: Some("u1".into()),
-            to: Some("u2".into())
-        }]
+        vec![handed_over(MainRole::TechnicalResponsible, "u1", "u2")]
     );
 }
 
@@ -271,12 +267,12 @@ fn an_edit_reports_every_error_at_once_and_the_cnpj_lock() {
     refs.group_exists = false;
     refs.linked_to_records = true;
     assert_eq!(
-        codes(edit(body, &refs).unwrap_err()),
+        codes(&edit(body, &refs).unwrap_err()),
         vec![
-            ("telephone".into(), FieldCode::InvalidTelephone),
-            ("group".into(), FieldCode::GroupNotFound),
-            ("users[0]._id".into(), FieldCode::UserInactive),
-            ("cnpj".into(), FieldCode::CnpjLocked),
+            ("telephone", FieldCode::InvalidTelephone),
+            ("group", FieldCode::GroupNotFound),
+            ("users[0]._id", FieldCode::UserInactive),
+            ("cnpj", FieldCode::CnpjLocked),
         ]
     );
     let same_cnpj = json!({"cnpj": "11222333000181", "name": "Outra"});

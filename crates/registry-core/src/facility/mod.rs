@@ -91,23 +91,15 @@ pub fn read_facility_partial(
     extra_responsibilities: &[String],
 ) -> (FacilityChanges, FieldErrors) {
     let mut errs = FieldErrors::default();
-    let Some(obj) = body.as_object() else {
-        errs.push(
-            "",
-            FieldCode::InvalidValue,
-            "the body must be a JSON object",
-        );
-        return (FacilityChanges::default(), errs);
-    };
-    let r = ObjectReader::new(obj, "");
-    let create = mode == Mode::Create;
-    let string = |key: &str, errs: &mut FieldErrors| {
-        if create {
-            r.required_string(key, errs)
-        } else {
-            r.string_if_present(key, errs)
+    let r = match ObjectReader::body(body) {
+        Ok(r) => r,
+        Err(e) => {
+            errs.extend(e);
+            return (FacilityChanges::default(), errs);
         }
     };
+    let create = mode == Mode::Create;
+    let string = |key: &str, errs: &mut FieldErrors| r.string_required_if(create, key, errs);
 
     let mut out = FacilityChanges {
         name: string("name", &mut errs),
@@ -124,47 +116,38 @@ pub fn read_facility_partial(
     });
 
     out.telephone = string("telephone", &mut errs).and_then(|raw| {
-        let t = Telephone::parse(&raw);
-        if t.is_none() {
-            errs.push(
-                "telephone",
-                FieldCode::InvalidTelephone,
-                "must include the area code, e.g. (11) 98765-4321: 10 or 11 digits, optionally after +55",
-            );
-        }
-        t
+        errs.check(
+            Telephone::parse(&raw),
+            "telephone",
+            FieldCode::InvalidTelephone,
+            "must include the area code, e.g. (11) 98765-4321: 10 or 11 digits, optionally after +55",
+        )
     });
 
     out.department = string("department", &mut errs).and_then(|raw| {
-        let d = Department::parse(&raw);
-        if d.is_none() {
-            errs.push(
-                "department",
-                FieldCode::InvalidDepartment,
-                format!("must be one of: {}", Department::allowed()),
-            );
-        }
-        d
+        errs.check(
+            Department::parse(&raw),
+            "department",
+            FieldCode::InvalidDepartment,
+            format!("must be one of: {}", Department::allowed()),
+        )
     });
 
     out.group = match r.get("group") {
         None => None,
         Some(Value::Null) => Some(None),
         Some(Value::String(s)) if s.trim().is_empty() => Some(None),
-        Some(v) => match reference_id(v) {
-            Some(id) => Some(Some(id)),
-            None => {
-                errs.push(
-                    "group",
-                    FieldCode::InvalidValue,
-                    "must be a group _id or {\"_id\": ...}",
-                );
-                None
-            }
-        },
+        Some(v) => errs
+            .check(
+                reference_id(v),
+                "group",
+                FieldCode::InvalidValue,
+                "must be a group _id or {\"_id\": ...}",
+            )
+            .map(Some),
     };
 
-    out.address = read_addresses(r.get("address"), create, &mut errs);
+    out.address = read_addresses(&r, create, &mut errs);
     out.cnen_registry = r.clearable_string("CNENregistry", &mut errs);
     out.users = r
         .array_if_present("users", &mut errs)
@@ -184,18 +167,10 @@ pub const MAX_ADDRESSES: usize = 20;
 /// The most users one facility may link.
 pub const MAX_USER_LINKS: usize = 100;
 
-fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Option<Vec<Address>> {
-    let items: Vec<&Value> = match v {
-        None if !create => return None,
-        None | Some(Value::Null) => {
-            errs.push(
-                "address",
-                FieldCode::Required,
-                "is required: at least one {street, city, state}",
-            );
-            return None;
-        }
-        Some(Value::Array(items)) if items.is_empty() => {
+fn read_addresses(r: &ObjectReader, create: bool, errs: &mut FieldErrors) -> Option<Vec<Address>> {
+    let required = "is required: at least one {street, city, state}";
+    let items: Vec<&Value> = match r.required_if(create, "address", required, errs)? {
+        Value::Array(items) if items.is_empty() => {
             errs.push(
                 "address",
                 FieldCode::Required,
@@ -203,7 +178,7 @@ fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Op
             );
             return None;
         }
-        Some(Value::Array(items)) if items.len() > MAX_ADDRESSES => {
+        Value::Array(items) if items.len() > MAX_ADDRESSES => {
             errs.push(
                 "address",
                 FieldCode::InvalidValue,
@@ -211,9 +186,9 @@ fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Op
             );
             return None;
         }
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(obj @ Value::Object(_)) => vec![obj],
-        Some(_) => {
+        Value::Array(items) => items.iter().collect(),
+        obj @ Value::Object(_) => vec![obj],
+        _ => {
             errs.push(
                 "address",
                 FieldCode::InvalidValue,
@@ -225,15 +200,12 @@ fn read_addresses(v: Option<&Value>, create: bool, errs: &mut FieldErrors) -> Op
     let before = errs.len();
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.into_iter().enumerate() {
-        let Some(obj) = item.as_object() else {
-            errs.push(
-                format!("address[{i}]"),
-                FieldCode::InvalidValue,
-                "must be an object {street, city, state}",
-            );
+        let path = format!("address[{i}]");
+        let Some(a) =
+            ObjectReader::item(item, path, "must be an object {street, city, state}", errs)
+        else {
             continue;
         };
-        let a = ObjectReader::new(obj, format!("address[{i}]."));
         let street = a.required_string("street", errs);
         let city = a.required_string("city", errs);
         let state = a.required_string("state", errs);
@@ -264,15 +236,15 @@ fn read_user_links(items: &[Value], extra: &[String], errs: &mut FieldErrors) ->
     let mut seen = BTreeSet::new();
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let Some(obj) = item.as_object() else {
-            errs.push(
-                format!("users[{i}]"),
-                FieldCode::InvalidValue,
-                "must be an object {_id, responsabilities}",
-            );
+        let path = format!("users[{i}]");
+        let Some(u) = ObjectReader::item(
+            item,
+            path,
+            "must be an object {_id, responsabilities}",
+            errs,
+        ) else {
             continue;
         };
-        let u = ObjectReader::new(obj, format!("users[{i}]."));
         let id = u.required_string("_id", errs);
         let mut responsibilities: Vec<Responsibility> = Vec::new();
         for (k, value) in u
@@ -324,63 +296,47 @@ fn read_radioisotopes(items: &[Value], errs: &mut FieldErrors) -> Vec<Radioisoto
     let mut seen = BTreeSet::new();
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let Some(obj) = item.as_object() else {
-            errs.push(
-                format!("radioisotopes[{i}]"),
-                FieldCode::InvalidValue,
-                "must be an object {name, quantity}",
-            );
+        let path = format!("radioisotopes[{i}]");
+        let Some(g) = ObjectReader::item(item, path, "must be an object {name, quantity}", errs)
+        else {
             continue;
         };
-        let name = match obj.get("name") {
+        let name =
+            g.required("name", errs)
+                .and_then(|v| match v.as_str().and_then(Radioisotope::parse) {
+                    Some(n) if !seen.insert(n) => {
+                        errs.push(
+                            g.path("name"),
+                            FieldCode::DuplicateRadioisotope,
+                            format!("{n} is listed more than once"),
+                        );
+                        None
+                    }
+                    Some(n) => Some(n),
+                    None => {
+                        errs.push(
+                            g.path("name"),
+                            FieldCode::InvalidRadioisotope,
+                            format!("must be one of: {}", Radioisotope::allowed()),
+                        );
+                        None
+                    }
+                });
+        let quantity = match g.get("quantity") {
             None | Some(Value::Null) => {
                 errs.push(
-                    format!("radioisotopes[{i}].name"),
-                    FieldCode::Required,
-                    "is required",
-                );
-                None
-            }
-            Some(v) => match v.as_str().and_then(Radioisotope::parse) {
-                Some(n) if !seen.insert(n) => {
-                    errs.push(
-                        format!("radioisotopes[{i}].name"),
-                        FieldCode::DuplicateRadioisotope,
-                        format!("{n} is listed more than once"),
-                    );
-                    None
-                }
-                Some(n) => Some(n),
-                None => {
-                    errs.push(
-                        format!("radioisotopes[{i}].name"),
-                        FieldCode::InvalidRadioisotope,
-                        format!("must be one of: {}", Radioisotope::allowed()),
-                    );
-                    None
-                }
-            },
-        };
-        let quantity = match obj.get("quantity") {
-            None | Some(Value::Null) => {
-                errs.push(
-                    format!("radioisotopes[{i}].quantity"),
+                    g.path("quantity"),
                     FieldCode::Required,
                     "is required (mCi per week)",
                 );
                 None
             }
-            Some(v) => {
-                let q = WeeklyQuantity::from_json(v);
-                if q.is_none() {
-                    errs.push(
-                        format!("radioisotopes[{i}].quantity"),
-                        FieldCode::InvalidQuantity,
-                        "must be a positive number of mCi per week from 0.001 to 1000000, with a dot as decimal separator (e.g. 12.5)",
-                    );
-                }
-                q
-            }
+            Some(v) => errs.check(
+                WeeklyQuantity::from_json(v),
+                g.path("quantity"),
+                FieldCode::InvalidQuantity,
+                "must be a positive number of mCi per week from 0.001 to 1000000, with a dot as decimal separator (e.g. 12.5)",
+            ),
         };
         if let (Some(name), Some(quantity)) = (name, quantity) {
             out.push(RadioisotopeGrant { name, quantity });

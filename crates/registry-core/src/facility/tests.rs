@@ -1,4 +1,5 @@
 use super::*;
+use crate::error::codes;
 use serde_json::json;
 
 pub(crate) fn valid() -> Value {
@@ -14,10 +15,6 @@ pub(crate) fn valid() -> Value {
         "radioisotopes": [{"name": "Tc(99m)", "quantity": 1500}, {"name": "I(131)", "quantity": "200.5"}],
         "practices": ["Diagnóstico", "Terapia Ambulatorial", "Diagnóstico"]
     })
-}
-
-pub(crate) fn codes(errs: Vec<FieldError>) -> Vec<(String, FieldCode)> {
-    errs.into_iter().map(|e| (e.field, e.code)).collect()
 }
 
 pub(crate) fn link(id: &str, roles: &[MainRole]) -> UserLink {
@@ -46,7 +43,7 @@ fn reads_a_complete_create_payload() {
 fn create_reports_every_missing_required_field_at_once() {
     let errs = read_facility(&json!({}), Mode::Create, &[]).unwrap_err();
     assert_eq!(
-        codes(errs),
+        codes(&errs),
         [
             "name",
             "companyName",
@@ -55,7 +52,7 @@ fn create_reports_every_missing_required_field_at_once() {
             "department",
             "address"
         ]
-        .map(|f| (f.to_string(), FieldCode::Required))
+        .map(|f| (f, FieldCode::Required))
         .to_vec()
     );
 }
@@ -67,11 +64,11 @@ fn blank_strings_and_address_parts_are_required() {
     body["address"] = json!([{"street": "", "city": "Recife"}]);
     let errs = read_facility(&body, Mode::Create, &[]).unwrap_err();
     assert_eq!(
-        codes(errs),
+        codes(&errs),
         vec![
-            ("name".into(), FieldCode::Required),
-            ("address[0].street".into(), FieldCode::Required),
-            ("address[0].state".into(), FieldCode::Required)
+            ("name", FieldCode::Required),
+            ("address[0].street", FieldCode::Required),
+            ("address[0].state", FieldCode::Required)
         ]
     );
 }
@@ -101,36 +98,24 @@ fn field_rules_each_give_their_code() {
     });
     let errs = read_facility(&body, Mode::Create, &[]).unwrap_err();
     assert_eq!(
-        codes(errs.clone()),
+        codes(&errs),
         vec![
-            ("name".into(), FieldCode::InvalidValue),
-            ("cnpj".into(), FieldCode::InvalidCnpj),
-            ("telephone".into(), FieldCode::InvalidTelephone),
-            ("department".into(), FieldCode::InvalidDepartment),
-            ("group".into(), FieldCode::InvalidValue),
+            ("name", FieldCode::InvalidValue),
+            ("cnpj", FieldCode::InvalidCnpj),
+            ("telephone", FieldCode::InvalidTelephone),
+            ("department", FieldCode::InvalidDepartment),
+            ("group", FieldCode::InvalidValue),
             (
-                "users[0].responsabilities[0]".into(),
+                "users[0].responsabilities[0]",
                 FieldCode::InvalidResponsibility
             ),
-            ("users[1]._id".into(), FieldCode::InvalidValue),
-            (
-                "radioisotopes[0].quantity".into(),
-                FieldCode::InvalidQuantity
-            ),
-            (
-                "radioisotopes[1].name".into(),
-                FieldCode::InvalidRadioisotope
-            ),
-            (
-                "radioisotopes[2].name".into(),
-                FieldCode::DuplicateRadioisotope
-            ),
-            (
-                "radioisotopes[2].quantity".into(),
-                FieldCode::InvalidQuantity
-            ),
-            ("radioisotopes[3].quantity".into(), FieldCode::Required),
-            ("practices[0]".into(), FieldCode::InvalidPractice),
+            ("users[1]._id", FieldCode::InvalidValue),
+            ("radioisotopes[0].quantity", FieldCode::InvalidQuantity),
+            ("radioisotopes[1].name", FieldCode::InvalidRadioisotope),
+            ("radioisotopes[2].name", FieldCode::DuplicateRadioisotope),
+            ("radioisotopes[2].quantity", FieldCode::InvalidQuantity),
+            ("radioisotopes[3].quantity", FieldCode::Required),
+            ("practices[0]", FieldCode::InvalidPractice),
         ]
     );
     let cnpj = errs.iter().find(|e| e.field == "cnpj").unwrap();
@@ -154,8 +139,8 @@ fn invalid_and_alphanumeric_cnpjs() {
     ] {
         body["cnpj"] = json!(bad);
         assert_eq!(
-            codes(read_facility(&body, Mode::Create, &[]).unwrap_err()),
-            vec![("cnpj".into(), FieldCode::InvalidCnpj)],
+            codes(&read_facility(&body, Mode::Create, &[]).unwrap_err()),
+            vec![("cnpj", FieldCode::InvalidCnpj)],
             "{bad}"
         );
     }
@@ -204,10 +189,10 @@ fn edit_accepts_partial_payloads_and_keeps_absent_parts() {
 fn edit_cannot_blank_a_required_field() {
     let errs = read_facility(&json!({"name": "", "address": []}), Mode::Edit, &[]).unwrap_err();
     assert_eq!(
-        codes(errs),
+        codes(&errs),
         vec![
-            ("name".into(), FieldCode::Required),
-            ("address".into(), FieldCode::Required)
+            ("name", FieldCode::Required),
+            ("address", FieldCode::Required)
         ]
     );
 }
@@ -225,22 +210,17 @@ fn sizes_are_bounded() {
     v["radioisotopes"] =
         json!([{"name": "Tc(99m)", "quantity": 1e300}, {"name": "I(131)", "quantity": 1e-320}]);
     let (_, errs) = read_facility_partial(&v, Mode::Create, &[]);
-    let mut got = codes(errs.into_vec());
-    got.sort_by(|a, b| a.0.cmp(&b.0));
+    let errs = errs.into_vec();
+    let mut got = codes(&errs);
+    got.sort_by(|a, b| a.0.cmp(b.0));
     assert_eq!(
         got,
         [
-            ("address".into(), FieldCode::InvalidValue),
-            ("name".into(), FieldCode::InvalidValue),
-            (
-                "radioisotopes[0].quantity".into(),
-                FieldCode::InvalidQuantity
-            ),
-            (
-                "radioisotopes[1].quantity".into(),
-                FieldCode::InvalidQuantity
-            ),
-            ("users".into(), FieldCode::InvalidValue),
+            ("address", FieldCode::InvalidValue),
+            ("name", FieldCode::InvalidValue),
+            ("radioisotopes[0].quantity", FieldCode::InvalidQuantity),
+            ("radioisotopes[1].quantity", FieldCode::InvalidQuantity),
+            ("users", FieldCode::InvalidValue),
         ]
     );
     v["address"] = Value::Array(vec![address; MAX_ADDRESSES]);

@@ -13,7 +13,7 @@ use chrono::{
     DateTime, Datelike, Duration, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc, Weekday,
 };
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::fmt;
 use utoipa::ToSchema;
 
@@ -245,16 +245,6 @@ pub fn parse_instant(
         .map(|t| t.with_timezone(&Utc))
 }
 
-pub(crate) fn object(body: &Value) -> Result<&Map<String, Value>, Vec<FieldError>> {
-    body.as_object().ok_or_else(|| {
-        vec![FieldError::new(
-            "",
-            FieldCode::InvalidValue,
-            "the body must be a JSON object",
-        )]
-    })
-}
-
 /// A radioisotope of the spec's list (`Tc(99m)`); `Tc-99m` is accepted too.
 pub fn radioisotope(v: &Value) -> Option<Radioisotope> {
     let s = v.as_str()?.trim();
@@ -272,20 +262,13 @@ pub(crate) fn required_radioisotope(
     key: &str,
     errs: &mut FieldErrors,
 ) -> Option<Radioisotope> {
-    match r.get(key) {
-        None | Some(Value::Null) => {
-            errs.push(r.path(key), FieldCode::Required, "is required");
-            None
-        }
-        Some(v) => radioisotope(v).or_else(|| {
-            errs.push(
-                r.path(key),
-                FieldCode::InvalidRadioisotope,
-                format!("must be one of: {}", Radioisotope::allowed()),
-            );
-            None
-        }),
-    }
+    let v = r.required(key, errs)?;
+    errs.check(
+        radioisotope(v),
+        r.path(key),
+        FieldCode::InvalidRadioisotope,
+        format!("must be one of: {}", Radioisotope::allowed()),
+    )
 }
 
 /// A positive activity in mCi (a number, or digits with a dot).
@@ -294,20 +277,13 @@ pub(crate) fn required_activity(
     key: &str,
     errs: &mut FieldErrors,
 ) -> Option<f64> {
-    match r.get(key) {
-        None | Some(Value::Null) => {
-            errs.push(r.path(key), FieldCode::Required, "is required");
-            None
-        }
-        Some(v) => crate::values::positive_amount(v).or_else(|| {
-            errs.push(
-                r.path(key),
-                FieldCode::InvalidQuantity,
-                "must be a positive number of mCi, with a dot for decimals",
-            );
-            None
-        }),
-    }
+    let v = r.required(key, errs)?;
+    errs.check(
+        crate::values::positive_amount(v),
+        r.path(key),
+        FieldCode::InvalidQuantity,
+        "must be a positive number of mCi, with a dot for decimals",
+    )
 }
 
 /// An optional instant (RFC 3339 or `YYYY-MM-DD`) that may not lie in the future.
@@ -344,7 +320,7 @@ pub(crate) fn past_instant(
 /// Brasília. `activityReferenceTime` defaults to `receivedAt` and may lie in the future (a
 /// generator calibrated for a later day).
 pub fn read_receipt(body: &Value, now: DateTime<Utc>) -> Result<ReceiptDraft, Vec<FieldError>> {
-    let r = ObjectReader::new(object(body)?, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
     let noon = |d: NaiveDate| day_start(d) + Duration::hours(12);
     let radioisotope = required_radioisotope(&r, "radioisotope", &mut errs);
@@ -352,17 +328,12 @@ pub fn read_receipt(body: &Value, now: DateTime<Utc>) -> Result<ReceiptDraft, Ve
     let received_at = past_instant(&r, "receivedAt", now, noon, &mut errs);
     let reference = match r.get("activityReferenceTime").filter(|v| !v.is_null()) {
         None => None,
-        Some(v) => {
-            let t = v.as_str().and_then(|s| parse_instant(s, noon));
-            if t.is_none() {
-                errs.push(
-                    "activityReferenceTime",
-                    FieldCode::InvalidValue,
-                    "must be an RFC 3339 time or a date YYYY-MM-DD",
-                );
-            }
-            t
-        }
+        Some(v) => errs.check(
+            v.as_str().and_then(|s| parse_instant(s, noon)),
+            "activityReferenceTime",
+            FieldCode::InvalidValue,
+            "must be an RFC 3339 time or a date YYYY-MM-DD",
+        ),
     };
     let supplier = r.required_string("supplier", &mut errs);
     let lot = r.clearable_string("lot", &mut errs).flatten();

@@ -1,6 +1,7 @@
 //! Unit tests and property tests of the week, activity, usage and receipt rules.
 
 use super::*;
+use crate::error::codes;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -106,9 +107,8 @@ fn receipt_payloads() {
         now,
     )
     .unwrap_err();
-    let codes: Vec<(&str, FieldCode)> = errs.iter().map(|e| (e.field.as_str(), e.code)).collect();
     assert_eq!(
-        codes,
+        codes(&errs),
         [
             ("radioisotope", FieldCode::InvalidRadioisotope),
             ("activity", FieldCode::InvalidQuantity),

@@ -39,6 +39,30 @@ pub fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
 }
 
+/// The verdict of a test over several rows (sources, geometries): the largest |deviation| among
+/// them and the worst of their conclusions, with the limits they were judged against.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorstDeviation {
+    pub worst_deviation_percent: f64,
+    pub limit_percent: f64,
+    pub warn_percent: Option<f64>,
+    pub conclusion: Conclusion,
+}
+
+impl WorstDeviation {
+    /// Of the rows' `(deviation %, conclusion)`.
+    pub fn of(rows: impl IntoIterator<Item = (f64, Conclusion)>, limits: Limits) -> Self {
+        let (deviations, conclusions): (Vec<f64>, Vec<Conclusion>) = rows.into_iter().unzip();
+        WorstDeviation {
+            worst_deviation_percent: max_abs(deviations),
+            limit_percent: limits.limit,
+            warn_percent: limits.warn,
+            conclusion: worst(conclusions),
+        }
+    }
+}
+
 fn seconds_between(from: DateTime<FixedOffset>, to: DateTime<FixedOffset>) -> f64 {
     (to - from).num_milliseconds() as f64 / 1000.0
 }
@@ -112,11 +136,8 @@ pub struct AccuracyFigures {
     pub unit: String,
     pub measured_at: String,
     pub sources: Vec<AccuracySource>,
-    /// The largest |deviation| among the sources.
-    pub worst_deviation_percent: f64,
-    pub limit_percent: f64,
-    pub warn_percent: Option<f64>,
-    pub conclusion: Conclusion,
+    #[serde(flatten)]
+    pub verdict: WorstDeviation,
 }
 
 /// Accuracy (and daily constancy): the mean reading of each source against its certificate
@@ -150,11 +171,11 @@ pub fn accuracy(test: &SourceTest, limits: Limits) -> AccuracyFigures {
     AccuracyFigures {
         unit: test.unit.clone(),
         measured_at: at.to_rfc3339(),
-        worst_deviation_percent: max_abs(sources.iter().map(|s| s.deviation_percent)),
-        conclusion: worst(sources.iter().map(|s| s.conclusion)),
+        verdict: WorstDeviation::of(
+            sources.iter().map(|s| (s.deviation_percent, s.conclusion)),
+            limits,
+        ),
         sources,
-        limit_percent: limits.limit,
-        warn_percent: limits.warn,
     }
 }
 
@@ -176,10 +197,8 @@ pub struct PrecisionSource {
 pub struct PrecisionFigures {
     pub unit: String,
     pub sources: Vec<PrecisionSource>,
-    pub worst_deviation_percent: f64,
-    pub limit_percent: f64,
-    pub warn_percent: Option<f64>,
-    pub conclusion: Conclusion,
+    #[serde(flatten)]
+    pub verdict: WorstDeviation,
 }
 
 /// Precision: the largest deviation of a reading from the mean of its source's readings.
@@ -207,11 +226,13 @@ pub fn precision(test: &SourceTest, limits: Limits) -> PrecisionFigures {
         .collect();
     PrecisionFigures {
         unit: test.unit.clone(),
-        worst_deviation_percent: max_abs(sources.iter().map(|s| s.max_deviation_percent)),
-        conclusion: worst(sources.iter().map(|s| s.conclusion)),
+        verdict: WorstDeviation::of(
+            sources
+                .iter()
+                .map(|s| (s.max_deviation_percent, s.conclusion)),
+            limits,
+        ),
         sources,
-        limit_percent: limits.limit,
-        warn_percent: limits.warn,
     }
 }
 
@@ -374,10 +395,8 @@ pub struct GeometryFigures {
     pub reference_label: String,
     pub reference_reading: f64,
     pub geometries: Vec<GeometryRow>,
-    pub worst_deviation_percent: f64,
-    pub limit_percent: f64,
-    pub warn_percent: Option<f64>,
-    pub conclusion: Conclusion,
+    #[serde(flatten)]
+    pub verdict: WorstDeviation,
 }
 
 /// Geometry: the same activity in each volume or container against the reference one.
@@ -404,11 +423,13 @@ pub fn geometry(test: &GeometryTest, limits: Limits) -> GeometryFigures {
         nuclide: test.nuclide,
         reference_label: test.reference.label.clone(),
         reference_reading: reference,
-        worst_deviation_percent: max_abs(geometries.iter().map(|g| g.deviation_percent)),
-        conclusion: worst(geometries.iter().map(|g| g.conclusion)),
+        verdict: WorstDeviation::of(
+            geometries
+                .iter()
+                .map(|g| (g.deviation_percent, g.conclusion)),
+            limits,
+        ),
         geometries,
-        limit_percent: limits.limit,
-        warn_percent: limits.warn,
     }
 }
 

@@ -307,10 +307,11 @@ pub struct Evaluation {
     pub conclusion: Conclusion,
 }
 
-fn evaluation<T: Serialize>(figures: T, conclusion: Conclusion) -> Evaluation {
+/// The figures as stored, with the verdict `conclusion` reads off them.
+fn evaluation<T: Serialize>(figures: T, conclusion: impl FnOnce(&T) -> Conclusion) -> Evaluation {
     Evaluation {
+        conclusion: conclusion(&figures),
         figures: serde_json::to_value(figures).expect("figures serialize"),
-        conclusion,
     }
 }
 
@@ -322,36 +323,30 @@ pub fn evaluate(
 ) -> Result<Evaluation, Vec<FieldError>> {
     let limits = tolerances.limits();
     Ok(match kind {
-        TestKind::Constancy | TestKind::Accuracy => {
-            let f = calc::accuracy(&read::source_test(measurements, true)?, limits);
-            let c = f.conclusion;
-            evaluation(f, c)
-        }
-        TestKind::Precision => {
-            let f = calc::precision(&read::source_test(measurements, false)?, limits);
-            let c = f.conclusion;
-            evaluation(f, c)
-        }
-        TestKind::Linearity => {
-            let f = calc::linearity(&read::linearity_test(measurements)?, limits);
-            let c = f.conclusion;
-            evaluation(f, c)
-        }
-        TestKind::Geometry => {
-            let f = calc::geometry(&read::geometry_test(measurements)?, limits);
-            let c = f.conclusion;
-            evaluation(f, c)
-        }
-        TestKind::Reproducibility => {
-            let f = calc::reproducibility(&read::reproducibility_test(measurements)?, limits);
-            let c = f.conclusion;
-            evaluation(f, c)
-        }
-        TestKind::Recorded => {
-            let f = calc::recorded(read::recorded_values(measurements, &tolerances.quantities)?);
-            let c = f.conclusion;
-            evaluation(f, c)
-        }
+        TestKind::Constancy | TestKind::Accuracy => evaluation(
+            calc::accuracy(&read::source_test(measurements, true)?, limits),
+            |f| f.verdict.conclusion,
+        ),
+        TestKind::Precision => evaluation(
+            calc::precision(&read::source_test(measurements, false)?, limits),
+            |f| f.verdict.conclusion,
+        ),
+        TestKind::Linearity => evaluation(
+            calc::linearity(&read::linearity_test(measurements)?, limits),
+            |f| f.conclusion,
+        ),
+        TestKind::Geometry => evaluation(
+            calc::geometry(&read::geometry_test(measurements)?, limits),
+            |f| f.verdict.conclusion,
+        ),
+        TestKind::Reproducibility => evaluation(
+            calc::reproducibility(&read::reproducibility_test(measurements)?, limits),
+            |f| f.conclusion,
+        ),
+        TestKind::Recorded => evaluation(
+            calc::recorded(read::recorded_values(measurements, &tolerances.quantities)?),
+            |f| f.conclusion,
+        ),
     })
 }
 

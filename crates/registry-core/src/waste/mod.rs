@@ -7,7 +7,7 @@ mod tests;
 use crate::equipment::Reference;
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::material::{
-    brasilia, day_start, object, past_instant, required_activity, required_radioisotope,
+    brasilia, day_start, past_instant, required_activity, required_radioisotope,
 };
 use crate::nuclide::{MBQ_PER_MCI, Nuclide};
 use crate::payload::ObjectReader;
@@ -214,45 +214,29 @@ pub fn read_waste(
     create: bool,
     now: DateTime<Utc>,
 ) -> Result<WasteChanges, Vec<FieldError>> {
-    let r = ObjectReader::new(object(body)?, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
-    let form = match r.get("form") {
-        None if !create => None,
-        None | Some(Value::Null) => {
-            errs.push("form", FieldCode::Required, "is required");
-            None
-        }
-        Some(v) => v.as_str().and_then(WasteForm::read).or_else(|| {
-            errs.push(
+    let form = r
+        .required_if(create, "form", "is required", &mut errs)
+        .and_then(|v| {
+            errs.check(
+                v.as_str().and_then(WasteForm::read),
                 "form",
                 FieldCode::InvalidValue,
                 format!("must be one of: {}", WasteForm::allowed()),
-            );
-            None
-        }),
-    };
-    let contents = match r.get("contents") {
-        None if !create => None,
-        None | Some(Value::Null) => {
-            errs.push(
-                "contents",
-                FieldCode::Required,
-                "is required: [{radioisotope, activity}]",
-            );
-            None
-        }
+            )
+        });
+    let contents_required = "is required: [{radioisotope, activity}]";
+    let contents = match r.required_if(create, "contents", contents_required, &mut errs) {
+        None => None,
         Some(Value::Array(items)) if !items.is_empty() => {
             let mut list = Vec::new();
             for (i, item) in items.iter().enumerate() {
-                let Some(o) = item.as_object() else {
-                    errs.push(
-                        format!("contents[{i}]"),
-                        FieldCode::InvalidValue,
-                        "must be {radioisotope, activity}",
-                    );
+                let path = format!("contents[{i}]");
+                let message = "must be {radioisotope, activity}";
+                let Some(ir) = ObjectReader::item(item, path, message, &mut errs) else {
                     continue;
                 };
-                let ir = ObjectReader::new(o, format!("contents[{i}]."));
                 let iso = required_radioisotope(&ir, "radioisotope", &mut errs);
                 let activity = required_activity(&ir, "activity", &mut errs);
                 if let Some(iso) = iso {
@@ -281,29 +265,20 @@ pub fn read_waste(
             None
         }
     };
-    let mass = match r.get("mass") {
-        None if !create => None,
-        None | Some(Value::Null) => {
-            errs.push("mass", FieldCode::Required, "is required (kg)");
-            None
-        }
-        Some(v) => crate::values::positive_amount(v).or_else(|| {
-            errs.push(
+    let mass = r
+        .required_if(create, "mass", "is required (kg)", &mut errs)
+        .and_then(|v| {
+            errs.check(
+                crate::values::positive_amount(v),
                 "mass",
                 FieldCode::InvalidValue,
                 "must be a positive number of kg",
-            );
-            None
-        }),
-    };
+            )
+        });
     let end_of_day = |d: NaiveDate| day_start(d + Duration::days(1));
     let closed_at =
         past_instant(&r, "closedAt", now, end_of_day, &mut errs).or(create.then_some(now));
-    let location = if create {
-        r.required_string("location", &mut errs)
-    } else {
-        r.string_if_present("location", &mut errs)
-    };
+    let location = r.string_required_if(create, "location", &mut errs);
     let description = r.clearable_string("description", &mut errs);
     errs.finish(WasteChanges {
         form,
@@ -320,33 +295,24 @@ pub fn read_release(
     body: &Value,
     now: DateTime<Utc>,
 ) -> Result<(f64, DateTime<Utc>, Option<String>), Vec<FieldError>> {
-    let r = ObjectReader::new(object(body)?, "");
+    let r = ObjectReader::body(body)?;
     let mut errs = FieldErrors::default();
-    let dose_rate = match r.get("doseRate") {
-        None | Some(Value::Null) => {
-            errs.push(
-                "doseRate",
-                FieldCode::Required,
-                "is required (µSv/h measured at the surface)",
-            );
-            None
-        }
-        Some(v) => {
+    let dose_rate_required = "is required (µSv/h measured at the surface)";
+    let dose_rate = r
+        .required_if(true, "doseRate", dose_rate_required, &mut errs)
+        .and_then(|v| {
             let n = match v {
                 Value::Number(n) => n.as_f64(),
                 Value::String(s) if s.trim() == "0" => Some(0.0),
                 _ => crate::values::positive_amount(v),
             };
-            n.filter(|n| n.is_finite() && *n >= 0.0).or_else(|| {
-                errs.push(
-                    "doseRate",
-                    FieldCode::InvalidValue,
-                    "must be a number of µSv/h, zero or more",
-                );
-                None
-            })
-        }
-    };
+            errs.check(
+                n.filter(|n| n.is_finite() && *n >= 0.0),
+                "doseRate",
+                FieldCode::InvalidValue,
+                "must be a number of µSv/h, zero or more",
+            )
+        });
     let at = past_instant(
         &r,
         "releasedAt",

@@ -1,6 +1,7 @@
 //! Unit tests and property tests of the clearance, release-date and payload rules.
 
 use super::*;
+use crate::error::codes;
 use crate::material::tests::utc;
 use proptest::prelude::*;
 use serde_json::json;
@@ -108,9 +109,8 @@ fn waste_payloads() {
         now,
     )
     .unwrap_err();
-    let codes: Vec<(&str, FieldCode)> = errs.iter().map(|e| (e.field.as_str(), e.code)).collect();
     assert_eq!(
-        codes,
+        codes(&errs),
         [
             ("form", FieldCode::InvalidValue),
             ("contents[1].radioisotope", FieldCode::DuplicateRadioisotope),

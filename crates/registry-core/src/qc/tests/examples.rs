@@ -5,31 +5,17 @@ use super::*;
 #[test]
 fn accuracy_worked_example() {
     // Readings 190, 192, 194: mean 576 / 3 = 192; deviation (192 − 185) / 185 = 3.7838 %.
-    let e = evaluate(
-        TestKind::Accuracy,
-        &tol(TestKind::Accuracy),
-        Some(&co57(&[190.0, 192.0, 194.0])),
-    )
-    .unwrap();
+    let e = eval(TestKind::Accuracy, &co57(&[190.0, 192.0, 194.0]));
     let s = &e.figures["sources"][0];
-    assert!(close(s["decayFactor"].as_f64().unwrap(), 0.5, 1e-9));
-    assert!(close(s["expectedActivity"].as_f64().unwrap(), 185.0, 1e-6));
-    assert!(close(s["elapsedDays"].as_f64().unwrap(), 271.74, 1e-9));
+    assert!(close(&s["decayFactor"], 0.5, 1e-9));
+    assert!(close(&s["expectedActivity"], 185.0, 1e-6));
+    assert!(close(&s["elapsedDays"], 271.74, 1e-9));
     assert_eq!(s["mean"], 192.0);
-    assert!(close(s["deviationPercent"].as_f64().unwrap(), 3.7838, 1e-4));
+    assert!(close(&s["deviationPercent"], 3.7838, 1e-4));
     assert_eq!(e.conclusion, Satisfactory);
     // Readings 205, 206, 207: mean 206; (206 − 185) / 185 = 21 / 185 = 11.3514 % > 10 %.
-    let e = evaluate(
-        TestKind::Accuracy,
-        &tol(TestKind::Accuracy),
-        Some(&co57(&[205.0, 206.0, 207.0])),
-    )
-    .unwrap();
-    assert!(close(
-        e.figures["worstDeviationPercent"].as_f64().unwrap(),
-        11.3514,
-        1e-4
-    ));
+    let e = eval(TestKind::Accuracy, &co57(&[205.0, 206.0, 207.0]));
+    assert!(close(&e.figures["worstDeviationPercent"], 11.3514, 1e-4));
     assert_eq!(e.conclusion, Unsatisfactory);
 }
 
@@ -42,18 +28,14 @@ fn accuracy_with_two_sources_takes_the_worst() {
         "nuclide": "Cs-137", "certificateActivity": "100", "certificateDate": "2026-09-29T14:45:36-03:00",
         "readings": [95, 97]
     }));
-    let e = evaluate(TestKind::Accuracy, &tol(TestKind::Accuracy), Some(&m)).unwrap();
+    let e = eval(TestKind::Accuracy, &m);
     assert!(close(
-        e.figures["sources"][0]["deviationPercent"]
-            .as_f64()
-            .unwrap(),
+        &e.figures["sources"][0]["deviationPercent"],
         -10.0,
         1e-9
     ));
     assert!(close(
-        e.figures["sources"][1]["deviationPercent"]
-            .as_f64()
-            .unwrap(),
+        &e.figures["sources"][1]["deviationPercent"],
         -4.0,
         1e-9
     ));
@@ -64,31 +46,15 @@ fn accuracy_with_two_sources_takes_the_worst() {
 fn constancy_worked_example() {
     // Expected 185 (above). 176: (176 − 185) / 185 = −9 / 185 = −4.8649 % → within ±5 %.
     // 175: −10 / 185 = −5.4054 % → fails.
-    let pass = evaluate(
-        TestKind::Constancy,
-        &tol(TestKind::Constancy),
-        Some(&co57(&[176.0])),
-    )
-    .unwrap();
+    let pass = eval(TestKind::Constancy, &co57(&[176.0]));
     assert!(close(
-        pass.figures["sources"][0]["deviationPercent"]
-            .as_f64()
-            .unwrap(),
+        &pass.figures["sources"][0]["deviationPercent"],
         -4.8649,
         1e-4
     ));
     assert_eq!(pass.conclusion, Satisfactory);
-    let fail = evaluate(
-        TestKind::Constancy,
-        &tol(TestKind::Constancy),
-        Some(&co57(&[175.0])),
-    )
-    .unwrap();
-    assert!(close(
-        fail.figures["worstDeviationPercent"].as_f64().unwrap(),
-        5.4054,
-        1e-4
-    ));
+    let fail = eval(TestKind::Constancy, &co57(&[175.0]));
+    assert!(close(&fail.figures["worstDeviationPercent"], 5.4054, 1e-4));
     assert_eq!(fail.conclusion, Unsatisfactory);
 }
 
@@ -96,22 +62,18 @@ fn constancy_worked_example() {
 fn precision_worked_example() {
     // 190, 192, 194: mean 192; deviations −2/192, 0, +2/192 = ∓1.0417 % → ≤ 5 %.
     let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [190, 192, 194]}]});
-    let e = evaluate(TestKind::Precision, &tol(TestKind::Precision), Some(&m)).unwrap();
+    let e = eval(TestKind::Precision, &m);
     let d = e.figures["sources"][0]["deviationsPercent"]
         .as_array()
         .unwrap();
-    assert!(close(d[0].as_f64().unwrap(), -1.0417, 1e-4));
+    assert!(close(&d[0], -1.0417, 1e-4));
     assert_eq!(d[1], 0.0);
-    assert!(close(d[2].as_f64().unwrap(), 1.0417, 1e-4));
+    assert!(close(&d[2], 1.0417, 1e-4));
     assert_eq!(e.conclusion, Satisfactory);
     // 90, 100, 110: mean 100; max deviation 10 % > 5 %.
     let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [90, 100, 110]}]});
-    let e = evaluate(TestKind::Precision, &tol(TestKind::Precision), Some(&m)).unwrap();
-    assert!(close(
-        e.figures["worstDeviationPercent"].as_f64().unwrap(),
-        10.0,
-        1e-9
-    ));
+    let e = eval(TestKind::Precision, &m);
+    assert!(close(&e.figures["worstDeviationPercent"], 10.0, 1e-9));
     assert_eq!(e.conclusion, Unsatisfactory);
 }
 
@@ -135,54 +97,20 @@ fn tc99m(delta: f64) -> Value {
 #[test]
 fn linearity_worked_example() {
     // δ = 0.03: e^(−0.01) − 1 = −0.9950 %, e^(0.02) − 1 = +2.0201 % → within 10 %.
-    let e = evaluate(
-        TestKind::Linearity,
-        &tol(TestKind::Linearity),
-        Some(&tc99m(0.03)),
-    )
-    .unwrap();
+    let e = eval(TestKind::Linearity, &tc99m(0.03));
     let p = e.figures["points"].as_array().unwrap();
-    assert!(close(
-        p[0]["deviationPercent"].as_f64().unwrap(),
-        -0.9950,
-        1e-4
-    ));
-    assert!(close(
-        p[1]["deviationPercent"].as_f64().unwrap(),
-        2.0201,
-        1e-4
-    ));
-    assert!(close(
-        p[2]["deviationPercent"].as_f64().unwrap(),
-        -0.9950,
-        1e-4
-    ));
-    assert!(close(p[1]["elapsedHours"].as_f64().unwrap(), 6.0067, 1e-9));
-    assert!(close(
-        e.figures["fittedHalfLifeHours"].as_f64().unwrap(),
-        6.0067,
-        1e-9
-    ));
-    assert!(close(
-        e.figures["halfLifeDeviationPercent"].as_f64().unwrap(),
-        0.0,
-        1e-6
-    ));
+    assert!(close(&p[0]["deviationPercent"], -0.9950, 1e-4));
+    assert!(close(&p[1]["deviationPercent"], 2.0201, 1e-4));
+    assert!(close(&p[2]["deviationPercent"], -0.9950, 1e-4));
+    assert!(close(&p[1]["elapsedHours"], 6.0067, 1e-9));
+    assert!(close(&e.figures["fittedHalfLifeHours"], 6.0067, 1e-9));
+    assert!(close(&e.figures["halfLifeDeviationPercent"], 0.0, 1e-6));
     assert_eq!(e.conclusion, Satisfactory);
     // δ = 0.3: e^(0.2) − 1 = +22.1403 % > 10 %; ends e^(−0.1) − 1 = −9.5163 %.
-    let e = evaluate(
-        TestKind::Linearity,
-        &tol(TestKind::Linearity),
-        Some(&tc99m(0.3)),
-    )
-    .unwrap();
+    let e = eval(TestKind::Linearity, &tc99m(0.3));
+    assert!(close(&e.figures["maxDeviationPercent"], 22.1403, 1e-4));
     assert!(close(
-        e.figures["maxDeviationPercent"].as_f64().unwrap(),
-        22.1403,
-        1e-4
-    ));
-    assert!(close(
-        e.figures["points"][0]["deviationPercent"].as_f64().unwrap(),
+        &e.figures["points"][0]["deviationPercent"],
         -9.5163,
         1e-4
     ));
@@ -195,12 +123,8 @@ fn linearity_with_the_wrong_nuclide_passes_with_remarks() {
     // is (6.0067 − 1.8295) / 1.8295 = +228.3 % off.
     let mut m = tc99m(0.0);
     m["nuclide"] = json!("F-18");
-    let e = evaluate(TestKind::Linearity, &tol(TestKind::Linearity), Some(&m)).unwrap();
-    assert!(close(
-        e.figures["halfLifeDeviationPercent"].as_f64().unwrap(),
-        228.33,
-        0.01
-    ));
+    let e = eval(TestKind::Linearity, &m);
+    assert!(close(&e.figures["halfLifeDeviationPercent"], 228.33, 0.01));
     assert_eq!(e.conclusion, SatisfactoryWithRemarks);
     assert_eq!(e.figures["remarks"].as_array().unwrap().len(), 1);
 }
@@ -215,27 +139,19 @@ fn geometry_worked_example() {
         "geometries": [{"label": "seringa 1 mL", "reading": 97}, {"label": "seringa 3 mL", "reading": 93},
                        {"label": "seringa 5 mL", "reading": 88}]
     });
-    let e = evaluate(TestKind::Geometry, &tol(TestKind::Geometry), Some(&m)).unwrap();
+    let e = eval(TestKind::Geometry, &m);
     let g = e.figures["geometries"].as_array().unwrap();
-    assert!(close(
-        g[0]["deviationPercent"].as_f64().unwrap(),
-        -3.0,
-        1e-9
-    ));
+    assert!(close(&g[0]["deviationPercent"], -3.0, 1e-9));
     assert_eq!(g[0]["correctionFactor"], Value::Null);
     assert_eq!(g[0]["conclusion"], "Satisfatório");
-    assert!(close(
-        g[1]["correctionFactor"].as_f64().unwrap(),
-        1.07527,
-        1e-5
-    ));
+    assert!(close(&g[1]["correctionFactor"], 1.07527, 1e-5));
     assert_eq!(g[1]["conclusion"], "Satisfatório com observações");
     assert_eq!(g[2]["correctionFactor"], Value::Null);
     assert_eq!(e.conclusion, Unsatisfactory);
     // Without the 5 mL syringe the verdict is the 3 mL one's.
     let mut m = m;
     m["geometries"].as_array_mut().unwrap().pop();
-    let e = evaluate(TestKind::Geometry, &tol(TestKind::Geometry), Some(&m)).unwrap();
+    let e = eval(TestKind::Geometry, &m);
     assert_eq!(e.conclusion, SatisfactoryWithRemarks);
 }
 
@@ -244,23 +160,10 @@ fn reproducibility_worked_example() {
     // Reference 10.0 µSv/h; readings 11.2, 11.4, 11.6: mean 34.2 / 3 = 11.4 → +14 % (10–20 %:
     // remarks); spread (11.6 − 11.4) / 11.4 = 1.7544 %.
     let m = json!({"referenceReading": 10.0, "readings": [11.2, 11.4, 11.6]});
-    let e = evaluate(
-        TestKind::Reproducibility,
-        &tol(TestKind::Reproducibility),
-        Some(&m),
-    )
-    .unwrap();
-    assert!(close(e.figures["mean"].as_f64().unwrap(), 11.4, 1e-9));
-    assert!(close(
-        e.figures["deviationPercent"].as_f64().unwrap(),
-        14.0,
-        1e-9
-    ));
-    assert!(close(
-        e.figures["maxSpreadPercent"].as_f64().unwrap(),
-        1.7544,
-        1e-4
-    ));
+    let e = eval(TestKind::Reproducibility, &m);
+    assert!(close(&e.figures["mean"], 11.4, 1e-9));
+    assert!(close(&e.figures["deviationPercent"], 14.0, 1e-9));
+    assert!(close(&e.figures["maxSpreadPercent"], 1.7544, 1e-4));
     assert_eq!(e.figures["unit"], "µSv/h");
     assert_eq!(e.conclusion, SatisfactoryWithRemarks);
 }

@@ -8,17 +8,20 @@ mod readers;
 
 use super::calc::*;
 use super::*;
+use crate::error::codes;
 use crate::nuclide::Nuclide;
 use crate::qc::Conclusion::{Satisfactory, SatisfactoryWithRemarks, Unsatisfactory};
 use proptest::prelude::*;
 use serde_json::json;
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol
+/// Whether the figure `v` (a JSON number) is within `tol` of `expected`.
+fn close(v: &Value, expected: f64, tol: f64) -> bool {
+    (v.as_f64().unwrap() - expected).abs() <= tol
 }
 
-fn codes(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
-    errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
+/// [`evaluate`] with the kind's default tolerances, for measurements that read.
+fn eval(kind: TestKind, measurements: &Value) -> Evaluation {
+    evaluate(kind, &tol(kind), Some(measurements)).unwrap()
 }
 
 fn tol(kind: TestKind) -> Tolerances {

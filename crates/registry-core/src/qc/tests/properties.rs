@@ -26,7 +26,7 @@ proptest! {
     ) {
         hours.push(hours[0] + 1.0);
         let m = exponential(a0, half_life, &hours);
-        let e = evaluate(TestKind::Linearity, &tol(TestKind::Linearity), Some(&m)).unwrap();
+        let e = eval(TestKind::Linearity, &m);
         prop_assert!(e.figures["maxDeviationPercent"].as_f64().unwrap() < 1e-6);
         let fitted = e.figures["fittedHalfLifeHours"].as_f64().unwrap();
         prop_assert!(((fitted - half_life) / half_life).abs() < 1e-9);
@@ -55,8 +55,8 @@ proptest! {
         };
         let limits = tol(TestKind::Precision).limits();
         let (p, q) = (precision(&sources(1.0), limits), precision(&sources(k), limits));
-        prop_assert!((p.worst_deviation_percent - q.worst_deviation_percent).abs() < 1e-9 * (1.0 + p.worst_deviation_percent));
-        prop_assert_eq!(p.conclusion, q.conclusion);
+        prop_assert!((p.verdict.worst_deviation_percent - q.verdict.worst_deviation_percent).abs() < 1e-9 * (1.0 + p.verdict.worst_deviation_percent));
+        prop_assert_eq!(p.verdict.conclusion, q.verdict.conclusion);
         let geometry_of = |k: f64| GeometryTest {
             unit: "MBq".into(),
             nuclide: None,
@@ -87,8 +87,8 @@ proptest! {
                 readings: vec![expected, expected] }],
         };
         let f = accuracy(&test, tol(TestKind::Accuracy).limits());
-        prop_assert!(f.worst_deviation_percent < 1e-9);
-        prop_assert_eq!(f.conclusion, Satisfactory);
+        prop_assert!(f.verdict.worst_deviation_percent < 1e-9);
+        prop_assert_eq!(f.verdict.conclusion, Satisfactory);
     }
 
     #[test]
