@@ -11,6 +11,28 @@ fn pdf(n: usize) -> Vec<u8> {
     bytes
 }
 
+/// `registry document upload` of `file` as `name` for `facility`, dated 2026-11-01, then `rest`.
+fn upload_args<'a>(
+    file: &'a str,
+    name: &'a str,
+    facility: &'a str,
+    rest: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "document",
+        "upload",
+        file,
+        "--name",
+        name,
+        "--facility",
+        facility,
+        "--date",
+        "2026-11-01",
+    ];
+    args.extend_from_slice(rest);
+    args
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn upload_sign_release_download_and_verify() {
     let env = Env::start().await;
@@ -22,21 +44,12 @@ async fn upload_sign_release_download_and_verify() {
     let source = env.work.path().join("relatorio.pdf");
     std::fs::write(&source, &original).unwrap();
     let uploaded = env
-        .json(&[
-            "document",
-            "upload",
+        .json(&upload_args(
             "relatorio.pdf",
-            "--name",
             "Relatório anual",
-            "--facility",
             &facility,
-            "--date",
-            "2026-11-01",
-            "--validity",
-            "2027-11-01",
-            "--conclusion",
-            "Conforme",
-        ])
+            &["--validity", "2027-11-01", "--conclusion", "Conforme"],
+        ))
         .await;
     assert_eq!(uploaded["status"], "Falta assinar");
     assert_eq!(uploaded["file"]["size"], original.len() as u64);
@@ -47,39 +60,20 @@ async fn upload_sign_release_download_and_verify() {
     let id = uploaded["_id"].as_str().unwrap().to_owned();
 
     // Missing input without a terminal, and a refused file type.
-    let out = env
-        .run(&[
-            "document",
-            "upload",
-            "relatorio.pdf",
-            "--name",
-            "X",
-            "--facility",
-            &facility,
-            "--date",
-            "2026-11-01",
-        ])
+    env.run(&upload_args("relatorio.pdf", "X", &facility, &[]))
         .await
-        .expect(2);
-    assert!(out.stderr.contains("--validity"), "{}", out.stderr);
+        .expect(2)
+        .says("--validity");
     let text = env.write("notas.txt", "not a pdf");
-    let out = env
-        .run(&[
-            "document",
-            "upload",
-            &text,
-            "--name",
-            "Notas",
-            "--facility",
-            &facility,
-            "--date",
-            "2026-11-01",
-            "--validity",
-            "2027-11-01",
-        ])
-        .await
-        .expect(4);
-    assert!(out.stderr.contains("- file:"), "{}", out.stderr);
+    env.run(&upload_args(
+        &text,
+        "Notas",
+        &facility,
+        &["--validity", "2027-11-01"],
+    ))
+    .await
+    .expect(4)
+    .says("- file:");
 
     // A Laudos user may upload but not sign: exit 3.
     let (_, laudos) = env.user("Lia Laudos", &["Laudos"]).await;
@@ -89,15 +83,14 @@ async fn upload_sign_release_download_and_verify() {
         .await
         .unwrap()
         .token;
-    let out = env
-        .run_with(
-            &["document", "sign", &id],
-            "",
-            &[("REGISTRY_TOKEN", &token)],
-        )
-        .await
-        .expect(3);
-    assert!(out.stderr.contains("permission denied"), "{}", out.stderr);
+    env.run_with(
+        &["document", "sign", &id],
+        "",
+        &[("REGISTRY_TOKEN", &token)],
+    )
+    .await
+    .expect(3)
+    .says("permission denied");
 
     // Release before signing is a conflict (5); then sign and release.
     env.run(&["document", "release", &id]).await.expect(5);
@@ -149,11 +142,10 @@ async fn upload_sign_release_download_and_verify() {
     let mut tampered = original.clone();
     tampered[original.len() / 2] ^= 1;
     std::fs::write(env.work.path().join("adulterado.pdf"), &tampered).unwrap();
-    let out = env
-        .run(&["document", "verify", "adulterado.pdf", "--document", &id])
+    env.run(&["document", "verify", "adulterado.pdf", "--document", &id])
         .await
-        .expect(4);
-    assert!(out.stderr.contains("SHA-256"), "{}", out.stderr);
+        .expect(4)
+        .says("SHA-256");
     let report = env
         .run(&[
             "document",

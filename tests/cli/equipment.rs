@@ -1,7 +1,7 @@
 //! Equipment and QC tests through the CLI: types, create/list/edit/archive equipment, record tests,
 //! their history and what falls due, edit and delete a record.
 
-use crate::harness::Env;
+use crate::harness::{Env, equipment_args, record_args};
 use registry_core::equipment::local_date;
 use serde_json::{Value, json};
 
@@ -32,24 +32,23 @@ async fn equipment_is_created_listed_edited_and_archived() {
 
     // The type by name, ignoring case; attributes typed from KEY=VALUE.
     let created = env
-        .json(&[
-            "equipment",
-            "create",
-            "--facility",
+        .json(&equipment_args(
             &cnpj,
-            "--type",
-            "gama câmara",
-            "--manufacturer",
-            "Siemens",
-            "--model",
-            "Symbia",
-            "--serial-number",
-            "SN-1",
-            "--attribute",
-            "detectors=2",
-            "--attribute",
-            "probe=LEHR",
-        ])
+            &[
+                "--type",
+                "gama câmara",
+                "--manufacturer",
+                "Siemens",
+                "--model",
+                "Symbia",
+                "--serial-number",
+                "SN-1",
+                "--attribute",
+                "detectors=2",
+                "--attribute",
+                "probe=LEHR",
+            ],
+        ))
         .await;
     assert_eq!(created["typeOfEquipment"]["_id"], gamma.as_str());
     assert_eq!(
@@ -59,24 +58,15 @@ async fn equipment_is_created_listed_edited_and_archived() {
     let id = created["_id"].as_str().unwrap().to_owned();
 
     // Without a terminal a missing input is a usage error naming its flag.
-    let out = env
-        .run(&["equipment", "create", "--facility", &cnpj])
+    env.run(&equipment_args(&cnpj, &[]))
         .await
-        .expect(2);
-    assert!(out.stderr.contains("--type"), "{}", out.stderr);
+        .expect(2)
+        .says("--type");
     // An unknown type names the allowed ones.
-    let out = env
-        .run(&[
-            "equipment",
-            "create",
-            "--facility",
-            &cnpj,
-            "--type",
-            "Ressonância",
-        ])
+    env.run(&equipment_args(&cnpj, &["--type", "Ressonância"]))
         .await
-        .expect(5);
-    assert!(out.stderr.contains("PET/CT"), "{}", out.stderr);
+        .expect(5)
+        .says("PET/CT");
 
     let listed = env.json(&["equipment", "list", "--facility", &cnpj]).await;
     assert_eq!(listed.as_array().unwrap().len(), 1);
@@ -137,18 +127,10 @@ async fn tests_are_recorded_with_history_and_due_dates() {
             .await;
     }
     let equipment = env
-        .run(&[
-            "equipment",
-            "create",
-            "--facility",
+        .run(&equipment_args(
             &cnpj,
-            "--type",
-            &gamma.id,
-            "--manufacturer",
-            "GE",
-            "-o",
-            "json",
-        ])
+            &["--type", &gamma.id, "--manufacturer", "GE", "-o", "json"],
+        ))
         .await
         .expect(0)
         .id();
@@ -157,22 +139,20 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         let equipment = equipment.clone();
         let env = &env;
         async move {
-            env.run(&[
-                "test",
-                "record",
-                "--equipment",
+            env.run(&record_args(
                 &equipment,
-                "--test-type",
                 "uniformidade",
-                "--date",
-                &date,
-                "--conclusion",
-                conclusion,
-                "--measurements",
-                r#"{"integral": 2.1}"#,
-                "-o",
-                "json",
-            ])
+                &[
+                    "--date",
+                    &date,
+                    "--conclusion",
+                    conclusion,
+                    "--measurements",
+                    r#"{"integral": 2.1}"#,
+                    "-o",
+                    "json",
+                ],
+            ))
             .await
         }
     };
@@ -183,21 +163,15 @@ async fn tests_are_recorded_with_history_and_due_dates() {
 
     // Refused locally, field by field: a future date (exit 4).
     let tomorrow = (local_date(chrono::Utc::now()) + chrono::Days::new(1)).to_string();
-    let out = record(tomorrow, "Satisfatório").await.expect(4);
-    assert!(out.stderr.contains("- date:"), "{}", out.stderr);
-    // No conclusion and no terminal: usage error naming the flag.
-    let out = env
-        .run(&[
-            "test",
-            "record",
-            "--equipment",
-            &equipment,
-            "--test-type",
-            "Uniformidade",
-        ])
+    record(tomorrow, "Satisfatório")
         .await
-        .expect(2);
-    assert!(out.stderr.contains("--conclusion"), "{}", out.stderr);
+        .expect(4)
+        .says("- date:");
+    // No conclusion and no terminal: usage error naming the flag.
+    env.run(&record_args(&equipment, "Uniformidade", &[]))
+        .await
+        .expect(2)
+        .says("--conclusion");
 
     // 40 days after a 30-day test: overdue; the other type was never done.
     let due = env.json(&["test", "due", "--equipment", &equipment]).await;

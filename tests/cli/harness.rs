@@ -58,6 +58,13 @@ impl Out {
         self
     }
 
+    /// Asserts that stderr says `text`.
+    #[track_caller]
+    pub fn says(self, text: &str) -> Self {
+        assert!(self.stderr.contains(text), "{}", self.stderr);
+        self
+    }
+
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
@@ -271,6 +278,27 @@ pub fn facility_flags(name: &str, cnpj: &str) -> Vec<String> {
     .iter()
     .map(|s| s.to_string())
     .collect()
+}
+
+/// `registry equipment create --facility FACILITY`, then `rest`.
+pub fn equipment_args<'a>(facility: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["equipment", "create", "--facility", facility];
+    args.extend_from_slice(rest);
+    args
+}
+
+/// `registry test record` of `test_type` on `equipment`, then `rest`.
+pub fn record_args<'a>(equipment: &'a str, test_type: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "test",
+        "record",
+        "--equipment",
+        equipment,
+        "--test-type",
+        test_type,
+    ];
+    args.extend_from_slice(rest);
+    args
 }
 
 pub fn strs(v: &[String]) -> Vec<&str> {

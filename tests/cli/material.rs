@@ -3,6 +3,7 @@
 
 use crate::harness::{Env, answer, dialogue, reply, spawn};
 use registry_core::equipment::local_date;
+use serde_json::Value;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn material_waste_and_notices() {
@@ -12,18 +13,11 @@ async fn material_waste_and_notices() {
 
     // Not authorised: refused before sending, field by field, exit 4.
     let refused = env
-        .run(&[
-            "material",
-            "receive",
-            "--facility",
+        .run(&receive_args(
             &facility,
-            "--radioisotope",
             "F(18)",
-            "--activity",
-            "10",
-            "--supplier",
-            "IPEN",
-        ])
+            &["--activity", "10", "--supplier", "IPEN"],
+        ))
         .await
         .expect(4);
     assert!(
@@ -32,59 +26,45 @@ async fn material_waste_and_notices() {
         refused.stderr
     );
     // Missing input without a terminal: a usage error naming the flag.
-    let missing = env
-        .run(&[
-            "material",
-            "receive",
-            "--facility",
-            &facility,
-            "--radioisotope",
-            "I(131)",
-            "--activity",
-            "10",
-        ])
+    env.run(&receive_args(&facility, "I(131)", &["--activity", "10"]))
         .await
-        .expect(2);
-    assert!(missing.stderr.contains("--supplier"), "{}", missing.stderr);
+        .expect(2)
+        .says("--supplier");
 
     let first = env
-        .json(&[
-            "material",
-            "receive",
-            "--facility",
+        .json(&receive_args(
             &facility,
-            "--radioisotope",
             "I-131",
-            "--activity",
-            "150",
-            "--supplier",
-            "IPEN",
-            "--lot",
-            "L-1",
-            "--received-at",
-            "2026-03-02T10:00:00-03:00",
-        ])
+            &[
+                "--activity",
+                "150",
+                "--supplier",
+                "IPEN",
+                "--lot",
+                "L-1",
+                "--received-at",
+                "2026-03-02T10:00:00-03:00",
+            ],
+        ))
         .await;
     assert_eq!(first["radioisotope"], "I(131)");
     assert_eq!(first["overQuantity"], false);
     // 2220 MBq = 60 mCi: the week goes over 200.5 mCi; stored, flagged, and said.
     let over = env
-        .run(&[
-            "material",
-            "receive",
-            "--facility",
+        .run(&receive_args(
             &facility,
-            "--radioisotope",
             "I(131)",
-            "--activity-mbq",
-            "2220",
-            "--supplier",
-            "IPEN",
-            "--received-at",
-            "2026-03-04",
-            "-o",
-            "json",
-        ])
+            &[
+                "--activity-mbq",
+                "2220",
+                "--supplier",
+                "IPEN",
+                "--received-at",
+                "2026-03-04",
+                "-o",
+                "json",
+            ],
+        ))
         .await
         .expect(0);
     assert!(over.stderr.contains("WARNING"), "{}", over.stderr);
@@ -98,119 +78,64 @@ async fn material_waste_and_notices() {
     assert!(table.stdout.contains("OVER"), "{}", table.stdout);
     let flagged = env.json(&["material", "list", "--over-quantity"]).await;
     assert_eq!(flagged.as_array().unwrap().len(), 1);
-    let usage = env
-        .json(&[
-            "material",
-            "usage",
-            "--facility",
-            &facility,
-            "--week",
-            "2026-W10",
-        ])
-        .await;
+    let usage = env.json(&usage_args(&facility, "2026-W10")).await;
     assert_eq!(usage["radioisotopes"][1]["radioisotope"], "I(131)");
     assert_eq!(usage["radioisotopes"][1]["received"], 210.0);
     assert_eq!(usage["radioisotopes"][1]["exceeded"], true);
-    let usage_table = env
-        .run(&[
-            "material",
-            "usage",
-            "--facility",
-            &facility,
-            "--week",
-            "2026-W10",
-        ])
-        .await
-        .expect(0);
+    let usage_table = env.run(&usage_args(&facility, "2026-W10")).await.expect(0);
     assert!(
         usage_table.stdout.contains("EXCEEDED"),
         "{}",
         usage_table.stdout
     );
-    env.run(&[
-        "material",
-        "usage",
-        "--facility",
-        &facility,
-        "--week",
-        "2026-10",
-    ])
-    .await
-    .expect(2);
+    env.run(&usage_args(&facility, "2026-10")).await.expect(2);
 
     // Waste: one ready, one not.
     let ready = env
-        .json(&[
-            "waste",
-            "store",
-            "--facility",
+        .json(&store_args(
             &facility,
-            "--form",
             "solid",
-            "--content",
-            "I(131)=1",
-            "--mass",
-            "10",
-            "--closed-at",
-            "2026-01-05",
-            "--location",
-            "Abrigo A",
-        ])
+            &[
+                "--content",
+                "I(131)=1",
+                "--mass",
+                "10",
+                "--closed-at",
+                "2026-01-05",
+                "--location",
+                "Abrigo A",
+            ],
+        ))
         .await;
     assert_eq!(ready["releaseDate"], "2026-02-21");
     assert_eq!(ready["releasable"], true);
     let waiting = env
-        .json(&[
-            "waste",
-            "store",
-            "--facility",
+        .json(&store_args(
             &facility,
-            "--form",
             "Líquido",
-            "--content",
-            "I(131)=500",
-            "--content",
-            "Tc(99m)=20",
-            "--mass",
-            "2",
-            "--location",
-            "Tanque 1",
-        ])
+            &[
+                "--content",
+                "I(131)=500",
+                "--content",
+                "Tc(99m)=20",
+                "--mass",
+                "2",
+                "--location",
+                "Tanque 1",
+            ],
+        ))
         .await;
     assert_eq!(waiting["contents"].as_array().unwrap().len(), 2);
     let releasable = env.json(&["waste", "list", "--releasable"]).await;
     assert_eq!(releasable.as_array().unwrap().len(), 1);
     assert_eq!(releasable[0]["_id"], ready["_id"]);
-    let early = env
-        .run(&[
-            "waste",
-            "release",
-            waiting["_id"].as_str().unwrap(),
-            "--dose-rate",
-            "0.1",
-        ])
+    env.run(&release_args(&waiting, "0.1"))
         .await
-        .expect(5);
-    assert!(early.stderr.contains("clearance"), "{}", early.stderr);
-    let released = env
-        .json(&[
-            "waste",
-            "release",
-            ready["_id"].as_str().unwrap(),
-            "--dose-rate",
-            "0.12",
-        ])
-        .await;
+        .expect(5)
+        .says("clearance");
+    let released = env.json(&release_args(&ready, "0.12")).await;
     assert_eq!(released["release"]["doseRate"], 0.12);
-    env.run(&[
-        "waste",
-        "release",
-        ready["_id"].as_str().unwrap(),
-        "--dose-rate",
-        "0.1",
-    ])
-    .await
-    .expect(5);
+    env.run(&release_args(&ready, "0.1")).await.expect(5);
     let list = env.run(&["waste", "list", "--released"]).await.expect(0);
     assert!(list.stdout.contains("released"), "{}", list.stdout);
 
@@ -223,18 +148,11 @@ async fn material_waste_and_notices() {
         quiet.stdout,
         quiet.stderr
     );
-    env.run(&[
-        "material",
-        "receive",
-        "--facility",
+    env.run(&receive_args(
         &facility,
-        "--radioisotope",
         "I(131)",
-        "--activity",
-        "300",
-        "--supplier",
-        "IPEN",
-    ])
+        &["--activity", "300", "--supplier", "IPEN"],
+    ))
     .await
     .expect(0);
     let notices = env
@@ -277,4 +195,41 @@ async fn receive_asks_for_what_the_flags_did_not_give() {
     let receipts = env.json(&["material", "list"]).await;
     assert_eq!(receipts[0]["supplier"], "IPEN");
     assert_eq!(receipts[0]["receivedBy"], "Administrator");
+}
+
+/// `registry material receive` of `isotope` at `facility`, then `rest`.
+fn receive_args<'a>(facility: &'a str, isotope: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "material",
+        "receive",
+        "--facility",
+        facility,
+        "--radioisotope",
+        isotope,
+    ];
+    args.extend_from_slice(rest);
+    args
+}
+
+/// `registry material usage` of `facility` in `week`.
+fn usage_args<'a>(facility: &'a str, week: &'a str) -> [&'a str; 6] {
+    ["material", "usage", "--facility", facility, "--week", week]
+}
+
+/// `registry waste store` of waste in `form` at `facility`, then `rest`.
+fn store_args<'a>(facility: &'a str, form: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["waste", "store", "--facility", facility, "--form", form];
+    args.extend_from_slice(rest);
+    args
+}
+
+/// `registry waste release` of the stored `waste` (its JSON) measured at `dose_rate`.
+fn release_args<'a>(waste: &'a Value, dose_rate: &'a str) -> [&'a str; 5] {
+    [
+        "waste",
+        "release",
+        waste["_id"].as_str().unwrap(),
+        "--dose-rate",
+        dose_rate,
+    ]
 }

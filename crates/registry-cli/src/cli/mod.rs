@@ -12,6 +12,7 @@ mod group;
 mod material;
 mod notices;
 mod output;
+mod payload;
 mod prompt;
 mod qc_test;
 mod resolve;

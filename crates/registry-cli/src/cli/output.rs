@@ -86,16 +86,24 @@ pub fn print_record<T: Serialize>(
             println!("{table}");
             Ok(())
         }
-        Format::Json => {
-            println!("{}", serde_json::to_string_pretty(record)?);
-            Ok(())
-        }
+        Format::Json => print_json(record),
         Format::Csv => {
             let headers: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
             let cells = vec![fields.iter().map(|(_, v)| v.clone()).collect()];
             print_rows(Format::Csv, std::slice::from_ref(record), &headers, cells)
         }
     }
+}
+
+/// A value as pretty JSON on stdout.
+pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(value)?);
+    Ok(())
+}
+
+/// A cell that says `word` when `on`, else is empty.
+pub fn mark(on: bool, word: &str) -> String {
+    if on { word.to_owned() } else { String::new() }
 }
 
 /// An optional text as a field or cell: empty when absent.

@@ -2,6 +2,7 @@
 //! naming the flag.
 
 use super::context::Fail;
+use super::output;
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, FuzzySelect, Input, Password};
 use std::io::BufRead;
@@ -72,6 +73,20 @@ pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fai
         .with_prompt(question)
         .default(false)
         .interact()?)
+}
+
+/// `confirm`, saying `declined` (e.g. "Not deleted.") when the answer is no.
+pub fn confirm_or_say(
+    interactive: bool,
+    yes: bool,
+    question: &str,
+    declined: &str,
+) -> Result<bool, Fail> {
+    let confirmed = confirm(interactive, yes, question)?;
+    if !confirmed {
+        output::note(declined);
+    }
+    Ok(confirmed)
 }
 
 /// A fuzzy pick among `items` (typing filters by any part of the label).

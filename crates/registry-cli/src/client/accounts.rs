@@ -68,8 +68,7 @@ impl Client {
     }
 
     pub async fn user(&self, id: &str) -> Result<User> {
-        self.get(&format!("/user/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/user/{id}")).await
     }
 
     pub async fn user_facilities(&self, id: &str) -> Result<Vec<Facility>> {
@@ -82,8 +81,7 @@ impl Client {
     }
 
     pub async fn group(&self, id: &str) -> Result<Group> {
-        self.get(&format!("/group/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/group/{id}")).await
     }
 
     pub async fn register_group(&self, name: &str, description: Option<&str>) -> Result<Group> {

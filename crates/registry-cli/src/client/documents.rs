@@ -18,8 +18,7 @@ impl Client {
     }
 
     pub async fn document(&self, id: &str) -> Result<Document> {
-        self.get(&format!("/document/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/document/{id}")).await
     }
 
     /// `POST /document/register/`: the fields as one `data` JSON part and the file streamed
@@ -95,7 +94,7 @@ impl Client {
 
     /// The server's Ed25519 public key that document signatures are checked with.
     pub async fn signing_key(&self) -> Result<SigningKeyInfo> {
-        self.get("/signing-key", &ListQuery::default()).await
+        self.fetch("/signing-key").await
     }
 }
 

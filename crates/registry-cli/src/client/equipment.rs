@@ -12,8 +12,7 @@ impl Client {
     }
 
     pub async fn equipment_type(&self, id: &str) -> Result<EquipmentType> {
-        self.get(&format!("/typeOfEquipment/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/typeOfEquipment/{id}")).await
     }
 
     /// Every test type, or those of one equipment type.
@@ -23,13 +22,11 @@ impl Client {
     }
 
     pub async fn test_type(&self, id: &str) -> Result<TestType> {
-        self.get(&format!("/typeOfTest/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/typeOfTest/{id}")).await
     }
 
     pub async fn equipment(&self, id: &str) -> Result<Equipment> {
-        self.get(&format!("/equipment/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/equipment/{id}")).await
     }
 
     /// One page of a facility's equipment; filters `typeOfEquipment`, `active`, `q`.
@@ -64,8 +61,7 @@ impl Client {
     }
 
     pub async fn qc_test(&self, id: &str) -> Result<QcTest> {
-        self.get(&format!("/test/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/test/{id}")).await
     }
 
     /// `GET /test/:id/report`: the test's one-page PDF report.

@@ -13,8 +13,7 @@ impl Client {
     }
 
     pub async fn facility(&self, id: &str) -> Result<Facility> {
-        self.get(&format!("/facility/{id}"), &ListQuery::default())
-            .await
+        self.fetch(&format!("/facility/{id}")).await
     }
 
     /// `POST /facility/register/`. A facility already registered with this cnpj in this

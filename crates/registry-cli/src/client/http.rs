@@ -151,6 +151,11 @@ impl Client {
         })
     }
 
+    /// `GET path` without a query.
+    pub async fn fetch<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
+        self.get(path, &ListQuery::default()).await
+    }
+
     pub async fn get<T: DeserializeOwned>(&self, path: &str, query: &ListQuery) -> Result<T> {
         self.send(self.request(Method::GET, path).query(&query.pairs()), path)
             .await

@@ -6,12 +6,12 @@ use crate::cli::{output, prompt, resolve};
 
 pub async fn run(ctx: &Ctx, document: &str, yes: bool) -> Result<(), Fail> {
     let d = resolve::document(ctx, document).await?;
-    if !prompt::confirm(
+    if !prompt::confirm_or_say(
         ctx.interactive,
         yes,
         &format!("Delete document {} ({})?", d.name, d.status),
+        "Not deleted.",
     )? {
-        output::note("Not deleted.");
         return Ok(());
     }
     let m = ctx.client.archive_document(&d.id).await?;

@@ -2,6 +2,7 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::document::read_document;
@@ -75,11 +76,10 @@ pub async fn run(ctx: &Ctx, a: UploadArgs) -> Result<(), Fail> {
         let e = resolve::equipment_or_pick(ctx, Some(e), "--equipment").await?;
         fields.insert("equipment".into(), json!(e.id));
     }
-    for (key, value) in [("test", a.test), ("conclusion", a.conclusion)] {
-        if let Some(v) = value {
-            fields.insert(key.into(), json!(v));
-        }
-    }
+    insert_given(
+        &mut fields,
+        [("test", a.test), ("conclusion", a.conclusion)],
+    );
     if a.draft {
         fields.insert("draft".into(), json!(true));
     }

@@ -78,10 +78,7 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
         "error": outcome.as_ref().err().map(|e| e.to_string()),
     });
     match format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?
-        ),
+        Format::Json => output::print_json(&report)?,
         Format::Csv => output::print_record(
             Format::Csv,
             &report,

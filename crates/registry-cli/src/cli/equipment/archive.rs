@@ -6,8 +6,12 @@ use crate::cli::{output, prompt, resolve};
 pub async fn run(ctx: &Ctx, id: &str, yes: bool) -> Result<(), Fail> {
     let e = ctx.client.equipment(id).await?;
     let label = resolve::equipment_label(&e);
-    if !prompt::confirm(ctx.interactive, yes, &format!("Archive {label}?"))? {
-        output::note("Not archived.");
+    if !prompt::confirm_or_say(
+        ctx.interactive,
+        yes,
+        &format!("Archive {label}?"),
+        "Not archived.",
+    )? {
         return Ok(());
     }
     let m = ctx.client.archive_equipment(&e.id).await?;

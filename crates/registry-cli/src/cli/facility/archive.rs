@@ -6,21 +6,18 @@ use crate::cli::{prompt, resolve};
 
 pub async fn run(ctx: &Ctx, text: &str, yes: bool) -> Result<(), Fail> {
     let f = resolve::facility(ctx, text).await?;
-    if !prompt::confirm(
+    if !prompt::confirm_or_say(
         ctx.interactive,
         yes,
         &format!("Archive {} ({}, {})?", f.name, f.cnpj, f.department),
+        "Not archived.",
     )? {
-        output::note("Not archived.");
         return Ok(());
     }
     let m = ctx.client.archive_facility(&f.id).await?;
     output::note(format!("{} {} ({})", m.message, f.name, f.id));
     if ctx.format == Format::Json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&m).map_err(anyhow::Error::from)?
-        );
+        output::print_json(&m)?;
     }
     Ok(())
 }

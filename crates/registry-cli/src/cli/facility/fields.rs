@@ -3,6 +3,7 @@
 
 use crate::cli::context::Fail;
 use crate::cli::output;
+use crate::cli::payload::insert_given;
 use clap::Args;
 use registry_client::facility_csv::{self, strip_cnpj_punctuation};
 use registry_core::api::{FacilityUserInput, FacilityUserView};
@@ -102,19 +103,18 @@ impl FacilityFields {
             },
             None => Map::new(),
         };
-        for (key, value) in [
-            ("name", &self.name),
-            ("companyName", &self.company_name),
-            ("cnpj", &self.cnpj),
-            ("telephone", &self.telephone),
-            ("department", &self.department),
-            ("group", &self.group),
-            ("CNENregistry", &self.cnen_registry),
-        ] {
-            if let Some(v) = value {
-                obj.insert(key.into(), json!(v));
-            }
-        }
+        insert_given(
+            &mut obj,
+            [
+                ("name", self.name.as_deref()),
+                ("companyName", self.company_name.as_deref()),
+                ("cnpj", self.cnpj.as_deref()),
+                ("telephone", self.telephone.as_deref()),
+                ("department", self.department.as_deref()),
+                ("group", self.group.as_deref()),
+                ("CNENregistry", self.cnen_registry.as_deref()),
+            ],
+        );
         let address_flags = [
             ("street", &self.street),
             ("city", &self.city),

@@ -264,10 +264,7 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
 
 fn print_summary(format: Format, s: &Summary) -> Result<(), Fail> {
     if format == Format::Json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(s).map_err(anyhow::Error::from)?
-        );
+        output::print_json(s)?;
         return Ok(());
     }
     let (created, existing) = if s.dry_run {

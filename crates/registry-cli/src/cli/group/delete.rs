@@ -5,8 +5,12 @@ use crate::cli::{output, prompt};
 
 pub async fn run(ctx: &Ctx, group: &str, yes: bool) -> Result<(), Fail> {
     let g = ctx.client.group(group).await?;
-    if !prompt::confirm(ctx.interactive, yes, &format!("Delete group {}?", g.name))? {
-        output::note("Not deleted.");
+    if !prompt::confirm_or_say(
+        ctx.interactive,
+        yes,
+        &format!("Delete group {}?", g.name),
+        "Not deleted.",
+    )? {
         return Ok(());
     }
     let m = ctx.client.delete_group(&g.id).await?;

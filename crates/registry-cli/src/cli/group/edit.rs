@@ -1,21 +1,16 @@
 //! `registry group edit`: change the name and/or description ("" clears the description).
 
-use super::view;
+use super::{GroupFields, view};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::output;
 use serde_json::json;
 
-pub async fn run(
-    ctx: &Ctx,
-    group: &str,
-    name: Option<String>,
-    description: Option<String>,
-) -> Result<(), Fail> {
+pub async fn run(ctx: &Ctx, group: &str, fields: GroupFields) -> Result<(), Fail> {
     let mut body = json!({"_id": group});
-    if let Some(n) = name {
+    if let Some(n) = fields.name {
         body["name"] = json!(n);
     }
-    if let Some(d) = description {
+    if let Some(d) = fields.description {
         body["description"] = if d.is_empty() { json!(null) } else { json!(d) };
     }
     if body.as_object().is_some_and(|o| o.len() == 1) {

@@ -8,7 +8,7 @@ mod show;
 mod view;
 
 use super::context::{Ctx, Fail};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 
 #[derive(Debug, Subcommand)]
 pub enum GroupCommand {
@@ -18,20 +18,15 @@ pub enum GroupCommand {
         q: Option<String>,
     },
     /// A group and its facilities.
-    Show { group: String },
-    Create {
-        #[arg(long)]
-        name: Option<String>,
-        #[arg(long)]
-        description: Option<String>,
+    Show {
+        group: String,
     },
+    Create(GroupFields),
     /// Change the name and/or description ("" clears the description).
     Edit {
         group: String,
-        #[arg(long)]
-        name: Option<String>,
-        #[arg(long)]
-        description: Option<String>,
+        #[command(flatten)]
+        fields: GroupFields,
     },
     /// Delete a group (Administrator); refused while facilities use it.
     Delete {
@@ -41,16 +36,21 @@ pub enum GroupCommand {
     },
 }
 
+// The flags of `create` and `edit`.
+#[derive(Debug, Args)]
+pub struct GroupFields {
+    #[arg(long)]
+    name: Option<String>,
+    #[arg(long)]
+    description: Option<String>,
+}
+
 pub async fn run(ctx: &Ctx, command: GroupCommand) -> Result<(), Fail> {
     match command {
         GroupCommand::List { q } => list::run(ctx, q).await,
         GroupCommand::Show { group } => show::run(ctx, &group).await,
-        GroupCommand::Create { name, description } => create::run(ctx, name, description).await,
-        GroupCommand::Edit {
-            group,
-            name,
-            description,
-        } => edit::run(ctx, &group, name, description).await,
+        GroupCommand::Create(fields) => create::run(ctx, fields).await,
+        GroupCommand::Edit { group, fields } => edit::run(ctx, &group, fields).await,
         GroupCommand::Delete { group, yes } => delete::run(ctx, &group, yes).await,
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{args, view};
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::Radioisotope;
@@ -71,17 +72,16 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     obj.insert("radioisotope".into(), json!(isotope));
     obj.insert("activity".into(), activity);
     obj.insert("supplier".into(), json!(supplier));
-    for (key, value) in [
-        ("activityReferenceTime", a.reference_time),
-        ("lot", a.lot),
-        ("receivedBy", a.received_by),
-        ("receivedAt", a.received_at),
-        ("notes", a.notes),
-    ] {
-        if let Some(v) = value {
-            obj.insert(key.into(), json!(v));
-        }
-    }
+    insert_given(
+        &mut obj,
+        [
+            ("activityReferenceTime", a.reference_time),
+            ("lot", a.lot),
+            ("receivedBy", a.received_by),
+            ("receivedAt", a.received_at),
+            ("notes", a.notes),
+        ],
+    );
     let payload = Value::Object(obj);
     read_receipt(&payload, chrono::Utc::now()).map_err(Fail::Invalid)?;
     if !authorised.contains(&isotope) {

@@ -29,11 +29,7 @@ pub fn print_list(format: Format, list: &[Receipt]) -> Result<(), Fail> {
                 r.supplier.clone(),
                 or_empty(&r.lot),
                 r.week.clone(),
-                if r.over_quantity {
-                    "OVER".into()
-                } else {
-                    String::new()
-                },
+                output::mark(r.over_quantity, "OVER"),
             ]
         },
     )?;
@@ -42,10 +38,7 @@ pub fn print_list(format: Format, list: &[Receipt]) -> Result<(), Fail> {
 
 pub fn print_usage(format: Format, u: &WeeklyUsage) -> Result<(), Fail> {
     if format == Format::Json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(u).map_err(anyhow::Error::from)?
-        );
+        output::print_json(u)?;
         return Ok(());
     }
     output::note(format!(
@@ -70,11 +63,7 @@ pub fn print_usage(format: Format, u: &WeeklyUsage) -> Result<(), Fail> {
                 format!("{:.3}", l.received),
                 format!("{:.3}", l.remaining),
                 l.receipts.to_string(),
-                if l.exceeded {
-                    "EXCEEDED".into()
-                } else {
-                    String::new()
-                },
+                output::mark(l.exceeded, "EXCEEDED"),
             ]
         },
     )?;

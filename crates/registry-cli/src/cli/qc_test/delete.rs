@@ -10,8 +10,7 @@ pub async fn run(ctx: &Ctx, test: &str, yes: bool) -> Result<(), Fail> {
         "Delete the {} of {} ({})?",
         t.type_of_test.name, t.date, t.conclusion
     );
-    if !prompt::confirm(ctx.interactive, yes, &question)? {
-        output::note("Not deleted.");
+    if !prompt::confirm_or_say(ctx.interactive, yes, &question, "Not deleted.")? {
         return Ok(());
     }
     let m = ctx.client.delete_test(&t.id).await?;

@@ -92,8 +92,7 @@ async fn record_computed(
         qc::evaluate(kind, &tolerances, payload.get("measurements")).map_err(Fail::Invalid)?;
     output::note(view::figures_text(&computed.figures));
     output::note(format!("Verdict: {}", computed.conclusion));
-    if ctx.interactive && !prompt::confirm(true, false, "Save this test?")? {
-        output::note("Not saved.");
+    if ctx.interactive && !prompt::confirm_or_say(true, false, "Save this test?", "Not saved.")? {
         return Ok(());
     }
     let r = ctx.client.record_test(&payload).await?;

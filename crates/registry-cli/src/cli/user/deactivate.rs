@@ -5,12 +5,12 @@ use crate::cli::{output, prompt, resolve};
 
 pub async fn run(ctx: &Ctx, text: &str, yes: bool) -> Result<(), Fail> {
     let u = resolve::user(ctx, text).await?;
-    if !prompt::confirm(
+    if !prompt::confirm_or_say(
         ctx.interactive,
         yes,
         &format!("Deactivate {} <{}>?", u.name, u.email),
+        "Not deactivated.",
     )? {
-        output::note("Not deactivated.");
         return Ok(());
     }
     let m = ctx.client.deactivate_user(&u.id).await?;

@@ -2,6 +2,7 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt};
 use clap::Args;
 use registry_core::waste::read_release;
@@ -36,11 +37,10 @@ pub async fn run(ctx: &Ctx, a: ReleaseArgs) -> Result<(), Fail> {
     };
     let mut obj = Map::new();
     obj.insert("doseRate".into(), json!(dose_rate));
-    for (key, value) in [("releasedAt", a.released_at), ("notes", a.notes)] {
-        if let Some(v) = value {
-            obj.insert(key.into(), json!(v));
-        }
-    }
+    insert_given(
+        &mut obj,
+        [("releasedAt", a.released_at), ("notes", a.notes)],
+    );
     let payload = Value::Object(obj);
     read_release(&payload, chrono::Utc::now()).map_err(Fail::Invalid)?;
     let w = ctx.client.release_waste(&a.package, &payload).await?;

@@ -3,6 +3,7 @@
 use super::view;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::material::args::isotope_arg;
+use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::waste::{WasteForm, read_waste};
@@ -87,11 +88,10 @@ pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
     obj.insert("contents".into(), json!(contents));
     obj.insert("mass".into(), mass);
     obj.insert("location".into(), json!(location));
-    for (key, value) in [("closedAt", a.closed_at), ("description", a.description)] {
-        if let Some(v) = value {
-            obj.insert(key.into(), json!(v));
-        }
-    }
+    insert_given(
+        &mut obj,
+        [("closedAt", a.closed_at), ("description", a.description)],
+    );
     let payload = Value::Object(obj);
     read_waste(&payload, true, chrono::Utc::now()).map_err(Fail::Invalid)?;
     let w = ctx.client.store_waste(&f.id, &payload).await?;
