@@ -59,7 +59,7 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
         .expect(200);
     assert_eq!(shown["facilities"][0]["_id"], f["_id"]);
     // Deleting: Administrator only, and not while facilities use the group.
-    app.assert_exclude_guarded("/api/group/exclude", &admin_role, &id)
+    app.assert_exclude_guarded("/api/group/exclude", &admin_role, id)
         .await;
     app.post(
         "/api/facility/edit",
