@@ -17,14 +17,7 @@ on_both_databases!(
 
 async fn cached_reads_follow_every_write(app: TestApp) {
     let (physicist, physicist_token) = app.user_with(&["Físico"], "Ana Cache").await;
-    let group = app
-        .post(
-            "/api/group/register",
-            &app.admin,
-            json!({"name": "Rede Cache"}),
-        )
-        .await
-        .expect(201);
+    let group = app.create_group("Rede Cache").await;
     let mut payload = facility_payload("Clínica Cache");
     payload["group"] = group["_id"].clone();
     payload["users"] = json!([{"_id": physicist, "responsabilities": ["Responsável Técnico"]}]);
@@ -78,7 +71,7 @@ async fn cached_reads_follow_every_write(app: TestApp) {
     app.create_facility(facility_payload("Clínica Cache Dois"))
         .await;
     assert_eq!(read(search.into()).await.expect(200)["paging"]["total"], 2);
-    app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))
+    app.post_id("/api/facility/exclude", &app.admin, &id)
         .await
         .expect(200);
     app.get(&path, &app.admin)
@@ -90,7 +83,7 @@ async fn cached_reads_follow_every_write(app: TestApp) {
     app.get("/api/facilities", &physicist_token)
         .await
         .expect(200);
-    app.post("/api/exclude/", &app.admin, json!({"_id": physicist}))
+    app.post_id("/api/exclude/", &app.admin, &physicist)
         .await
         .expect(200);
     app.get("/api/facilities", &physicist_token)
@@ -120,6 +113,17 @@ async fn cached_reads_follow_every_write(app: TestApp) {
     assert_eq!(mine["list"][0]["_id"], other["_id"]);
 }
 
+/// Creates a facility named `name`, reads it once (so the answer is cached), then renames it to
+/// `renamed` outside the server: the facility's path.
+async fn read_then_rename_outside(app: &TestApp, name: &str, renamed: &str) -> String {
+    let facility = app.create_facility(facility_payload(name)).await;
+    let id = facility["_id"].as_str().unwrap();
+    let path = format!("/api/facility/{id}");
+    app.get(&path, &app.admin).await.expect(200);
+    rename_outside(&mut app.outside_connection().await, id, renamed).await;
+    path
+}
+
 async fn rename_outside(conn: &mut sqlx::AnyConnection, id: &str, name: &str) {
     sqlx::query("UPDATE facilities SET name = $1 WHERE id = $2")
         .bind(name)
@@ -130,14 +134,7 @@ async fn rename_outside(conn: &mut sqlx::AnyConnection, id: &str, name: &str) {
 }
 
 async fn answers_are_reused_until_a_write(app: TestApp) {
-    let facility = app
-        .create_facility(facility_payload("Clínica Memória"))
-        .await;
-    let id = facility["_id"].as_str().unwrap();
-    let path = format!("/api/facility/{id}");
-    app.get(&path, &app.admin).await.expect(200);
-    let mut outside = app.outside_connection().await;
-    rename_outside(&mut outside, id, "Renomeada por fora").await;
+    let path = read_then_rename_outside(&app, "Clínica Memória", "Renomeada por fora").await;
     // Served from memory: the unannounced change is not seen…
     assert_eq!(
         app.get(&path, &app.admin).await.expect(200)["name"],
@@ -145,13 +142,7 @@ async fn answers_are_reused_until_a_write(app: TestApp) {
     );
     // …until a write is committed through the server (one that is not narrowed to some
     // facilities drops every answer).
-    app.post(
-        "/api/group/register",
-        &app.admin,
-        json!({"name": "Rede Memória"}),
-    )
-    .await
-    .expect(201);
+    app.create_group("Rede Memória").await;
     assert_eq!(
         app.get(&path, &app.admin).await.expect(200)["name"],
         "Renomeada por fora"
@@ -162,14 +153,7 @@ async fn answers_are_reused_until_a_write(app: TestApp) {
     let Some(uncached) = TestApp::spawn_with(backend, |c| c.read_cache_mib = 0).await else {
         return;
     };
-    let facility = uncached
-        .create_facility(facility_payload("Clínica Sem Cache"))
-        .await;
-    let id = facility["_id"].as_str().unwrap();
-    let path = format!("/api/facility/{id}");
-    uncached.get(&path, &uncached.admin).await.expect(200);
-    let mut outside = uncached.outside_connection().await;
-    rename_outside(&mut outside, id, "Vista na hora").await;
+    let path = read_then_rename_outside(&uncached, "Clínica Sem Cache", "Vista na hora").await;
     assert_eq!(
         uncached.get(&path, &uncached.admin).await.expect(200)["name"],
         "Vista na hora"
@@ -278,13 +262,7 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
     app.get("/api/facilities", &token).await.expect(200);
 
     // Any other write drops everything.
-    app.post(
-        "/api/group/register",
-        &app.admin,
-        json!({"name": "Rede Precisa"}),
-    )
-    .await
-    .expect(201);
+    app.create_group("Rede Precisa").await;
     assert_eq!(
         name_of(app.get(&two_path, &app.admin).await.expect(200)),
         "Dois Por Fora"
@@ -350,7 +328,7 @@ async fn instances_on_one_postgres_see_each_others_writes() {
     let (user, user_token) = first.user_with(&["Físico"], "Bia Instâncias").await;
     second.get("/api/facilities", &user_token).await.expect(200);
     first
-        .post("/api/exclude/", &first.admin, json!({"_id": user}))
+        .post_id("/api/exclude/", &first.admin, &user)
         .await
         .expect(200);
     eventually(&second, "/api/facilities", &user_token, |status, _| {

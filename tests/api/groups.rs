@@ -27,16 +27,13 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
     )
     .await
     .expect_error(409, "conflict");
-    assert!(
-        app.post(
-            "/api/group/register",
-            &app.admin,
-            json!({"description": "x"})
-        )
-        .await
-        .expect_error(422, "validation_failed")
-        .has_field_error("name", "required")
-    );
+    app.post(
+        "/api/group/register",
+        &app.admin,
+        json!({"description": "x"}),
+    )
+    .await
+    .expect_field_error("name", "required");
     let edited = app
         .post(
             "/api/group/edit",
@@ -62,12 +59,8 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
         .expect(200);
     assert_eq!(shown["facilities"][0]["_id"], f["_id"]);
     // Deleting: Administrator only, and not while facilities use the group.
-    app.post("/api/group/exclude", &admin_role, json!({"_id": id}))
-        .await
-        .expect_error(403, "permission_denied");
-    app.post("/api/group/exclude", &app.admin, json!({"_id": id}))
-        .await
-        .expect_error(409, "in_use");
+    app.assert_exclude_guarded("/api/group/exclude", &admin_role, id)
+        .await;
     app.post(
         "/api/facility/edit",
         &app.admin,
@@ -75,7 +68,7 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
     )
     .await
     .expect(200);
-    app.post("/api/group/exclude/", &app.admin, json!({"_id": id}))
+    app.post_id("/api/group/exclude/", &app.admin, &id)
         .await
         .expect(200);
     app.get(&format!("/api/group/{id}"), &app.admin)

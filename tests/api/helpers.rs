@@ -80,6 +80,18 @@ impl Answer {
         );
         self
     }
+
+    /// Asserts a 422 `validation_failed` answer naming `code` on `field`.
+    #[track_caller]
+    pub fn expect_field_error(self, field: &str, code: &str) -> Self {
+        let answer = self.expect_error(422, "validation_failed");
+        assert!(
+            answer.has_field_error(field, code),
+            "no {code} error on {field}; body: {}",
+            answer.body
+        );
+        answer
+    }
 }
 
 impl TestApp {
@@ -199,6 +211,16 @@ impl TestApp {
             .await
     }
 
+    /// A POST of `{"_id": id}` (an archive, a sign, a release…).
+    pub async fn post_id(
+        &self,
+        path: &str,
+        token: &str,
+        id: &(impl serde::Serialize + ?Sized),
+    ) -> Answer {
+        self.post(path, token, json!({"_id": id})).await
+    }
+
     /// A POST without a token.
     pub async fn post_anon(&self, path: &str, body: Value) -> Answer {
         self.call(Method::POST, path, None, Some(&body)).await
@@ -206,6 +228,24 @@ impl TestApp {
 
     pub async fn put(&self, path: &str, token: &str, body: Value) -> Answer {
         self.call(Method::PUT, path, Some(token), Some(&body)).await
+    }
+
+    /// The `paging.total` of the list at `path`, read by `token`.
+    pub async fn total(&self, path: &str, token: &str) -> i64 {
+        self.get(path, token).await.expect(200)["paging"]["total"]
+            .as_i64()
+            .expect("a total")
+    }
+
+    /// Asserts that `token` may not delete record `id` through `path`, and that the
+    /// Administrator may not either while it is in use.
+    pub async fn assert_exclude_guarded(&self, path: &str, token: &str, id: &str) {
+        self.post(path, token, json!({"_id": id}))
+            .await
+            .expect_error(403, "permission_denied");
+        self.post(path, &self.admin, json!({"_id": id}))
+            .await
+            .expect_error(409, "in_use");
     }
 
     pub async fn login(&self, email: &str, password: &str) -> String {
@@ -241,6 +281,20 @@ impl TestApp {
             .await
             .expect(201)
     }
+
+    /// Registers a group (by the Administrator).
+    pub async fn create_group(&self, name: &str) -> Value {
+        self.post("/api/group/register", &self.admin, json!({"name": name}))
+            .await
+            .expect(201)
+    }
+
+    /// Creates a facility (`facility_payload(name)`) with user `titular` as its Titular.
+    pub async fn create_facility_of(&self, titular: &str, name: &str) -> Value {
+        let mut payload = facility_payload(name);
+        payload["users"] = json!([{"_id": titular, "responsabilities": ["Titular"]}]);
+        self.create_facility(payload).await
+    }
 }
 
 /// The action of each event of a `…/history` answer, newest first.
@@ -250,6 +304,29 @@ pub fn history_actions(history: &Value) -> Vec<&str> {
         .expect("a list")
         .iter()
         .map(|e| e["action"].as_str().expect("an action"))
+        .collect()
+}
+
+/// The `_id` of each entry of a list answer, in order.
+pub fn list_ids(list: &Value) -> Vec<String> {
+    list["list"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|e| e["_id"].as_str().expect("an _id").to_owned())
+        .collect()
+}
+
+/// Percent-encodes a query value (every byte outside the unreserved ASCII characters).
+pub fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
         .collect()
 }
 

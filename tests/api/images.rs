@@ -92,7 +92,7 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
     assert_eq!(status, 403);
     // Removal by the client layer's paths and by DELETE.
     let removed = app
-        .post("/api/facility/removeLogo", &app.admin, json!({"_id": id}))
+        .post_id("/api/facility/removeLogo", &app.admin, &id)
         .await
         .expect(200);
     assert_eq!(removed["logo"], json!(null));
@@ -112,11 +112,7 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(shown["backgroundImage"], json!(null));
-    app.post(
-        "/api/facility/removeBackgroundImage/",
-        &app.admin,
-        json!({"_id": id}),
-    )
-    .await
-    .expect(200);
+    app.post_id("/api/facility/removeBackgroundImage/", &app.admin, &id)
+        .await
+        .expect(200);
 }

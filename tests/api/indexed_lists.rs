@@ -4,7 +4,7 @@
 //! kept ranks (migration 0003). Every write that changes what they index must reach them.
 
 use crate::equipment::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type};
-use crate::helpers::{Backend, TestApp, facility_payload};
+use crate::helpers::{Backend, TestApp, facility_payload, urlencode};
 use crate::on_both_databases;
 use serde_json::json;
 
@@ -16,20 +16,8 @@ on_both_databases!(
 );
 
 async fn search_total(app: &TestApp, q: &str) -> i64 {
-    let path = format!("/api/facilities?q={}", urlencoding(q));
-    app.get(&path, &app.admin).await.expect(200)["paging"]["total"]
-        .as_i64()
-        .unwrap()
-}
-
-/// Percent-encodes a query term (every byte outside unreserved ASCII).
-fn urlencoding(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    let path = format!("/api/facilities?q={}", urlencode(q));
+    app.total(&path, &app.admin).await
 }
 
 /// On SQLite, the FTS5 table holds exactly the live facilities with their current search text.
@@ -91,7 +79,7 @@ async fn search_follows_creates_edits_and_archives(app: TestApp) {
     assert_eq!(search_total(&app, "clinica solar").await, 1);
     assert_eq!(search_total(&app, "blumenau").await, 1);
     // Archived: no longer found.
-    app.post("/api/facility/exclude", &app.admin, json!({"_id": other}))
+    app.post_id("/api/facility/exclude", &app.admin, &other)
         .await
         .expect(200);
     assert_index_in_step(&app).await;
@@ -190,19 +178,15 @@ async fn due_lists_leave_out_inactive_and_archived_equipment(app: TestApp) {
     edit(json!({"_id": a, "active": true})).await;
     assert_eq!(sorted(overdue(&app).await), all);
     // Archived equipment.
-    app.post(
-        "/api/facility/equipment/exclude",
-        &app.admin,
-        json!({"_id": a}),
-    )
-    .await
-    .expect(200);
+    app.post_id("/api/facility/equipment/exclude", &app.admin, &a)
+        .await
+        .expect(200);
     assert_eq!(
         sorted(overdue(&app).await),
         sorted(vec![b.clone(), c.clone()])
     );
     // Archived facility: its equipment leaves the lists.
-    app.post("/api/facility/exclude", &app.admin, json!({"_id": second}))
+    app.post_id("/api/facility/exclude", &app.admin, &second)
         .await
         .expect(200);
     assert_eq!(overdue(&app).await, vec![b.clone()]);
@@ -222,7 +206,7 @@ async fn assert_pages(app: &TestApp, live: &[(String, &str)]) {
         (
             format!(
                 "/api/facilities?pageSize=5&department={}",
-                urlencoding(DEPARTMENTS[0])
+                urlencode(DEPARTMENTS[0])
             ),
             Some(DEPARTMENTS[0]),
         ),
@@ -281,14 +265,14 @@ async fn pages_follow_creates_archives_and_department_moves(app: TestApp) {
     // Archive some, the oldest and the newest among them.
     for _ in 0..4 {
         let (id, _) = live.remove(rng.random_range(0..live.len()));
-        app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))
+        app.post_id("/api/facility/exclude", &app.admin, &id)
             .await
             .expect(200);
     }
     let (oldest, _) = live.remove(0);
     let (newest, _) = live.pop().unwrap();
     for id in [oldest, newest] {
-        app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))
+        app.post_id("/api/facility/exclude", &app.admin, &id)
             .await
             .expect(200);
     }

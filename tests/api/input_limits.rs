@@ -54,26 +54,21 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
     let answer = app
         .post("/api/facility/register/", &app.admin, payload)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("name", "invalid_value"));
+        .expect_field_error("name", "invalid_value");
     assert!(answer.has_field_error("address[0].city", "invalid_value"));
     assert_eq!(answer.field_errors().len(), 2, "{}", answer.body);
     assert_eq!(facility_total(&app).await, before, "nothing stored");
 
     // Query strings, plain and as the `filters` JSON.
-    let answer = app
-        .get("/api/facilities?q=%00", &app.admin)
+    app.get("/api/facilities?q=%00", &app.admin)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("q", "invalid_value"));
-    let answer = app
-        .get(
-            "/api/facilities?filters=%7B%22q%22%3A%22%5Cu0000%22%7D",
-            &app.admin,
-        )
-        .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("q", "invalid_value"));
+        .expect_field_error("q", "invalid_value");
+    app.get(
+        "/api/facilities?filters=%7B%22q%22%3A%22%5Cu0000%22%7D",
+        &app.admin,
+    )
+    .await
+    .expect_field_error("q", "invalid_value");
     app.get("/api/tests/due?state=%00", &app.admin)
         .await
         .expect_error(422, "validation_failed");
@@ -97,29 +92,18 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
         .text("date", "2026-11-01")
         .text("validity", "2027-11-01")
         .part("file", Part::bytes(pdf(1000, 1)).file_name("r.pdf"));
-    let answer = send_form(&app, "/api/document/register/", &app.admin, form)
+    send_form(&app, "/api/document/register/", &app.admin, form)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(
-        answer.has_field_error("name", "invalid_value"),
-        "{}",
-        answer.body
-    );
+        .expect_field_error("name", "invalid_value");
 
     // Free JSON keys too.
-    let answer = app
-        .post(
-            "/api/group/register",
-            &app.admin,
-            json!({"name": "Rede", "extra": {"a\u{0}": 1}}),
-        )
-        .await
-        .expect_error(422, "validation_failed");
-    assert!(
-        answer.has_field_error("extra.a\u{0}", "invalid_value"),
-        "{}",
-        answer.body
-    );
+    app.post(
+        "/api/group/register",
+        &app.admin,
+        json!({"name": "Rede", "extra": {"a\u{0}": 1}}),
+    )
+    .await
+    .expect_field_error("extra.a\u{0}", "invalid_value");
 }
 
 async fn sizes_and_numbers_are_bounded(app: TestApp) {
@@ -129,24 +113,16 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     // Thousands of addresses used to exceed SQLite's variable limit (a 500).
     let mut payload = facility_payload("Muitos endereços");
     payload["address"] = json!(vec![address.clone(); 3641]);
-    let answer = app
-        .post("/api/facility/register/", &app.admin, payload)
+    app.post("/api/facility/register/", &app.admin, payload)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(
-        answer.has_field_error("address", "invalid_value"),
-        "{}",
-        answer.body
-    );
+        .expect_field_error("address", "invalid_value");
 
     // A one-million-character name.
     let mut payload = facility_payload("x");
     payload["name"] = json!("N".repeat(1_000_000));
-    let answer = app
-        .post("/api/facility/register/", &app.admin, payload)
+    app.post("/api/facility/register/", &app.admin, payload)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("name", "invalid_value"));
+        .expect_field_error("name", "invalid_value");
 
     // Name-like fields stop at 200 characters; prose at 10,000; arrays at 1,000 items.
     let mut payload = facility_payload("x");
@@ -155,25 +131,20 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     let answer = app
         .post("/api/facility/register/", &app.admin, payload)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("name", "invalid_value"));
+        .expect_field_error("name", "invalid_value");
     assert!(!answer.has_field_error("companyName", "invalid_value"));
     let mut payload = facility_payload("x");
     payload["practices"] = json!(vec!["Diagnóstico"; 1001]);
-    let answer = app
-        .post("/api/facility/register/", &app.admin, payload)
+    app.post("/api/facility/register/", &app.admin, payload)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("practices", "invalid_value"));
-    let answer = app
-        .post(
-            "/api/group/register",
-            &app.admin,
-            json!({"name": "Rede", "description": "d".repeat(10_001)}),
-        )
-        .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("description", "invalid_value"));
+        .expect_field_error("practices", "invalid_value");
+    app.post(
+        "/api/group/register",
+        &app.admin,
+        json!({"name": "Rede", "description": "d".repeat(10_001)}),
+    )
+    .await
+    .expect_field_error("description", "invalid_value");
 
     // Quantities far outside any licence, and subnormal ones.
     let mut payload = facility_payload("Quantidades");
@@ -182,8 +153,7 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     let answer = app
         .post("/api/facility/register/", &app.admin, payload)
         .await
-        .expect_error(422, "validation_failed");
-    assert!(answer.has_field_error("radioisotopes[0].quantity", "invalid_quantity"));
+        .expect_field_error("radioisotopes[0].quantity", "invalid_quantity");
     assert!(answer.has_field_error("radioisotopes[1].quantity", "invalid_quantity"));
     assert_eq!(facility_total(&app).await, before, "nothing stored");
 

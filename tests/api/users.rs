@@ -104,7 +104,7 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     )
     .await
     .expect_error(403, "permission_denied");
-    app.post("/api/exclude/", &laudos_token, json!({"_id": laudos}))
+    app.post_id("/api/exclude/", &laudos_token, &laudos)
         .await
         .expect(200);
     // Administrator: any role; a taken e-mail is a conflict.
@@ -132,7 +132,7 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
         .await
         .expect(200)["list"][0]["_id"]
         .clone();
-    app.post("/api/exclude/", &quitter, json!({"_id": who}))
+    app.post_id("/api/exclude/", &quitter, &who)
         .await
         .expect(200);
     app.get("/api/facilities", &quitter)

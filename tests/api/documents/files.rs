@@ -33,13 +33,9 @@ async fn insert_equipment(app: &TestApp, facility: &str, archived: bool) -> Stri
         .unwrap()
         .to_owned();
     if archived {
-        app.post(
-            "/api/facility/equipment/exclude",
-            &app.admin,
-            json!({"_id": id}),
-        )
-        .await
-        .expect(200);
+        app.post_id("/api/facility/equipment/exclude", &app.admin, &id)
+            .await
+            .expect(200);
     }
     id
 }
@@ -116,8 +112,7 @@ async fn upload_and_download_round_trip(app: TestApp) {
     let mut edit = facility_payload("Clínica Documentos");
     edit["_id"] = json!(facility);
     let res = app.post("/api/facility/edit", &app.admin, edit).await;
-    let res = res.expect_error(422, "validation_failed");
-    assert!(res.has_field_error("cnpj", "cnpj_locked"), "{}", res.body);
+    res.expect_field_error("cnpj", "cnpj_locked");
 }
 
 async fn upload_rejects_bad_fields_and_files(app: TestApp) {
@@ -125,10 +120,7 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     let other = new_facility(&app, "Outra Clínica").await;
     // Not a PDF or an image.
     let res = upload(&app, &app.admin, &facility, b"PK\x03\x04 zip".to_vec(), &[]).await;
-    assert!(
-        res.expect_error(422, "validation_failed")
-            .has_field_error("file", "invalid_value")
-    );
+    res.expect_field_error("file", "invalid_value");
     // No file, no fields: every problem at once.
     let res = send_form(
         &app,
@@ -153,10 +145,7 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
         &[("validity", "2026-01-01")],
     )
     .await;
-    assert!(
-        res.expect_error(422, "validation_failed")
-            .has_field_error("validity", "invalid_value")
-    );
+    res.expect_field_error("validity", "invalid_value");
     let res = upload(
         &app,
         &app.admin,
@@ -165,15 +154,9 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
         &[("date", "01/11/2026")],
     )
     .await;
-    assert!(
-        res.expect_error(422, "validation_failed")
-            .has_field_error("date", "invalid_value")
-    );
+    res.expect_field_error("date", "invalid_value");
     let res = upload(&app, &app.admin, "no-such-facility", pdf(100, 0), &[]).await;
-    assert!(
-        res.expect_error(422, "validation_failed")
-            .has_field_error("facility", "invalid_value")
-    );
+    res.expect_field_error("facility", "invalid_value");
     // Equipment and QC tests must be live records of the same facility.
     let eq = insert_equipment(&app, &facility, false).await;
     let foreign_eq = insert_equipment(&app, &other, false).await;
@@ -202,10 +185,7 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
         &[("equipment", &other_eq), ("test", &test)],
     )
     .await;
-    assert!(
-        res.expect_error(422, "validation_failed")
-            .has_field_error("test", "invalid_value")
-    );
+    res.expect_field_error("test", "invalid_value");
     let doc = upload(
         &app,
         &app.admin,

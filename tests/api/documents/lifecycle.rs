@@ -16,8 +16,21 @@ on_both_databases!(
     comments_soft_delete_and_audit
 );
 
+const SIGN: &str = "/api/document/sign/";
+const LIBERATE: &str = "/api/document/liberate/";
+const EDIT: &str = "/api/document/edit/";
+
 async fn edit(app: &TestApp, token: &str, body: Value) -> Answer {
-    app.post("/api/document/edit/", token, body).await
+    app.post(EDIT, token, body).await
+}
+
+/// Asserts that each `(path, token, body)` request is refused as an invalid transition.
+async fn assert_refused(app: &TestApp, requests: &[(&str, &str, Value)]) {
+    for (path, token, body) in requests {
+        app.post(path, token, body.clone())
+            .await
+            .expect_error(409, "invalid_transition");
+    }
 }
 
 async fn every_allowed_and_refused_status_move(app: TestApp) {
@@ -34,30 +47,22 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     .await
     .expect(201);
     let id = id(&doc);
-    let sign = |token: String| {
-        let body = json!({"_id": id});
-        let app = &app;
-        async move { app.post("/api/document/sign/", &token, body).await }
-    };
-    let liberate = |token: String| {
-        let body = json!({"_id": id});
-        let app = &app;
-        async move { app.post("/api/document/liberate/", &token, body).await }
-    };
+    let by_id = json!({"_id": id});
+    let to = |status: &str| json!({"_id": id, "status": status});
 
     // Em andamento: only submitting moves it.
     assert_eq!(doc["status"], "Em andamento");
-    sign(fisico.clone())
-        .await
-        .expect_error(409, "invalid_transition");
-    liberate(app.admin.clone())
-        .await
-        .expect_error(409, "invalid_transition");
-    for to in ["Corrigir", "Assinado", "Liberado"] {
-        edit(&app, &app.admin, json!({"_id": id, "status": to}))
-            .await
-            .expect_error(409, "invalid_transition");
-    }
+    assert_refused(
+        &app,
+        &[
+            (SIGN, &fisico, by_id.clone()),
+            (LIBERATE, &app.admin, by_id.clone()),
+            (EDIT, &app.admin, to("Corrigir")),
+            (EDIT, &app.admin, to("Assinado")),
+            (EDIT, &app.admin, to("Liberado")),
+        ],
+    )
+    .await;
     let doc = edit(
         &app,
         &laudos,
@@ -71,34 +76,30 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     );
 
     // Falta assinar: a signer sends it back; nobody else may; it cannot go back in progress.
-    liberate(app.admin.clone())
-        .await
-        .expect_error(409, "invalid_transition");
-    edit(
+    assert_refused(
         &app,
-        &app.admin,
-        json!({"_id": id, "status": "Em andamento"}),
+        &[
+            (LIBERATE, &app.admin, by_id.clone()),
+            (EDIT, &app.admin, to("Em andamento")),
+            (EDIT, &app.admin, to("Assinado")),
+        ],
     )
-    .await
-    .expect_error(409, "invalid_transition");
-    edit(&app, &app.admin, json!({"_id": id, "status": "Assinado"}))
-        .await
-        .expect_error(409, "invalid_transition");
-    edit(&app, &laudos, json!({"_id": id, "status": "Corrigir"}))
+    .await;
+    edit(&app, &laudos, to("Corrigir"))
         .await
         .expect_error(403, "permission_denied");
-    let doc = edit(&app, &fisico, json!({"_id": id, "status": "corrigir"}))
-        .await
-        .expect(200);
+    let doc = edit(&app, &fisico, to("corrigir")).await.expect(200);
     assert_eq!(doc["status"], "Corrigir");
 
     // Corrigir: not signable; a new file version and the slug hand it in again.
-    sign(fisico.clone())
-        .await
-        .expect_error(409, "invalid_transition");
-    liberate(app.admin.clone())
-        .await
-        .expect_error(409, "invalid_transition");
+    assert_refused(
+        &app,
+        &[
+            (SIGN, &fisico, by_id.clone()),
+            (LIBERATE, &app.admin, by_id.clone()),
+        ],
+    )
+    .await;
     let first = pdf(2000, 1);
     let second = pdf(3000, 2);
     let form = Form::new()
@@ -133,7 +134,7 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     assert_eq!(current, second);
 
     // Falta assinar → Assinado.
-    let doc = sign(fisico.clone()).await.expect(200);
+    let doc = app.post(SIGN, &fisico, by_id.clone()).await.expect(200);
     assert_eq!(doc["status"], "Assinado");
     assert!(
         document::is_authenticity_code(doc["code"].as_str().unwrap()),
@@ -142,22 +143,22 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     );
 
     // Assinado: frozen; only release moves it.
-    sign(app.admin.clone())
-        .await
-        .expect_error(409, "invalid_transition");
+    assert_refused(&app, &[(SIGN, &app.admin, by_id.clone())]).await;
     let form = Form::new()
         .text("_id", id.clone())
         .part("file", Part::bytes(pdf(100, 3)).file_name("v3.pdf"));
     send_form(&app, "/api/document/edit", &app.admin, form)
         .await
         .expect_error(409, "invalid_transition");
-    edit(&app, &app.admin, json!({"_id": id, "name": "Renomeado"}))
-        .await
-        .expect_error(409, "invalid_transition");
-    edit(&app, &fisico, json!({"_id": id, "status": "Corrigir"}))
-        .await
-        .expect_error(409, "invalid_transition");
-    let doc = liberate(fisico.clone()).await.expect(200);
+    assert_refused(
+        &app,
+        &[
+            (EDIT, &app.admin, json!({"_id": id, "name": "Renomeado"})),
+            (EDIT, &fisico, to("Corrigir")),
+        ],
+    )
+    .await;
+    let doc = app.post(LIBERATE, &fisico, by_id.clone()).await.expect(200);
     assert_eq!(doc["status"], "Liberado");
     assert_eq!(
         doc["file"]["sha256"],
@@ -166,24 +167,20 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     );
 
     // Liberado: final.
-    liberate(app.admin.clone())
-        .await
-        .expect_error(409, "invalid_transition");
-    sign(app.admin.clone())
-        .await
-        .expect_error(409, "invalid_transition");
-    edit(
+    assert_refused(
         &app,
-        &app.admin,
-        json!({"_id": id, "status": "Falta assinar"}),
+        &[
+            (LIBERATE, &app.admin, by_id.clone()),
+            (SIGN, &app.admin, by_id.clone()),
+            (EDIT, &app.admin, to("Falta assinar")),
+        ],
     )
-    .await
-    .expect_error(409, "invalid_transition");
+    .await;
     // Unknown status values are field errors; unknown documents 404.
-    edit(&app, &app.admin, json!({"_id": id, "status": "Pronto"}))
+    edit(&app, &app.admin, to("Pronto"))
         .await
         .expect_error(422, "validation_failed");
-    app.post("/api/document/sign", &app.admin, json!({"_id": "nope"}))
+    app.post_id("/api/document/sign", &app.admin, &"nope")
         .await
         .expect_error(404, "not_found");
 }
@@ -213,23 +210,23 @@ async fn permissions_by_role(app: TestApp) {
         .expect_error(403, "permission_denied");
     // Sign: Administrator and Físico only.
     for token in [&admin, &laudos, &cliente] {
-        app.post("/api/document/sign", token, json!({"_id": docs[0]}))
+        app.post_id("/api/document/sign", token, &docs[0])
             .await
             .expect_error(403, "permission_denied");
     }
-    app.post("/api/document/sign", &app.admin, json!({"_id": docs[0]}))
+    app.post_id("/api/document/sign", &app.admin, &docs[0])
         .await
         .expect(200);
-    app.post("/api/document/sign", &fisico, json!({"_id": docs[1]}))
+    app.post_id("/api/document/sign", &fisico, &docs[1])
         .await
         .expect(200);
     // Release: Administrator, Admin, Físico; not Laudos or a client.
     for token in [&laudos, &cliente] {
-        app.post("/api/document/liberate", token, json!({"_id": docs[0]}))
+        app.post_id("/api/document/liberate", token, &docs[0])
             .await
             .expect_error(403, "permission_denied");
     }
-    app.post("/api/document/liberate", &admin, json!({"_id": docs[0]}))
+    app.post_id("/api/document/liberate", &admin, &docs[0])
         .await
         .expect(200);
     app.post(
@@ -255,10 +252,10 @@ async fn permissions_by_role(app: TestApp) {
     .await
     .expect(202);
     // Delete: staff; not a client.
-    app.post("/api/document/exclude", &cliente, json!({"_id": docs[3]}))
+    app.post_id("/api/document/exclude", &cliente, &docs[3])
         .await
         .expect_error(403, "permission_denied");
-    app.post("/api/document/exclude", &laudos, json!({"_id": docs[3]}))
+    app.post_id("/api/document/exclude", &laudos, &docs[3])
         .await
         .expect(200);
     // Comment: staff on any; read: staff all.
@@ -289,7 +286,7 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
         .expect(201);
     let id = id(&doc);
     let signed = app
-        .post("/api/document/sign", &fisico, json!({"_id": id}))
+        .post_id("/api/document/sign", &fisico, &id)
         .await
         .expect(200);
     assert_eq!(signed["signedBy"]["_id"], fisico_id.as_str());
@@ -384,7 +381,7 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
     .await
     .expect_error(404, "not_found");
     // Soft delete: gone from reads and lists, kept in the database.
-    app.post("/api/document/exclude", &app.admin, json!({"_id": doc}))
+    app.post_id("/api/document/exclude", &app.admin, &doc)
         .await
         .expect(200);
     app.get(&format!("/api/document/{doc}"), &app.admin)
@@ -394,7 +391,7 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
         app.get("/api/documents", &app.admin).await.expect(200)["paging"]["total"],
         0
     );
-    app.post("/api/document/exclude", &app.admin, json!({"_id": doc}))
+    app.post_id("/api/document/exclude", &app.admin, &doc)
         .await
         .expect_error(404, "not_found");
     app.post("/api/document/exclude", &app.admin, json!({}))

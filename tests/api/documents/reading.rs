@@ -2,9 +2,9 @@
 
 use super::{download, new_facility, pdf, upload};
 use crate::equipment::id;
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, list_ids, urlencode};
 use crate::on_both_databases;
-use serde_json::{Value, json};
+use serde_json::json;
 
 on_both_databases!(
     clients_see_only_released_documents_of_their_facilities,
@@ -13,9 +13,9 @@ on_both_databases!(
 
 async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
     let (cliente_id, cliente) = app.user_with(&["Cliente"], "Cliente Vis").await;
-    let mut payload = facility_payload("Clínica do Cliente");
-    payload["users"] = json!([{"_id": cliente_id, "responsabilities": ["Titular"]}]);
-    let mine = id(&app.create_facility(payload).await);
+    let mine = id(&app
+        .create_facility_of(&cliente_id, "Clínica do Cliente")
+        .await);
     let other = new_facility(&app, "Clínica Alheia").await;
     let pending = id(&upload(&app, &app.admin, &mine, pdf(400, 1), &[])
         .await
@@ -30,10 +30,10 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
         .await
         .expect(201));
     for doc in [&released, &foreign] {
-        app.post("/api/document/sign", &app.admin, json!({"_id": doc}))
+        app.post_id("/api/document/sign", &app.admin, &doc)
             .await
             .expect(200);
-        app.post("/api/document/liberate", &app.admin, json!({"_id": doc}))
+        app.post_id("/api/document/liberate", &app.admin, &doc)
             .await
             .expect(200);
     }
@@ -43,20 +43,10 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
         "/api/documents/Liberado",
     ] {
         let list = app.get(path, &cliente).await.expect(200);
-        let ids: Vec<&str> = list["list"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["_id"].as_str().unwrap())
-            .collect();
-        assert_eq!(ids, [released.as_str()], "{path}");
+        assert_eq!(list_ids(&list), [released.as_str()], "{path}");
         assert_eq!(list["paging"]["total"], 1);
     }
-    let list = app
-        .get("/api/documents/falta-assinar", &cliente)
-        .await
-        .expect(200);
-    assert_eq!(list["paging"]["total"], 0);
+    assert_eq!(app.total("/api/documents/falta-assinar", &cliente).await, 0);
     app.get(&format!("/api/document/{released}"), &cliente)
         .await
         .expect(200);
@@ -90,10 +80,7 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
     assert_eq!(comment["author"]["_id"], cliente_id.as_str());
     assert_eq!(comment["text"], "Recebido, obrigado.");
     // Staff see all three.
-    assert_eq!(
-        app.get("/api/documents", &app.admin).await.expect(200)["paging"]["total"],
-        3
-    );
+    assert_eq!(app.total("/api/documents", &app.admin).await, 3);
 }
 
 async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
@@ -133,68 +120,25 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
     )
     .await
     .expect(201));
-    let ids = |v: Value| -> Vec<String> {
-        v["list"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["_id"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    assert_eq!(
-        ids(app.get("/api/documents", &app.admin).await.expect(200)),
-        [d3.as_str(), d2.as_str(), d1.as_str()],
-        "newest first"
-    );
-    assert_eq!(
-        ids(app
-            .get("/api/documents/falta-assinar", &app.admin)
-            .await
-            .expect(200)),
-        [d3.as_str(), d1.as_str()]
-    );
-    assert_eq!(
-        ids(app
-            .get("/api/documents/Em%20andamento", &app.admin)
-            .await
-            .expect(200)),
-        [d2.as_str()]
-    );
-    assert_eq!(
-        ids(app
-            .get("/api/documents?status=em-andamento", &app.admin)
-            .await
-            .expect(200)),
-        [d2.as_str()]
-    );
-    assert_eq!(
-        ids(app
-            .get(&format!("/api/documents?facilityId={a}"), &app.admin)
-            .await
-            .expect(200)),
-        [d2.as_str(), d1.as_str()]
-    );
     let filters =
         json!({"facilityId": a, "dateGte": "2026-02-01", "pageNum": 1, "pageSize": 10}).to_string();
-    let path = format!("/api/documents?filters={}", url_encode(&filters));
-    assert_eq!(
-        ids(app.get(&path, &app.admin).await.expect(200)),
-        [d2.as_str()]
-    );
-    assert_eq!(
-        ids(app
-            .get("/api/documents?dateLt=2026-05-10", &app.admin)
-            .await
-            .expect(200)),
-        [d1.as_str()]
-    );
-    assert_eq!(
-        ids(app
-            .get("/api/documents?q=radiometrico", &app.admin)
-            .await
-            .expect(200)),
-        [d3.as_str()]
-    );
+    // Newest first.
+    for (path, expected) in [
+        ("/api/documents".to_owned(), vec![&d3, &d2, &d1]),
+        ("/api/documents/falta-assinar".to_owned(), vec![&d3, &d1]),
+        ("/api/documents/Em%20andamento".to_owned(), vec![&d2]),
+        ("/api/documents?status=em-andamento".to_owned(), vec![&d2]),
+        (format!("/api/documents?facilityId={a}"), vec![&d2, &d1]),
+        (
+            format!("/api/documents?filters={}", urlencode(&filters)),
+            vec![&d2],
+        ),
+        ("/api/documents?dateLt=2026-05-10".to_owned(), vec![&d1]),
+        ("/api/documents?q=radiometrico".to_owned(), vec![&d3]),
+    ] {
+        let got = list_ids(&app.get(&path, &app.admin).await.expect(200));
+        assert_eq!(got.iter().collect::<Vec<_>>(), expected, "{path}");
+    }
     let page = app
         .get("/api/documents?pageSize=2&pageNum=2", &app.admin)
         .await
@@ -203,13 +147,8 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
         page["paging"],
         json!({"total": 3, "pageNum": 2, "pageSize": 2})
     );
-    assert_eq!(ids(page), [d1.as_str()]);
-    assert_eq!(
-        app.get("/api/documents/assinado", &app.admin)
-            .await
-            .expect(200)["paging"]["total"],
-        0
-    );
+    assert_eq!(list_ids(&page), [d1.as_str()]);
+    assert_eq!(app.total("/api/documents/assinado", &app.admin).await, 0);
     app.get("/api/documents/pronto", &app.admin)
         .await
         .expect_error(404, "not_found");
@@ -219,13 +158,4 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
     app.get("/api/documents?dateGte=ontem", &app.admin)
         .await
         .expect_error(400, "bad_request");
-}
-
-fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

@@ -11,7 +11,7 @@ on_both_databases!(qc_tests_record_edit_delete_and_history);
 async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     let (fisico_id, fisico) = app.user_with(&["Físico"], "Fabio Fisico").await;
     let (gone, _) = app.user_with(&["Físico"], "Gone").await;
-    app.post("/api/exclude/", &app.admin, json!({"_id": gone}))
+    app.post_id("/api/exclude/", &app.admin, &gone)
         .await
         .expect(200);
     let f = id(&app.create_facility(facility_payload("Testada")).await);
@@ -26,8 +26,7 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
             json!({"equipment": eq, "typeOfTest": tt, "date": "21/11/2026", "conclusion": "Bom"}),
         )
         .await
-        .expect_error(422, "validation_failed");
-    assert!(bad.has_field_error("date", "invalid_value"));
+        .expect_field_error("date", "invalid_value");
     assert!(bad.has_field_error("conclusion", "invalid_value"));
     let tomorrow = (today() + Days::new(1)).to_string();
     app.post(
@@ -36,10 +35,7 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
         json!({"equipment": eq, "typeOfTest": tt, "date": tomorrow, "conclusion": "Satisfatório"}),
     )
     .await
-    .expect_error(422, "validation_failed")
-    .has_field_error("date", "invalid_value")
-    .then_some(())
-    .expect("future date refused");
+    .expect_field_error("date", "invalid_value");
     let missing = app
         .post("/api/test", &fisico, json!({}))
         .await
@@ -169,7 +165,7 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
         )
         .await
         .expect(201);
-    app.post("/api/exclude/", &app.admin, json!({"_id": leaving}))
+    app.post_id("/api/exclude/", &app.admin, &leaving)
         .await
         .expect(200);
     let corrected = app

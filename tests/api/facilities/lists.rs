@@ -1,6 +1,6 @@
 //! The facility lists: envelope, paging and filters, and what clients see.
 
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, facility_payload, list_ids, urlencode};
 use crate::on_both_databases;
 use serde_json::json;
 
@@ -11,14 +11,7 @@ on_both_databases!(
 
 async fn list_envelope_paging_and_filters(app: TestApp) {
     let (u, _) = app.user_with(&["Físico"], "Filtro User").await;
-    let group = app
-        .post(
-            "/api/group/register",
-            &app.admin,
-            json!({"name": "Rede Sul"}),
-        )
-        .await
-        .expect(201);
+    let group = app.create_group("Rede Sul").await;
     let mut ids = Vec::new();
     for i in 0..25 {
         let mut p = facility_payload(&format!("Unidade {i:02}"));
@@ -68,122 +61,31 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(capped["paging"]["pageSize"], 200);
-    let total = |v: serde_json::Value| v["paging"]["total"].as_i64().unwrap();
-    assert_eq!(
-        total(
-            app.get(&filters(json!({"q": "porto alegre"})), &app.admin)
-                .await
-                .expect(200)
-        ),
-        5
-    );
-    assert_eq!(
-        total(
-            app.get(&filters(json!({"q": "unidade 1"})), &app.admin)
-                .await
-                .expect(200)
-        ),
-        10
-    );
-    assert_eq!(
-        total(
-            app.get(&filters(json!({"q": ids[3].as_str()})), &app.admin)
-                .await
-                .expect(200)
-        ),
-        0
-    );
-    assert_eq!(
-        total(
-            app.get("/api/facilities?q=SAO%20PAULO", &app.admin)
-                .await
-                .expect(200)
-        ),
-        20
-    );
-    assert_eq!(
-        total(
-            app.get("/api/facilities?state=rs", &app.admin)
-                .await
-                .expect(200)
-        ),
-        5
-    );
-    assert_eq!(
-        total(
-            app.get("/api/facilities?city=S%C3%A3o%20Paulo", &app.admin)
-                .await
-                .expect(200)
-        ),
-        20
-    );
-    assert_eq!(
-        total(
-            app.get(&filters(json!({"group": group["_id"]})), &app.admin)
-                .await
-                .expect(200)
-        ),
-        5
-    );
-    assert_eq!(
-        total(
-            app.get(&filters(json!({"radioisotope": "Y(90)"})), &app.admin)
-                .await
-                .expect(200)
-        ),
-        5
-    );
-    assert_eq!(
-        total(
-            app.get(
-                &filters(json!({"practice": "Terapia com Internação"})),
-                &app.admin
-            )
-            .await
-            .expect(200)
-        ),
-        5
-    );
-    assert_eq!(
-        total(
-            app.get(&filters(json!({"userId": u})), &app.admin)
-                .await
-                .expect(200)
-        ),
-        5
-    );
-    assert_eq!(
-        total(
-            app.get(
-                &filters(json!({"q": "unidade 0"}))
-                    .replace("/api/facilities", "/api/radiodiagnosisfacilities"),
-                &app.admin
-            )
-            .await
-            .expect(200)
-        ),
-        1
-    );
-    assert_eq!(
-        total(
-            app.get(
-                "/api/nuclearmedicinefacilities?state=RS&radioisotope=Y(90)",
-                &app.admin
-            )
-            .await
-            .expect(200)
-        ),
-        5
-    );
-    // A search term with LIKE wildcards matches literally.
-    assert_eq!(
-        total(
-            app.get("/api/facilities?q=%25", &app.admin)
-                .await
-                .expect(200)
-        ),
-        0
-    );
+    let radiodiagnosis_unidade_0 = filters(json!({"q": "unidade 0"}))
+        .replace("/api/facilities", "/api/radiodiagnosisfacilities");
+    assert_totals(
+        &app,
+        [
+            (filters(json!({"q": "porto alegre"})), 5),
+            (filters(json!({"q": "unidade 1"})), 10),
+            (filters(json!({"q": ids[3].as_str()})), 0),
+            ("/api/facilities?q=SAO%20PAULO".to_owned(), 20),
+            ("/api/facilities?state=rs".to_owned(), 5),
+            ("/api/facilities?city=S%C3%A3o%20Paulo".to_owned(), 20),
+            (filters(json!({"group": group["_id"]})), 5),
+            (filters(json!({"radioisotope": "Y(90)"})), 5),
+            (filters(json!({"practice": "Terapia com Internação"})), 5),
+            (filters(json!({"userId": u})), 5),
+            (radiodiagnosis_unidade_0, 1),
+            (
+                "/api/nuclearmedicinefacilities?state=RS&radioisotope=Y(90)".to_owned(),
+                5,
+            ),
+            // A search term with LIKE wildcards matches literally.
+            ("/api/facilities?q=%25".to_owned(), 0),
+        ],
+    )
+    .await;
     app.get("/api/facilities?filters=%7Bnot-json", &app.admin)
         .await
         .expect_error(400, "bad_request");
@@ -202,13 +104,7 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             .await
             .expect(200);
         assert_eq!(res["paging"]["total"], 25);
-        walked.extend(
-            res["list"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f["_id"].as_str().unwrap().to_owned()),
-        );
+        walked.extend(list_ids(&res));
     }
     let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
     assert_eq!(walked, newest_first);
@@ -220,24 +116,16 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     )
     .await
     .expect(200);
-    assert_eq!(
-        total(
-            app.get("/api/facilities?q=zeta", &app.admin)
-                .await
-                .expect(200)
-        ),
-        1
-    );
-    assert_eq!(
-        total(
-            app.get("/api/facilities?q=unidade%2024", &app.admin)
-                .await
-                .expect(200)
-        ),
-        0
-    );
+    assert_totals(
+        &app,
+        [
+            ("/api/facilities?q=zeta", 1),
+            ("/api/facilities?q=unidade%2024", 0),
+        ],
+    )
+    .await;
     // Totals follow archives and department moves.
-    app.post("/api/facility/exclude", &app.admin, json!({"_id": ids[0]}))
+    app.post_id("/api/facility/exclude", &app.admin, &ids[0])
         .await
         .expect(200);
     app.post(
@@ -247,56 +135,29 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     )
     .await
     .expect(200);
-    assert_eq!(
-        total(app.get("/api/facilities", &app.admin).await.expect(200)),
-        24
-    );
-    assert_eq!(
-        total(
-            app.get("/api/nuclearmedicinefacilities", &app.admin)
-                .await
-                .expect(200)
-        ),
-        22
-    );
-    assert_eq!(
-        total(
-            app.get("/api/radiodiagnosisfacilities", &app.admin)
-                .await
-                .expect(200)
-        ),
-        2
-    );
-    assert_eq!(
-        total(
-            app.get(
-                "/api/facilities?department=Radiodiagn%C3%B3stico",
-                &app.admin
-            )
-            .await
-            .expect(200)
-        ),
-        2
-    );
+    assert_totals(
+        &app,
+        [
+            ("/api/facilities", 24),
+            ("/api/nuclearmedicinefacilities", 22),
+            ("/api/radiodiagnosisfacilities", 2),
+            ("/api/facilities?department=Radiodiagn%C3%B3stico", 2),
+        ],
+    )
+    .await;
 }
 
-pub fn urlencode(s: &str) -> String {
-    s.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
+/// Asserts the Administrator's `paging.total` of each list.
+async fn assert_totals(app: &TestApp, expected: impl IntoIterator<Item = (impl AsRef<str>, i64)>) {
+    for (path, total) in expected {
+        let path = path.as_ref();
+        assert_eq!(app.total(path, &app.admin).await, total, "{path}");
+    }
 }
 
 async fn clients_see_only_their_facilities(app: TestApp) {
     let (client, token) = app.user_with(&["Cliente"], "Cli Linked").await;
-    let mut mine = facility_payload("Minha");
-    mine["users"] = json!([{"_id": client, "responsabilities": ["Titular"]}]);
-    let mine = app.create_facility(mine).await;
+    let mine = app.create_facility_of(&client, "Minha").await;
     let other = app.create_facility(facility_payload("Alheia")).await;
     let list = app.get("/api/facilities", &token).await.expect(200);
     assert_eq!(list["paging"]["total"], 1);

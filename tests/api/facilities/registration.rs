@@ -156,7 +156,7 @@ async fn only_the_four_staff_roles_may_create_or_edit(app: TestApp) {
     )
     .await
     .expect_error(403, "permission_denied");
-    app.post("/api/facility/exclude", &token, json!({"_id": id}))
+    app.post_id("/api/facility/exclude", &token, &id)
         .await
         .expect_error(403, "permission_denied");
     app.get(&format!("/api/facility/{id}/history"), &token)
@@ -195,13 +195,9 @@ async fn registration_is_idempotent(app: TestApp) {
         first["_id"]
     );
     // Once archived, the cnpj can be registered again.
-    app.post(
-        "/api/facility/exclude",
-        &app.admin,
-        json!({"_id": first["_id"]}),
-    )
-    .await
-    .expect(200);
+    app.post_id("/api/facility/exclude", &app.admin, &first["_id"])
+        .await
+        .expect(200);
     let third = app.create_facility(payload).await;
     assert_ne!(third["_id"], first["_id"]);
 }

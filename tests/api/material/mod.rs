@@ -7,17 +7,15 @@ mod receipts;
 mod waste;
 
 use crate::equipment::id;
-use crate::helpers::{TestApp, facility_payload};
-use serde_json::{Value, json};
+use crate::helpers::TestApp;
+use serde_json::Value;
 
 /// A facility (Tc(99m) 1500 and I(131) 200.5 mCi a week) with a linked `Cliente`; returns
 /// `(facility, linked client's token, unlinked client's token)`.
 async fn setup(app: &TestApp, name: &str) -> (String, String, String) {
     let (linked, linked_token) = app.user_with(&["Cliente"], "Cliente Ligado").await;
     let (_, other_token) = app.user_with(&["Cliente"], "Cliente Alheio").await;
-    let mut payload = facility_payload(name);
-    payload["users"] = json!([{"_id": linked, "responsabilities": ["Titular"]}]);
-    let facility = id(&app.create_facility(payload).await);
+    let facility = id(&app.create_facility_of(&linked, name).await);
     (facility, linked_token, other_token)
 }
 

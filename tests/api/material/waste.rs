@@ -121,11 +121,9 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
     app.post(&release(&old), &linked, json!({"doseRate": 0.1}))
         .await
         .expect_error(403, "permission_denied");
-    let res = app
-        .post(&release(&old), &fisico, json!({"notes": "sem medida"}))
+    app.post(&release(&old), &fisico, json!({"notes": "sem medida"}))
         .await
-        .expect_error(422, "validation_failed");
-    assert!(res.has_field_error("doseRate", "required"));
+        .expect_field_error("doseRate", "required");
     let released = app
         .post(
             &release(&old),
