@@ -7,8 +7,9 @@
 //! A write announces what it changed ([`crate::changes`]): a facility edit drops that
 //! facility's answers and the facility lists (and the due lists when what they show changed), not
 //! the other facilities, the due lists or the token users; any other write drops everything.
-//! Answers therefore always reflect the latest write this instance has seen. The memory is bounded (`REGISTRY_READ_CACHE_MB`, least recently used entries
-//! go first; 0 turns the cache off).
+//! Answers therefore always reflect the latest write this instance has seen. The memory is
+//! bounded (`REGISTRY_READ_CACHE_MIB`, least recently used entries go first; 0 turns the cache
+//! off).
 
 use crate::changes::ReadOf;
 use crate::db::Db;
