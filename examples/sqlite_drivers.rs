@@ -6,7 +6,9 @@
 //! the row decoded into Strings, by column name, as the server reads it. C tasks on the tokio
 //! runtime keep C requests in flight for a fixed duration, against K reader connections, through:
 //! - `sqlx`: a `SqlitePool` of K connections opened as the server opens its readers (WAL,
-//!   `query_only`, 4 MiB page cache), read-only; sqlx runs each connection on its own thread.
+//!   `query_only`, 4 MiB page cache, sqlx's default ping on acquire), read-only; sqlx runs each
+//!   connection on its own thread.
+//! - `sqlx-noping`: the same without the ping on acquire (`test_before_acquire(false)`).
 //! - `rusqlite-threads`: K rusqlite connections, each on its own thread, taking requests from one
 //!   shared channel and answering on a oneshot channel.
 //! - `rusqlite-blocking`: K rusqlite connections in a pool; a request takes one and runs the query
@@ -21,7 +23,7 @@
 //! `cargo run --release --example sqlite_drivers -- --db PATH/registry.db`
 //! Options: `--readers 2,4` (K), `--concurrency 32` (C), `--duration 10` (seconds measured per
 //! run), `--warmup 2` (seconds), `--repeat 3`, `--ids 10000` (random live ids to read; 0: all),
-//! `--drivers sqlx,rusqlite-threads,rusqlite-blocking`.
+//! `--drivers sqlx,sqlx-noping,rusqlite-threads,rusqlite-blocking`.
 
 use anyhow::{Context, bail};
 use rand::rngs::StdRng;
@@ -50,7 +52,12 @@ struct Args {
     drivers: Vec<String>,
 }
 
-const DRIVERS: &[&str] = &["sqlx", "rusqlite-threads", "rusqlite-blocking"];
+const DRIVERS: &[&str] = &[
+    "sqlx",
+    "sqlx-noping",
+    "rusqlite-threads",
+    "rusqlite-blocking",
+];
 
 fn parse_args() -> anyhow::Result<Args> {
     let mut a = Args {
@@ -118,6 +125,31 @@ struct FacilityRow {
     image_kinds: Option<String>,
 }
 
+/// A [`FacilityRow`] read column by column with `row.getter("column")?` (either driver's).
+macro_rules! facility_row {
+    ($row:ident . $get:ident) => {
+        FacilityRow {
+            id: $row.$get("id")?,
+            name: $row.$get("name")?,
+            company_name: $row.$get("company_name")?,
+            cnpj: $row.$get("cnpj")?,
+            telephone: $row.$get("telephone")?,
+            department: $row.$get("department")?,
+            group_id: $row.$get("group_id")?,
+            group_name: $row.$get("group_name")?,
+            cnen_registry: $row.$get("cnen_registry")?,
+            version: $row.$get("version")?,
+            created_at: $row.$get("created_at")?,
+            updated_at: $row.$get("updated_at")?,
+            address_json: $row.$get("address_json")?,
+            users_json: $row.$get("users_json")?,
+            isotopes_json: $row.$get("isotopes_json")?,
+            practices_json: $row.$get("practices_json")?,
+            image_kinds: $row.$get("image_kinds")?,
+        }
+    };
+}
+
 impl FacilityRow {
     /// Bytes decoded (the same for both drivers on the same ids: a check that both did
     /// the same work).
@@ -153,53 +185,17 @@ impl FacilityRow {
     }
 
     fn from_sqlx(r: &sqlx::sqlite::SqliteRow) -> Result<Self, sqlx::Error> {
-        Ok(FacilityRow {
-            id: r.try_get("id")?,
-            name: r.try_get("name")?,
-            company_name: r.try_get("company_name")?,
-            cnpj: r.try_get("cnpj")?,
-            telephone: r.try_get("telephone")?,
-            department: r.try_get("department")?,
-            group_id: r.try_get("group_id")?,
-            group_name: r.try_get("group_name")?,
-            cnen_registry: r.try_get("cnen_registry")?,
-            version: r.try_get("version")?,
-            created_at: r.try_get("created_at")?,
-            updated_at: r.try_get("updated_at")?,
-            address_json: r.try_get("address_json")?,
-            users_json: r.try_get("users_json")?,
-            isotopes_json: r.try_get("isotopes_json")?,
-            practices_json: r.try_get("practices_json")?,
-            image_kinds: r.try_get("image_kinds")?,
-        })
+        Ok(facility_row!(r.try_get))
     }
 
     fn from_rusqlite(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(FacilityRow {
-            id: r.get("id")?,
-            name: r.get("name")?,
-            company_name: r.get("company_name")?,
-            cnpj: r.get("cnpj")?,
-            telephone: r.get("telephone")?,
-            department: r.get("department")?,
-            group_id: r.get("group_id")?,
-            group_name: r.get("group_name")?,
-            cnen_registry: r.get("cnen_registry")?,
-            version: r.get("version")?,
-            created_at: r.get("created_at")?,
-            updated_at: r.get("updated_at")?,
-            address_json: r.get("address_json")?,
-            users_json: r.get("users_json")?,
-            isotopes_json: r.get("isotopes_json")?,
-            practices_json: r.get("practices_json")?,
-            image_kinds: r.get("image_kinds")?,
-        })
+        Ok(facility_row!(r.get))
     }
 }
 
 /// A read-only sqlx pool of `readers` connections with the settings of the server's readers
-/// (`Db::connect_sqlite`).
-async fn sqlx_pool(db: &std::path::Path, readers: usize) -> anyhow::Result<SqlitePool> {
+/// (`Db::connect_sqlite`); `ping`: sqlx's default test of each connection on acquire.
+async fn sqlx_pool(db: &std::path::Path, readers: usize, ping: bool) -> anyhow::Result<SqlitePool> {
     let options = SqliteConnectOptions::new()
         .filename(db)
         .read_only(true)
@@ -212,6 +208,7 @@ async fn sqlx_pool(db: &std::path::Path, readers: usize) -> anyhow::Result<Sqlit
     Ok(SqlitePoolOptions::new()
         .max_connections(readers as u32)
         .min_connections(readers as u32)
+        .test_before_acquire(ping)
         .connect_with(options)
         .await?)
 }
@@ -260,7 +257,7 @@ enum Readers {
 impl Readers {
     async fn open(driver: &str, db: &std::path::Path, k: usize, sql: Sql) -> anyhow::Result<Self> {
         Ok(match driver {
-            "sqlx" => Readers::Sqlx(sqlx_pool(db, k).await?),
+            "sqlx" | "sqlx-noping" => Readers::Sqlx(sqlx_pool(db, k, driver == "sqlx").await?),
             "rusqlite-threads" => {
                 let (tx, rx) = mpsc::channel::<(String, Reply)>();
                 let rx = Arc::new(Mutex::new(rx));
@@ -380,21 +377,19 @@ async fn drive(
             })
         })
         .collect();
-    let mut run = Run {
-        requests: 0,
-        elapsed: Duration::ZERO,
-        latencies: Vec::new(),
-        decoded_bytes: 0,
-    };
+    let (mut latencies, mut decoded_bytes) = (Vec::new(), 0);
     for task in tasks {
-        let (latencies, decoded_bytes) = task.await??;
-        run.latencies.extend(latencies);
-        run.decoded_bytes += decoded_bytes;
+        let (l, d) = task.await??;
+        latencies.extend(l);
+        decoded_bytes += d;
     }
-    run.elapsed = start.elapsed();
-    run.requests = run.latencies.len();
-    run.latencies.sort_unstable();
-    Ok(run)
+    latencies.sort_unstable();
+    Ok(Run {
+        requests: latencies.len(),
+        elapsed: start.elapsed(),
+        latencies,
+        decoded_bytes,
+    })
 }
 
 /// Reads the first ids with every driver and checks that they decode the same rows.
