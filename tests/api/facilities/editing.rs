@@ -108,7 +108,7 @@ async fn main_role_holders_are_replaced_on_edit(app: TestApp) {
         ]
     );
     // The change is in the history, with the role change for the regulator.
-    let history = app.history("facility", &id).await;
+    let history = app.history("facility", id).await;
     assert_eq!(history["list"][0]["action"], "edit");
     assert_eq!(
         history["list"][0]["roleChanges"],
@@ -216,7 +216,7 @@ async fn archive_hides_and_history_keeps(app: TestApp) {
     app.post_id("/api/facility/exclude", &app.admin, &id)
         .await
         .expect_error(404, "not_found");
-    let history = app.history("facility", &id).await;
+    let history = app.history("facility", id).await;
     assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
     assert_eq!(history["list"][1]["before"]["name"], "Arquivável");
     assert_eq!(history["list"][1]["after"]["name"], "Arquivável 2");
