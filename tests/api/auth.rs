@@ -1,7 +1,6 @@
 use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, Backend, PASSWORD, TestApp};
 use crate::on_both_databases;
 use base64::Engine;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 on_both_databases!(
@@ -26,11 +25,9 @@ fn claims(token: &str) -> Value {
 
 async fn login_gives_a_token_with_the_documented_claims(app: TestApp) {
     let res = app
-        .call(
-            Method::POST,
+        .post_anon(
             "/api/login",
-            None,
-            Some(&json!({"email": "ADMIN@example.com ", "password": ADMIN_PASSWORD})),
+            json!({"email": "ADMIN@example.com ", "password": ADMIN_PASSWORD}),
         )
         .await
         .expect(200);
@@ -47,31 +44,22 @@ async fn login_gives_a_token_with_the_documented_claims(app: TestApp) {
     assert_eq!(c["type"], "Administrator");
     assert_eq!(c["roles"], json!(["Administrator"]));
     assert!(c["exp"].as_i64().unwrap() > chrono::Utc::now().timestamp());
-    app.call(
-        Method::POST,
-        "/api/login/",
-        None,
-        Some(&json!({"email": ADMIN_EMAIL})),
-    )
-    .await
-    .expect_error(422, "validation_failed");
+    app.post_anon("/api/login/", json!({"email": ADMIN_EMAIL}))
+        .await
+        .expect_error(422, "validation_failed");
 }
 
 async fn wrong_email_and_wrong_password_look_the_same(app: TestApp) {
     let a = app
-        .call(
-            Method::POST,
+        .post_anon(
             "/api/login/",
-            None,
-            Some(&json!({"email": ADMIN_EMAIL, "password": "wrong-password"})),
+            json!({"email": ADMIN_EMAIL, "password": "wrong-password"}),
         )
         .await;
     let b = app
-        .call(
-            Method::POST,
+        .post_anon(
             "/api/login/",
-            None,
-            Some(&json!({"email": "nobody@example.com", "password": "wrong-password"})),
+            json!({"email": "nobody@example.com", "password": "wrong-password"}),
         )
         .await;
     let a = a.expect_error(401, "unauthorized").body;
@@ -104,30 +92,17 @@ async fn repeated_failed_logins_are_rate_limited(app: TestApp) {
 
 async fn password_change_ends_older_tokens(app: TestApp) {
     let (id, old_token) = app.user_with(&["Físico"], "Fis Ico").await;
-    let res = app
-        .post(
-            "/api/changePassword/",
-            &old_token,
-            json!({"currentPassword": "not-it-at-all", "newPassword": "new-password-1"}),
-        )
-        .await;
-    res.expect_field_error("currentPassword", "invalid_value");
-    let res = app
-        .post(
-            "/api/changePassword/",
-            &old_token,
-            json!({"currentPassword": PASSWORD, "newPassword": "short"}),
-        )
-        .await;
-    res.expect_field_error("newPassword", "weak_password");
-    let res = app
-        .post(
-            "/api/changePassword/",
-            &old_token,
-            json!({"currentPassword": PASSWORD, "newPassword": "new-password-1"}),
-        )
+    let change = |current: &str, new: &str| {
+        let body = json!({"currentPassword": current, "newPassword": new});
+        app.post("/api/changePassword/", &old_token, body)
+    };
+    change("not-it-at-all", "new-password-1")
         .await
-        .expect(200);
+        .expect_field_error("currentPassword", "invalid_value");
+    change(PASSWORD, "short")
+        .await
+        .expect_field_error("newPassword", "weak_password");
+    let res = change(PASSWORD, "new-password-1").await.expect(200);
     let fresh = res["token"].as_str().unwrap().to_owned();
     app.get("/api/facilities", &old_token)
         .await
@@ -135,71 +110,45 @@ async fn password_change_ends_older_tokens(app: TestApp) {
     app.get("/api/facilities", &fresh).await.expect(200);
     // The snake_case alias works; a non-Administrator may not set someone else's password.
     let (other, other_token) = app.user_with(&["Admin"], "Adm In").await;
-    app.post(
+    app.assert_post_denied(
         "/api/change_password/",
         &fresh,
         json!({"_id": other, "newPassword": "whatever-123"}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     // An Administrator may, and that user's tokens end too.
-    app.post(
+    app.admin_post(
         "/api/change_password",
-        &app.admin,
         json!({"_id": other, "newPassword": "set-by-admin-1"}),
     )
-    .await
-    .expect(200);
+    .await;
     app.get("/api/facilities", &other_token)
         .await
         .expect_error(401, "unauthorized");
-    let email = app
-        .get(&format!("/api/user/{other}"), &app.admin)
-        .await
-        .expect(200)["email"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let email = email_of(&app, &other).await;
     app.login(&email, "set-by-admin-1").await;
     let _ = id;
 }
 
 async fn deactivated_users_are_locked_out(app: TestApp) {
     let (id, token) = app.user_with(&["Laudos"], "Lau Dos").await;
-    let email = app
-        .get(&format!("/api/user/{id}"), &app.admin)
-        .await
-        .expect(200)["email"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let email = email_of(&app, &id).await;
     app.post_id("/api/exclude/", &app.admin, &id)
         .await
         .expect(200);
     app.get("/api/facilities", &token)
         .await
         .expect_error(401, "unauthorized");
-    app.call(
-        Method::POST,
-        "/api/login/",
-        None,
-        Some(&json!({"email": email, "password": PASSWORD})),
-    )
-    .await
-    .expect_error(401, "unauthorized");
+    app.post_anon("/api/login/", json!({"email": email, "password": PASSWORD}))
+        .await
+        .expect_error(401, "unauthorized");
     // History is kept: the user is still there, inactive.
     assert_eq!(
-        app.get(&format!("/api/user/{id}"), &app.admin)
-            .await
-            .expect(200)["active"],
+        app.admin_get(&format!("/api/user/{id}")).await["active"],
         false
     );
     // The last active Administrator cannot be deactivated.
-    let me = app
-        .get("/api/users?role=Administrator", &app.admin)
-        .await
-        .expect(200)["list"][0]["_id"]
-        .clone();
+    let me = app.admin_get("/api/users?role=Administrator").await["list"][0]["_id"].clone();
     app.post_id("/api/exclude/", &app.admin, &me)
         .await
         .expect_error(409, "conflict");
@@ -249,23 +198,20 @@ async fn register_grants_only_what_the_caller_may(app: TestApp) {
             .expect_error(403, "permission_denied");
     }
     let (_, client) = app.user_with(&["Cliente"], "Plain Client").await;
-    app.post(
+    app.assert_post_denied(
         "/api/register/",
         &client,
         json!({"name": "X", "email": "x@example.com", "password": PASSWORD}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     let admin = app.post("/api/register/", &app.admin, json!({"name": "Adm", "email": "adm@example.com", "password": PASSWORD, "roles": ["Admin", "Físico"]})).await;
     assert_eq!(admin.expect(201)["roles"], json!(["Admin", "Físico"]));
     // The deployer can turn self-registration off.
     if let Some(closed) = TestApp::spawn_with(app.backend, |c| c.self_registration = false).await {
         closed
-            .call(
-                Method::POST,
+            .post_anon(
                 "/api/register/",
-                None,
-                Some(&json!({"name": "N", "email": "n@example.com", "password": PASSWORD})),
+                json!({"name": "N", "email": "n@example.com", "password": PASSWORD}),
             )
             .await
             .expect_error(403, "permission_denied");
@@ -275,28 +221,18 @@ async fn register_grants_only_what_the_caller_may(app: TestApp) {
 
 async fn password_recovery_by_mail(app: TestApp) {
     let (_, _) = app.user_with(&["Cliente"], "Forgetful").await;
-    let email = app
-        .get("/api/users?q=forgetful", &app.admin)
-        .await
-        .expect(200)["list"][0]["email"]
+    let email = app.admin_get("/api/users?q=forgetful").await["list"][0]["email"]
         .as_str()
         .unwrap()
         .to_owned();
     let unknown = app
-        .call(
-            Method::POST,
+        .post_anon(
             "/api/password_recover/",
-            None,
-            Some(&json!({"email": "nobody@example.com"})),
+            json!({"email": "nobody@example.com"}),
         )
         .await;
     let known = app
-        .call(
-            Method::POST,
-            "/api/password_recover/",
-            None,
-            Some(&json!({"email": email})),
-        )
+        .post_anon("/api/password_recover/", json!({"email": email}))
         .await;
     assert_eq!(unknown.status, 202);
     assert_eq!(known.status, 202);
@@ -330,4 +266,10 @@ async fn password_recovery_by_mail(app: TestApp) {
     set(&token, "recovered-pass-2")
         .await
         .expect_error(422, "validation_failed");
+}
+
+/// The e-mail of user `id`, read by the Administrator.
+async fn email_of(app: &TestApp, id: &str) -> String {
+    let user = app.admin_get(&format!("/api/user/{id}")).await;
+    user["email"].as_str().unwrap().to_owned()
 }

@@ -37,32 +37,26 @@ async fn cached_reads_follow_every_write(app: TestApp) {
     read(path.clone()).await.expect(200);
 
     // The facility's own fields, with a new ETag.
-    app.put(
+    app.admin_put(
         &format!("{path}/edit"),
-        &app.admin,
         json!({"telephone": "(21) 2222-3333"}),
     )
-    .await
-    .expect(200);
+    .await;
     let after = read(path.clone()).await;
     assert_eq!(after.headers["etag"], "W/\"2\"");
     assert_eq!(after.body["telephone"], "(21) 2222-3333");
 
     // Records the view is built from: the group's name and the linked user's name.
-    app.post(
+    app.admin_post(
         "/api/group/edit",
-        &app.admin,
         json!({"_id": group["_id"], "name": "Rede Renomeada"}),
     )
-    .await
-    .expect(200);
-    app.post(
+    .await;
+    app.admin_post(
         "/api/edit/",
-        &app.admin,
         json!({"_id": physicist, "name": "Ana Renomeada"}),
     )
-    .await
-    .expect(200);
+    .await;
     let view = read(path.clone()).await.expect(200);
     assert_eq!(view["group"]["name"], "Rede Renomeada");
     assert_eq!(view["users"][0]["name"], "Ana Renomeada");
@@ -101,13 +95,11 @@ async fn cached_reads_follow_every_write(app: TestApp) {
         .expect_error(404, "not_found");
     let mine = app.get("/api/facilities", &client_token).await.expect(200);
     assert_eq!(mine["paging"]["total"], 0);
-    app.post(
+    app.admin_post(
         "/api/facility/users/edit",
-        &app.admin,
         json!({"_id": other["_id"], "users": [{"_id": client, "responsabilities": ["Titular"]}]}),
     )
-    .await
-    .expect(200);
+    .await;
     app.get(&other_path, &client_token).await.expect(200);
     let mine = app.get("/api/facilities", &client_token).await.expect(200);
     assert_eq!(mine["list"][0]["_id"], other["_id"]);
@@ -119,7 +111,7 @@ async fn read_then_rename_outside(app: &TestApp, name: &str, renamed: &str) -> S
     let facility = app.create_facility(facility_payload(name)).await;
     let id = facility["_id"].as_str().unwrap();
     let path = format!("/api/facility/{id}");
-    app.get(&path, &app.admin).await.expect(200);
+    app.admin_get(&path).await;
     rename_outside(&mut app.outside_connection().await, id, renamed).await;
     path
 }
@@ -136,17 +128,11 @@ async fn rename_outside(conn: &mut sqlx::AnyConnection, id: &str, name: &str) {
 async fn answers_are_reused_until_a_write(app: TestApp) {
     let path = read_then_rename_outside(&app, "Clínica Memória", "Renomeada por fora").await;
     // Served from memory: the unannounced change is not seen…
-    assert_eq!(
-        app.get(&path, &app.admin).await.expect(200)["name"],
-        "Clínica Memória"
-    );
+    assert_eq!(app.admin_get(&path).await["name"], "Clínica Memória");
     // …until a write is committed through the server (one that is not narrowed to some
     // facilities drops every answer).
     app.create_group("Rede Memória").await;
-    assert_eq!(
-        app.get(&path, &app.admin).await.expect(200)["name"],
-        "Renomeada por fora"
-    );
+    assert_eq!(app.admin_get(&path).await["name"], "Renomeada por fora");
 
     // With the cache off, every read goes to the database.
     let backend = app.backend;
@@ -189,10 +175,10 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
         names
     };
     // Every answer cached once (the physicist's token user too).
-    app.get(&one_path, &app.admin).await.expect(200);
-    app.get(&two_path, &app.admin).await.expect(200);
-    app.get(search, &app.admin).await.expect(200);
-    let before = app.get(&due, &app.admin).await.expect(200);
+    app.admin_get(&one_path).await;
+    app.admin_get(&two_path).await;
+    app.admin_get(search).await;
+    let before = app.admin_get(&due).await;
     assert_eq!(due_facility(before), "Clínica Precisa Um");
     app.get("/api/facilities", &token).await.expect(200);
 
@@ -205,68 +191,58 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
         .execute(&mut outside)
         .await
         .unwrap();
-    app.put(
+    app.admin_put(
         &format!("{one_path}/edit"),
-        &app.admin,
         json!({"telephone": "(11) 4444-5555"}),
     )
-    .await
-    .expect(200);
+    .await;
     // Dropped: facility one's answer and the lists…
-    let edited = app.get(&one_path, &app.admin).await.expect(200);
+    let edited = app.admin_get(&one_path).await;
     assert_eq!(edited["telephone"], "(11) 4444-5555");
     assert_eq!(name_of(edited), "Um Por Fora");
     assert_eq!(
-        search_names(app.get(search, &app.admin).await.expect(200)),
+        search_names(app.admin_get(search).await),
         ["Dois Por Fora", "Um Por Fora"]
     );
     // …kept: the other facility, the due list (the telephone is not in it), the token user.
     assert_eq!(
-        name_of(app.get(&two_path, &app.admin).await.expect(200)),
+        name_of(app.admin_get(&two_path).await),
         "Clínica Precisa Dois"
     );
     assert_eq!(
-        due_facility(app.get(&due, &app.admin).await.expect(200)),
+        due_facility(app.admin_get(&due).await),
         "Clínica Precisa Um"
     );
     app.get("/api/facilities", &token).await.expect(200);
 
     // Renaming facility one changes what the due lists show: they are dropped too.
-    app.put(
+    app.admin_put(
         &format!("{one_path}/edit"),
-        &app.admin,
         json!({"name": "Clínica Precisa Renomeada"}),
     )
-    .await
-    .expect(200);
+    .await;
     assert_eq!(
-        due_facility(app.get(&due, &app.admin).await.expect(200)),
+        due_facility(app.admin_get(&due).await),
         "Clínica Precisa Renomeada"
     );
     assert_eq!(
-        name_of(app.get(&two_path, &app.admin).await.expect(200)),
+        name_of(app.admin_get(&two_path).await),
         "Clínica Precisa Dois"
     );
 
     // A new facility changes the lists only.
     app.create_facility(facility_payload("Clínica Precisa Três"))
         .await;
+    assert_eq!(app.admin_get(search).await["paging"]["total"], 3);
     assert_eq!(
-        app.get(search, &app.admin).await.expect(200)["paging"]["total"],
-        3
-    );
-    assert_eq!(
-        name_of(app.get(&two_path, &app.admin).await.expect(200)),
+        name_of(app.admin_get(&two_path).await),
         "Clínica Precisa Dois"
     );
     app.get("/api/facilities", &token).await.expect(200);
 
     // Any other write drops everything.
     app.create_group("Rede Precisa").await;
-    assert_eq!(
-        name_of(app.get(&two_path, &app.admin).await.expect(200)),
-        "Dois Por Fora"
-    );
+    assert_eq!(name_of(app.admin_get(&two_path).await), "Dois Por Fora");
     app.get("/api/facilities", &token)
         .await
         .expect_error(401, "unauthorized");

@@ -81,10 +81,7 @@ async fn if_match_lets_one_of_many_concurrent_edits_win(app: TestApp) {
         }))
         .await;
         let winner = one_winner(&answers, 200, 412, "version_mismatch");
-        let stored = app
-            .get(&format!("/api/facility/{id}"), &app.admin)
-            .await
-            .expect(200);
+        let stored = app.admin_get(&format!("/api/facility/{id}")).await;
         assert_eq!(stored["version"], 2, "exactly one edit applied");
         assert_eq!(stored["name"], format!("Editor {winner}"));
         assert_eq!(stored["CNENregistry"], format!("CNEN-{winner}"));
@@ -108,10 +105,7 @@ async fn concurrent_sign_liberate_and_exclude_have_one_winner(app: TestApp) {
         )
         .await;
         let winner = one_winner(&signed, 200, 409, "invalid_transition");
-        let stored = app
-            .get(&format!("/api/document/{id}"), &app.admin)
-            .await
-            .expect(200);
+        let stored = app.admin_get(&format!("/api/document/{id}")).await;
         assert_eq!(
             stored["code"], signed[winner].body["code"],
             "the signer's code is the stored one"

@@ -57,12 +57,8 @@ async fn the_database_and_core_agree_on_due_states(app: TestApp) {
     let equipment_ids: Vec<String> = expected.keys().map(|(eq, _)| eq.clone()).collect();
     for eq in &equipment_ids {
         let due = app
-            .get(
-                &format!("/api/equipment/{eq}/tests/due?pageSize=100"),
-                &app.admin,
-            )
-            .await
-            .expect(200);
+            .admin_get(&format!("/api/equipment/{eq}/tests/due?pageSize=100"))
+            .await;
         for entry in due["list"].as_array().unwrap() {
             let tt = entry["typeOfTest"]["_id"].as_str().unwrap().to_owned();
             let want = expected[&(eq.clone(), tt)];

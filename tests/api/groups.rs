@@ -5,11 +5,11 @@ use serde_json::json;
 on_both_databases!(groups_lifecycle_and_permissions);
 
 async fn groups_lifecycle_and_permissions(app: TestApp) {
-    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
-    let (_, admin_role) = app.user_with(&["Admin"], "Adm").await;
-    app.post("/api/group/register", &client, json!({"name": "G"}))
-        .await
-        .expect_error(403, "permission_denied");
+    let [client, admin_role] = app
+        .role_tokens([("Cliente", "Cli"), ("Admin", "Adm")])
+        .await;
+    app.assert_post_denied("/api/group/register", &client, json!({"name": "G"}))
+        .await;
     let g = app
         .post(
             "/api/group/register/",
@@ -53,21 +53,16 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
         f["group"],
         json!({"_id": id, "name": "Rede Norte e Nordeste"})
     );
-    let shown = app
-        .get(&format!("/api/group/{id}"), &app.admin)
-        .await
-        .expect(200);
+    let shown = app.admin_get(&format!("/api/group/{id}")).await;
     assert_eq!(shown["facilities"][0]["_id"], f["_id"]);
     // Deleting: Administrator only, and not while facilities use the group.
     app.assert_exclude_guarded("/api/group/exclude", &admin_role, id)
         .await;
-    app.post(
+    app.admin_post(
         "/api/facility/edit",
-        &app.admin,
         json!({"_id": f["_id"], "group": null}),
     )
-    .await
-    .expect(200);
+    .await;
     app.post_id("/api/group/exclude/", &app.admin, &id)
         .await
         .expect(200);

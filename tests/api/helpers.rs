@@ -81,6 +81,18 @@ impl Answer {
         self
     }
 
+    /// Asserts that the answer names each `(field, code)` error.
+    #[track_caller]
+    pub fn assert_field_errors(&self, expected: &[(&str, &str)]) {
+        for (field, code) in expected {
+            assert!(
+                self.has_field_error(field, code),
+                "{field} {code}: {}",
+                self.body
+            );
+        }
+    }
+
     /// Asserts a 422 `validation_failed` answer naming `code` on `field`.
     #[track_caller]
     pub fn expect_field_error(self, field: &str, code: &str) -> Self {
@@ -211,6 +223,21 @@ impl TestApp {
             .await
     }
 
+    /// A GET by the Administrator, which must succeed (200): the answer's body.
+    pub async fn admin_get(&self, path: &str) -> Value {
+        self.get(path, &self.admin).await.expect(200)
+    }
+
+    /// A POST by the Administrator, which must succeed (200): the answer's body.
+    pub async fn admin_post(&self, path: &str, body: Value) -> Value {
+        self.post(path, &self.admin, body).await.expect(200)
+    }
+
+    /// A PUT by the Administrator, which must succeed (200): the answer's body.
+    pub async fn admin_put(&self, path: &str, body: Value) -> Value {
+        self.put(path, &self.admin, body).await.expect(200)
+    }
+
     /// A POST of `{"_id": id}` (an archive, a sign, a release…).
     pub async fn post_id(
         &self,
@@ -230,11 +257,42 @@ impl TestApp {
         self.call(Method::PUT, path, Some(token), Some(&body)).await
     }
 
+    /// The OpenAPI document, read without a token.
+    pub async fn openapi(&self) -> Value {
+        self.call(Method::GET, "/api/openapi.json", None, None)
+            .await
+            .expect(200)
+    }
+
+    /// Asserts that the Administrator's GET of each of `paths` is a 400 `bad_request`.
+    pub async fn assert_bad_requests(&self, paths: &[&str]) {
+        for path in paths {
+            self.get(path, &self.admin)
+                .await
+                .expect_error(400, "bad_request");
+        }
+    }
+
+    /// The audit history of record `id` of `entity` (`/api/{entity}/{id}/history`), read by the
+    /// Administrator.
+    pub async fn history(&self, entity: &str, id: &str) -> Value {
+        self.get(&format!("/api/{entity}/{id}/history"), &self.admin)
+            .await
+            .expect(200)
+    }
+
     /// The `paging.total` of the list at `path`, read by `token`.
     pub async fn total(&self, path: &str, token: &str) -> i64 {
         self.get(path, token).await.expect(200)["paging"]["total"]
             .as_i64()
             .expect("a total")
+    }
+
+    /// Asserts that `token` may not POST `body` to `path` (403 `permission_denied`).
+    pub async fn assert_post_denied(&self, path: &str, token: &str, body: Value) {
+        self.post(path, token, body)
+            .await
+            .expect_error(403, "permission_denied");
     }
 
     /// Asserts that `token` may not delete record `id` through `path`, and that the
@@ -274,6 +332,15 @@ impl TestApp {
             .expect(201);
         let token = self.login(&email, PASSWORD).await;
         (user["_id"].as_str().unwrap().to_owned(), token)
+    }
+
+    /// Registers and logs in one user per `(role, name)` (`user_with`): their tokens, in order.
+    pub async fn role_tokens<const N: usize>(&self, users: [(&str, &str); N]) -> [String; N] {
+        let mut tokens = Vec::with_capacity(N);
+        for (role, name) in users {
+            tokens.push(self.user_with(&[role], name).await.1);
+        }
+        tokens.try_into().expect("one token per user")
     }
 
     pub async fn create_facility(&self, body: Value) -> Value {

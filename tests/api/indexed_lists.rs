@@ -20,6 +20,13 @@ async fn search_total(app: &TestApp, q: &str) -> i64 {
     app.total(&path, &app.admin).await
 }
 
+/// Asserts the `search_total` of each `(term, total)`.
+async fn assert_search_totals(app: &TestApp, expected: &[(&str, i64)]) {
+    for (term, total) in expected {
+        assert_eq!(search_total(app, term).await, *total, "q={term}");
+    }
+}
+
 /// On SQLite, the FTS5 table holds exactly the live facilities with their current search text.
 async fn assert_index_in_step(app: &TestApp) {
     if app.backend != Backend::Sqlite {
@@ -66,26 +73,28 @@ async fn search_follows_creates_edits_and_archives(app: TestApp) {
         assert_eq!(search_total(&app, term).await, total, "q={term}");
     }
     // A rename: found by the new name only.
-    app.put(
-        &format!("/api/facility/{aurora}/edit"),
-        &app.admin,
-        json!({"name": "Clínica Solar", "companyName": "Solar Diagnósticos Ltda", "address": [{"street": "Rua C, 3", "city": "Blumenau", "state": "SC"}]}),
-    )
-    .await
-    .expect(200);
+    app.admin_put(&format!("/api/facility/{aurora}/edit"), json!({"name": "Clínica Solar", "companyName": "Solar Diagnósticos Ltda", "address": [{"street": "Rua C, 3", "city": "Blumenau", "state": "SC"}]})).await;
     assert_index_in_step(&app).await;
-    assert_eq!(search_total(&app, "aurora").await, 0);
-    assert_eq!(search_total(&app, "florianopolis").await, 0);
-    assert_eq!(search_total(&app, "clinica solar").await, 1);
-    assert_eq!(search_total(&app, "blumenau").await, 1);
+    assert_search_totals(
+        &app,
+        &[
+            ("aurora", 0),
+            ("florianopolis", 0),
+            ("clinica solar", 1),
+            ("blumenau", 1),
+        ],
+    )
+    .await;
     // Archived: no longer found.
     app.post_id("/api/facility/exclude", &app.admin, &other)
         .await
         .expect(200);
     assert_index_in_step(&app).await;
-    assert_eq!(search_total(&app, "estrela").await, 0);
-    assert_eq!(search_total(&app, "serviços médicos").await, 0);
-    assert_eq!(search_total(&app, "diagnosticos").await, 1);
+    assert_search_totals(
+        &app,
+        &[("estrela", 0), ("serviços médicos", 0), ("diagnosticos", 1)],
+    )
+    .await;
 }
 
 async fn search_terms_of_any_length_and_characters(app: TestApp) {
@@ -121,9 +130,8 @@ async fn search_terms_of_any_length_and_characters(app: TestApp) {
 
 async fn overdue(app: &TestApp) -> Vec<String> {
     let res = app
-        .get("/api/tests/due?state=overdue&pageSize=50", &app.admin)
-        .await
-        .expect(200);
+        .admin_get("/api/tests/due?state=overdue&pageSize=50")
+        .await;
     let list: Vec<String> = res["list"]
         .as_array()
         .unwrap()
@@ -168,12 +176,8 @@ async fn due_lists_leave_out_inactive_and_archived_equipment(app: TestApp) {
         sorted(vec![b.clone(), c.clone()])
     );
     let own = app
-        .get(
-            &format!("/api/equipment/{a}/tests/due?state=overdue"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!("/api/equipment/{a}/tests/due?state=overdue"))
+        .await;
     assert_eq!(own["paging"]["total"], 1);
     edit(json!({"_id": a, "active": true})).await;
     assert_eq!(sorted(overdue(&app).await), all);
@@ -224,10 +228,7 @@ async fn assert_pages(app: &TestApp, live: &[(String, &str)]) {
         expected.sort_unstable_by(|a, b| b.cmp(a));
         let pages = expected.len().div_ceil(5) + 1;
         for page in 1..=pages {
-            let res = app
-                .get(&format!("{path}&pageNum={page}"), &app.admin)
-                .await
-                .expect(200);
+            let res = app.admin_get(&format!("{path}&pageNum={page}")).await;
             assert_eq!(res["paging"]["total"], expected.len(), "{path}");
             let got: Vec<&str> = res["list"]
                 .as_array()
@@ -285,13 +286,11 @@ async fn pages_follow_creates_archives_and_department_moves(app: TestApp) {
         } else {
             DEPARTMENTS[0]
         };
-        app.put(
+        app.admin_put(
             &format!("/api/facility/{}/edit", live[i].0),
-            &app.admin,
             json!({"department": other}),
         )
-        .await
-        .expect(200);
+        .await;
         live[i].1 = other;
     }
     assert_pages(&app, &live).await;

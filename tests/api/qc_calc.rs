@@ -1,6 +1,7 @@
 //! QC tests the registry computes: the seeded catalogue, test types with a kind and tolerances,
 //! records whose figures and conclusion the server computes, and failing tests in the due lists.
 
+use crate::equipment::{equipment, id};
 use crate::helpers::{TestApp, facility_payload};
 use crate::on_both_databases;
 use serde_json::{Value, json};
@@ -26,20 +27,19 @@ fn today() -> String {
     registry_core::equipment::local_date(chrono::Utc::now()).to_string()
 }
 
-fn id(v: &Value) -> String {
-    v["_id"].as_str().expect("an _id").to_owned()
+/// The entry of test type `test_type` in a due list.
+fn due_entry<'a>(due: &'a Value, test_type: &str) -> &'a Value {
+    due["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["typeOfTest"]["_id"] == test_type)
+        .unwrap()
 }
 
 async fn dose_calibrator(app: &TestApp, facility_name: &str) -> String {
     let f = id(&app.create_facility(facility_payload(facility_name)).await);
-    id(&app
-        .post(
-            "/api/equipment/register",
-            &app.admin,
-            json!({"facility": f, "typeOfEquipment": DOSE_CALIBRATOR, "serialNumber": "DC-1"}),
-        )
-        .await
-        .expect(201))
+    equipment(app, &f, DOSE_CALIBRATOR).await
 }
 
 /// A Co-57 source of 370 MBq certified on 2026-01-01T00:00Z, read one half-life (271.74 d) later,
@@ -67,12 +67,10 @@ async fn the_catalogue_is_seeded_once_with_kinds_and_tolerances(app: TestApp) {
     let list = |equipment_type: &'static str| {
         let app = &app;
         async move {
-            app.get(
-                &format!("/api/typeOfTest?typeOfEquipment={equipment_type}&pageSize=50"),
-                &app.admin,
-            )
+            app.admin_get(&format!(
+                "/api/typeOfTest?typeOfEquipment={equipment_type}&pageSize=50"
+            ))
             .await
-            .expect(200)
         }
     };
     let dose = list(DOSE_CALIBRATOR).await;
@@ -159,13 +157,11 @@ async fn test_types_take_a_kind_and_tolerances(app: TestApp) {
     // Tolerances can be edited; the kind cannot once tests were recorded.
     let tt = id(&geometry);
     let edited = app
-        .post(
+        .admin_post(
             "/api/typeOfTest/edit",
-            &app.admin,
             json!({"_id": tt, "tolerances": {"limitPercent": 8, "warnPercent": 3}}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(edited["tolerances"]["limitPercent"], 8.0);
     let eq = dose_calibrator(&app, "Tipos Calculados").await;
     record(
@@ -247,13 +243,11 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
         )
         .await
         .expect_error(422, "validation_failed");
-    for (field, code) in [
+    bad.assert_field_errors(&[
         ("measurements.unit", "invalid_value"),
         ("measurements.measuredAt", "required"),
         ("measurements.sources[0].readings[1]", "invalid_value"),
-    ] {
-        assert!(bad.has_field_error(field, code), "{field}: {:?}", bad.body);
-    }
+    ]);
     app.post(
         "/api/test/",
         &app.admin,
@@ -352,49 +346,29 @@ async fn due_entries_show_the_last_conclusion_and_filter_failing_ones(app: TestA
     record(&app, &passing_eq, ACCURACY, co57(&[190.0, 192.0, 194.0])).await;
 
     let due = app
-        .get(
-            &format!("/api/equipment/{failing_eq}/tests/due"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
-    let accuracy = due["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["typeOfTest"]["_id"] == ACCURACY)
-        .unwrap();
+        .admin_get(&format!("/api/equipment/{failing_eq}/tests/due"))
+        .await;
+    let accuracy = due_entry(&due, ACCURACY);
     assert_eq!(accuracy["lastConclusion"], "Insatisfatório");
     assert_eq!(accuracy["state"], "ok");
-    let never = due["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["typeOfTest"]["_id"] == CONSTANCY)
-        .unwrap();
+    let never = due_entry(&due, CONSTANCY);
     assert_eq!(never["lastConclusion"], Value::Null);
 
-    let failing = app
-        .get("/api/tests/due?failing=true", &app.admin)
-        .await
-        .expect(200);
+    let failing = app.admin_get("/api/tests/due?failing=true").await;
     assert_eq!(failing["paging"]["total"], 1, "{failing}");
     assert_eq!(failing["list"][0]["equipment"]["_id"], failing_eq.as_str());
     assert_eq!(failing["list"][0]["typeOfTest"]["_id"], ACCURACY);
     // Combined with a state filter, and per equipment.
     assert_eq!(
-        app.get("/api/tests/due?failing=true&state=overdue", &app.admin)
-            .await
-            .expect(200)["paging"]["total"],
+        app.admin_get("/api/tests/due?failing=true&state=overdue")
+            .await["paging"]["total"],
         0
     );
     assert_eq!(
-        app.get(
-            &format!("/api/equipment/{passing_eq}/tests/due?failing=true"),
-            &app.admin
-        )
-        .await
-        .expect(200)["paging"]["total"],
+        app.admin_get(&format!(
+            "/api/equipment/{passing_eq}/tests/due?failing=true"
+        ))
+        .await["paging"]["total"],
         0
     );
     app.get("/api/tests/due?failing=maybe", &app.admin)
@@ -404,18 +378,14 @@ async fn due_entries_show_the_last_conclusion_and_filter_failing_ones(app: TestA
     // A newer passing test clears it; deleting that test brings the failure back.
     let retest = record(&app, &failing_eq, ACCURACY, co57(&[186.0])).await;
     assert_eq!(
-        app.get("/api/tests/due?failing=true", &app.admin)
-            .await
-            .expect(200)["paging"]["total"],
+        app.admin_get("/api/tests/due?failing=true").await["paging"]["total"],
         0
     );
     app.post(&format!("/api/test/{}", id(&retest)), &app.admin, json!({}))
         .await
         .expect(200);
     assert_eq!(
-        app.get("/api/tests/due?failing=true", &app.admin)
-            .await
-            .expect(200)["paging"]["total"],
+        app.admin_get("/api/tests/due?failing=true").await["paging"]["total"],
         1
     );
 }

@@ -4,12 +4,19 @@
 use crate::helpers::{Backend, TestApp};
 use sqlx::Row;
 
+/// A server on PostgreSQL and a connection to its database outside it, or `None` when
+/// PostgreSQL is not available here.
+async fn postgres() -> Option<(TestApp, sqlx::AnyConnection)> {
+    let app = TestApp::spawn(Backend::Postgres).await?;
+    let conn = app.outside_connection().await;
+    Some((app, conn))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_columns_have_native_types() {
-    let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+    let Some((_app, mut conn)) = postgres().await else {
         return;
     };
-    let mut conn = app.outside_connection().await;
     let rows = sqlx::query(
         "SELECT table_name || '.' || column_name AS col, data_type FROM information_schema.columns \
          WHERE table_schema = current_schema()",
@@ -57,10 +64,9 @@ async fn postgres_columns_have_native_types() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_checks_hold_enums_to_their_wire_values() {
-    let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+    let Some((_app, mut conn)) = postgres().await else {
         return;
     };
-    let mut conn = app.outside_connection().await;
     let refused = sqlx::query(
         "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text, version, created_at, updated_at) \
          VALUES ('x', 'n', 'c', '1', '1', 'Cardiologia', 's', 1, now(), now())",

@@ -9,10 +9,7 @@ async fn health_docs_and_unknown_routes(app: TestApp) {
         let res = app.call(Method::GET, path, None, None).await;
         assert_eq!(res.status, 200, "{path}");
     }
-    let doc = app
-        .call(Method::GET, "/api/openapi.json", None, None)
-        .await
-        .expect(200);
+    let doc = app.openapi().await;
     let paths = doc["paths"].as_object().unwrap();
     for path in [
         "/api/login",
@@ -69,17 +66,11 @@ on_both_databases!(
     openapi_paging_parameters_start_at_one,
 );
 
-async fn openapi(app: &TestApp) -> serde_json::Value {
-    app.call(Method::GET, "/api/openapi.json", None, None)
-        .await
-        .expect(200)
-}
-
 /// The document's enums are the values the API accepts (the spec's Portuguese strings), not the
 /// Rust variant names.
 async fn openapi_enums_are_the_wire_values(app: TestApp) {
     use registry_core::values::{MainRole, Practice, Radioisotope, Role};
-    let doc = openapi(&app).await;
+    let doc = app.openapi().await;
     let schemas = &doc["components"]["schemas"];
     let enum_of = |name: &str| -> Vec<String> {
         schemas[name]["enum"]
@@ -134,7 +125,7 @@ async fn openapi_enums_are_the_wire_values(app: TestApp) {
 /// parameters (422 for control characters in them), 404 where the path names a record, 429 where
 /// a rate limit applies, 503 everywhere (database unreachable).
 async fn openapi_documents_every_error_status(app: TestApp) {
-    let doc = openapi(&app).await;
+    let doc = app.openapi().await;
     let public = ["/api/login", "/api/password_recover"];
     let mut checked = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -346,7 +337,7 @@ async fn requests_hyper_cannot_parse_answer_the_envelope(app: TestApp) {
 
 /// `pageNum` and `pageSize` below 1 are refused (400), so the document says they start at 1.
 async fn openapi_paging_parameters_start_at_one(app: TestApp) {
-    let doc = openapi(&app).await;
+    let doc = app.openapi().await;
     let mut seen = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
@@ -359,10 +350,6 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
         }
     }
     assert!(seen > 10, "only {seen} paging parameters");
-    app.get("/api/group?pageNum=0", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
-    app.get("/api/group?pageSize=0", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
+    app.assert_bad_requests(&["/api/group?pageNum=0", "/api/group?pageSize=0"])
+        .await;
 }

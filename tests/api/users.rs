@@ -1,6 +1,6 @@
-use crate::helpers::{PASSWORD, TestApp};
+use crate::helpers::{Answer, PASSWORD, TestApp};
 use crate::on_both_databases;
-use serde_json::json;
+use serde_json::{Value, json};
 
 on_both_databases!(
     user_reads_follow_the_permission_table,
@@ -40,10 +40,7 @@ async fn user_reads_follow_the_permission_table(app: TestApp) {
     app.get("/api/user/nobody", &app.admin)
         .await
         .expect_error(404, "not_found");
-    let all = app
-        .get("/api/users?pageSize=2", &app.admin)
-        .await
-        .expect(200);
+    let all = app.admin_get("/api/users?pageSize=2").await;
     assert_eq!(all["list"].as_array().unwrap().len(), 2);
     assert!(all["paging"]["total"].as_i64().unwrap() >= 7);
 }
@@ -56,49 +53,40 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     let me = app.post("/api/edit/", &client_token, json!({"_id": client, "name": "Edu C.", "telephone": "(11) 91234-5678", "FMLicenseNumber": "FM-9", "FMLicenseValidity": "2027-06-30"})).await.expect(200);
     assert_eq!(me["name"], "Edu C.");
     assert_eq!(me["FMLicenseValidity"], "2027-06-30");
-    app.post(
-        "/api/edit/",
+    edit(
+        &app,
         &client_token,
         json!({"_id": client, "roles": ["Administrator"]}),
     )
     .await
     .expect_error(403, "permission_denied");
-    app.post(
-        "/api/edit/",
+    edit(&app, &client_token, json!({"_id": laudos, "name": "X"}))
+        .await
+        .expect_error(404, "not_found");
+    let res = edit(
+        &app,
         &client_token,
-        json!({"_id": laudos, "name": "X"}),
+        json!({"_id": client, "email": "nope", "FMLicenseValidity": "30/06/2027"}),
     )
-    .await
-    .expect_error(404, "not_found");
-    let res = app
-        .post(
-            "/api/edit/",
-            &client_token,
-            json!({"_id": client, "email": "nope", "FMLicenseValidity": "30/06/2027"}),
-        )
-        .await;
+    .await;
     let res = res.expect_error(422, "validation_failed");
     assert!(
         res.has_field_error("email", "invalid_email")
             && res.has_field_error("FMLicenseValidity", "invalid_value")
     );
     // Físico manages Cliente users only.
-    app.post(
-        "/api/edit/",
+    edit(
+        &app,
         &fisico_token,
         json!({"_id": client, "name": "Edu by Fisico"}),
     )
     .await
     .expect(200);
-    app.post(
-        "/api/edit/",
-        &fisico_token,
-        json!({"_id": laudos, "name": "X"}),
-    )
-    .await
-    .expect_error(403, "permission_denied");
-    app.post(
-        "/api/edit/",
+    edit(&app, &fisico_token, json!({"_id": laudos, "name": "X"}))
+        .await
+        .expect_error(403, "permission_denied");
+    edit(
+        &app,
         &fisico_token,
         json!({"_id": client, "roles": ["Laudos"]}),
     )
@@ -109,13 +97,8 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
         .expect(200);
     // Administrator: any role; a taken e-mail is a conflict.
     let upgraded = app
-        .post(
-            "/api/edit",
-            &app.admin,
-            json!({"_id": client, "roles": ["Físico"]}),
-        )
-        .await
-        .expect(200);
+        .admin_post("/api/edit", json!({"_id": client, "roles": ["Físico"]}))
+        .await;
     assert_eq!(upgraded["roles"], json!(["Físico"]));
     let res = app
         .post(
@@ -127,11 +110,7 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     res.expect_error(409, "conflict");
     // A Cliente can deactivate themself, and is then locked out.
     let (_, quitter) = app.user_with(&["Cliente"], "Quitter").await;
-    let who = app
-        .get("/api/users?q=quitter", &app.admin)
-        .await
-        .expect(200)["list"][0]["_id"]
-        .clone();
+    let who = app.admin_get("/api/users?q=quitter").await["list"][0]["_id"].clone();
     app.post_id("/api/exclude/", &quitter, &who)
         .await
         .expect(200);
@@ -139,4 +118,9 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
         .await
         .expect_error(401, "unauthorized");
     let _ = PASSWORD;
+}
+
+/// A POST to `/api/edit/` (a user edit) by `token`.
+async fn edit(app: &TestApp, token: &str, body: Value) -> Answer {
+    app.post("/api/edit/", token, body).await
 }

@@ -11,8 +11,7 @@ fn days_ago(n: u64) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn equipment_is_created_listed_edited_and_archived() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let cnpj = env.facility("Clinica Equipamentos", 11).await;
 
     let types = env.json(&["equipment", "types"]).await;
@@ -104,32 +103,22 @@ async fn equipment_is_created_listed_edited_and_archived() {
     assert_eq!(edited["active"], false);
     env.run(&["equipment", "edit", &id]).await.expect(2);
 
-    env.run(&["equipment", "archive", &id]).await.expect(2);
-    env.run(&["equipment", "archive", &id, "--yes"])
-        .await
-        .expect(0);
-    env.run(&["equipment", "show", &id]).await.expect(5);
+    env.archive_after_confirming("equipment", &id).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tests_are_recorded_with_history_and_due_dates() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let cnpj = env.facility("Clinica Testes", 12).await;
-    let types = env
-        .admin
-        .equipment_types(&Default::default())
-        .await
-        .unwrap();
-    let gamma = types.iter().find(|t| t.name == "Gama Câmara").unwrap();
+    let gamma = env.equipment_type_id("Gama Câmara").await;
     for (name, days) in [("Uniformidade", 30), ("Centro de rotação", 180)] {
-        env.test_type(json!({"name": name, "typeOfEquipment": gamma.id, "expirationInDays": days}))
+        env.test_type(json!({"name": name, "typeOfEquipment": gamma, "expirationInDays": days}))
             .await;
     }
     let equipment = env
         .run(&equipment_args(
             &cnpj,
-            &["--type", &gamma.id, "--manufacturer", "GE", "-o", "json"],
+            &["--type", &gamma, "--manufacturer", "GE", "-o", "json"],
         ))
         .await
         .expect(0)

@@ -5,8 +5,7 @@ use crate::harness::{Env, cnpj, facility_flags, punctuated, strs};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn create_by_flags_and_by_file_then_edit_and_list() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
 
     // By flags, with a punctuated CNPJ that the CLI cleans and says so.
     let bare = cnpj(1);
@@ -86,17 +85,12 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
     assert_eq!(filtered.as_array().unwrap().len(), 2);
 
     // Archive.
-    env.run(&["facility", "archive", &id]).await.expect(2);
-    env.run(&["facility", "archive", &id, "--yes"])
-        .await
-        .expect(0);
-    env.run(&["facility", "show", &id]).await.expect(5);
+    env.archive_after_confirming("facility", &id).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn assigning_a_responsavel_tecnico_replaces_the_previous_holder() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let (ana, ana_email) = env.user("Ana Souza", &["Físico"]).await;
     let (bruno, bruno_email) = env.user("Bruno Lima", &["Físico"]).await;
     let flags = facility_flags("Clinica Roles", &cnpj(10));
@@ -169,8 +163,7 @@ async fn assigning_a_responsavel_tecnico_replaces_the_previous_holder() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn export_gives_every_page_as_csv_or_json() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     for n in 0..205 {
         let payload = serde_json::json!({
             "name": format!("Export {n}"), "companyName": "X", "cnpj": cnpj(1000 + n),

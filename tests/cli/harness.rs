@@ -97,6 +97,13 @@ impl Env {
         }
     }
 
+    /// A started server with the Administrator logged in (`login_admin`).
+    pub async fn logged_in() -> Env {
+        let env = Env::start().await;
+        env.login_admin().await;
+        env
+    }
+
     pub fn command(&self, args: &[&str]) -> std::process::Command {
         let mut cmd = std::process::Command::new(registry_bin());
         cmd.args(args)
@@ -174,6 +181,25 @@ impl Env {
         let c = cnpj(n);
         self.run(&strs(&facility_flags(name, &c))).await.expect(0);
         c
+    }
+
+    /// Archives record `id` of `noun` (`facility`, `equipment`): refused (2) without `--yes`,
+    /// done with it, and then not found (5).
+    pub async fn archive_after_confirming(&self, noun: &str, id: &str) {
+        self.run(&[noun, "archive", id]).await.expect(2);
+        self.run(&[noun, "archive", id, "--yes"]).await.expect(0);
+        self.run(&[noun, "show", id]).await.expect(5);
+    }
+
+    /// The `_id` of the seeded equipment type called `name`, read through the API.
+    pub async fn equipment_type_id(&self, name: &str) -> String {
+        let types = self
+            .admin
+            .equipment_types(&ListQuery::default())
+            .await
+            .expect("equipment types listed");
+        let found = types.iter().find(|t| t.name == name).expect("seeded type");
+        found.id.clone()
     }
 
     /// A QC test type registered through the API from `fields` (`name`, `typeOfEquipment`,
@@ -338,4 +364,11 @@ pub fn answer(p: &mut PtySession, prompt: &str, keys: &str) -> Result<(), rexpec
     p.exp_string(prompt)?;
     p.send(keys)?;
     p.flush()
+}
+
+/// Reads the output at a pseudo-terminal until `text` shows, then until the program ends.
+pub fn ends_saying(p: &mut PtySession, text: &str) -> Result<(), rexpect::error::Error> {
+    p.exp_string(text)?;
+    p.exp_eof()?;
+    Ok(())
 }

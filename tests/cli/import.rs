@@ -6,8 +6,7 @@ use registry_client::ListQuery;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn importing_a_csv_twice_creates_nothing_the_second_time() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let mut csv = String::from(
         "name,companyName,cnpj,telephone,department,street,city,state,practices,radioisotopes\n",
     );

@@ -1,7 +1,9 @@
 //! Computed QC tests through the CLI: readings from a CSV file in a script, the figures and
 //! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
 
-use crate::harness::{Env, answer, dialogue, equipment_args, record_args, reply, spawn};
+use crate::harness::{
+    Env, answer, dialogue, ends_saying, equipment_args, record_args, reply, spawn,
+};
 use serde_json::json;
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
@@ -21,8 +23,7 @@ async fn equipment(env: &Env, name: &str, n: u64, equipment_type: &str) -> Strin
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let test_type = env
         .test_type(
             json!({"name": "Constância", "typeOfEquipment": DOSE_CALIBRATOR,
@@ -57,15 +58,13 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         .expect(2)
         .says("--conclusion");
 
-    let out = record(csv, &[]).await.expect(0);
     // The figures and the verdict were shown before saving (on stderr; stdout stays JSON).
-    assert!(out.stderr.contains("expectedActivity"), "{}", out.stderr);
-    assert!(
-        out.stderr.contains("Verdict: Insatisfatório"),
-        "{}",
-        out.stderr
-    );
-    let saved = out.json();
+    let saved = record(csv, &[])
+        .await
+        .expect(0)
+        .says("expectedActivity")
+        .says("Verdict: Insatisfatório")
+        .json();
     assert_eq!(saved["conclusion"], "Insatisfatório");
     let deviation = saved["figures"]["sources"][0]["deviationPercent"]
         .as_f64()
@@ -105,17 +104,11 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         "ruim.csv",
         "nuclide,certificateActivity,certificateDate,measuredAt,reading\nCo-57,370,2026-01-01,ontem,-1\n",
     );
-    let out = record(bad, &[]).await.expect(4);
-    assert!(
-        out.stderr.contains("measurements.measuredAt"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr.contains("measurements.sources[0].readings[0]"),
-        "{}",
-        out.stderr
-    );
+    record(bad, &[])
+        .await
+        .expect(4)
+        .says("measurements.measuredAt")
+        .says("measurements.sources[0].readings[0]");
 
     // The failing test shows in the due list with --failing, with its conclusion.
     let due = env.json(&["test", "due", "--failing"]).await;
@@ -127,8 +120,7 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let geiger = "00000000-0000-7000-8000-000000000003";
     env.test_type(
         json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger,
@@ -149,9 +141,7 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
         p.exp_string("Verdict: Satisfat")?;
         p.exp_string("rio com observa")?;
         answer(&mut p, "Save this test?", "y")?;
-        p.exp_string("Recorded Reprodutibilidade")?;
-        p.exp_eof()?;
-        Ok(())
+        ends_saying(&mut p, "Recorded Reprodutibilidade")
     })
     .await;
     let due = env.json(&["test", "due", "--equipment", &equipment]).await;

@@ -4,8 +4,7 @@ use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, cnpj, facility_flags, strs};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn login_keeps_the_token_in_a_private_profile_and_logout_forgets_it() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let file = env.config.path().join("profiles.json");
     #[cfg(unix)]
     {
@@ -27,8 +26,7 @@ async fn login_keeps_the_token_in_a_private_profile_and_logout_forgets_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn profiles_are_separate_and_env_vars_override_them() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let (_, email) = env.user("Staging Person", &["Físico"]).await;
     env.run_with(
         &[
@@ -124,18 +122,11 @@ async fn each_exit_code() {
     let mut bad = facility_flags("Clinica Bad", "11222333000100");
     let tel = bad.iter().position(|a| a == "(81) 3333-4444").unwrap();
     bad[tel] = "3333-4444".into();
-    let out = env.run(&strs(&bad)).await.expect(4);
-    assert!(
-        out.stderr.contains("- cnpj: check digits do not match"),
-        "{}",
-        out.stderr
-    );
-    assert!(
-        out.stderr
-            .contains("- telephone: must include the area code"),
-        "{}",
-        out.stderr
-    );
+    env.run(&strs(&bad))
+        .await
+        .expect(4)
+        .says("- cnpj: check digits do not match")
+        .says("- telephone: must include the area code");
 
     // 5: not found, and conflict (the same cnpj in the same department).
     env.run(&["facility", "show", "no-such-facility"])
@@ -147,15 +138,10 @@ async fn each_exit_code() {
         .says("already registered");
 
     // 1: a connection error names the URL it tried.
-    let out = env
-        .run(&["--server", "http://127.0.0.1:9", "facility", "list"])
+    env.run(&["--server", "http://127.0.0.1:9", "facility", "list"])
         .await
-        .expect(1);
-    assert!(
-        out.stderr.contains("http://127.0.0.1:9/api/facilities"),
-        "{}",
-        out.stderr
-    );
+        .expect(1)
+        .says("http://127.0.0.1:9/api/facilities");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -4,8 +4,7 @@ use crate::harness::{Env, PASSWORD};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn users_are_created_listed_edited_and_deactivated() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let out = env
         .run_with(
             &[
@@ -79,8 +78,7 @@ async fn users_are_created_listed_edited_and_deactivated() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn groups_are_created_edited_and_deleted() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let g = env
         .json(&[
             "group",

@@ -1,14 +1,13 @@
 //! Prompts driven through a pseudo-terminal, as a person would use them: the facility wizard,
 //! and equipment, test types and conclusions picked from lists.
 
-use crate::harness::{Env, answer, cnpj, dialogue, punctuated, reply, spawn};
+use crate::harness::{Env, answer, cnpj, dialogue, ends_saying, punctuated, reply, spawn};
 use registry_client::ListQuery;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_create_wizard_validates_each_answer_and_registers() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     let bare = cnpj(77);
     let mut wrong = bare.clone();
     wrong.replace_range(13.., if bare.ends_with('0') { "1" } else { "0" });
@@ -33,9 +32,7 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         reply(&mut p, "mCi per week", "12,5")?;
         reply(&mut p, "with a dot for decimals", "12.5")?;
         answer(&mut p, "Link a user", "n")?;
-        p.exp_string("Registered facility Clinica Wizard")?;
-        p.exp_eof()?;
-        Ok(())
+        ends_saying(&mut p, "Registered facility Clinica Wizard")
     })
     .await;
     let list = env
@@ -55,17 +52,11 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
-    let env = Env::start().await;
-    env.login_admin().await;
+    let env = Env::logged_in().await;
     env.facility("Clinica Prompts", 78).await;
-    let types = env
-        .admin
-        .equipment_types(&ListQuery::default())
-        .await
-        .unwrap();
-    let geiger = types.iter().find(|t| t.name == "Contador Geiger").unwrap();
+    let geiger = env.equipment_type_id("Contador Geiger").await;
     env.test_type(
-        json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger.id, "expirationInDays": 365}),
+        json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger, "expirationInDays": 365}),
     )
     .await;
 
@@ -78,17 +69,14 @@ async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
         reply(&mut p, "Manufacturer", "Ludlum")?;
         reply(&mut p, "Model", "")?;
         reply(&mut p, "Serial number", "G-9")?;
-        p.exp_string("Registered Contador Geiger Ludlum (SN G-9)")?;
-        p.exp_eof()?;
+        ends_saying(&mut p, "Registered Contador Geiger Ludlum (SN G-9)")?;
 
         let mut p = spawn(record)?;
         answer(&mut p, "Facility", "\r")?;
         answer(&mut p, "Equipment", "\r")?;
         answer(&mut p, "Test type", "\r")?;
         answer(&mut p, "Conclusion", "Insat\r")?;
-        p.exp_string("Recorded Reprodutibilidade")?;
-        p.exp_eof()?;
-        Ok(())
+        ends_saying(&mut p, "Recorded Reprodutibilidade")
     })
     .await;
     let due = env

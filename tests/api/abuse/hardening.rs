@@ -30,6 +30,13 @@ async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<Durati
     }
 }
 
+/// A new connection to `addr` on which `bytes` were sent.
+async fn sent(addr: &str, bytes: &[u8]) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(bytes).await.unwrap();
+    stream
+}
+
 async fn half_sent_requests_and_idle_connections_are_closed(backend: Backend) {
     let Some(app) = TestApp::spawn_with(backend, |c| {
         c.limits.read_timeout = Duration::from_secs(1);
@@ -42,30 +49,27 @@ async fn half_sent_requests_and_idle_connections_are_closed(backend: Backend) {
     let addr = app.base.trim_start_matches("http://").to_owned();
     let limit = Duration::from_secs(5);
     // Half a request line and headers.
-    let mut half = TcpStream::connect(&addr).await.unwrap();
-    half.write_all(b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Le")
-        .await
-        .unwrap();
+    let mut half = sent(
+        &addr,
+        b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Le",
+    )
+    .await;
     assert!(
         closed_within(&mut half, limit).await.is_some(),
         "a half-sent request head is still open after {limit:?}"
     );
     // A complete head, half a body.
-    let mut body = TcpStream::connect(&addr).await.unwrap();
-    body.write_all(
+    let mut body = sent(
+        &addr,
         b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\": ",
     )
-    .await
-    .unwrap();
+    .await;
     assert!(
         closed_within(&mut body, limit).await.is_some(),
         "a half-sent body is still open after {limit:?}"
     );
     // A kept-alive connection that goes idle after its answer.
-    let mut idle = TcpStream::connect(&addr).await.unwrap();
-    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: registry\r\n\r\n")
-        .await
-        .unwrap();
+    let mut idle = sent(&addr, b"GET /healthz HTTP/1.1\r\nHost: registry\r\n\r\n").await;
     let mut first = [0u8; 12];
     idle.read_exact(&mut first).await.unwrap();
     assert_eq!(&first, b"HTTP/1.1 200");
@@ -74,7 +78,7 @@ async fn half_sent_requests_and_idle_connections_are_closed(backend: Backend) {
         "an idle kept-alive connection is still open after {limit:?}"
     );
     // A prompt client is unaffected.
-    app.get("/api/users", &app.admin).await.expect(200);
+    app.admin_get("/api/users").await;
 }
 
 async fn downloads_are_not_sniffed(backend: Backend) {

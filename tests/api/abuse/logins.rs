@@ -123,9 +123,8 @@ async fn failed_logins_slow_the_account_without_locking_the_owner_out(backend: B
     fail_twice().await;
     expect_rate_limited(login(&app, email, PASSWORD).await);
     // An Administrator clears the delay by (re)activating the account.
-    app.post("/api/edit/", &app.admin, json!({"_id": id, "active": true}))
-        .await
-        .expect(200);
+    app.admin_post("/api/edit/", json!({"_id": id, "active": true}))
+        .await;
     login(&app, email, PASSWORD).await.expect(200);
     // So does a successful password recovery.
     fail_twice().await;

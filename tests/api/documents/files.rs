@@ -25,13 +25,10 @@ const PNG: &[u8] = &[
 /// Equipment of a facility, registered through the API (archived when asked).
 async fn insert_equipment(app: &TestApp, facility: &str, archived: bool) -> String {
     let body = json!({"facility": facility, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "serialNumber": "SN-DOC"});
-    let id = app
+    let id = id(&app
         .post("/api/equipment/register", &app.admin, body)
         .await
-        .expect(201)["_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .expect(201));
     if archived {
         app.post_id("/api/facility/equipment/exclude", &app.admin, &id)
             .await
@@ -44,13 +41,10 @@ async fn insert_equipment(app: &TestApp, facility: &str, archived: bool) -> Stri
 async fn insert_qc_test(app: &TestApp, equipment: &str) -> String {
     let name = format!("Exatidão {}", uuid::Uuid::now_v7().simple());
     let body = json!({"name": name, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "expirationInDays": 180});
-    let test_type = app
+    let test_type = id(&app
         .post("/api/typeOfTest/register", &app.admin, body)
         .await
-        .expect(201)["_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .expect(201));
     let body = json!({"equipment": equipment, "typeOfTest": test_type, "date": "2026-11-01", "conclusion": "Satisfatório"});
     app.post("/api/test/", &app.admin, body).await.expect(201)["_id"]
         .as_str()
@@ -88,10 +82,7 @@ async fn upload_and_download_round_trip(app: TestApp) {
     assert_eq!(got.len(), bytes.len());
     assert_eq!(sha256(&got), sha256(&bytes));
     assert_eq!(got, bytes);
-    let shown = app
-        .get(&format!("/api/document/{id}/"), &app.admin)
-        .await
-        .expect(200);
+    let shown = app.admin_get(&format!("/api/document/{id}/")).await;
     assert_eq!(shown, doc);
 
     // A draft starts in progress; images are accepted too.
@@ -137,24 +128,10 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
             res.body
         );
     }
-    let res = upload(
-        &app,
-        &app.admin,
-        &facility,
-        pdf(100, 0),
-        &[("validity", "2026-01-01")],
-    )
-    .await;
-    res.expect_field_error("validity", "invalid_value");
-    let res = upload(
-        &app,
-        &app.admin,
-        &facility,
-        pdf(100, 0),
-        &[("date", "01/11/2026")],
-    )
-    .await;
-    res.expect_field_error("date", "invalid_value");
+    for (field, value) in [("validity", "2026-01-01"), ("date", "01/11/2026")] {
+        let res = upload(&app, &app.admin, &facility, pdf(100, 0), &[(field, value)]).await;
+        res.expect_field_error(field, "invalid_value");
+    }
     let res = upload(&app, &app.admin, "no-such-facility", pdf(100, 0), &[]).await;
     res.expect_field_error("facility", "invalid_value");
     // Equipment and QC tests must be live records of the same facility.
@@ -214,7 +191,7 @@ async fn uploads_past_the_limit_are_refused(backend: Backend) {
         .expect(201);
     let res = upload(&app, &app.admin, &facility, pdf(64 * 1024 + 1, 0), &[]).await;
     res.expect_error(413, "payload_too_large");
-    let list = app.get("/api/documents", &app.admin).await.expect(200);
+    let list = app.admin_get("/api/documents").await;
     assert_eq!(
         list["paging"]["total"], 1,
         "a refused upload stores nothing"

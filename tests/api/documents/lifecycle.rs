@@ -35,8 +35,9 @@ async fn assert_refused(app: &TestApp, requests: &[(&str, &str, Value)]) {
 
 async fn every_allowed_and_refused_status_move(app: TestApp) {
     let facility = new_facility(&app, "Clínica Estados").await;
-    let (_, fisico) = app.user_with(&["Físico"], "Fisica Estados").await;
-    let (_, laudos) = app.user_with(&["Laudos"], "Laudos Estados").await;
+    let [fisico, laudos] = app
+        .role_tokens([("Físico", "Fisica Estados"), ("Laudos", "Laudos Estados")])
+        .await;
     let doc = upload(
         &app,
         &app.admin,
@@ -187,10 +188,14 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
 
 async fn permissions_by_role(app: TestApp) {
     let facility = new_facility(&app, "Clínica Permissões").await;
-    let (_, admin) = app.user_with(&["Admin"], "Admin Perm").await;
-    let (_, fisico) = app.user_with(&["Físico"], "Fisico Perm").await;
-    let (_, laudos) = app.user_with(&["Laudos"], "Laudos Perm").await;
-    let (_, cliente) = app.user_with(&["Cliente"], "Cliente Perm").await;
+    let [admin, fisico, laudos, cliente] = app
+        .role_tokens([
+            ("Admin", "Admin Perm"),
+            ("Físico", "Fisico Perm"),
+            ("Laudos", "Laudos Perm"),
+            ("Cliente", "Cliente Perm"),
+        ])
+        .await;
     // Upload: the four staff roles; never a client.
     let mut docs = Vec::new();
     for token in [&app.admin, &admin, &fisico, &laudos] {
@@ -237,13 +242,12 @@ async fn permissions_by_role(app: TestApp) {
     .await
     .expect(200);
     // Schedule e-mail: staff; not a client.
-    app.post(
+    app.assert_post_denied(
         "/api/document/scheduleEmail",
         &cliente,
         json!({"_id": docs[0], "to": ["a@example.com"]}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     app.post(
         "/api/document/scheduleEmail",
         &laudos,
@@ -292,15 +296,11 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
     assert_eq!(signed["signedBy"]["_id"], fisico_id.as_str());
     assert_eq!(signed["signedBy"]["name"], "Fisica Assina");
     assert!(signed["signedAt"].is_string());
-    let key = app.get("/api/signing-key/", &app.admin).await.expect(200);
+    let key = app.admin_get("/api/signing-key/").await;
     assert_eq!(key["algorithm"], "Ed25519");
     let key = document::public_key_from_base64(key["publicKey"].as_str().unwrap()).unwrap();
-    let doc: Document = serde_json::from_value(
-        app.get(&format!("/api/document/{id}"), &app.admin)
-            .await
-            .expect(200),
-    )
-    .unwrap();
+    let doc: Document =
+        serde_json::from_value(app.admin_get(&format!("/api/document/{id}")).await).unwrap();
     let (_, _, file) = download(&app, &app.admin, &format!("/api/document/{id}/file")).await;
     assert_eq!(document::verify_document(&file, &doc, &key), Ok(()));
     // A tampered file.
@@ -387,10 +387,7 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
     app.get(&format!("/api/document/{doc}"), &app.admin)
         .await
         .expect_error(404, "not_found");
-    assert_eq!(
-        app.get("/api/documents", &app.admin).await.expect(200)["paging"]["total"],
-        0
-    );
+    assert_eq!(app.admin_get("/api/documents").await["paging"]["total"], 0);
     app.post_id("/api/document/exclude", &app.admin, &doc)
         .await
         .expect_error(404, "not_found");
@@ -410,10 +407,7 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
         ["create", "comment", "comment", "archive"]
     );
     // The OpenAPI description lists the document endpoints.
-    let spec = app
-        .call(reqwest::Method::GET, "/api/openapi.json", None, None)
-        .await
-        .expect(200);
+    let spec = app.openapi().await;
     for p in [
         "/api/document/register",
         "/api/document/sign",

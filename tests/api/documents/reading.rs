@@ -136,13 +136,10 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
         ("/api/documents?dateLt=2026-05-10".to_owned(), vec![&d1]),
         ("/api/documents?q=radiometrico".to_owned(), vec![&d3]),
     ] {
-        let got = list_ids(&app.get(&path, &app.admin).await.expect(200));
+        let got = list_ids(&app.admin_get(&path).await);
         assert_eq!(got.iter().collect::<Vec<_>>(), expected, "{path}");
     }
-    let page = app
-        .get("/api/documents?pageSize=2&pageNum=2", &app.admin)
-        .await
-        .expect(200);
+    let page = app.admin_get("/api/documents?pageSize=2&pageNum=2").await;
     assert_eq!(
         page["paging"],
         json!({"total": 3, "pageNum": 2, "pageSize": 2})
@@ -152,10 +149,9 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
     app.get("/api/documents/pronto", &app.admin)
         .await
         .expect_error(404, "not_found");
-    app.get("/api/documents?status=pronto", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
-    app.get("/api/documents?dateGte=ontem", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
+    app.assert_bad_requests(&[
+        "/api/documents?status=pronto",
+        "/api/documents?dateGte=ontem",
+    ])
+    .await;
 }

@@ -28,9 +28,8 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
     record(&app, &eq, &overdue, &days_ago(100)).await;
     record(&app, &eq, &overdue, &days_ago(31)).await;
     let deleted = id(&record(&app, &eq, &overdue, &days_ago(2)).await);
-    app.post(&format!("/api/test/{deleted}"), &app.admin, json!({}))
-        .await
-        .expect(200);
+    app.admin_post(&format!("/api/test/{deleted}"), json!({}))
+        .await;
     // Precisão: 30-day period, done 16 days ago → due in 14 days → due_soon.
     record(&app, &eq, &soon, &days_ago(16)).await;
     // Linearidade: 90-day period, done 10 days ago → ok.
@@ -77,29 +76,20 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
         .collect();
     assert_eq!(states, ["never_done", "overdue", "due_soon", "ok"]);
     let only = app
-        .get(
-            &format!("/api/equipment/{eq}/tests/due?state=ok"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!("/api/equipment/{eq}/tests/due?state=ok"))
+        .await;
     assert_eq!(only["paging"]["total"], 1);
 
     // Across facilities: equipment of another facility, and an inactive one that is left out.
     let other_eq = equipment(&app, &other, DOSE_CALIBRATOR).await;
     record(&app, &other_eq, &overdue, &days_ago(60)).await;
     let idle = equipment(&app, &other, DOSE_CALIBRATOR).await;
-    app.post(
+    app.admin_post(
         "/api/facility/equipment/edit",
-        &app.admin,
         json!({"_id": idle, "active": false}),
     )
-    .await
-    .expect(200);
-    let overdue_all = app
-        .get("/api/tests/due?state=overdue", &app.admin)
-        .await
-        .expect(200);
+    .await;
+    let overdue_all = app.admin_get("/api/tests/due?state=overdue").await;
     assert_eq!(overdue_all["paging"]["total"], 2);
     // The one due longest ago comes first.
     assert_eq!(
@@ -107,40 +97,28 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
         other_eq.as_str()
     );
     assert_eq!(overdue_all["list"][1]["equipment"]["_id"], eq.as_str());
-    let soon_all = app
-        .get("/api/tests/due/?state=due_soon", &app.admin)
-        .await
-        .expect(200);
+    let soon_all = app.admin_get("/api/tests/due/?state=due_soon").await;
     assert_eq!(soon_all["paging"]["total"], 1);
     assert_eq!(soon_all["list"][0]["typeOfTest"]["_id"], soon.as_str());
     // Without `state`: everything that needs attention (not ok): 4 on `eq` minus ok, 4 on other_eq.
-    let attention = app.get("/api/tests/due", &app.admin).await.expect(200);
+    let attention = app.admin_get("/api/tests/due").await;
     assert_eq!(attention["paging"]["total"], 3 + 4);
     let both = app
-        .get(
-            "/api/tests/due?state=overdue,due_soon&pageSize=2&pageNum=2",
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get("/api/tests/due?state=overdue,due_soon&pageSize=2&pageNum=2")
+        .await;
     assert_eq!(
         both["paging"],
         json!({"total": 3, "pageNum": 2, "pageSize": 2})
     );
     assert_eq!(both["list"].as_array().unwrap().len(), 1);
     let beyond = app
-        .get("/api/tests/due?state=overdue&pageNum=9", &app.admin)
-        .await
-        .expect(200);
+        .admin_get("/api/tests/due?state=overdue&pageNum=9")
+        .await;
     assert_eq!(beyond["paging"]["total"], 2);
     assert_eq!(beyond["list"], json!([]));
     let by_facility = app
-        .get(
-            &format!("/api/tests/due?state=overdue&facilityId={f}"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!("/api/tests/due?state=overdue&facilityId={f}"))
+        .await;
     assert_eq!(by_facility["paging"]["total"], 1);
     // A client sees only their facility's.
     let theirs = app
@@ -158,14 +136,26 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
 }
 
 /// How many of the facility's due entries in `state` are for test type `tt`.
+/// `due_count` of each of `states`, in order.
+async fn due_counts<const N: usize>(
+    app: &TestApp,
+    facility: &str,
+    tt: &str,
+    states: [&str; N],
+) -> [usize; N] {
+    let mut counts = [0; N];
+    for (count, state) in counts.iter_mut().zip(states) {
+        *count = due_count(app, facility, tt, state).await;
+    }
+    counts
+}
+
 async fn due_count(app: &TestApp, facility: &str, tt: &str, state: &str) -> usize {
     let res = app
-        .get(
-            &format!("/api/tests/due?state={state}&facilityId={facility}"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!(
+            "/api/tests/due?state={state}&facilityId={facility}"
+        ))
+        .await;
     res["list"]
         .as_array()
         .unwrap()
@@ -183,65 +173,43 @@ async fn due_lists_follow_new_edited_and_deleted_tests_and_period_changes(app: T
     assert_eq!(due_count(&app, &facility, &tt, "overdue").await, 0);
     let old = id(&record(&app, &eq, &tt, &days_ago(40)).await);
     assert_eq!(
-        (
-            due_count(&app, &facility, &tt, "overdue").await,
-            due_count(&app, &facility, &tt, "never_done").await
-        ),
-        (1, 0)
+        due_counts(&app, &facility, &tt, ["overdue", "never_done"]).await,
+        [1, 0]
     );
     let recent = id(&record(&app, &eq, &tt, &days_ago(5)).await);
     assert_eq!(
-        (
-            due_count(&app, &facility, &tt, "overdue").await,
-            due_count(&app, &facility, &tt, "ok").await
-        ),
-        (0, 1)
+        due_counts(&app, &facility, &tt, ["overdue", "ok"]).await,
+        [0, 1]
     );
-    app.post(&format!("/api/test/{recent}"), &app.admin, json!({}))
-        .await
-        .expect(200);
+    app.admin_post(&format!("/api/test/{recent}"), json!({}))
+        .await;
     assert_eq!(
         due_count(&app, &facility, &tt, "overdue").await,
         1,
         "deleting the latest test brings the older one back"
     );
-    app.post(
+    app.admin_post(
         "/api/typeOfTest/edit",
-        &app.admin,
         json!({"_id": tt, "expirationInDays": 60}),
     )
-    .await
-    .expect(200);
+    .await;
     assert_eq!(
-        (
-            due_count(&app, &facility, &tt, "overdue").await,
-            due_count(&app, &facility, &tt, "ok").await
-        ),
-        (0, 1),
+        due_counts(&app, &facility, &tt, ["overdue", "ok"]).await,
+        [0, 1],
         "40 days ago + 60 days is 20 days ahead"
     );
-    app.put(
-        &format!("/api/test/{old}"),
-        &app.admin,
-        json!({"date": days_ago(50)}),
-    )
-    .await
-    .expect(200);
+    app.admin_put(&format!("/api/test/{old}"), json!({"date": days_ago(50)}))
+        .await;
     assert_eq!(
-        (
-            due_count(&app, &facility, &tt, "due_soon").await,
-            due_count(&app, &facility, &tt, "ok").await
-        ),
-        (1, 0),
+        due_counts(&app, &facility, &tt, ["due_soon", "ok"]).await,
+        [1, 0],
         "50 days ago + 60 days is 10 days ahead"
     );
     let due = app
-        .get(
-            &format!("/api/tests/due?state=due_soon,overdue&facilityId={facility}"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!(
+            "/api/tests/due?state=due_soon,overdue&facilityId={facility}"
+        ))
+        .await;
     assert_eq!(
         due["list"][0]["nextDue"],
         (today() + Days::new(10)).to_string()

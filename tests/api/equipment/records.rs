@@ -4,7 +4,6 @@
 use super::{DOSE_CALIBRATOR, GAMMA_CAMERA, days_ago, equipment, id, record, test_type};
 use crate::helpers::{TestApp, facility_payload, history_actions, unique_cnpj};
 use crate::on_both_databases;
-use reqwest::Method;
 use serde_json::{Value, json};
 
 on_both_databases!(
@@ -15,17 +14,17 @@ on_both_databases!(
 );
 
 async fn equipment_crud_on_every_path(app: TestApp) {
-    let (_, laudos) = app.user_with(&["Laudos"], "Lau").await;
-    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
+    let [laudos, client] = app
+        .role_tokens([("Laudos", "Lau"), ("Cliente", "Cli")])
+        .await;
     let f = id(&app.create_facility(facility_payload("Equipada")).await);
     let payload = json!({
         "facility": f, "typeOfEquipment": GAMMA_CAMERA, "manufacturer": "Siemens", "model": "Symbia T2",
         "serialNumber": "GC-001", "patrimonialNumber": "PAT-9", "localization": "Sala 3",
         "attributes": {"detectors": 2, "collimators": ["LEHR", "MEGP"]}
     });
-    app.post("/api/equipment/register", &client, payload.clone())
-        .await
-        .expect_error(403, "permission_denied");
+    app.assert_post_denied("/api/equipment/register", &client, payload.clone())
+        .await;
     let created = app
         .post("/api/equipment/register/", &laudos, payload.clone())
         .await
@@ -146,10 +145,7 @@ async fn equipment_crud_on_every_path(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(list["paging"]["total"], 1);
-    let history = app
-        .get(&format!("/api/equipment/{eq}/history"), &app.admin)
-        .await
-        .expect(200);
+    let history = app.history("equipment", &eq).await;
     assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
     assert_eq!(history["list"][1]["before"]["localization"], "Sala 3");
     assert_eq!(history["list"][1]["after"]["localization"], "Sala 4");
@@ -168,21 +164,15 @@ async fn clients_see_only_their_facilities_equipment(app: TestApp) {
     let mine_test = id(&record(&app, &my_eq, &tt, &days_ago(0)).await);
     let other_test = id(&record(&app, &other_eq, &tt, &days_ago(0)).await);
 
-    app.get(&format!("/api/equipment/{my_eq}"), &token)
-        .await
-        .expect(200);
-    app.get(&format!("/api/facility/{mine}/equipments"), &token)
-        .await
-        .expect(200);
-    app.get(&format!("/api/test/{my_eq}/{tt}"), &token)
-        .await
-        .expect(200);
-    app.get(&format!("/api/test/{mine_test}"), &token)
-        .await
-        .expect(200);
-    app.get(&format!("/api/equipment/{my_eq}/tests/due"), &token)
-        .await
-        .expect(200);
+    for path in [
+        format!("/api/equipment/{my_eq}"),
+        format!("/api/facility/{mine}/equipments"),
+        format!("/api/test/{my_eq}/{tt}"),
+        format!("/api/test/{mine_test}"),
+        format!("/api/equipment/{my_eq}/tests/due"),
+    ] {
+        app.get(&path, &token).await.expect(200);
+    }
     for path in [
         format!("/api/equipment/{other_eq}"),
         format!("/api/facility/{other}/equipments"),
@@ -198,19 +188,11 @@ async fn clients_see_only_their_facilities_equipment(app: TestApp) {
         .expect(200);
     assert_eq!(due["paging"]["total"], 1);
     assert_eq!(due["list"][0]["equipment"]["_id"], my_eq.as_str());
-    let due = app
-        .get("/api/tests/due?state=due_soon", &app.admin)
-        .await
-        .expect(200);
+    let due = app.admin_get("/api/tests/due?state=due_soon").await;
     assert_eq!(due["paging"]["total"], 2);
     // A client records nothing, even on their own facility.
-    app.post(
-        "/api/test",
-        &token,
-        json!({"equipment": my_eq, "typeOfTest": tt, "date": days_ago(0), "conclusion": "Satisfatório"}),
-    )
-    .await
-    .expect_error(403, "permission_denied");
+    app.assert_post_denied("/api/test", &token, json!({"equipment": my_eq, "typeOfTest": tt, "date": days_ago(0), "conclusion": "Satisfatório"}))
+.await;
     app.put(
         &format!("/api/test/{mine_test}"),
         &token,
@@ -218,22 +200,16 @@ async fn clients_see_only_their_facilities_equipment(app: TestApp) {
     )
     .await
     .expect_error(403, "permission_denied");
-    app.post(&format!("/api/test/{mine_test}"), &token, json!({}))
-        .await
-        .expect_error(403, "permission_denied");
+    app.assert_post_denied(&format!("/api/test/{mine_test}"), &token, json!({}))
+        .await;
 }
 
 async fn cnpj_is_locked_once_the_facility_has_equipment(app: TestApp) {
     let f = id(&app.create_facility(facility_payload("Trava")).await);
     // Before any equipment the cnpj may change.
     let changed = unique_cnpj();
-    app.post(
-        "/api/facility/edit",
-        &app.admin,
-        json!({"_id": f, "cnpj": changed}),
-    )
-    .await
-    .expect(200);
+    app.admin_post("/api/facility/edit", json!({"_id": f, "cnpj": changed}))
+        .await;
     let eq = equipment(&app, &f, DOSE_CALIBRATOR).await;
     app.put(
         &format!("/api/facility/{f}/edit"),
@@ -251,13 +227,11 @@ async fn cnpj_is_locked_once_the_facility_has_equipment(app: TestApp) {
     .expect_field_error("cnpj", "cnpj_locked");
     // The same cnpj and other fields still go through.
     let same = app
-        .post(
+        .admin_post(
             "/api/facility/edit",
-            &app.admin,
             json!({"_id": f, "cnpj": changed, "name": "Trava Nova"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(same["name"], "Trava Nova");
     // Archived equipment is history: the lock stays.
     app.post_id("/api/facility/equipment/exclude", &app.admin, &eq)
@@ -273,10 +247,7 @@ async fn cnpj_is_locked_once_the_facility_has_equipment(app: TestApp) {
 }
 
 async fn openapi_describes_the_new_endpoints(app: TestApp) {
-    let doc = app
-        .call(Method::GET, "/api/openapi.json", None, None)
-        .await
-        .expect(200);
+    let doc = app.openapi().await;
     for (path, method) in [
         ("/api/typeOfEquipment", "get"),
         ("/api/typeOfEquipment/{id}", "get"),

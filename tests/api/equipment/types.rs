@@ -12,9 +12,9 @@ on_both_databases!(
 );
 
 async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
-    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
-    let (_, laudos) = app.user_with(&["Laudos"], "Lau").await;
-    let (_, admin_role) = app.user_with(&["Admin"], "Adm").await;
+    let [client, laudos, admin_role] = app
+        .role_tokens([("Cliente", "Cli"), ("Laudos", "Lau"), ("Admin", "Adm")])
+        .await;
     let seeded = app.get("/api/typeOfEquipment", &client).await.expect(200);
     assert_eq!(seeded["paging"]["total"], 7);
     let mut names: Vec<&str> = seeded["list"]
@@ -45,13 +45,12 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
         .await
         .expect_error(404, "not_found");
 
-    app.post(
+    app.assert_post_denied(
         "/api/typeOfEquipment/register",
         &client,
         json!({"name": "Ultrassom"}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     app.post(
         "/api/typeOfEquipment/register",
         &laudos,
@@ -86,13 +85,12 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
         .expect(200);
     assert_eq!(edited["name"], "Ultrassonógrafo");
     assert_eq!(edited["description"], "US");
-    app.post(
+    app.assert_post_denied(
         "/api/typeOfEquipment/edit",
         &client,
         json!({"_id": us, "name": "X"}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
 
     // Delete: Administrator only, and not while a test type or equipment uses the type.
     let tt = test_type(&app, &us, "Uniformidade", 30).await;
@@ -123,8 +121,9 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
 }
 
 async fn test_types_validate_and_are_guarded(app: TestApp) {
-    let (_, client) = app.user_with(&["Cliente"], "Cli").await;
-    let (_, fisico) = app.user_with(&["Físico"], "Fis").await;
+    let [client, fisico] = app
+        .role_tokens([("Cliente", "Cli"), ("Físico", "Fis")])
+        .await;
     let res = app
         .post(
             "/api/typeOfTest/register",
@@ -141,13 +140,12 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
     )
     .await
     .expect_field_error("typeOfEquipment", "invalid_value");
-    app.post(
+    app.assert_post_denied(
         "/api/typeOfTest/register",
         &client,
         json!({"name": "Exatidão", "typeOfEquipment": DOSE_CALIBRATOR, "expirationInDays": 365}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     let created = app
         .post(
             "/api/typeOfTest/register",
@@ -237,13 +235,11 @@ async fn a_test_type_must_belong_to_the_equipment_type(app: TestApp) {
     .await
     .expect_field_error("typeOfTest", "invalid_value");
     let moved = app
-        .put(
+        .admin_put(
             &format!("/api/test/{ok}"),
-            &app.admin,
             json!({"equipment": calibrator, "typeOfTest": linearity}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(moved["typeOfTest"]["_id"], linearity.as_str());
     // Equipment with tests keeps its type.
     app.post(
@@ -254,12 +250,10 @@ async fn a_test_type_must_belong_to_the_equipment_type(app: TestApp) {
     .await
     .expect_field_error("typeOfEquipment", "invalid_value");
     let retyped = app
-        .post(
+        .admin_post(
             "/api/facility/equipment/edit",
-            &app.admin,
             json!({"_id": camera, "typeOfEquipment": DOSE_CALIBRATOR}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(retyped["typeOfEquipment"]["name"], "Calibrador de Doses");
 }

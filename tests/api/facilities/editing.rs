@@ -39,14 +39,7 @@ async fn both_edit_forms_apply_partial_changes(app: TestApp) {
         assert_eq!(edited[key], f[key], "{key} must be unchanged");
     }
     assert_eq!(edited["version"], 2);
-    let edited = app
-        .post(
-            "/api/facility/edit/",
-            &app.admin,
-            json!({"_id": id, "name": "Parcial 2", "radioisotopes": [{"name": "Lu(177)", "quantity": 0.75}], "practices": [], "CNENregistry": null, "address": {"street": "Rua Nova, 5", "city": "Campinas", "state": "SP", "zipCode": "13000-000"}}),
-        )
-        .await
-        .expect(200);
+    let edited = app.admin_post("/api/facility/edit/", json!({"_id": id, "name": "Parcial 2", "radioisotopes": [{"name": "Lu(177)", "quantity": 0.75}], "practices": [], "CNENregistry": null, "address": {"street": "Rua Nova, 5", "city": "Campinas", "state": "SP", "zipCode": "13000-000"}})).await;
     assert_eq!(edited["name"], "Parcial 2");
     assert_eq!(
         edited["radioisotopes"],
@@ -61,20 +54,13 @@ async fn both_edit_forms_apply_partial_changes(app: TestApp) {
     assert_eq!(edited["telephone"], "(21) 99999-8888");
     assert_eq!(edited["version"], 3);
     // Changes take effect immediately, and an edit that changes nothing does not bump the version.
-    assert_eq!(
-        app.get(&format!("/api/facility/{id}"), &app.admin)
-            .await
-            .expect(200),
-        edited
-    );
+    assert_eq!(app.admin_get(&format!("/api/facility/{id}")).await, edited);
     let same = app
-        .post(
+        .admin_post(
             "/api/facility/edit",
-            &app.admin,
             json!({"_id": id, "name": "Parcial 2"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(same["version"], 3);
 }
 
@@ -122,10 +108,7 @@ async fn main_role_holders_are_replaced_on_edit(app: TestApp) {
         ]
     );
     // The change is in the history, with the role change for the regulator.
-    let history = app
-        .get(&format!("/api/facility/{id}/history"), &app.admin)
-        .await
-        .expect(200);
+    let history = app.history("facility", id).await;
     assert_eq!(history["list"][0]["action"], "edit");
     assert_eq!(
         history["list"][0]["roleChanges"],
@@ -172,20 +155,12 @@ async fn users_edit_replaces_links_with_the_same_rules(app: TestApp) {
         .await;
     res.expect_field_error("users[0]._id", "user_not_found");
     // The user's facilities list the link.
-    let mine = app
-        .get(&format!("/api/user/{sup2}/facilities"), &app.admin)
-        .await
-        .expect(200);
+    let mine = app.admin_get(&format!("/api/user/{sup2}/facilities")).await;
     assert_eq!(mine["list"][0]["_id"], id);
     // An empty list unlinks everyone.
     let emptied = app
-        .post(
-            "/api/facility/users/edit",
-            &app.admin,
-            json!({"_id": id, "users": []}),
-        )
-        .await
-        .expect(200);
+        .admin_post("/api/facility/users/edit", json!({"_id": id, "users": []}))
+        .await;
     assert_eq!(emptied["users"], json!([]));
 }
 
@@ -217,13 +192,11 @@ async fn if_match_guards_against_lost_updates(app: TestApp) {
 async fn archive_hides_and_history_keeps(app: TestApp) {
     let f = app.create_facility(facility_payload("Arquivável")).await;
     let id = f["_id"].as_str().unwrap();
-    app.post(
+    app.admin_post(
         "/api/facility/edit",
-        &app.admin,
         json!({"_id": id, "name": "Arquivável 2"}),
     )
-    .await
-    .expect(200);
+    .await;
     let res = app
         .post_id("/api/facility/exclude/", &app.admin, &id)
         .await
@@ -232,10 +205,7 @@ async fn archive_hides_and_history_keeps(app: TestApp) {
     app.get(&format!("/api/facility/{id}"), &app.admin)
         .await
         .expect_error(404, "not_found");
-    assert_eq!(
-        app.get("/api/facilities", &app.admin).await.expect(200)["paging"]["total"],
-        0
-    );
+    assert_eq!(app.admin_get("/api/facilities").await["paging"]["total"], 0);
     app.post(
         "/api/facility/edit",
         &app.admin,
@@ -246,10 +216,7 @@ async fn archive_hides_and_history_keeps(app: TestApp) {
     app.post_id("/api/facility/exclude", &app.admin, &id)
         .await
         .expect_error(404, "not_found");
-    let history = app
-        .get(&format!("/api/facility/{id}/history"), &app.admin)
-        .await
-        .expect(200);
+    let history = app.history("facility", id).await;
     assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
     assert_eq!(history["list"][1]["before"]["name"], "Arquivável");
     assert_eq!(history["list"][1]["after"]["name"], "Arquivável 2");

@@ -32,7 +32,7 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
                 .to_owned(),
         );
     }
-    let page1 = app.get("/api/facilities", &app.admin).await.expect(200);
+    let page1 = app.admin_get("/api/facilities").await;
     assert_eq!(
         page1["paging"],
         json!({"total": 25, "pageNum": 1, "pageSize": 20})
@@ -50,16 +50,10 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
         json!({"total": 25, "pageNum": 2, "pageSize": 10})
     );
     assert_eq!(page2["list"][0]["_id"], ids[14]);
-    let plain = app
-        .get("/api/facilities?pageNum=3&limit=10", &app.admin)
-        .await
-        .expect(200);
+    let plain = app.admin_get("/api/facilities?pageNum=3&limit=10").await;
     assert_eq!(plain["list"].as_array().unwrap().len(), 5);
     assert_eq!(plain["paging"]["pageSize"], 10);
-    let capped = app
-        .get("/api/facilities?pageSize=5000", &app.admin)
-        .await
-        .expect(200);
+    let capped = app.admin_get("/api/facilities?pageSize=5000").await;
     assert_eq!(capped["paging"]["pageSize"], 200);
     let radiodiagnosis_unidade_0 = filters(json!({"q": "unidade 0"}))
         .replace("/api/facilities", "/api/radiodiagnosisfacilities");
@@ -86,36 +80,29 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
         ],
     )
     .await;
-    app.get("/api/facilities?filters=%7Bnot-json", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
-    app.get("/api/facilities?pageNum=zero", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
+    app.assert_bad_requests(&[
+        "/api/facilities?filters=%7Bnot-json",
+        "/api/facilities?pageNum=zero",
+    ])
+    .await;
 
     // Walking every page (deep pages are read from the other end) gives the newest-first order.
     let mut walked = Vec::new();
     for page in 1..=8 {
         let res = app
-            .get(
-                &format!("/api/facilities?pageNum={page}&pageSize=4"),
-                &app.admin,
-            )
-            .await
-            .expect(200);
+            .admin_get(&format!("/api/facilities?pageNum={page}&pageSize=4"))
+            .await;
         assert_eq!(res["paging"]["total"], 25);
         walked.extend(list_ids(&res));
     }
     let newest_first: Vec<String> = ids.iter().rev().cloned().collect();
     assert_eq!(walked, newest_first);
     // The search index follows renames.
-    app.post(
+    app.admin_post(
         "/api/facility/edit",
-        &app.admin,
         json!({"_id": ids[24], "name": "Hospital Zeta", "companyName": "Zeta Ltda"}),
     )
-    .await
-    .expect(200);
+    .await;
     assert_totals(
         &app,
         [
@@ -128,13 +115,11 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     app.post_id("/api/facility/exclude", &app.admin, &ids[0])
         .await
         .expect(200);
-    app.post(
+    app.admin_post(
         "/api/facility/edit",
-        &app.admin,
         json!({"_id": ids[1], "department": "Radiodiagnóstico"}),
     )
-    .await
-    .expect(200);
+    .await;
     assert_totals(
         &app,
         [

@@ -45,23 +45,17 @@ async fn register_then_read_in_every_list(app: TestApp) {
     assert_eq!(created["version"], 1);
     assert!(created["createdAt"].as_str().unwrap().ends_with('Z'));
 
-    let shown = app
-        .get(&format!("/api/facility/{id}"), &app.admin)
-        .await
-        .expect(200);
+    let shown = app.admin_get(&format!("/api/facility/{id}")).await;
     assert_eq!(shown, created);
     for list in ["/api/facilities", "/api/nuclearmedicinefacilities"] {
-        let page = app.get(list, &app.admin).await.expect(200);
+        let page = app.admin_get(list).await;
         assert_eq!(page["list"][0]["_id"], id, "{list}");
         assert_eq!(
             page["paging"],
             json!({"total": 1, "pageNum": 1, "pageSize": 20})
         );
     }
-    let rd = app
-        .get("/api/radiodiagnosisfacilities", &app.admin)
-        .await
-        .expect(200);
+    let rd = app.admin_get("/api/radiodiagnosisfacilities").await;
     assert_eq!(rd["paging"]["total"], 0);
 
     // Every path answers with and without a trailing slash.
@@ -75,12 +69,10 @@ async fn register_then_read_in_every_list(app: TestApp) {
         "/api/radiodiagnosisfacilities/",
         &format!("/api/facility/{id}/"),
     ] {
-        app.get(path, &app.admin).await.expect(200);
+        app.admin_get(path).await;
     }
     assert_eq!(
-        app.get("/api/radiodiagnosisfacilities", &app.admin)
-            .await
-            .expect(200)["paging"]["total"],
+        app.admin_get("/api/radiodiagnosisfacilities").await["paging"]["total"],
         1
     );
 }
@@ -121,27 +113,23 @@ async fn only_the_four_staff_roles_may_create_or_edit(app: TestApp) {
         .expect(200);
     }
     let (client, token) = app.user_with(&["Cliente"], "Cli Ente").await;
-    app.post(
+    app.admin_post(
         "/api/facility/users/edit",
-        &app.admin,
         json!({"_id": id, "users": [{"_id": client, "responsabilities": ["Titular"]}]}),
     )
-    .await
-    .expect(200);
+    .await;
     // Denied even for a facility the client is linked to, and before any validation.
     app.post("/api/facility/register/", &token, facility_payload("Nope"))
         .await
         .expect_error(403, "permission_denied");
-    app.post("/api/facility/register/", &token, json!({}))
-        .await
-        .expect_error(403, "permission_denied");
-    app.post(
+    app.assert_post_denied("/api/facility/register/", &token, json!({}))
+        .await;
+    app.assert_post_denied(
         "/api/facility/edit",
         &token,
         json!({"_id": id, "name": "Hijack"}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     app.put(
         &format!("/api/facility/{id}/edit"),
         &token,
@@ -149,13 +137,12 @@ async fn only_the_four_staff_roles_may_create_or_edit(app: TestApp) {
     )
     .await
     .expect_error(403, "permission_denied");
-    app.post(
+    app.assert_post_denied(
         "/api/facility/users/edit",
         &token,
         json!({"_id": id, "users": []}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     app.post_id("/api/facility/exclude", &token, &id)
         .await
         .expect_error(403, "permission_denied");

@@ -106,7 +106,7 @@ async fn spec_section_7_rejections_on_create(app: TestApp) {
     p["users"] = json!([{"_id": "x", "responsabilities": ["Chefe"]}]);
     p["group"] = json!("no-such-group");
     let res = create(p).await.expect_error(422, "validation_failed");
-    for (field, code) in [
+    res.assert_field_errors(&[
         ("radioisotopes[0].name", "invalid_radioisotope"),
         ("radioisotopes[2].name", "duplicate_radioisotope"),
         ("practices[0]", "invalid_practice"),
@@ -115,13 +115,7 @@ async fn spec_section_7_rejections_on_create(app: TestApp) {
         ("users[0].responsabilities[0]", "invalid_responsibility"),
         ("users[0]._id", "user_not_found"),
         ("group", "group_not_found"),
-    ] {
-        assert!(
-            res.has_field_error(field, code),
-            "{field} {code}: {}",
-            res.body
-        );
-    }
+    ]);
 
     // Two holders of one main role on create.
     let (a, _) = app.user_with(&["Físico"], "Ana").await;
@@ -133,10 +127,7 @@ async fn spec_section_7_rejections_on_create(app: TestApp) {
         .expect_field_error("users[1].responsabilities[0]", "duplicate_role");
 
     // Nothing was stored by the refused requests.
-    assert_eq!(
-        app.get("/api/facilities", &app.admin).await.expect(200)["paging"]["total"],
-        1
-    );
+    assert_eq!(app.admin_get("/api/facilities").await["paging"]["total"], 1);
 }
 
 async fn spec_section_7_rejections_on_edit(app: TestApp) {
@@ -199,10 +190,7 @@ async fn spec_section_7_rejections_on_edit(app: TestApp) {
         assert!(res.has_field_error(field, code), "PUT {body}: {}", res.body);
     }
     // Nothing changed.
-    let after = app
-        .get(&format!("/api/facility/{id}"), &app.admin)
-        .await
-        .expect(200);
+    let after = app.admin_get(&format!("/api/facility/{id}")).await;
     assert_eq!(after, f);
     // _id is required on the POST form, must match the path on the PUT form, and must exist.
     app.post("/api/facility/edit", &app.admin, json!({"name": "N"}))
@@ -225,12 +213,7 @@ async fn spec_section_7_rejections_on_edit(app: TestApp) {
     // Without linked records the cnpj may change.
     let new_cnpj = unique_cnpj();
     let edited = app
-        .post(
-            "/api/facility/edit",
-            &app.admin,
-            json!({"_id": id, "cnpj": new_cnpj}),
-        )
-        .await
-        .expect(200);
+        .admin_post("/api/facility/edit", json!({"_id": id, "cnpj": new_cnpj}))
+        .await;
     assert_eq!(edited["cnpj"], new_cnpj);
 }

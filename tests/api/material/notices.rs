@@ -120,10 +120,7 @@ async fn notices_list_what_needs_attention(app: TestApp) {
     let (facility, _, _) = facility_with_notices(&app, "Clinica Avisos").await;
     let (quiet, _, _) = setup(&app, "Clinica Tranquila").await;
     let (_, client) = app.user_with(&["Cliente"], "Cliente Avisos").await;
-    let notices = app
-        .get("/api/notices?pageSize=200", &app.admin)
-        .await
-        .expect(200);
+    let notices = app.admin_get("/api/notices?pageSize=200").await;
     let list = notices["list"].as_array().unwrap();
     let kinds: Vec<&str> = list.iter().map(|n| n["kind"].as_str().unwrap()).collect();
     assert_eq!(
@@ -162,20 +159,15 @@ async fn notices_list_what_needs_attention(app: TestApp) {
     );
     // Filters and paging.
     let only = app
-        .get("/api/notices?kind=waste_releasable,qc_overdue", &app.admin)
-        .await
-        .expect(200);
+        .admin_get("/api/notices?kind=waste_releasable,qc_overdue")
+        .await;
     assert_eq!(only["paging"]["total"], 2);
-    let page = app
-        .get("/api/notices?pageSize=2&pageNum=3", &app.admin)
-        .await
-        .expect(200);
+    let page = app.admin_get("/api/notices?pageSize=2&pageNum=3").await;
     assert_eq!(page["list"].as_array().unwrap().len(), 1);
     assert_eq!(page["paging"]["total"], 5);
     let none = app
-        .get(&format!("/api/notices?facilityId={quiet}"), &app.admin)
-        .await
-        .expect(200);
+        .admin_get(&format!("/api/notices?facilityId={quiet}"))
+        .await;
     assert_eq!(none["paging"]["total"], 0);
     app.get("/api/notices?kind=everything", &app.admin)
         .await
@@ -192,10 +184,7 @@ async fn notices_list_what_needs_attention(app: TestApp) {
         0
     );
     // Every route is in the OpenAPI description.
-    let doc = app
-        .call(reqwest::Method::GET, "/api/openapi.json", None, None)
-        .await
-        .expect(200);
+    let doc = app.openapi().await;
     for path in [
         "/api/facility/{id}/receipts",
         "/api/receipts",
@@ -215,6 +204,19 @@ async fn notices_list_what_needs_attention(app: TestApp) {
 }
 
 /// Undoes quoted-printable (soft line breaks and `=XX` bytes) so the body can be read.
+/// The facility's digest row, read outside the server: its status, attempts, last error, and
+/// 1 once `sent_at` is recorded (0 before).
+async fn digest_row(app: &TestApp, facility: &str) -> (String, i64, Option<String>, i64) {
+    sqlx::query_as(
+        "SELECT status, attempts, last_error, CASE WHEN sent_at IS NULL THEN 0 ELSE 1 END \
+         FROM notice_digests WHERE facility_id = $1",
+    )
+    .bind(facility)
+    .fetch_one(&mut app.outside_connection().await)
+    .await
+    .unwrap()
+}
+
 fn unquote(raw: &str) -> String {
     let joined = raw.replace("=\r\n", "").replace("=\n", "");
     let bytes = joined.as_bytes();
@@ -290,13 +292,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
         1,
         "one digest, claimed by exactly one instance"
     );
-    let row: (String, i64, Option<String>) = sqlx::query_as(
-        "SELECT status, attempts, last_error FROM notice_digests WHERE facility_id = $1",
-    )
-    .bind(&facility)
-    .fetch_one(&mut app.outside_connection().await)
-    .await
-    .unwrap();
+    let row = digest_row(&app, &facility).await;
     assert_eq!((row.0.as_str(), row.1), ("pending", 1));
     assert!(row.2.is_some_and(|e| e.contains("SMTP")));
     let Some(smtp) = SmtpSink::start_on(Some(port)).await else {
@@ -328,23 +324,13 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
     ] {
         assert!(m.contains(expected), "missing {expected:?} in {m}");
     }
-    let row: (String, i64, i64) = sqlx::query_as(
-        "SELECT status, attempts, CASE WHEN sent_at IS NULL THEN 0 ELSE 1 END FROM notice_digests WHERE facility_id = $1",
-    )
-    .bind(&facility)
-    .fetch_one(&mut app.outside_connection().await)
-    .await
-    .unwrap();
+    let row = digest_row(&app, &facility).await;
     assert_eq!((row.0.as_str(), row.1), ("sent", 2));
-    assert_eq!(row.2, 1, "sent_at is recorded");
+    assert_eq!(row.3, 1, "sent_at is recorded");
     // The attempts are in the facility's history (newest first).
     let history = app
-        .get(
-            &format!("/api/facility/{facility}/history?pageSize=200"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!("/api/facility/{facility}/history?pageSize=200"))
+        .await;
     let mut digests = history_actions(&history);
     assert_eq!(history["paging"]["total"], digests.len(), "all on one page");
     digests.retain(|a| a.starts_with("digest"));

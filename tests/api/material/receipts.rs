@@ -6,13 +6,18 @@ use crate::helpers::TestApp;
 use crate::on_both_databases;
 use chrono::Utc;
 use registry_core::material::IsoWeek;
-use serde_json::json;
+use serde_json::{Value, json};
 
 on_both_databases!(
     receipts_are_checked_against_the_authorisation,
     weekly_usage_sums_monday_to_sunday_in_brasilia,
     concurrent_receipts_are_summed_one_after_another
 );
+
+/// A receipt's week and its `overQuantity` flag.
+fn week_and_flag(receipt: &Value) -> (Option<&str>, Option<bool>) {
+    (receipt["week"].as_str(), receipt["overQuantity"].as_bool())
+}
 
 async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
     let (facility, linked, other) = setup(&app, "Clínica Recebimentos").await;
@@ -85,10 +90,7 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
                "receivedAt": "2026-03-08T23:30:00-03:00"}),
     )
     .await;
-    assert_eq!(
-        (over["week"].as_str(), over["overQuantity"].as_bool()),
-        (Some("2026-W10"), Some(true))
-    );
+    assert_eq!(week_and_flag(&over), (Some("2026-W10"), Some(true)));
     // Half an hour later it is Monday: a new week, a new margin.
     let next = receive(
         &app,
@@ -96,10 +98,7 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
         json!({"radioisotope": "I(131)", "activity": 60, "supplier": "IPEN", "receivedAt": "2026-03-09T00:30:00-03:00"}),
     )
     .await;
-    assert_eq!(
-        (next["week"].as_str(), next["overQuantity"].as_bool()),
-        (Some("2026-W11"), Some(false))
-    );
+    assert_eq!(week_and_flag(&next), (Some("2026-W11"), Some(false)));
     // The declared activity is decayed to the time of receipt: one half-life of Tc-99m halves it.
     let decayed = receive(
         &app,
@@ -150,12 +149,11 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
         .await
         .expect(200);
     assert_eq!(shown, over);
-    app.get("/api/receipts?week=2026-10", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
-    app.get("/api/receipts?overQuantity=maybe", &app.admin)
-        .await
-        .expect_error(400, "bad_request");
+    app.assert_bad_requests(&[
+        "/api/receipts?week=2026-10",
+        "/api/receipts?overQuantity=maybe",
+    ])
+    .await;
     // Every write is audited.
     let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM audit_events WHERE entity = 'receipt'")
         .fetch_one(&mut app.outside_connection().await)
@@ -231,13 +229,10 @@ async fn weekly_usage_sums_monday_to_sunday_in_brasilia(app: TestApp) {
         .expect(200);
     assert_eq!(usage["radioisotopes"][0]["remaining"], -1.0);
     assert_eq!(usage["radioisotopes"][0]["exceeded"], true);
-    let w9 = app
-        .get(&format!("{usage_path}?week=2026-W09"), &app.admin)
-        .await
-        .expect(200);
+    let w9 = app.admin_get(&format!("{usage_path}?week=2026-W09")).await;
     assert_eq!(w9["radioisotopes"][0]["received"], 500.0);
     // Without a week: the current one.
-    let current = app.get(&usage_path, &app.admin).await.expect(200);
+    let current = app.admin_get(&usage_path).await;
     assert_eq!(current["week"], IsoWeek::containing(Utc::now()).to_string());
     app.get(&format!("{usage_path}?week=2026-W54"), &app.admin)
         .await
@@ -249,17 +244,12 @@ async fn weekly_usage_sums_monday_to_sunday_in_brasilia(app: TestApp) {
         .await
         .expect_error(404, "not_found");
     // A receipt of an isotope that the facility no longer holds still shows, with nothing authorised.
-    app.put(
+    app.admin_put(
         &format!("/api/facility/{facility}/edit"),
-        &app.admin,
         json!({"radioisotopes": [{"name": "I(131)", "quantity": 200.5}]}),
     )
-    .await
-    .expect(200);
-    let usage = app
-        .get(&format!("{usage_path}?week=2026-W10"), &app.admin)
-        .await
-        .expect(200);
+    .await;
+    let usage = app.admin_get(&format!("{usage_path}?week=2026-W10")).await;
     assert_eq!(usage["radioisotopes"][1]["radioisotope"], "Tc(99m)");
     assert_eq!(usage["radioisotopes"][1]["authorised"], 0.0);
     assert_eq!(usage["radioisotopes"][1]["exceeded"], true);
@@ -280,11 +270,9 @@ async fn concurrent_receipts_are_summed_one_after_another(app: TestApp) {
         .count();
     assert_eq!(flagged, 4);
     let usage = app
-        .get(
-            &format!("/api/facility/{facility}/radioisotopes/usage?week=2026-W15"),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!(
+            "/api/facility/{facility}/radioisotopes/usage?week=2026-W15"
+        ))
+        .await;
     assert_eq!(usage["radioisotopes"][1]["received"], 300.0);
 }
