@@ -19,8 +19,7 @@ pub(crate) async fn begin(
     table: &'static str,
 ) -> Result<(Tx, String)> {
     let id = JsonBody::id(&body.value()?)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, table, &id).await?;
+    let tx = audited::locked(state, table, &id).await?;
     Ok((tx, id))
 }
 

@@ -1,5 +1,6 @@
-//! The steps around the audit log that every resource shares: the end of a write (audit →
-//! commit), the answer to a create, and the change history of a record.
+//! The steps around the audit log that every resource shares: the start of a write to one
+//! record (a transaction with its row locked), the end of a write (audit → commit), the answer to
+//! a create, and the change history of a record.
 
 use crate::auth::Caller;
 use crate::db::Tx;
@@ -12,6 +13,14 @@ use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, ListEnvelope};
 use registry_core::audit::Action;
 use serde::Serialize;
+
+/// Starts a write to the record `id` of `table`: a transaction with the record's row locked, so
+/// that what the checks read next stays as it is until the commit.
+pub(crate) async fn locked(state: &AppState, table: &'static str, id: &str) -> Result<Tx> {
+    let mut tx = state.db.begin().await?;
+    crate::store::lock_row(&mut tx, table, id).await?;
+    Ok(tx)
+}
 
 /// Ends a write of the record `id` in `tx`: records the caller's `action` in the audit log as
 /// `entity`, with the record as it was (`before`) and as it is (`after`), and commits.

@@ -110,8 +110,7 @@ pub(crate) async fn edit<T: Catalogue>(
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
     let changes = T::read(&value, false).map_err(ApiError::Validation)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, T::TABLE, &id).await?;
+    let mut tx = audited::locked(state, T::TABLE, &id).await?;
     let before = load::<T>(&mut tx, &id).await?;
     let mut record = T::apply(&mut tx, &before, changes).await?;
     if record != before {

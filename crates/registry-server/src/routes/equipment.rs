@@ -213,8 +213,7 @@ async fn edit(
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
     let changes = read_equipment(&value, false).map_err(ApiError::Validation)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "equipment", &id).await?;
+    let mut tx = audited::locked(&state, "equipment", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("equipment"))?;

@@ -7,6 +7,7 @@ use crate::db::{Conn, Tx, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
+use crate::routes::audited;
 use crate::routes::describe::{Routes, route};
 use crate::routes::shared::{Forbidden, NotFound};
 use crate::state::AppState;
@@ -59,8 +60,7 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
 
 /// A transaction with the facility `id` locked, when the caller may see it.
 async fn locked(state: &AppState, caller: &Caller, id: &str) -> Result<Tx> {
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "facilities", id).await?;
+    let mut tx = audited::locked(state, "facilities", id).await?;
     visible(&mut tx, caller, id).await?;
     Ok(tx)
 }

@@ -7,8 +7,8 @@ use crate::db::Conn;
 use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
-use crate::routes::archive;
 use crate::routes::shared::{FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized};
+use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -74,8 +74,7 @@ pub(super) async fn edit(
     let changes = read_user(&value, false).map_err(ApiError::Validation)?;
     // An Administrator sending `active: true` also lifts the account's failed-login delay.
     let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "users", &id).await?;
+    let mut tx = audited::locked(&state, "users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
     if let Some(roles) = changes.roles {

@@ -1,17 +1,17 @@
 //! Scheduling a released document's e-mail.
 
-use super::{ScheduleBody, load, load_state, record_event};
+use super::{ScheduleBody, finish_event, load_state};
 use crate::auth::Caller;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
+use crate::routes::audited;
 use crate::routes::shared::{Forbidden, NotFound, Unprocessable};
 use crate::state::AppState;
 use crate::store::documents as store;
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use registry_core::ErrorBody;
 use registry_core::audit::Action;
 use registry_core::document::{
@@ -39,8 +39,7 @@ pub(super) async fn schedule_email(
     caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "documents", &id).await?;
+    let mut tx = audited::locked(&state, "documents", &id).await?;
     let current = load_state(&mut tx, &id).await?;
     if current.status != DocumentStatus::Released {
         return Err(ApiError::conflict(
@@ -72,10 +71,8 @@ pub(super) async fn schedule_email(
         },
     )
     .await?;
-    let after = load(&mut tx, &caller, &id).await?;
     let detail =
         serde_json::json!({ "_id": schedule_id, "sendAt": send_at, "to": schedule.recipients });
-    record_event(&mut tx, &id, Action::ScheduleEmail, &caller, &detail).await?;
-    tx.commit().await?;
-    Ok((StatusCode::ACCEPTED, Json(after)).into_response())
+    let action = Action::ScheduleEmail;
+    finish_event(tx, &caller, &id, action, &detail, StatusCode::ACCEPTED).await
 }

@@ -1,15 +1,15 @@
 //! The status machine's moves (sign, release), soft delete and comments.
 
 use super::{
-    CommentBody, IdBody, SIGNERS, invalid_transition, load, load_state, record, record_event,
+    CommentBody, IdBody, SIGNERS, finish_event, invalid_transition, load, load_state, record,
 };
 use crate::auth::Caller;
 use crate::db::Tx;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, Path};
-use crate::routes::archive;
 use crate::routes::shared::{Forbidden, InvalidTransition, NotFound, Unprocessable};
+use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::documents as store;
 use axum::Json;
@@ -40,8 +40,7 @@ impl Moving {
     /// status does not allow (409 `invalid_transition`), and loads it as it is.
     async fn begin(state: &AppState, caller: &Caller, body: JsonBody, to: Move) -> Result<Self> {
         let id = JsonBody::id(&body.value()?)?;
-        let mut tx = state.db.begin().await?;
-        crate::store::lock_row(&mut tx, "documents", &id).await?;
+        let mut tx = audited::locked(state, "documents", &id).await?;
         let current = load_state(&mut tx, &id).await?;
         document::transition(current.status, to).map_err(invalid_transition)?;
         let before = load(&mut tx, caller, &id).await?;
@@ -183,14 +182,18 @@ pub(super) async fn comment(
             ));
         }
     };
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "documents", &id).await?;
+    let mut tx = audited::locked(&state, "documents", &id).await?;
     load(&mut tx, &caller, &id).await?;
     let comment_id = new_id();
     store::add_comment(&mut tx, &comment_id, &id, &caller.id, &text, &now()).await?;
-    let after = load(&mut tx, &caller, &id).await?;
     let detail = serde_json::json!({ "_id": comment_id, "text": text });
-    record_event(&mut tx, &id, Action::Comment, &caller, &detail).await?;
-    tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(after)).into_response())
+    finish_event(
+        tx,
+        &caller,
+        &id,
+        Action::Comment,
+        &detail,
+        StatusCode::CREATED,
+    )
+    .await
 }

@@ -10,12 +10,15 @@ mod signing_key;
 mod upload;
 
 use crate::auth::Caller;
-use crate::db::Conn;
+use crate::db::{Conn, Tx};
 use crate::error::{ApiError, Result};
 use crate::routes::describe::{Routes, route, routes};
 use crate::store::audit;
 use crate::store::documents::{self as store, DocumentFilter, DocumentState};
+use axum::Json;
 use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use registry_core::Role;
 use registry_core::audit::Action;
 use registry_core::document::{self, Document};
@@ -135,17 +138,20 @@ async fn load_state(conn: &mut Conn, id: &str) -> Result<DocumentState> {
         .ok_or_else(|| ApiError::not_found("document"))
 }
 
-/// An audit entry for what a document gains without changing itself (a comment, an e-mail
-/// schedule), with its `detail`.
-async fn record_event(
-    conn: &mut Conn,
+/// Ends a write by which the document `id` gains something without changing itself (a comment,
+/// an e-mail schedule): records the `action` with its `detail` in the audit log, commits, and
+/// answers `status` with the document as it now is.
+async fn finish_event(
+    mut tx: Tx,
+    caller: &Caller,
     id: &str,
     action: Action,
-    caller: &Caller,
     detail: &Value,
-) -> Result<()> {
+    status: StatusCode,
+) -> Result<Response> {
+    let after = load(&mut tx, caller, id).await?;
     audit::record(
-        conn,
+        &mut tx,
         audit::Change {
             entity: "document",
             entity_id: id,
@@ -157,5 +163,6 @@ async fn record_event(
         },
     )
     .await?;
-    Ok(())
+    tx.commit().await?;
+    Ok((status, Json(after)).into_response())
 }

@@ -8,6 +8,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::JSON_BODY_LIMIT;
 use crate::extract::JsonBody;
 use crate::objects::{StagedFile, sniff_document, stage};
+use crate::routes::audited;
 use crate::routes::shared::{BadRequest, Forbidden, InvalidTransition, NotFound, Unprocessable};
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentState, MetadataChanges};
@@ -315,8 +316,7 @@ pub(super) async fn edit(
         Some((staged, name)) => Some(store_file(&state, staged, name.clone()).await?),
         None => None,
     };
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "documents", &id).await?;
+    let mut tx = audited::locked(&state, "documents", &id).await?;
     // Re-read inside the write transaction: another request may have moved it meanwhile.
     let fresh = load_state(&mut tx, &id).await?;
     if fresh.status != current.status || fresh.file_version != current.file_version {

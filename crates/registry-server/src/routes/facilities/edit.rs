@@ -7,6 +7,7 @@ use crate::db::now;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
+use crate::routes::audited;
 use crate::routes::shared::{
     DuplicateFacility, FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized,
     VersionMismatch,
@@ -34,8 +35,7 @@ async fn apply_edit(
     headers: &HeaderMap,
     action: Action,
 ) -> Result<Response> {
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "facilities", id).await?;
+    let mut tx = audited::locked(state, "facilities", id).await?;
     let before = store::view(&mut tx, id)
         .await?
         .ok_or_else(|| ApiError::not_found("facility"))?;

@@ -4,7 +4,7 @@ use crate::access::{scope_for, visible};
 use crate::auth::Caller;
 use crate::cache;
 use crate::changes::ReadOf;
-use crate::error::Result;
+use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::audited;
@@ -15,35 +15,66 @@ use crate::state::AppState;
 use crate::store::facilities as store;
 use crate::versions::with_etag;
 use axum::Json;
-use axum::extract::{OriginalUri, State};
+use axum::extract::{FromRequestParts, OriginalUri, State};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use registry_core::Department;
 use registry_core::api::AuditEvent;
 use registry_core::api::{Facility, ListEnvelope};
 
-async fn list(
-    state: &AppState,
-    caller: &Caller,
-    uri: &Uri,
-    params: &ListParams,
-    department: Option<Department>,
-) -> Result<Response> {
-    let key = cache::key(&caller.id, uri, "");
-    state
-        .cache
-        .answer(&state.db, ReadOf::FacilityLists, key, async {
-            let mut conn = state.db.read().await?;
-            let mut filter = params.facility_filter();
-            if let Some(d) = department {
-                filter.department = Some(d.as_str().to_owned());
-            }
-            filter.member = scope_for(caller);
-            let (list, total) =
-                store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
-            Ok(params.page(list, total).into_response())
+/// What the facility lists read from a request, in the order the handlers took it before: the
+/// caller, the address (the cache key), then the paging and filters.
+pub(super) struct ListRequest {
+    state: AppState,
+    caller: Caller,
+    uri: Uri,
+    params: ListParams,
+}
+
+impl FromRequestParts<AppState> for ListRequest {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let OriginalUri(uri) = OriginalUri::from_request_parts(parts, state)
+            .await
+            .unwrap_or_else(|never| match never {});
+        let params = ListParams::from_request_parts(parts, state).await?;
+        Ok(Self {
+            state: state.clone(),
+            caller,
+            uri,
+            params,
         })
-        .await
+    }
+}
+
+impl ListRequest {
+    /// A page of the facilities the caller can read, of `department` when one is given.
+    async fn answer(self, department: Option<Department>) -> Result<Response> {
+        let Self {
+            state,
+            caller,
+            uri,
+            params,
+        } = self;
+        let key = cache::key(&caller.id, &uri, "");
+        state
+            .cache
+            .answer(&state.db, ReadOf::FacilityLists, key, async {
+                let mut conn = state.db.read().await?;
+                let mut filter = params.facility_filter();
+                if let Some(d) = department {
+                    filter.department = Some(d.as_str().to_owned());
+                }
+                filter.member = scope_for(&caller);
+                let (list, total) =
+                    store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
+                Ok(params.page(list, total).into_response())
+            })
+            .await
+    }
 }
 
 #[utoipa::path(
@@ -55,13 +86,8 @@ async fn list(
     ),
     security(("bearer" = []))
 )]
-pub(super) async fn list_all(
-    State(state): State<AppState>,
-    caller: Caller,
-    OriginalUri(uri): OriginalUri,
-    params: ListParams,
-) -> Result<Response> {
-    list(&state, &caller, &uri, &params, None).await
+pub(super) async fn list_all(request: ListRequest) -> Result<Response> {
+    request.answer(None).await
 }
 
 #[utoipa::path(
@@ -71,20 +97,8 @@ pub(super) async fn list_all(
     responses((status = 200, description = "OK", body = ListEnvelope<Facility>), Unauthorized),
     security(("bearer" = []))
 )]
-pub(super) async fn list_nuclear_medicine(
-    State(state): State<AppState>,
-    caller: Caller,
-    OriginalUri(uri): OriginalUri,
-    params: ListParams,
-) -> Result<Response> {
-    list(
-        &state,
-        &caller,
-        &uri,
-        &params,
-        Some(Department::NuclearMedicine),
-    )
-    .await
+pub(super) async fn list_nuclear_medicine(request: ListRequest) -> Result<Response> {
+    request.answer(Some(Department::NuclearMedicine)).await
 }
 
 #[utoipa::path(
@@ -94,20 +108,8 @@ pub(super) async fn list_nuclear_medicine(
     responses((status = 200, description = "OK", body = ListEnvelope<Facility>), Unauthorized),
     security(("bearer" = []))
 )]
-pub(super) async fn list_radiodiagnosis(
-    State(state): State<AppState>,
-    caller: Caller,
-    OriginalUri(uri): OriginalUri,
-    params: ListParams,
-) -> Result<Response> {
-    list(
-        &state,
-        &caller,
-        &uri,
-        &params,
-        Some(Department::Radiodiagnosis),
-    )
-    .await
+pub(super) async fn list_radiodiagnosis(request: ListRequest) -> Result<Response> {
+    request.answer(Some(Department::Radiodiagnosis)).await
 }
 
 #[utoipa::path(

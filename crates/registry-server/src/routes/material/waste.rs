@@ -3,7 +3,7 @@
 
 use super::{bool_filter, check_visible, facility_ref, isotope_filter, scope};
 use crate::auth::Caller;
-use crate::db::Conn;
+use crate::db::{Conn, Tx};
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
@@ -179,16 +179,17 @@ fn released_already() -> ApiError {
     )
 }
 
-/// The package `id` while it is not released: 404 without one, 409 `invalid_transition` once
-/// released.
-async fn unreleased(conn: &mut Conn, id: &str) -> Result<WastePackage> {
-    let package = store::waste(conn, id, &today())
+/// Starts a write to the package `id` while it is not released: the transaction, and the package
+/// as it is; 404 without one, 409 `invalid_transition` once released.
+async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
+    let mut tx = state.db.begin().await?;
+    let package = store::waste(&mut tx, id, &today())
         .await?
         .ok_or_else(|| ApiError::not_found("waste package"))?;
     if package.release.is_some() {
         return Err(released_already());
     }
-    Ok(package)
+    Ok((tx, package))
 }
 
 #[utoipa::path(
@@ -209,8 +210,7 @@ pub(super) async fn edit_waste(
     let value = body.value()?;
     let at = Utc::now();
     let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
-    let mut tx = state.db.begin().await?;
-    let before = unreleased(&mut tx, &id).await?;
+    let (mut tx, before) = unreleased(&state, &id).await?;
     let mut package = before.clone();
     if let Some(form) = changes.form {
         package.form = form;
@@ -262,8 +262,7 @@ pub(super) async fn release(
     let value = body.value()?;
     let at = Utc::now();
     let (dose_rate, released_at, notes) = read_release(&value, at).map_err(ApiError::Validation)?;
-    let mut tx = state.db.begin().await?;
-    let before = unreleased(&mut tx, &id).await?;
+    let (mut tx, before) = unreleased(&state, &id).await?;
     let released_day = local_date(released_at).to_string();
     if before.release_date > released_day {
         return Err(ApiError::conflict(

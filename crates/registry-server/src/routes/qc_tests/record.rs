@@ -240,8 +240,7 @@ pub(super) async fn edit(
             format!("does not match the test in the path ({id})"),
         ));
     }
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "qc_tests", &id).await?;
+    let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
@@ -273,8 +272,7 @@ pub(super) async fn delete(
     Path(id): Path<String>,
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
-    let mut tx = state.db.begin().await?;
-    crate::store::lock_row(&mut tx, "qc_tests", &id).await?;
+    let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id)
         .await?
         .ok_or_else(|| ApiError::not_found("test"))?;
