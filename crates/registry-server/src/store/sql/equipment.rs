@@ -2,7 +2,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{fetch_by, json, page, reference, ts};
+use super::row::{archive_row, fetch_by, json, page, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::equipment::EquipmentFilter;
 use crate::store::types::{JsonText, Param, Ts};
@@ -115,11 +115,7 @@ pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<
 }
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE equipment SET archived_at = $2, updated_at = $2 WHERE id = $1")
-        .bind(id)
-        .bind(Ts(at))
-        .execute(&mut *conn)
-        .await?;
+    archive_row(&mut *conn, "equipment", id, at).await?;
     super::qc_tests::refresh_listed_equipment(conn, id).await
 }
 

@@ -89,6 +89,22 @@ pub(crate) async fn fetch_by<T>(
         .transpose()
 }
 
+/// Archives (soft-deletes) the row `id` of `table` (a constant, never input) at `at`.
+pub(crate) async fn archive_row(
+    conn: &mut Connection,
+    table: &'static str,
+    id: &str,
+    at: &str,
+) -> Result<(), sqlx::Error> {
+    let sql = format!("UPDATE {table} SET archived_at = $2, updated_at = $2 WHERE id = $1");
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(id)
+        .bind(Ts(at))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// A reference read from the columns `{prefix}_id` and `{prefix}_name`.
 pub(crate) fn reference(row: &DbRow, prefix: &str) -> Result<Reference, sqlx::Error> {
     Ok(Reference {
