@@ -4,11 +4,11 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{fetch_by, ts};
+use super::row::{fetch_by, page, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, search_key};
 use crate::store::model::catalogue::NamedRow;
-use crate::store::types::Ts;
+use crate::store::types::{Param, Ts};
 use sqlx::{AssertSqlSafe, Row};
 
 const COLUMNS: &str = "id, name, description, created_at, updated_at";
@@ -45,23 +45,16 @@ pub async fn list_rows(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<NamedRow>, i64), sqlx::Error> {
-    let pattern = name_pattern(q);
     let filter = "name_key LIKE $1 ESCAPE '\\'";
-    let total: i64 = sqlx::query_scalar(AssertSqlSafe(format!(
-        "SELECT COUNT(*) FROM {table} WHERE {filter}"
-    )))
-    .bind(&pattern)
-    .fetch_one(&mut *conn)
+    let (rows, total) = page(
+        conn,
+        format!("SELECT COUNT(*) FROM {table} WHERE {filter}"),
+        format!("SELECT {COLUMNS} FROM {table} WHERE {filter} ORDER BY name_key, id"),
+        vec![Param::text(&name_pattern(q))],
+        limit,
+        offset,
+    )
     .await?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM {table} WHERE {filter} ORDER BY name_key, id LIMIT $2 OFFSET $3"
-    );
-    let rows = sqlx::query(AssertSqlSafe(sql))
-        .bind(&pattern)
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(conn)
-        .await?;
     Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
 }
 

@@ -9,23 +9,28 @@ use crate::store::model::claims::*;
 use crate::store::types::Ts;
 use sqlx::AssertSqlSafe;
 
-/// Claims up to `limit` due rows for `instance` until `until`: pending ones whose time has come,
-/// and ones whose previous claim lapsed. On PostgreSQL the rows are locked with
+/// A row of a queue, as [`claim`] returns it.
+pub(crate) trait Claimed: Sized {
+    const QUEUE: Queue;
+    /// The columns read besides `id` (a constant list, never input).
+    const COLUMNS: &'static str;
+    fn from_row(row: &DbRow) -> Result<Self, sqlx::Error>;
+}
+
+/// Claims up to `limit` due rows of `T`'s queue for `instance` until `until`: pending ones whose
+/// time has come, and ones whose previous claim lapsed. On PostgreSQL the rows are locked with
 /// `FOR UPDATE SKIP LOCKED`, so concurrent instances never claim the same row; on SQLite the
-/// single writer connection serialises the whole claim. Returns `columns` of each claimed row
-/// (`columns` is the caller's constant list, never input).
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn claim(
+/// single writer connection serialises the whole claim.
+pub(crate) async fn claim<T: Claimed>(
     conn: &mut Connection,
-    queue: Queue,
-    columns: &'static str,
     instance: &str,
     now: &str,
     until: &str,
     limit: i64,
-) -> Result<Vec<DbRow>, sqlx::Error> {
+) -> Result<Vec<T>, sqlx::Error> {
     let lock = super::dialect::SKIP_LOCKED;
-    let table = queue.table();
+    let table = T::QUEUE.table();
+    let columns = T::COLUMNS;
     let sql = format!(
         "SELECT id, {columns} FROM {table} \
          WHERE (status = 'pending' AND next_attempt_at <= $1) OR (status = 'sending' AND claimed_until < $1) \
@@ -49,7 +54,7 @@ pub(crate) async fn claim(
             .execute(&mut *conn)
             .await?;
     }
-    Ok(rows)
+    rows.iter().map(T::from_row).collect()
 }
 
 /// Records the outcome of one attempt, if `instance` still holds the claim: `sent`, a retry at

@@ -3,7 +3,8 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::Connection;
+use super::claims::Claimed;
+use super::{Connection, DbRow};
 use super::row::json;
 use crate::store::model::claims::Queue;
 use crate::store::model::documents::*;
@@ -43,31 +44,18 @@ pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Resul
 }
 
 /// Claims up to `limit` due schedules for `instance` until `until` (see `claims::claim`).
-pub async fn claim_due(
-    conn: &mut Connection,
-    instance: &str,
-    now: &str,
-    until: &str,
-    limit: i64,
-) -> Result<Vec<ClaimedEmail>, sqlx::Error> {
-    let rows = super::claims::claim(
-        conn,
-        Queue::EmailSchedules,
-        "document_id, recipients, attempts",
-        instance,
-        now,
-        until,
-        limit,
-    )
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(ClaimedEmail {
-                id: r.try_get("id")?,
-                document_id: r.try_get("document_id")?,
-                recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
-                attempts: r.try_get("attempts")?,
-            })
+pub(crate) use super::claims::claim as claim_due;
+
+impl Claimed for ClaimedEmail {
+    const QUEUE: Queue = Queue::EmailSchedules;
+    const COLUMNS: &'static str = "document_id, recipients, attempts";
+
+    fn from_row(r: &DbRow) -> Result<Self, sqlx::Error> {
+        Ok(ClaimedEmail {
+            id: r.try_get("id")?,
+            document_id: r.try_get("document_id")?,
+            recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
+            attempts: r.try_get("attempts")?,
         })
-        .collect()
+    }
 }

@@ -5,7 +5,8 @@
 
 use super::documents::{LIVE, parse_status};
 use super::opt;
-use super::row::{bind, day, json, ts, ts_opt};
+use super::row::{day, fetch_all, json, page, ts, ts_opt};
+use crate::store::types::Param;
 use super::{Connection, DbRow};
 use crate::db::placeholders;
 use crate::store::model::documents::*;
@@ -41,15 +42,17 @@ pub async fn file(
         .bind(version)
         .fetch_optional(conn)
         .await?;
-    row.map(|r| {
-        Ok(FileInfo {
-            name: r.try_get("name")?,
-            content_type: r.try_get("content_type")?,
-            size: r.try_get("size")?,
-            sha256: r.try_get("sha256")?,
-        })
+    row.map(|r| file_info(&r, "name")).transpose()
+}
+
+/// A stored file's description, its name read from the column `name`.
+fn file_info(r: &DbRow, name: &str) -> Result<FileInfo, sqlx::Error> {
+    Ok(FileInfo {
+        name: r.try_get(name)?,
+        content_type: r.try_get("content_type")?,
+        size: r.try_get("size")?,
+        sha256: r.try_get("sha256")?,
     })
-    .transpose()
 }
 
 pub async fn view(
@@ -59,11 +62,8 @@ pub async fn view(
 ) -> Result<Option<Document>, sqlx::Error> {
     let (clause, binds) = filter.clause(2);
     let sql = format!("{SELECT} WHERE d.id = $1 AND {LIVE}{clause}");
-    let mut query = sqlx::query(AssertSqlSafe(sql)).bind(id);
-    for b in binds {
-        query = bind(query, b);
-    }
-    let rows = query.fetch_all(&mut *conn).await?;
+    let binds: Vec<Param> = std::iter::once(Param::text(id)).chain(binds).collect();
+    let rows = fetch_all(&mut *conn, sql, &binds).await?;
     Ok(assemble(conn, rows).await?.pop())
 }
 
@@ -74,25 +74,15 @@ pub async fn list(
     offset: i64,
 ) -> Result<(Vec<Document>, i64), sqlx::Error> {
     let (clause, binds) = filter.clause(1);
-    let count_sql = format!(
-        "SELECT COUNT(*) FROM documents d JOIN facilities f ON f.id = d.facility_id WHERE {LIVE}{clause}"
-    );
-    let mut count = sqlx::query(AssertSqlSafe(count_sql));
-    for b in binds.iter().cloned() {
-        count = bind(count, b);
-    }
-    let total: i64 = count.fetch_one(&mut *conn).await?.try_get(0)?;
-    let n = binds.len();
-    let sql = format!(
-        "{SELECT} WHERE {LIVE}{clause} ORDER BY d.id DESC LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let mut query = sqlx::query(AssertSqlSafe(sql));
-    for b in binds {
-        query = bind(query, b);
-    }
-    let rows = query.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+    let (rows, total) = page(
+        &mut *conn,
+        format!("SELECT COUNT(*) FROM documents d JOIN facilities f ON f.id = d.facility_id WHERE {LIVE}{clause}"),
+        format!("{SELECT} WHERE {LIVE}{clause} ORDER BY d.id DESC"),
+        binds,
+        limit,
+        offset,
+    )
+    .await?;
     Ok((assemble(conn, rows).await?, total))
 }
 
@@ -131,12 +121,7 @@ async fn assemble(conn: &mut Connection, rows: Vec<DbRow>) -> Result<Vec<Documen
                 validity: day(&r, "validity")?,
                 conclusion: opt(&r, "conclusion")?,
                 status: parse_status(&r.try_get::<String, _>("status")?)?,
-                file: FileInfo {
-                    name: r.try_get("file_name")?,
-                    content_type: r.try_get("content_type")?,
-                    size: r.try_get("size")?,
-                    sha256: r.try_get("sha256")?,
-                },
+                file: file_info(&r, "file_name")?,
                 uploaded_by: person(&r, "uploaded_by", "uploader_name")?.unwrap_or(Person {
                     id: String::new(),
                     name: String::new(),
@@ -160,69 +145,75 @@ async fn assemble(conn: &mut Connection, rows: Vec<DbRow>) -> Result<Vec<Documen
         .collect()
 }
 
-async fn comments_of(
+/// The rows that `select` (a query ending in `WHERE <its document_id column>`) finds for the
+/// documents `ids`, in `order`.
+async fn rows_for(
     conn: &mut Connection,
+    select: &str,
+    order: &str,
     ids: &[String],
-) -> Result<HashMap<String, Vec<Comment>>, sqlx::Error> {
-    let sql = format!(
-        "SELECT c.id, c.document_id, c.author_id, u.name, c.text, c.created_at FROM document_comments c \
-         JOIN users u ON u.id = c.author_id WHERE c.document_id IN ({}) ORDER BY c.id",
-        placeholders(1, ids.len())
-    );
+) -> Result<Vec<DbRow>, sqlx::Error> {
+    let sql = format!("{select} IN ({}) ORDER BY {order}", placeholders(1, ids.len()));
     let mut query = sqlx::query(AssertSqlSafe(sql));
     for id in ids {
         query = query.bind(id);
     }
-    let mut out: HashMap<String, Vec<Comment>> = HashMap::new();
-    for r in query.fetch_all(conn).await? {
+    query.fetch_all(conn).await
+}
+
+/// `rows` read by `from_row`, grouped by their `document_id` (in the rows' order).
+fn by_document<T>(
+    rows: &[DbRow],
+    from_row: impl Fn(&DbRow) -> Result<T, sqlx::Error>,
+) -> Result<HashMap<String, Vec<T>>, sqlx::Error> {
+    let mut out: HashMap<String, Vec<T>> = HashMap::new();
+    for r in rows {
         out.entry(r.try_get("document_id")?)
             .or_default()
-            .push(Comment {
-                id: r.try_get("id")?,
-                author: Person {
-                    id: r.try_get("author_id")?,
-                    name: r.try_get("name")?,
-                },
-                text: r.try_get("text")?,
-                created_at: ts(&r, "created_at")?,
-            });
+            .push(from_row(r)?);
     }
     Ok(out)
+}
+
+async fn comments_of(
+    conn: &mut Connection,
+    ids: &[String],
+) -> Result<HashMap<String, Vec<Comment>>, sqlx::Error> {
+    let select = "SELECT c.id, c.document_id, c.author_id, u.name, c.text, c.created_at FROM document_comments c \
+         JOIN users u ON u.id = c.author_id WHERE c.document_id";
+    let rows = rows_for(conn, select, "c.id", ids).await?;
+    by_document(&rows, |r| {
+        Ok(Comment {
+            id: r.try_get("id")?,
+            author: Person {
+                id: r.try_get("author_id")?,
+                name: r.try_get("name")?,
+            },
+            text: r.try_get("text")?,
+            created_at: ts(r, "created_at")?,
+        })
+    })
 }
 
 async fn versions_of(
     conn: &mut Connection,
     ids: &[String],
 ) -> Result<HashMap<String, Vec<FileVersion>>, sqlx::Error> {
-    let sql = format!(
-        "SELECT v.document_id, v.version, v.name, v.content_type, v.size, v.sha256, v.uploaded_by, u.name AS uploader, v.uploaded_at \
-         FROM document_files v JOIN users u ON u.id = v.uploaded_by WHERE v.document_id IN ({}) ORDER BY v.version DESC",
-        placeholders(1, ids.len())
-    );
-    let mut query = sqlx::query(AssertSqlSafe(sql));
-    for id in ids {
-        query = query.bind(id);
-    }
-    let mut out: HashMap<String, Vec<FileVersion>> = HashMap::new();
-    for r in query.fetch_all(conn).await? {
-        out.entry(r.try_get("document_id")?)
-            .or_default()
-            .push(FileVersion {
-                version: r.try_get("version")?,
-                file: FileInfo {
-                    name: r.try_get("name")?,
-                    content_type: r.try_get("content_type")?,
-                    size: r.try_get("size")?,
-                    sha256: r.try_get("sha256")?,
-                },
-                uploaded_by: Person {
-                    id: r.try_get("uploaded_by")?,
-                    name: r.try_get("uploader")?,
-                },
-                uploaded_at: ts(&r, "uploaded_at")?,
-            });
-    }
-    Ok(out)
+    let select = "SELECT v.document_id, v.version, v.name, v.content_type, v.size, v.sha256, v.uploaded_by, \
+         u.name AS uploader, v.uploaded_at FROM document_files v JOIN users u ON u.id = v.uploaded_by \
+         WHERE v.document_id";
+    let rows = rows_for(conn, select, "v.version DESC", ids).await?;
+    by_document(&rows, |r| {
+        Ok(FileVersion {
+            version: r.try_get("version")?,
+            file: file_info(r, "name")?,
+            uploaded_by: Person {
+                id: r.try_get("uploaded_by")?,
+                name: r.try_get("uploader")?,
+            },
+            uploaded_at: ts(r, "uploaded_at")?,
+        })
+    })
 }
 
 type EmailState = (Option<ScheduledEmail>, Option<SentEmail>);
@@ -232,17 +223,11 @@ async fn emails_of(
     conn: &mut Connection,
     ids: &[String],
 ) -> Result<HashMap<String, EmailState>, sqlx::Error> {
-    let sql = format!(
-        "SELECT id, document_id, recipients, send_at, status, attempts, next_attempt_at, last_error, sent_at \
-         FROM email_schedules WHERE document_id IN ({}) ORDER BY id",
-        placeholders(1, ids.len())
-    );
-    let mut query = sqlx::query(AssertSqlSafe(sql));
-    for id in ids {
-        query = query.bind(id);
-    }
+    let select = "SELECT id, document_id, recipients, send_at, status, attempts, next_attempt_at, last_error, \
+         sent_at FROM email_schedules WHERE document_id";
+    let rows = rows_for(conn, select, "id", ids).await?;
     let mut out: HashMap<String, EmailState> = HashMap::new();
-    for r in query.fetch_all(conn).await? {
+    for r in rows {
         let to: Vec<String> = serde_json::from_str(&json(&r, "recipients")?).unwrap_or_default();
         let status: String = r.try_get("status")?;
         let entry = out.entry(r.try_get("document_id")?).or_default();

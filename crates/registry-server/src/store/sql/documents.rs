@@ -7,7 +7,7 @@
 
 use super::Connection;
 use super::opt;
-use super::row::day;
+use super::row::{archive_row, day};
 use crate::store::model::documents::*;
 use crate::store::types::{Day, Ts};
 use registry_core::document::{DocumentStatus, FileInfo};
@@ -235,11 +235,7 @@ pub async fn liberate(
 
 /// Soft delete; its pending e-mails are cancelled with it.
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE documents SET archived_at = $2, updated_at = $2 WHERE id = $1")
-        .bind(id)
-        .bind(Ts(at))
-        .execute(&mut *conn)
-        .await?;
+    archive_row(&mut *conn, "documents", id, at).await?;
     sqlx::query(
         "UPDATE email_schedules SET status = 'cancelled', updated_at = $2 WHERE document_id = $1 AND status = 'pending'",
     )

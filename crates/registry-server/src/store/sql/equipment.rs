@@ -2,12 +2,12 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{fetch_by, json, reference, ts};
+use super::row::{archive_row, fetch_by, json, page, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::equipment::EquipmentFilter;
-use crate::store::types::{JsonText, Ts};
+use crate::store::types::{JsonText, Param, Ts};
 use registry_core::equipment::Equipment;
-use sqlx::{AssertSqlSafe, Row};
+use sqlx::Row;
 
 const COLUMNS: &str = "e.id, e.facility_id, f.name AS facility_name, e.equipment_type_id, et.name AS equipment_type_name, \
      e.manufacturer, e.model, e.serial_number, e.patrimonial_number, e.localization, e.attributes, e.active, \
@@ -52,14 +52,14 @@ pub async fn list_for_facility(
     offset: i64,
 ) -> Result<(Vec<Equipment>, i64), sqlx::Error> {
     let mut clauses = vec![LIVE.to_owned(), "e.facility_id = $1".to_owned()];
-    let mut binds = vec![facility_id.to_owned()];
+    let mut binds = vec![Param::text(facility_id)];
     match filter.active {
         Some(true) => clauses.push("e.active = TRUE".into()),
         Some(false) => clauses.push("e.active = FALSE".into()),
         None => {}
     }
     let mut add = |clause: &str, value: String| {
-        binds.push(value);
+        binds.push(Param::Text(Some(value)));
         clauses.push(clause.replace("$?", &format!("${}", binds.len())));
     };
     if let Some(t) = &filter.equipment_type_id {
@@ -73,31 +73,15 @@ pub async fn list_for_facility(
         );
     }
     let filter = clauses.join(" AND ");
-    let total: i64 = {
-        let sql = format!(
-            "SELECT COUNT(*) FROM equipment e JOIN facilities f ON f.id = e.facility_id WHERE {filter}"
-        );
-        let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
-        for b in &binds {
-            q = q.bind(b.as_str());
-        }
-        q.fetch_one(&mut *conn).await?
-    };
-    let n = binds.len();
-    let sql = format!(
-        "SELECT {COLUMNS} WHERE {filter} ORDER BY e.id DESC LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b.as_str());
-    }
-    let rows = q
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(conn)
-        .await?;
+    let (rows, total) = page(
+        conn,
+        format!("SELECT COUNT(*) FROM equipment e JOIN facilities f ON f.id = e.facility_id WHERE {filter}"),
+        format!("SELECT {COLUMNS} WHERE {filter} ORDER BY e.id DESC"),
+        binds,
+        limit,
+        offset,
+    )
+    .await?;
     Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
 }
 
@@ -131,11 +115,7 @@ pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<
 }
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE equipment SET archived_at = $2, updated_at = $2 WHERE id = $1")
-        .bind(id)
-        .bind(Ts(at))
-        .execute(&mut *conn)
-        .await?;
+    archive_row(&mut *conn, "equipment", id, at).await?;
     super::qc_tests::refresh_listed_equipment(conn, id).await
 }
 

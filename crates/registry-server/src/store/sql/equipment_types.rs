@@ -4,10 +4,10 @@
 
 use super::catalogue::name_pattern;
 use crate::store::model::catalogue::CatalogueFilter;
-use super::row::{fetch_by, json_opt, reference, ts};
+use super::row::{fetch_by, json_opt, page, reference, ts};
 use super::{Connection, DbRow};
 use crate::db::search_key;
-use crate::store::types::{JsonText, Ts};
+use crate::store::types::{JsonText, Param, Ts};
 use registry_core::equipment::{Reference, TestType};
 use registry_core::qc::TestKind;
 use sqlx::Row;
@@ -72,26 +72,20 @@ pub async fn list_test_types(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<TestType>, i64), sqlx::Error> {
-    let equipment_type = &filter.equipment_type_id;
-    let pattern = name_pattern(filter.q.as_deref());
+    let binds = vec![
+        Param::Text(filter.equipment_type_id.clone()),
+        Param::text(&name_pattern(filter.q.as_deref())),
+    ];
     let filter = "($1 IS NULL OR t.equipment_type_id = $1) AND t.name_key LIKE $2 ESCAPE '\\'";
-    let total: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT COUNT(*) FROM test_types t WHERE {filter}"
-    )))
-    .bind(equipment_type)
-    .bind(&pattern)
-    .fetch_one(&mut *conn)
+    let (rows, total) = page(
+        conn,
+        format!("SELECT COUNT(*) FROM test_types t WHERE {filter}"),
+        format!("SELECT {TEST_TYPE_COLUMNS} WHERE {filter} ORDER BY et.name_key, t.name_key, t.id"),
+        binds,
+        limit,
+        offset,
+    )
     .await?;
-    let sql = format!(
-        "SELECT {TEST_TYPE_COLUMNS} WHERE {filter} ORDER BY et.name_key, t.name_key, t.id LIMIT $3 OFFSET $4"
-    );
-    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(equipment_type)
-        .bind(&pattern)
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(conn)
-        .await?;
     Ok((
         rows.iter()
             .map(test_type_from_row)

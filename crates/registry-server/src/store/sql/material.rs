@@ -4,14 +4,14 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{bind, fetch_by, ts};
+use super::row::{fetch_all, fetch_by, page, ts};
 use super::{Connection, DbRow};
 use crate::store::model::material::*;
 use crate::store::types::{Param, Ts};
 use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
 use registry_core::material::Receipt;
-use sqlx::{AssertSqlSafe, Row};
+use sqlx::Row;
 
 pub(super) fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
     sqlx::Error::Decode(format!("{what}: {e}").into())
@@ -75,11 +75,7 @@ impl Filter {
 
     /// Every row of `sql` (whose `WHERE` is this filter's), with the binds.
     pub(super) async fn fetch(&self, conn: &mut Connection, sql: String) -> Result<Vec<DbRow>, sqlx::Error> {
-        let mut q = sqlx::query(AssertSqlSafe(sql));
-        for b in self.binds.iter().cloned() {
-            q = bind(q, b);
-        }
-        q.fetch_all(conn).await
+        fetch_all(conn, sql, &self.binds).await
     }
 
     /// Counts the rows of `from` that match, then reads one page of `columns`, newest first.
@@ -93,32 +89,15 @@ impl Filter {
         offset: i64,
     ) -> Result<(Vec<DbRow>, i64), sqlx::Error> {
         let filter = self.sql();
-        let mut count = sqlx::query(AssertSqlSafe(format!(
-            "SELECT COUNT(*) {from} WHERE {filter}"
-        )));
-        for b in self.binds.iter().cloned() {
-            count = bind(count, b);
-        }
-        let total: i64 = count.fetch_one(&mut *conn).await?.try_get(0)?;
-        if offset >= total {
-            return Ok((Vec::new(), total));
-        }
-        let n = self.binds.len();
-        let sql = format!(
-            "SELECT {columns} {from} WHERE {filter} ORDER BY {order} LIMIT ${} OFFSET ${}",
-            n + 1,
-            n + 2
-        );
-        let mut q = sqlx::query(AssertSqlSafe(sql));
-        for b in self.binds.iter().cloned() {
-            q = bind(q, b);
-        }
-        let rows = q
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(conn)
-            .await?;
-        Ok((rows, total))
+        page(
+            conn,
+            format!("SELECT COUNT(*) {from} WHERE {filter}"),
+            format!("SELECT {columns} {from} WHERE {filter} ORDER BY {order}"),
+            self.binds.clone(),
+            limit,
+            offset,
+        )
+        .await
     }
 }
 

@@ -4,6 +4,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
+use super::claims::Claimed;
 use super::material::{Filter, radioisotope, reference};
 use super::row::{day, day_opt, json};
 use super::waste::{WASTE_COLUMNS, WASTE_FROM, waste_from_row};
@@ -289,35 +290,22 @@ pub async fn insert_digest(
 }
 
 /// Claims due digests for `instance` until `until` (see `claims::claim`).
-pub async fn claim_digests(
-    conn: &mut Connection,
-    instance: &str,
-    now: &str,
-    until: &str,
-    limit: i64,
-) -> Result<Vec<Digest>, sqlx::Error> {
-    let rows = super::claims::claim(
-        conn,
-        Queue::NoticeDigests,
-        "day, facility_id, recipients, subject, body, item_count, attempts",
-        instance,
-        now,
-        until,
-        limit,
-    )
-    .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(Digest {
-                id: r.try_get("id")?,
-                day: day(r, "day")?,
-                facility_id: r.try_get("facility_id")?,
-                recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
-                subject: r.try_get("subject")?,
-                body: r.try_get("body")?,
-                item_count: r.try_get("item_count")?,
-                attempts: r.try_get("attempts")?,
-            })
+pub(crate) use super::claims::claim as claim_digests;
+
+impl Claimed for Digest {
+    const QUEUE: Queue = Queue::NoticeDigests;
+    const COLUMNS: &'static str = "day, facility_id, recipients, subject, body, item_count, attempts";
+
+    fn from_row(r: &DbRow) -> Result<Self, sqlx::Error> {
+        Ok(Digest {
+            id: r.try_get("id")?,
+            day: day(r, "day")?,
+            facility_id: r.try_get("facility_id")?,
+            recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
+            subject: r.try_get("subject")?,
+            body: r.try_get("body")?,
+            item_count: r.try_get("item_count")?,
+            attempts: r.try_get("attempts")?,
         })
-        .collect()
+    }
 }

@@ -2,7 +2,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{bind, day, day_opt, fetch_by, json_opt, reference, ts};
+use super::row::{archive_row, bind, day, day_opt, fetch_by, json_opt, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::qc_tests::*;
 use crate::store::types::{Day, JsonText, Param, Ts};
@@ -140,11 +140,7 @@ pub async fn save(conn: &mut Connection, t: &QcTest, insert: bool) -> Result<(),
 }
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE qc_tests SET archived_at = $2, updated_at = $2 WHERE id = $1")
-        .bind(id)
-        .bind(Ts(at))
-        .execute(&mut *conn)
-        .await?;
+    archive_row(&mut *conn, "qc_tests", id, at).await?;
     if let Some((equipment, test_type)) = pair_of(conn, id).await? {
         refresh_last(conn, Some(&equipment), Some(&test_type)).await?;
     }
@@ -169,11 +165,6 @@ pub async fn refresh_last(
 ) -> Result<(), sqlx::Error> {
     let filter = "($1 IS NULL OR equipment_id = $1) AND ($2 IS NULL OR test_type_id = $2)";
     let delete = format!("DELETE FROM qc_last WHERE {filter}");
-    sqlx::query(AssertSqlSafe(delete))
-        .bind(equipment)
-        .bind(test_type)
-        .execute(&mut *conn)
-        .await?;
     let insert = format!(
         "INSERT INTO qc_last (equipment_id, test_type_id, last_date, next_due) \
          SELECT p.equipment_id, p.test_type_id, p.last_date, {next_due} FROM ( \
@@ -183,11 +174,6 @@ pub async fn refresh_last(
            GROUP BY q.equipment_id, q.test_type_id) p",
         next_due = super::dialect::NEXT_DUE
     );
-    sqlx::query(AssertSqlSafe(insert))
-        .bind(equipment)
-        .bind(test_type)
-        .execute(&mut *conn)
-        .await?;
     // The latest live test's conclusion (same-day tests: the last recorded).
     let conclusion = format!(
         "UPDATE qc_last SET last_conclusion = ( \
@@ -197,11 +183,13 @@ pub async fn refresh_last(
            ORDER BY q.date DESC, q.created_at DESC, q.id DESC LIMIT 1) \
          WHERE {filter}"
     );
-    sqlx::query(AssertSqlSafe(conclusion))
-        .bind(equipment)
-        .bind(test_type)
-        .execute(&mut *conn)
-        .await?;
+    for sql in [delete, insert, conclusion] {
+        sqlx::query(AssertSqlSafe(sql))
+            .bind(equipment)
+            .bind(test_type)
+            .execute(&mut *conn)
+            .await?;
+    }
     set_listed(conn, filter, equipment, test_type).await
 }
 

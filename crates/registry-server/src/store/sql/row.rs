@@ -25,6 +25,53 @@ pub(crate) fn bind<'q>(
     }
 }
 
+/// Every row that `sql` selects, its placeholders bound to `binds` in order.
+pub(crate) async fn fetch_all(
+    conn: &mut Connection,
+    sql: String,
+    binds: &[Param],
+) -> Result<Vec<DbRow>, sqlx::Error> {
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for b in binds.iter().cloned() {
+        query = bind(query, b);
+    }
+    query.fetch_all(conn).await
+}
+
+/// The number that `sql` (a `SELECT COUNT(*) …`) counts, its placeholders bound to `binds`.
+pub(crate) async fn count(
+    conn: &mut Connection,
+    sql: String,
+    binds: &[Param],
+) -> Result<i64, sqlx::Error> {
+    let mut query = sqlx::query(AssertSqlSafe(sql));
+    for b in binds.iter().cloned() {
+        query = bind(query, b);
+    }
+    query.fetch_one(conn).await?.try_get(0)
+}
+
+/// One page (`limit` rows from `offset`) of the rows that `select` (ordered, without `LIMIT`)
+/// selects, and how many `count_sql` (a `SELECT COUNT(*)` with the same `WHERE`) counts in all;
+/// both are bound to `binds`. A page past the end is not read.
+pub(crate) async fn page(
+    conn: &mut Connection,
+    count_sql: String,
+    select: String,
+    mut binds: Vec<Param>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<DbRow>, i64), sqlx::Error> {
+    let total = count(&mut *conn, count_sql, &binds).await?;
+    if offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    let n = binds.len();
+    let sql = format!("{select} LIMIT ${} OFFSET ${}", n + 1, n + 2);
+    binds.extend([Param::Int(limit), Param::Int(offset)]);
+    Ok((fetch_all(conn, sql, &binds).await?, total))
+}
+
 /// The one row that `sql` selects by its single parameter `key` (an id, an e-mail), read by
 /// `from_row`; `None` when there is none.
 pub(crate) async fn fetch_by<T>(
@@ -40,6 +87,22 @@ pub(crate) async fn fetch_by<T>(
         .as_ref()
         .map(from_row)
         .transpose()
+}
+
+/// Archives (soft-deletes) the row `id` of `table` (a constant, never input) at `at`.
+pub(crate) async fn archive_row(
+    conn: &mut Connection,
+    table: &'static str,
+    id: &str,
+    at: &str,
+) -> Result<(), sqlx::Error> {
+    let sql = format!("UPDATE {table} SET archived_at = $2, updated_at = $2 WHERE id = $1");
+    sqlx::query(AssertSqlSafe(sql))
+        .bind(id)
+        .bind(Ts(at))
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// A reference read from the columns `{prefix}_id` and `{prefix}_name`.

@@ -2,10 +2,10 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{day_opt, fetch_by, json, opt, ts};
+use super::row::{day_opt, fetch_by, json, opt, page, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, placeholders, search_key};
-use crate::store::types::{Day, JsonText, Stamp, Ts};
+use crate::store::types::{Day, JsonText, Param, Stamp, Ts};
 use crate::store::model::users::*;
 use registry_core::Role;
 use registry_core::api::Licences;
@@ -111,40 +111,28 @@ pub async fn list(
     offset: i64,
 ) -> Result<(Vec<UserRow>, i64), sqlx::Error> {
     let mut clauses = vec!["1 = 1".to_owned()];
-    let mut binds: Vec<String> = Vec::new();
+    let mut binds: Vec<Param> = Vec::new();
     if let Some(q) = &filter.q {
-        binds.push(contains_pattern(q));
+        binds.push(Param::text(&contains_pattern(q)));
         clauses.push(format!("search_text LIKE ${} ESCAPE '\\'", binds.len()));
     }
     if let Some(role) = &filter.role {
-        binds.push(format!("%\"{}\"%", role.replace('"', "")));
+        binds.push(Param::text(&format!("%\"{}\"%", role.replace('"', ""))));
         clauses.push(format!("CAST(roles AS TEXT) LIKE ${}", binds.len()));
     }
     if let Some(active) = filter.active {
         clauses.push(format!("active = {}", if active { "TRUE" } else { "FALSE" }));
     }
     let filter = clauses.join(" AND ");
-    let count_sql = format!("SELECT COUNT(*) FROM users WHERE {filter}");
-    let mut count = sqlx::query_scalar::<_, i64>(AssertSqlSafe(count_sql));
-    for b in &binds {
-        count = count.bind(b);
-    }
-    let total = count.fetch_one(&mut *conn).await?;
-    let n = binds.len();
-    let sql = format!(
-        "SELECT {COLUMNS} FROM users WHERE {filter} ORDER BY id DESC LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b);
-    }
-    let rows = q
-        .bind(limit)
-        .bind(offset)
-        .fetch_all(&mut *conn)
-        .await?;
+    let (rows, total) = page(
+        conn,
+        format!("SELECT COUNT(*) FROM users WHERE {filter}"),
+        format!("SELECT {COLUMNS} FROM users WHERE {filter} ORDER BY id DESC"),
+        binds,
+        limit,
+        offset,
+    )
+    .await?;
     Ok((
         rows.iter().map(user_from_row).collect::<Result<_, _>>()?,
         total,
