@@ -63,26 +63,22 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
             }
         };
     }
-    out.telephone = r.clearable_string("telephone", &mut errs).map(|t| {
-        t.and_then(|raw| {
-            errs.check(
-                Telephone::parse(&raw),
-                "telephone",
-                FieldCode::InvalidTelephone,
-                "must include the area code, e.g. (11) 98765-4321",
-            )
-        })
-    });
-    out.cpf = r.clearable_string("cpf", &mut errs).map(|c| {
-        c.and_then(|raw| {
-            errs.check(
-                Cpf::parse(&raw),
-                "cpf",
-                FieldCode::InvalidValue,
-                "is not a valid CPF",
-            )
-        })
-    });
+    out.telephone = clearable_parsed(
+        &r,
+        "telephone",
+        &mut errs,
+        Telephone::parse,
+        FieldCode::InvalidTelephone,
+        "must include the area code, e.g. (11) 98765-4321",
+    );
+    out.cpf = clearable_parsed(
+        &r,
+        "cpf",
+        &mut errs,
+        Cpf::parse,
+        FieldCode::InvalidValue,
+        "is not a valid CPF",
+    );
     out.roles = r.array_if_present("roles", &mut errs).map(|items| {
         let mut roles = Vec::new();
         for (i, v) in items.iter().enumerate() {
@@ -100,15 +96,12 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
     });
     out.active = r.bool_if_present("active", &mut errs);
     let date = |key: &str, errs: &mut FieldErrors| {
-        r.clearable_string(key, errs).map(|d| {
-            d.filter(|s| {
-                let ok = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
-                if !ok {
-                    errs.push(key, FieldCode::InvalidValue, "must be a date YYYY-MM-DD");
-                }
-                ok
-            })
-        })
+        let day = |s: &str| {
+            let ok = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
+            ok.then(|| s.to_string())
+        };
+        let message = "must be a date YYYY-MM-DD";
+        clearable_parsed(&r, key, errs, day, FieldCode::InvalidValue, message)
     };
     out.licences = LicenceChanges {
         an_number: r.clearable_string("ANLicenseNumber", &mut errs),
@@ -117,6 +110,20 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
         fm_validity: date("FMLicenseValidity", &mut errs),
     };
     errs.finish(out)
+}
+
+/// A clearable string that must also parse: absent → `None` (unchanged), null or blank →
+/// `Some(None)` (cleared); a value `parse` refuses is reported under `key` and gives `Some(None)`.
+fn clearable_parsed<T>(
+    r: &ObjectReader,
+    key: &str,
+    errs: &mut FieldErrors,
+    parse: impl FnOnce(&str) -> Option<T>,
+    code: FieldCode,
+    message: &str,
+) -> Option<Option<T>> {
+    let raw = r.clearable_string(key, errs)?;
+    Some(raw.and_then(|raw| errs.check(parse(&raw), key, code, message)))
 }
 
 /// Roles a caller may give to a user they create or edit (product.md §3): an Administrator any

@@ -1,10 +1,12 @@
 //! Prompts for what flags did not give: only when a person is at the terminal, else a usage error
 //! naming the flag.
 
-use super::context::Fail;
+use super::context::{Ctx, Fail};
 use super::output;
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, FuzzySelect, Input, Password};
+use registry_client::ClientError;
+use registry_core::api::Message;
 use std::io::BufRead;
 
 pub fn theme() -> ColorfulTheme {
@@ -87,6 +89,25 @@ pub fn confirm_or_say(
         output::note(declined);
     }
     Ok(confirmed)
+}
+
+/// The flow of an archive or delete command: ask `question` (not with `--yes`), then send
+/// `request` and note the server's message followed by `what`. `request` is a future not yet
+/// awaited, so nothing is sent when the answer is no (`None`).
+pub async fn confirm_and_send(
+    ctx: &Ctx,
+    yes: bool,
+    question: &str,
+    declined: &str,
+    request: impl Future<Output = Result<Message, ClientError>>,
+    what: &str,
+) -> Result<Option<Message>, Fail> {
+    if !confirm_or_say(ctx.interactive, yes, question, declined)? {
+        return Ok(None);
+    }
+    let m = request.await?;
+    output::note(format!("{} {what}", m.message));
+    Ok(Some(m))
 }
 
 /// A fuzzy pick among `items` (typing filters by any part of the label).

@@ -2,19 +2,12 @@
 //! log keep it).
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, prompt, resolve};
+use crate::cli::{prompt, resolve};
 
 pub async fn run(ctx: &Ctx, document: &str, yes: bool) -> Result<(), Fail> {
     let d = resolve::document(ctx, document).await?;
-    if !prompt::confirm_or_say(
-        ctx.interactive,
-        yes,
-        &format!("Delete document {} ({})?", d.name, d.status),
-        "Not deleted.",
-    )? {
-        return Ok(());
-    }
-    let m = ctx.client.archive_document(&d.id).await?;
-    output::note(format!("{} {}", m.message, d.name));
+    let question = format!("Delete document {} ({})?", d.name, d.status);
+    let delete = ctx.client.archive_document(&d.id);
+    prompt::confirm_and_send(ctx, yes, &question, "Not deleted.", delete, &d.name).await?;
     Ok(())
 }

@@ -2,12 +2,12 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::payload::insert_given;
+use crate::cli::payload::{insert_given, object};
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::document::read_document;
 use registry_core::equipment::local_date;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
@@ -67,11 +67,12 @@ pub async fn run(ctx: &Ctx, a: UploadArgs) -> Result<(), Fail> {
         "--validity",
         "Valid until (YYYY-MM-DD)",
     )?;
-    let mut fields = Map::new();
-    fields.insert("name".into(), json!(name));
-    fields.insert("facility".into(), json!(f.id));
-    fields.insert("date".into(), json!(date));
-    fields.insert("validity".into(), json!(validity));
+    let mut fields = object([
+        ("name", json!(name)),
+        ("facility", json!(f.id)),
+        ("date", json!(date)),
+        ("validity", json!(validity)),
+    ]);
     if let Some(e) = a.equipment {
         let e = resolve::equipment_or_pick(ctx, Some(e), "--equipment").await?;
         fields.insert("equipment".into(), json!(e.id));

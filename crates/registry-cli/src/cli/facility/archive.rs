@@ -6,17 +6,14 @@ use crate::cli::{prompt, resolve};
 
 pub async fn run(ctx: &Ctx, text: &str, yes: bool) -> Result<(), Fail> {
     let f = resolve::facility(ctx, text).await?;
-    if !prompt::confirm_or_say(
-        ctx.interactive,
-        yes,
-        &format!("Archive {} ({}, {})?", f.name, f.cnpj, f.department),
-        "Not archived.",
-    )? {
-        return Ok(());
-    }
-    let m = ctx.client.archive_facility(&f.id).await?;
-    output::note(format!("{} {} ({})", m.message, f.name, f.id));
-    if ctx.format == Format::Json {
+    let question = format!("Archive {} ({}, {})?", f.name, f.cnpj, f.department);
+    let what = format!("{} ({})", f.name, f.id);
+    let archive = ctx.client.archive_facility(&f.id);
+    let sent =
+        prompt::confirm_and_send(ctx, yes, &question, "Not archived.", archive, &what).await?;
+    if let Some(m) = sent
+        && ctx.format == Format::Json
+    {
         output::print_json(&m)?;
     }
     Ok(())

@@ -3,13 +3,13 @@
 
 use super::{args, view};
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::payload::insert_given;
+use crate::cli::payload::{insert_given, object};
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::Radioisotope;
 use registry_core::material::read_receipt;
 use registry_core::nuclide::mbq_to_mci;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 #[derive(Debug, Args)]
 pub struct ReceiveArgs {
@@ -68,10 +68,11 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
         )?),
     };
     let supplier = prompt::text_or_ask(a.supplier, ctx.interactive, "--supplier", "Supplier")?;
-    let mut obj = Map::new();
-    obj.insert("radioisotope".into(), json!(isotope));
-    obj.insert("activity".into(), activity);
-    obj.insert("supplier".into(), json!(supplier));
+    let mut obj = object([
+        ("radioisotope", json!(isotope)),
+        ("activity", activity),
+        ("supplier", json!(supplier)),
+    ]);
     insert_given(
         &mut obj,
         [

@@ -2,7 +2,7 @@
 //! it.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, prompt};
+use crate::cli::prompt;
 
 pub async fn run(ctx: &Ctx, test: &str, yes: bool) -> Result<(), Fail> {
     let t = ctx.client.qc_test(test).await?;
@@ -10,13 +10,8 @@ pub async fn run(ctx: &Ctx, test: &str, yes: bool) -> Result<(), Fail> {
         "Delete the {} of {} ({})?",
         t.type_of_test.name, t.date, t.conclusion
     );
-    if !prompt::confirm_or_say(ctx.interactive, yes, &question, "Not deleted.")? {
-        return Ok(());
-    }
-    let m = ctx.client.delete_test(&t.id).await?;
-    output::note(format!(
-        "{} {} of {}",
-        m.message, t.type_of_test.name, t.date
-    ));
+    let what = format!("{} of {}", t.type_of_test.name, t.date);
+    let delete = ctx.client.delete_test(&t.id);
+    prompt::confirm_and_send(ctx, yes, &question, "Not deleted.", delete, &what).await?;
     Ok(())
 }

@@ -3,11 +3,11 @@
 use super::view;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::material::args::isotope_arg;
-use crate::cli::payload::insert_given;
+use crate::cli::payload::{insert_given, object};
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::waste::{WasteForm, read_waste};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 #[derive(Debug, Args)]
 pub struct StoreArgs {
@@ -83,11 +83,12 @@ pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
         "--location",
         "Location in storage",
     )?;
-    let mut obj = Map::new();
-    obj.insert("form".into(), json!(form));
-    obj.insert("contents".into(), json!(contents));
-    obj.insert("mass".into(), mass);
-    obj.insert("location".into(), json!(location));
+    let mut obj = object([
+        ("form", json!(form)),
+        ("contents", json!(contents)),
+        ("mass", mass),
+        ("location", json!(location)),
+    ]);
     insert_given(
         &mut obj,
         [("closedAt", a.closed_at), ("description", a.description)],
