@@ -3,12 +3,16 @@
 //! `migrations/postgres`). A [`Conn`] is one connection of either kind; the storage interface
 //! ([`crate::store`]) takes it and hands it to the backend that owns the SQL.
 //!
+//! On SQLite the hot reads (facilities, the token's user) run on rusqlite reader threads
+//! ([`SqliteReaders`]); a read [`Conn`] takes a sqlx connection only for the other reads.
+//!
 //! Every write goes through a [`Tx`]; its commit advances the handle's *generations*
 //! ([`crate::changes`]) for what it changed, which the read cache ([`crate::cache`]) compares
 //! against. On PostgreSQL the commit also sends a notification, so that other instances on the
 //! same database advance theirs.
 
 use crate::changes::{Changed, Generations, ReadOf};
+use crate::sqlite_readers::SqliteReaders;
 use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::pool::PoolConnection;
@@ -34,10 +38,12 @@ pub enum Backend {
 
 #[derive(Clone)]
 enum Pools {
-    /// Query-only readers, and a single writer connection so that writes queue in-process
-    /// instead of failing with "database is locked".
+    /// Query-only readers (sqlx's, and rusqlite's threads for the hot reads), and a single
+    /// writer connection so that writes queue in-process instead of failing with "database is
+    /// locked".
     Sqlite {
         readers: SqlitePool,
+        threads: SqliteReaders,
         writer: SqlitePool,
     },
     Postgres(PgPool),
@@ -78,7 +84,13 @@ impl Drop for Listener {
 pub struct Conn(Inner);
 
 enum Inner {
-    SqliteRead(PoolConnection<Sqlite>),
+    /// A SQLite read: the reader threads, and a connection of sqlx's reader pool taken when a
+    /// read that does not run on the threads first needs it.
+    SqliteRead {
+        threads: SqliteReaders,
+        pool: SqlitePool,
+        conn: Option<PoolConnection<Sqlite>>,
+    },
     SqliteTx(Transaction<'static, Sqlite>),
     PostgresRead(PoolConnection<Postgres>),
     PostgresTx(Transaction<'static, Postgres>),
@@ -91,12 +103,27 @@ pub enum BackendConn<'a> {
 }
 
 impl Conn {
-    pub fn backend(&mut self) -> BackendConn<'_> {
-        match &mut self.0 {
-            Inner::SqliteRead(c) => BackendConn::Sqlite(c),
+    pub async fn backend(&mut self) -> Result<BackendConn<'_>, sqlx::Error> {
+        Ok(match &mut self.0 {
+            Inner::SqliteRead { pool, conn, .. } => {
+                let conn = match conn {
+                    Some(c) => c,
+                    None => conn.insert(pool.acquire().await?),
+                };
+                BackendConn::Sqlite(conn)
+            }
             Inner::SqliteTx(t) => BackendConn::Sqlite(t),
             Inner::PostgresRead(c) => BackendConn::Postgres(c),
             Inner::PostgresTx(t) => BackendConn::Postgres(t),
+        })
+    }
+
+    /// The reader threads, when this is a SQLite read (not a transaction: a write transaction
+    /// reads what it wrote, on its own connection).
+    pub fn sqlite_readers(&self) -> Option<&SqliteReaders> {
+        match &self.0 {
+            Inner::SqliteRead { threads, .. } => Some(threads),
+            _ => None,
         }
     }
 }
@@ -131,7 +158,7 @@ impl Tx {
                     .await?;
                 t.commit().await
             }
-            Inner::SqliteRead(_) | Inner::PostgresRead(_) => {
+            Inner::SqliteRead { .. } | Inner::PostgresRead(_) => {
                 unreachable!("a Tx holds a transaction")
             }
         };
@@ -190,12 +217,18 @@ impl Db {
         // Two readers per core: more only add page caches (4 MiB each) and thread switches on a
         // small machine (docs/benchmarks.md).
         let readers = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
+        let threads = SqliteReaders::open(options.get_filename(), readers)
+            .context("cannot open the SQLite reader connections")?;
         let readers = SqlitePoolOptions::new()
             .max_connections(readers as u32)
             .connect_with(options.pragma("query_only", "ON"))
             .await?;
         Ok(Db {
-            pools: Pools::Sqlite { readers, writer },
+            pools: Pools::Sqlite {
+                readers,
+                threads,
+                writer,
+            },
             backend: Backend::Sqlite,
             generations: Arc::default(),
             listener: Arc::default(),
@@ -261,7 +294,13 @@ impl Db {
     /// A pooled read connection (query-only on SQLite).
     pub async fn read(&self) -> Result<Conn, sqlx::Error> {
         Ok(Conn(match &self.pools {
-            Pools::Sqlite { readers, .. } => Inner::SqliteRead(readers.acquire().await?),
+            Pools::Sqlite {
+                readers, threads, ..
+            } => Inner::SqliteRead {
+                threads: threads.clone(),
+                pool: readers.clone(),
+                conn: None,
+            },
             Pools::Postgres(pool) => Inner::PostgresRead(pool.acquire().await?),
         }))
     }
@@ -285,7 +324,9 @@ impl Db {
             task.abort();
         }
         match &self.pools {
-            Pools::Sqlite { readers, writer } => {
+            Pools::Sqlite {
+                readers, writer, ..
+            } => {
                 readers.close().await;
                 writer.close().await;
             }

@@ -20,6 +20,7 @@ pub mod report;
 pub mod request_guard;
 pub mod routes;
 pub mod secrets;
+pub mod sqlite_readers;
 pub mod state;
 pub mod store;
 pub mod versions;

@@ -3,19 +3,45 @@
 //!
 //! The storage interface of this resource; the queries are in `sql/facilities.rs`.
 
+use crate::db::{BackendConn, Conn};
 use registry_core::Department;
 use registry_core::api::Facility;
 
 pub use super::model::facilities::*;
 
-backend_fns! { facility_reads;
-    /// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
-    pub async fn views(ids: &[String]) -> Result<Vec<Facility>, sqlx::Error>;
+/// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
+pub async fn views(conn: &mut Conn, ids: &[String]) -> Result<Vec<Facility>, sqlx::Error> {
+    if let Some(threads) = conn.sqlite_readers() {
+        return super::sqlite_reads::views(threads, ids).await;
+    }
+    match conn.backend().await? {
+        BackendConn::Sqlite(c) => super::sqlite::facility_reads::views(c, ids).await,
+        BackendConn::Postgres(c) => super::postgres::facility_reads::views(c, ids).await,
+    }
+}
 
-    pub async fn view(id: &str) -> Result<Option<Facility>, sqlx::Error>;
+pub async fn view(conn: &mut Conn, id: &str) -> Result<Option<Facility>, sqlx::Error> {
+    Ok(views(conn, &[id.to_owned()]).await?.pop())
+}
 
-    /// A page of live facilities, newest first, with the filters of product.md §2.
-    pub async fn list(filter: &FacilityFilter, limit: i64, offset: i64) -> Result<(Vec<Facility>, i64), sqlx::Error>;
+/// A page of live facilities, newest first, with the filters of product.md §2.
+pub async fn list(
+    conn: &mut Conn,
+    filter: &FacilityFilter,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Facility>, i64), sqlx::Error> {
+    if let Some(threads) = conn.sqlite_readers() {
+        return super::sqlite_reads::list(threads, filter, limit, offset).await;
+    }
+    match conn.backend().await? {
+        BackendConn::Sqlite(c) => {
+            super::sqlite::facility_reads::list(c, filter, limit, offset).await
+        }
+        BackendConn::Postgres(c) => {
+            super::postgres::facility_reads::list(c, filter, limit, offset).await
+        }
+    }
 }
 
 backend_fns! { facilities;

@@ -15,7 +15,7 @@ macro_rules! backend_fns {
         $(
             $(#[$meta])*
             pub async fn $name(conn: &mut $crate::db::Conn, $($arg: $ty),*) -> $ret {
-                match conn.backend() {
+                match conn.backend().await? {
                     $crate::db::BackendConn::Sqlite(c) => $crate::store::sqlite::$module::$name(c, $($arg),*).await,
                     $crate::db::BackendConn::Postgres(c) => $crate::store::postgres::$module::$name(c, $($arg),*).await,
                 }
@@ -79,6 +79,7 @@ pub mod groups;
 pub mod material;
 pub mod model;
 pub mod qc_tests;
+mod sqlite_reads;
 pub mod users;
 
 // Each backend compiles the shared queries of `sql/` with its own driver's types.
@@ -89,7 +90,7 @@ mod sqlite;
 
 /// Whether the database answers.
 pub async fn ping(conn: &mut crate::db::Conn) -> Result<(), sqlx::Error> {
-    match conn.backend() {
+    match conn.backend().await? {
         crate::db::BackendConn::Sqlite(c) => sqlx::query("SELECT 1").execute(c).await.map(drop),
         crate::db::BackendConn::Postgres(c) => sqlx::query("SELECT 1").execute(c).await.map(drop),
     }
@@ -105,7 +106,7 @@ pub async fn lock_row(
     table: &'static str,
     id: &str,
 ) -> Result<(), sqlx::Error> {
-    match conn.backend() {
+    match conn.backend().await? {
         crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id).await,
         crate::db::BackendConn::Postgres(c) => postgres::dialect::lock_row(c, table, id).await,
     }

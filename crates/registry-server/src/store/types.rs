@@ -1,7 +1,8 @@
 //! Column types whose stored form differs per backend. The registry holds timestamps as RFC 3339
 //! UTC text, dates as `YYYY-MM-DD` and JSON as text; PostgreSQL stores them natively
 //! (`timestamptz`, `date`, `jsonb`), SQLite as text. Bind a value through [`Ts`], [`Day`] or
-//! [`JsonText`], and read one back as a [`Stamp`], [`DayText`] or [`JsonString`].
+//! [`JsonText`], and read one back as a [`Stamp`], [`DayText`] or [`JsonString`] — or, for the
+//! decoders the SQLite reader threads share with sqlx, through [`Columns`].
 
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::encode::IsNull;
@@ -29,6 +30,20 @@ impl Param {
     pub fn text(s: &str) -> Param {
         Param::Text(Some(s.to_owned()))
     }
+}
+
+/// One row's columns, read by name in the registry's forms (timestamps as RFC 3339 text, dates as
+/// `YYYY-MM-DD`, JSON as text): implemented by both sqlx drivers' rows (`sql/row.rs`) and by a
+/// rusqlite row ([`crate::store::sqlite_reads`]), so that the hot reads have one decoder whichever
+/// driver read them.
+pub trait Columns {
+    fn text(&self, col: &str) -> Result<String, sqlx::Error>;
+    fn text_opt(&self, col: &str) -> Result<Option<String>, sqlx::Error>;
+    fn int(&self, col: &str) -> Result<i64, sqlx::Error>;
+    fn boolean(&self, col: &str) -> Result<bool, sqlx::Error>;
+    fn stamp(&self, col: &str) -> Result<String, sqlx::Error>;
+    fn day_opt(&self, col: &str) -> Result<Option<String>, sqlx::Error>;
+    fn json(&self, col: &str) -> Result<String, sqlx::Error>;
 }
 
 /// A timestamp to bind (RFC 3339 text).

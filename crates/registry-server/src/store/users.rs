@@ -2,15 +2,26 @@
 //!
 //! The storage interface of this resource; the queries are in `sql/users.rs`.
 
+use crate::db::{BackendConn, Conn};
 use registry_core::Role;
 use registry_core::facility::UserState;
 use std::collections::BTreeMap;
 
 pub use super::model::users::*;
 
-backend_fns! { users;
-    pub async fn by_id(id: &str) -> Result<Option<UserRow>, sqlx::Error>;
+/// The user `id` (on SQLite, outside a transaction, read on the reader threads: it is the
+/// token's user of every request).
+pub async fn by_id(conn: &mut Conn, id: &str) -> Result<Option<UserRow>, sqlx::Error> {
+    if let Some(threads) = conn.sqlite_readers() {
+        return super::sqlite_reads::user(threads, id).await;
+    }
+    match conn.backend().await? {
+        BackendConn::Sqlite(c) => super::sqlite::users::by_id(c, id).await,
+        BackendConn::Postgres(c) => super::postgres::users::by_id(c, id).await,
+    }
+}
 
+backend_fns! { users;
     pub async fn by_email(email: &str) -> Result<Option<UserRow>, sqlx::Error>;
 
     pub async fn count() -> Result<i64, sqlx::Error>;

@@ -163,19 +163,29 @@ pub async fn page_ids(
     limit: i64,
     offset: i64,
 ) -> Result<Vec<String>, sqlx::Error> {
+    let (low, high) = rank_range(total, limit, offset);
+    sqlx::query_scalar(AssertSqlSafe(page_ids_sql(department)))
+        .bind(department)
+        .bind(low)
+        .bind(high)
+        .fetch_all(conn)
+        .await
+}
+
+/// The query of [`page_ids`]: `$1` the department (NULL for the whole list), `$2`..`$3` the
+/// ranks of [`rank_range`].
+pub(crate) fn page_ids_sql(department: Option<&str>) -> String {
     let ranking = match department {
         Some(d) => Ranking::Department(d),
         None => Ranking::All,
     };
     let (column, rows) = (ranking.column(), ranking.rows());
+    format!("SELECT id FROM facilities WHERE {rows} AND {column} BETWEEN $2 AND $3 ORDER BY {column} DESC")
+}
+
+/// The ranks (lowest, highest) on the page `limit` rows from `offset` of a list of `total`,
+/// newest (highest rank) first.
+pub(crate) fn rank_range(total: i64, limit: i64, offset: i64) -> (i64, i64) {
     let high = total - offset;
-    let low = (high - limit + 1).max(1);
-    sqlx::query_scalar(AssertSqlSafe(format!(
-        "SELECT id FROM facilities WHERE {rows} AND {column} BETWEEN $2 AND $3 ORDER BY {column} DESC"
-    )))
-    .bind(ranking.department())
-    .bind(low)
-    .bind(high)
-    .fetch_all(conn)
-    .await
+    ((high - limit + 1).max(1), high)
 }

@@ -6,9 +6,8 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::facility_ranks as ranks;
-use super::opt;
-use super::row::ts;
-use super::{Connection, DbRow};
+use super::Connection;
+use crate::store::types::Columns;
 use crate::db::{placeholders, search_key};
 use crate::store::model::facilities::*;
 use registry_core::api::{Facility, GroupRef};
@@ -28,19 +27,19 @@ fn select_sql(filter: &str, tail: &str) -> String {
     )
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(r: &DbRow, col: &str) -> Result<T, sqlx::Error> {
-    let text: Option<String> = r.try_get(col)?;
+fn from_json<T: serde::de::DeserializeOwned>(r: &impl Columns, col: &str) -> Result<T, sqlx::Error> {
+    let text = r.text_opt(col)?;
     serde_json::from_str(text.as_deref().unwrap_or("[]"))
         .map_err(|e| decode_err(format!("{col}: {e}")))
 }
 
-fn facility_from_row(r: &DbRow) -> Result<Facility, sqlx::Error> {
-    let id: String = r.try_get("id")?;
-    let department: String = r.try_get("department")?;
-    let group_id: Option<String> = r.try_get("group_id")?;
+/// One row of [`views_sql`], from either driver.
+pub(crate) fn facility_from_row(r: &impl Columns) -> Result<Facility, sqlx::Error> {
+    let id = r.text("id")?;
+    let department = r.text("department")?;
     let mut practices: Vec<Practice> = from_json(r, "practices_json")?;
     practices.sort();
-    let kinds = opt(r, "image_kinds")?.unwrap_or_default();
+    let kinds = r.text_opt("image_kinds")?.unwrap_or_default();
     let image = |kind: ImageKind| {
         kinds
             .split(',')
@@ -48,29 +47,29 @@ fn facility_from_row(r: &DbRow) -> Result<Facility, sqlx::Error> {
             .then(|| format!("/api/facility/{id}/{}", kind.as_str()))
     };
     Ok(Facility {
-        name: r.try_get("name")?,
-        company_name: r.try_get("company_name")?,
-        cnpj: r.try_get("cnpj")?,
-        telephone: r.try_get("telephone")?,
+        name: r.text("name")?,
+        company_name: r.text("company_name")?,
+        cnpj: r.text("cnpj")?,
+        telephone: r.text("telephone")?,
         department: Department::parse(&department)
             .ok_or_else(|| decode_err(format!("unknown department {department}")))?,
-        group: match group_id {
+        group: match r.text_opt("group_id")? {
             Some(gid) => Some(GroupRef {
                 id: gid,
-                name: opt(r, "group_name")?.unwrap_or_default(),
+                name: r.text_opt("group_name")?.unwrap_or_default(),
             }),
             None => None,
         },
         address: from_json(r, "address_json")?,
-        cnen_registry: opt(r, "cnen_registry")?,
+        cnen_registry: r.text_opt("cnen_registry")?,
         practices,
         radioisotopes: from_json(r, "isotopes_json")?,
         users: from_json(r, "users_json")?,
         logo: image(ImageKind::Logo),
         background_image: image(ImageKind::Background),
-        version: r.try_get("version")?,
-        created_at: ts(r, "created_at")?,
-        updated_at: ts(r, "updated_at")?,
+        version: r.int("version")?,
+        created_at: r.stamp("created_at")?,
+        updated_at: r.stamp("updated_at")?,
         id,
     })
 }
@@ -79,6 +78,13 @@ fn facility_from_row(r: &DbRow) -> Result<Facility, sqlx::Error> {
 pub(crate) fn views_sql(n: usize) -> String {
     let filter = format!("f.archived_at IS NULL AND f.id IN ({})", placeholders(1, n));
     select_sql(&filter, "")
+}
+
+/// The facilities `found`, in the order of `ids` (those not found are skipped).
+pub(crate) fn in_order(ids: &[String], found: Vec<Facility>) -> Vec<Facility> {
+    let mut by_id: HashMap<String, Facility> =
+        found.into_iter().map(|f| (f.id.clone(), f)).collect();
+    ids.iter().filter_map(|id| by_id.remove(id)).collect()
 }
 
 /// Live facilities with these ids, enriched, in the order of `ids` (missing ones are skipped).
@@ -91,15 +97,102 @@ pub async fn views(conn: &mut Connection, ids: &[String]) -> Result<Vec<Facility
         q = q.bind(id.as_str());
     }
     let rows = q.fetch_all(conn).await?;
-    let mut by_id: HashMap<String, Facility> = rows
-        .iter()
-        .map(|r| facility_from_row(r).map(|f| (f.id.clone(), f)))
-        .collect::<Result<_, _>>()?;
-    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+    let found = rows.iter().map(facility_from_row).collect::<Result<_, _>>()?;
+    Ok(in_order(ids, found))
 }
 
-pub async fn view(conn: &mut Connection, id: &str) -> Result<Option<Facility>, sqlx::Error> {
-    Ok(views(conn, &[id.to_owned()]).await?.pop())
+/// How a page of the facility list is read: the SQL of each step, the same for either driver.
+pub(crate) enum ListPlan {
+    /// The whole list or a department's: the total is kept by every write (`total_sql`, with
+    /// `$1` the department when there is one), and the page is a range of the kept ranks
+    /// (`facility_ranks::page_ids_sql`).
+    Ranked { department: Option<String> },
+    /// A filtered list: `page_sql` gives the page's ids and the filtered total in one statement
+    /// (`$1`…`$n` the binds, then limit and offset), so the filter (a search through the
+    /// trigram index, say) is evaluated once; past the last page no row carries the total, and
+    /// `count_sql` counts it alone. Only the page's facilities are then built with their
+    /// children (building them in the same query made PostgreSQL compute them for every row
+    /// that OFFSET skipped).
+    Filtered { filter: String, binds: Vec<String> },
+}
+
+impl ListPlan {
+    /// The plan for `filter` (product.md §2).
+    pub(crate) fn new(filter: &FacilityFilter) -> ListPlan {
+        let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
+        let mut binds: Vec<String> = Vec::new();
+        let mut add = |clause: &str, value: String| {
+            binds.push(value);
+            clauses.push(clause.replace("$?", &format!("${}", binds.len())));
+        };
+        if let Some(d) = &filter.department {
+            add("f.department = $?", d.clone());
+        }
+        let linked = "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = f.id AND m.user_id = $?)";
+        for user in [&filter.member, &filter.user_id].into_iter().flatten() {
+            add(linked, user.clone());
+        }
+        if let Some(q) = &filter.q {
+            let (clause, value) = super::dialect::facility_search(q);
+            add(clause, value);
+        }
+        let address = |key| {
+            format!("EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.{key} = $?)")
+        };
+        if let Some(state) = &filter.state {
+            add(&address("state_key"), search_key(state));
+        }
+        if let Some(city) = &filter.city {
+            add(&address("city_key"), search_key(city));
+        }
+        if let Some(group) = &filter.group_id {
+            add("f.group_id = $?", group.clone());
+        }
+        if let Some(iso) = &filter.radioisotope {
+            add(
+                "EXISTS (SELECT 1 FROM facility_radioisotopes r WHERE r.facility_id = f.id AND r.name = $?)",
+                iso.clone(),
+            );
+        }
+        if let Some(practice) = &filter.practice {
+            add(
+                "EXISTS (SELECT 1 FROM facility_practices p WHERE p.facility_id = f.id AND p.practice = $?)",
+                practice.clone(),
+            );
+        }
+        if clauses.len() == 1 + usize::from(filter.department.is_some()) {
+            ListPlan::Ranked {
+                department: filter.department.clone(),
+            }
+        } else {
+            ListPlan::Filtered {
+                filter: clauses.join(" AND "),
+                binds,
+            }
+        }
+    }
+
+    /// The kept total of a ranked list (`$1`: the department, when given).
+    pub(crate) fn total_sql(department: Option<&str>) -> &'static str {
+        match department {
+            Some(_) => "SELECT live FROM facility_counts WHERE department = $1",
+            None => "SELECT CAST(SUM(live) AS BIGINT) FROM facility_counts",
+        }
+    }
+
+    /// A filtered page's ids and the filtered total (`total`), newest first.
+    pub(crate) fn page_sql(filter: &str, binds: usize) -> String {
+        format!(
+            "SELECT f.id, COUNT(*) OVER () AS total FROM facilities f WHERE {filter} \
+             ORDER BY f.id DESC LIMIT ${} OFFSET ${}",
+            binds + 1,
+            binds + 2
+        )
+    }
+
+    pub(crate) fn count_sql(filter: &str) -> String {
+        format!("SELECT COUNT(*) FROM facilities f WHERE {filter}")
+    }
 }
 
 /// A page of live facilities, newest first, with the filters of product.md §2.
@@ -109,100 +202,38 @@ pub async fn list(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
-    let mut binds: Vec<String> = Vec::new();
-    let mut add = |clause: &str, value: String| {
-        binds.push(value);
-        clauses.push(clause.replace("$?", &format!("${}", binds.len())));
-    };
-    if let Some(d) = &filter.department {
-        add("f.department = $?", d.clone());
-    }
-    let linked = "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = f.id AND m.user_id = $?)";
-    for user in [&filter.member, &filter.user_id].into_iter().flatten() {
-        add(linked, user.clone());
-    }
-    if let Some(q) = &filter.q {
-        let (clause, value) = super::dialect::facility_search(q);
-        add(clause, value);
-    }
-    let address = |key| {
-        format!("EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.{key} = $?)")
-    };
-    if let Some(state) = &filter.state {
-        add(&address("state_key"), search_key(state));
-    }
-    if let Some(city) = &filter.city {
-        add(&address("city_key"), search_key(city));
-    }
-    if let Some(group) = &filter.group_id {
-        add("f.group_id = $?", group.clone());
-    }
-    if let Some(iso) = &filter.radioisotope {
-        add(
-            "EXISTS (SELECT 1 FROM facility_radioisotopes r WHERE r.facility_id = f.id AND r.name = $?)",
-            iso.clone(),
-        );
-    }
-    if let Some(practice) = &filter.practice {
-        add(
-            "EXISTS (SELECT 1 FROM facility_practices p WHERE p.facility_id = f.id AND p.practice = $?)",
-            practice.clone(),
-        );
-    }
-    let department_given = filter.department.is_some();
-    let only_department = clauses.len() == 1 + usize::from(department_given);
-    let filter = clauses.join(" AND ");
-    if only_department {
-        // The whole list or a department's: the total is kept by every write, and the page is a
-        // range of the kept ranks.
-        let sql = if department_given {
-            "SELECT live FROM facility_counts WHERE department = $1"
-        } else {
-            "SELECT CAST(SUM(live) AS BIGINT) FROM facility_counts"
-        };
-        let mut q = sqlx::query_scalar::<_, Option<i64>>(sql);
-        for b in &binds {
-            q = q.bind(b.as_str());
+    match ListPlan::new(filter) {
+        ListPlan::Ranked { department } => {
+            let mut q = sqlx::query_scalar::<_, Option<i64>>(ListPlan::total_sql(department.as_deref()));
+            if let Some(d) = &department {
+                q = q.bind(d.as_str());
+            }
+            let total = q.fetch_optional(&mut *conn).await?.flatten().unwrap_or(0);
+            if offset >= total {
+                return Ok((Vec::new(), total));
+            }
+            let ids = ranks::page_ids(conn, department.as_deref(), total, limit, offset).await?;
+            Ok((views(conn, &ids).await?, total))
         }
-        let total = q.fetch_optional(&mut *conn).await?.flatten().unwrap_or(0);
-        if offset >= total {
-            return Ok((Vec::new(), total));
+        ListPlan::Filtered { filter, binds } => {
+            let mut q = sqlx::query(AssertSqlSafe(ListPlan::page_sql(&filter, binds.len())));
+            for b in &binds {
+                q = q.bind(b.as_str());
+            }
+            let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+            let Some(first) = rows.first() else {
+                let mut q = sqlx::query_scalar(AssertSqlSafe(ListPlan::count_sql(&filter)));
+                for b in &binds {
+                    q = q.bind(b.as_str());
+                }
+                return Ok((Vec::new(), q.fetch_one(&mut *conn).await?));
+            };
+            let total: i64 = first.try_get("total")?;
+            let ids: Vec<String> = rows
+                .iter()
+                .map(|r| r.try_get("id"))
+                .collect::<Result<_, _>>()?;
+            Ok((views(conn, &ids).await?, total))
         }
-        let department = binds.first().map(String::as_str);
-        let ids = ranks::page_ids(conn, department, total, limit, offset).await?;
-        return Ok((views(conn, &ids).await?, total));
     }
-    // A filtered list: the page's ids and the filtered total in one statement, so the filter (a
-    // search through the trigram index, say) is evaluated once; then only those facilities are
-    // built with their children (building them in the same query made PostgreSQL compute them
-    // for every row that OFFSET skipped). Past the last page no row carries the total: it is
-    // counted alone.
-    let n = binds.len();
-    let sql = format!(
-        "SELECT f.id, COUNT(*) OVER () AS total FROM facilities f WHERE {filter} \
-         ORDER BY f.id DESC LIMIT ${} OFFSET ${}",
-        n + 1,
-        n + 2
-    );
-    let mut q = sqlx::query(AssertSqlSafe(sql));
-    for b in &binds {
-        q = q.bind(b.as_str());
-    }
-    let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
-    let Some(first) = rows.first() else {
-        let sql = format!("SELECT COUNT(*) FROM facilities f WHERE {filter}");
-        let mut q = sqlx::query_scalar(AssertSqlSafe(sql));
-        for b in &binds {
-            q = q.bind(b.as_str());
-        }
-        return Ok((Vec::new(), q.fetch_one(&mut *conn).await?));
-    };
-    let total: i64 = first.try_get("total")?;
-    let ids: Vec<String> = rows
-        .iter()
-        .map(|r| r.try_get("id"))
-        .collect::<Result<_, _>>()?;
-    Ok((views(conn, &ids).await?, total))
 }
-

@@ -4,7 +4,7 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::{Connection, Db, DbRow};
-use crate::store::types::{Day, DayText, JsonString, JsonText, Param, Stamp, Ts};
+use crate::store::types::{Columns, Day, DayText, JsonString, JsonText, Param, Stamp, Ts};
 use registry_core::equipment::Reference;
 use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Row};
@@ -143,4 +143,34 @@ pub(crate) fn json(row: &DbRow, col: &str) -> Result<String, sqlx::Error> {
 
 pub(crate) fn json_opt(row: &DbRow, col: &str) -> Result<Option<String>, sqlx::Error> {
     Ok(row.try_get::<Option<JsonString>, _>(col)?.map(|j| j.0))
+}
+
+impl Columns for DbRow {
+    fn text(&self, col: &str) -> Result<String, sqlx::Error> {
+        self.try_get(col)
+    }
+
+    fn text_opt(&self, col: &str) -> Result<Option<String>, sqlx::Error> {
+        opt(self, col)
+    }
+
+    fn int(&self, col: &str) -> Result<i64, sqlx::Error> {
+        self.try_get(col)
+    }
+
+    fn boolean(&self, col: &str) -> Result<bool, sqlx::Error> {
+        self.try_get(col)
+    }
+
+    fn stamp(&self, col: &str) -> Result<String, sqlx::Error> {
+        ts(self, col)
+    }
+
+    fn day_opt(&self, col: &str) -> Result<Option<String>, sqlx::Error> {
+        day_opt(self, col)
+    }
+
+    fn json(&self, col: &str) -> Result<String, sqlx::Error> {
+        json(self, col)
+    }
 }

@@ -2,10 +2,10 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{day_opt, fetch_by, json, opt, page, ts};
-use super::{Connection, DbRow};
+use super::Connection;
+use super::row::{fetch_by, page};
 use crate::db::{contains_pattern, placeholders, search_key};
-use crate::store::types::{Day, JsonText, Param, Stamp, Ts};
+use crate::store::types::{Columns, Day, JsonText, Param, Stamp, Ts};
 use crate::store::model::users::*;
 use registry_core::Role;
 use registry_core::api::Licences;
@@ -16,32 +16,36 @@ use std::collections::BTreeMap;
 const COLUMNS: &str = "id, name, email, telephone, cpf, roles, active, an_license_number, an_license_validity, \
     fm_license_number, fm_license_validity, password_hash, token_version, created_at, updated_at";
 
-fn user_from_row(r: &DbRow) -> Result<UserRow, sqlx::Error> {
-    let roles = json(r, "roles")?;
+pub(crate) fn user_from_row(r: &impl Columns) -> Result<UserRow, sqlx::Error> {
     Ok(UserRow {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        email: r.try_get("email")?,
-        telephone: opt(r, "telephone")?,
-        cpf: opt(r, "cpf")?,
-        roles: serde_json::from_str(&roles).map_err(|e| sqlx::Error::Decode(e.into()))?,
-        active: r.try_get("active")?,
+        id: r.text("id")?,
+        name: r.text("name")?,
+        email: r.text("email")?,
+        telephone: r.text_opt("telephone")?,
+        cpf: r.text_opt("cpf")?,
+        roles: serde_json::from_str(&r.json("roles")?)
+            .map_err(|e| sqlx::Error::Decode(e.into()))?,
+        active: r.boolean("active")?,
         licences: Licences {
-            an_number: opt(r, "an_license_number")?,
-            an_validity: day_opt(r, "an_license_validity")?,
-            fm_number: opt(r, "fm_license_number")?,
-            fm_validity: day_opt(r, "fm_license_validity")?,
+            an_number: r.text_opt("an_license_number")?,
+            an_validity: r.day_opt("an_license_validity")?,
+            fm_number: r.text_opt("fm_license_number")?,
+            fm_validity: r.day_opt("fm_license_validity")?,
         },
-        password_hash: r.try_get("password_hash")?,
-        token_version: r.try_get("token_version")?,
-        created_at: ts(r, "created_at")?,
-        updated_at: ts(r, "updated_at")?,
+        password_hash: r.text("password_hash")?,
+        token_version: r.int("token_version")?,
+        created_at: r.stamp("created_at")?,
+        updated_at: r.stamp("updated_at")?,
     })
 }
 
+/// The query of [`by_id`] (`$1`: the id).
+pub(crate) fn by_id_sql() -> String {
+    format!("SELECT {COLUMNS} FROM users WHERE id = $1")
+}
+
 pub async fn by_id(conn: &mut Connection, id: &str) -> Result<Option<UserRow>, sqlx::Error> {
-    let sql = format!("SELECT {COLUMNS} FROM users WHERE id = $1");
-    fetch_by(conn, sql, id, user_from_row).await
+    fetch_by(conn, by_id_sql(), id, user_from_row).await
 }
 
 pub async fn by_email(conn: &mut Connection, email: &str) -> Result<Option<UserRow>, sqlx::Error> {

@@ -1,0 +1,87 @@
+//! SQLite's reader threads: a few read-only rusqlite connections, each on a thread of its own,
+//! taking reads from one queue. The hot reads on SQLite (`store::sqlite_reads`) run here rather
+//! than through sqlx, whose SQLite driver hands every statement and row between its worker thread
+//! and the task: measured 1.5–1.6× as fast for the facility by id (docs/benchmarks.md, "SQLite
+//! drivers"). Writes and every other read stay on sqlx.
+
+use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// One read, run on a reader thread with its connection.
+type Job = Box<dyn FnOnce(&Connection) + Send>;
+
+/// The queue of the reader threads. Cloning it is cheap; the threads end when the last clone is
+/// dropped.
+#[derive(Clone)]
+pub struct SqliteReaders {
+    jobs: mpsc::Sender<Job>,
+}
+
+/// Prepared statements kept per connection: the distinct texts of the reads routed here (a page
+/// size's views, each filter combination of the list).
+const STATEMENT_CACHE: usize = 64;
+
+impl SqliteReaders {
+    /// Opens `threads` read-only connections to the database file at `path` (after migrations,
+    /// with the settings of sqlx's readers: WAL, `query_only`, a 4 MiB page cache) and starts a
+    /// thread for each.
+    pub fn open(path: &Path, threads: usize) -> anyhow::Result<SqliteReaders> {
+        let (jobs, queue) = mpsc::channel::<Job>();
+        let queue = Arc::new(Mutex::new(queue));
+        for n in 0..threads {
+            let conn = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            conn.busy_timeout(Duration::from_secs(10))?;
+            conn.execute_batch(
+                "PRAGMA foreign_keys = ON; PRAGMA cache_size = -4000; PRAGMA query_only = ON;",
+            )?;
+            conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+            let queue = queue.clone();
+            std::thread::Builder::new()
+                .name(format!("sqlite-reader-{n}"))
+                .spawn(move || {
+                    loop {
+                        // The lock is held only while waiting for the next job.
+                        let next = queue.lock().map(|q| q.recv());
+                        let Ok(Ok(job)) = next else { break };
+                        // A panicking read answers its request with an error (its reply is
+                        // dropped) and leaves the thread serving the others.
+                        let _ =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(&conn)));
+                    }
+                })?;
+        }
+        Ok(SqliteReaders { jobs })
+    }
+
+    /// Runs `read` on the next free reader thread and waits for its answer.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, sqlx::Error> + Send + 'static,
+    ) -> Result<T, sqlx::Error> {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Box::new(move |conn| {
+                // The request may have been dropped meanwhile: nobody to answer then.
+                let _ = reply.send(read(conn));
+            }))
+            .map_err(|_| sqlx::Error::PoolClosed)?;
+        answer.await.map_err(|_| sqlx::Error::WorkerCrashed)?
+    }
+}
+
+/// A rusqlite error, as the storage interface's error type.
+pub fn driver_error(e: rusqlite::Error) -> sqlx::Error {
+    match e {
+        rusqlite::Error::FromSqlConversionFailure(..)
+        | rusqlite::Error::InvalidColumnType(..)
+        | rusqlite::Error::InvalidColumnName(_)
+        | rusqlite::Error::IntegralValueOutOfRange(..) => sqlx::Error::Decode(Box::new(e)),
+        e => sqlx::Error::Protocol(format!("SQLite reader: {e}")),
+    }
+}

@@ -1,0 +1,151 @@
+//! The hot reads on SQLite — facilities by id, the facility lists and searches, the token's user —
+//! on the reader threads ([`crate::sqlite_readers`]) through rusqlite. They run the SQL texts of
+//! the SQLite backend (`sql/facility_reads.rs`, `sql/facility_ranks.rs`, `sql/users.rs`) and
+//! decode with the same functions ([`Columns`]), so the answer is the one sqlx's path gives; the
+//! API suite checks it on every SQLite test, as every facility read of a request goes here.
+
+use super::model::facilities::FacilityFilter;
+use super::model::users::UserRow;
+use super::sqlite::facility_ranks::{page_ids_sql, rank_range};
+use super::sqlite::facility_reads::{ListPlan, facility_from_row, in_order, views_sql};
+use super::sqlite::users::{by_id_sql, user_from_row};
+use super::types::Columns;
+use crate::sqlite_readers::{SqliteReaders, driver_error};
+use registry_core::api::Facility;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
+
+impl Columns for Row<'_> {
+    fn text(&self, col: &str) -> Result<String, sqlx::Error> {
+        self.get(col).map_err(driver_error)
+    }
+
+    fn text_opt(&self, col: &str) -> Result<Option<String>, sqlx::Error> {
+        self.get(col).map_err(driver_error)
+    }
+
+    fn int(&self, col: &str) -> Result<i64, sqlx::Error> {
+        self.get(col).map_err(driver_error)
+    }
+
+    fn boolean(&self, col: &str) -> Result<bool, sqlx::Error> {
+        self.get(col).map_err(driver_error)
+    }
+
+    // SQLite keeps timestamps, dates and JSON as text in the registry's forms (`types.rs`).
+    fn stamp(&self, col: &str) -> Result<String, sqlx::Error> {
+        self.text(col)
+    }
+
+    fn day_opt(&self, col: &str) -> Result<Option<String>, sqlx::Error> {
+        self.text_opt(col)
+    }
+
+    fn json(&self, col: &str) -> Result<String, sqlx::Error> {
+        self.text(col)
+    }
+}
+
+/// Every row `sql` selects with `params`, each read by `from_row`.
+fn rows<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl IntoIterator<Item = Value>,
+    from_row: impl Fn(&Row<'_>) -> Result<T, sqlx::Error>,
+) -> Result<Vec<T>, sqlx::Error> {
+    let mut stmt = conn.prepare_cached(sql).map_err(driver_error)?;
+    let mut rows = stmt.query(params_from_iter(params)).map_err(driver_error)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(driver_error)? {
+        out.push(from_row(row)?);
+    }
+    Ok(out)
+}
+
+fn texts(values: &[String]) -> impl Iterator<Item = Value> + '_ {
+    values.iter().map(|v| Value::Text(v.clone()))
+}
+
+fn views_on(conn: &Connection, ids: &[String]) -> Result<Vec<Facility>, sqlx::Error> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let found = rows(conn, &views_sql(ids.len()), texts(ids), |r| {
+        facility_from_row(r)
+    })?;
+    Ok(in_order(ids, found))
+}
+
+/// `store::facilities::views` on the reader threads.
+pub async fn views(readers: &SqliteReaders, ids: &[String]) -> Result<Vec<Facility>, sqlx::Error> {
+    let ids = ids.to_vec();
+    readers.run(move |conn| views_on(conn, &ids)).await
+}
+
+/// `store::facilities::list` on the reader threads: the steps of its [`ListPlan`], as sqlx's path
+/// runs them, on one connection.
+pub async fn list(
+    readers: &SqliteReaders,
+    filter: &FacilityFilter,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Facility>, i64), sqlx::Error> {
+    let plan = ListPlan::new(filter);
+    readers
+        .run(move |conn| match plan {
+            ListPlan::Ranked { department } => {
+                let total: i64 = conn
+                    .prepare_cached(ListPlan::total_sql(department.as_deref()))
+                    .and_then(|mut s| {
+                        s.query_row(params_from_iter(department.iter()), |r| {
+                            r.get::<_, Option<i64>>(0)
+                        })
+                        .optional()
+                    })
+                    .map_err(driver_error)?
+                    .flatten()
+                    .unwrap_or(0);
+                if offset >= total {
+                    return Ok((Vec::new(), total));
+                }
+                let (low, high) = rank_range(total, limit, offset);
+                let sql = page_ids_sql(department.as_deref());
+                let department = department.map_or(Value::Null, Value::Text);
+                let params = [department, Value::Integer(low), Value::Integer(high)];
+                let ids = rows(conn, &sql, params, |r| r.text("id"))?;
+                Ok((views_on(conn, &ids)?, total))
+            }
+            ListPlan::Filtered { filter, binds } => {
+                let params = texts(&binds).chain([Value::Integer(limit), Value::Integer(offset)]);
+                let page = rows(
+                    conn,
+                    &ListPlan::page_sql(&filter, binds.len()),
+                    params,
+                    |r| Ok((r.text("id")?, r.int("total")?)),
+                )?;
+                let Some(&(_, total)) = page.first() else {
+                    let total = conn
+                        .prepare_cached(&ListPlan::count_sql(&filter))
+                        .and_then(|mut s| {
+                            s.query_row(params_from_iter(texts(&binds)), |r| r.get(0))
+                        })
+                        .map_err(driver_error)?;
+                    return Ok((Vec::new(), total));
+                };
+                let ids: Vec<String> = page.into_iter().map(|(id, _)| id).collect();
+                Ok((views_on(conn, &ids)?, total))
+            }
+        })
+        .await
+}
+
+/// `store::users::by_id` on the reader threads (the token's user, read on every request).
+pub async fn user(readers: &SqliteReaders, id: &str) -> Result<Option<UserRow>, sqlx::Error> {
+    let id = id.to_owned();
+    readers
+        .run(move |conn| {
+            let mut found = rows(conn, &by_id_sql(), [Value::Text(id)], |r| user_from_row(r))?;
+            Ok(found.pop())
+        })
+        .await
+}
