@@ -317,7 +317,7 @@ async fn instances_on_one_postgres_see_each_others_writes() {
 async fn sqlite_readers_cannot_write() {
     let app = TestApp::spawn(Backend::Sqlite).await.expect("SQLite app");
     let mut conn = app.state.db.read().await.unwrap();
-    let registry_server::db::BackendConn::Sqlite(conn) = conn.backend() else {
+    let registry_server::db::BackendConn::Sqlite(conn) = conn.backend().await.unwrap() else {
         panic!("a SQLite app reads SQLite");
     };
     let refused = sqlx::query("UPDATE facilities SET name = 'x'")

@@ -6,11 +6,11 @@ use serde_json::json;
 
 on_both_databases!(logo_and_background_upload_read_remove);
 
-const PNG: &[u8] = &[
+pub(crate) const PNG: &[u8] = &[
     0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R',
 ];
 
-async fn upload(
+pub(crate) async fn upload(
     app: &TestApp,
     token: &str,
     path: &str,

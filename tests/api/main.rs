@@ -23,5 +23,6 @@ mod outage;
 mod qc_calc;
 mod schema;
 mod service;
+mod sqlite_readers;
 mod test_servers;
 mod users;

@@ -85,3 +85,51 @@ pub fn driver_error(e: rusqlite::Error) -> sqlx::Error {
         e => sqlx::Error::Protocol(format!("SQLite reader: {e}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failed_or_panicking_read_answers_an_error_and_the_thread_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("readers.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (7);")
+            .unwrap();
+        // One thread: every read below is served by the same one.
+        let readers = SqliteReaders::open(&path, 1).unwrap();
+        let read = |c: &Connection| {
+            c.query_row("SELECT x FROM t", [], |r| r.get::<_, i64>(0))
+                .map_err(driver_error)
+        };
+        assert_eq!(readers.run(read).await.unwrap(), 7);
+        // Query-only: a write is refused.
+        let write = readers
+            .run(|c| {
+                c.execute("INSERT INTO t VALUES (8)", [])
+                    .map_err(driver_error)
+            })
+            .await;
+        assert!(matches!(write, Err(sqlx::Error::Protocol(_))), "{write:?}");
+        let wrong_type = readers
+            .run(|c| {
+                c.query_row("SELECT 'seven'", [], |r| r.get::<_, i64>(0))
+                    .map_err(driver_error)
+            })
+            .await;
+        assert!(
+            matches!(wrong_type, Err(sqlx::Error::Decode(_))),
+            "{wrong_type:?}"
+        );
+        let panicked = readers
+            .run(|_| -> Result<(), sqlx::Error> { panic!("a read that panics") })
+            .await;
+        assert!(
+            matches!(panicked, Err(sqlx::Error::WorkerCrashed)),
+            "{panicked:?}"
+        );
+        assert_eq!(readers.run(read).await.unwrap(), 7);
+    }
+}
