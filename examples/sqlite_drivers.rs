@@ -9,8 +9,8 @@
 //!   `query_only`, 4 MiB page cache, sqlx's default ping on acquire), read-only; sqlx runs each
 //!   connection on its own thread.
 //! - `sqlx-noping`: the same without the ping on acquire (`test_before_acquire(false)`).
-//! - `rusqlite-threads`: K rusqlite connections, each on its own thread, taking requests from one
-//!   shared channel and answering on a oneshot channel.
+//! - `rusqlite-threads`: the server's SQLite reader threads (`registry_server::sqlite_readers`):
+//!   K rusqlite connections, each on its own thread, taking reads from one shared queue.
 //! - `rusqlite-blocking`: K rusqlite connections in a pool; a request takes one and runs the query
 //!   in `spawn_blocking`.
 //!
@@ -30,6 +30,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use registry_server::db::Backend;
+use registry_server::sqlite_readers::{SqliteReaders, driver_error};
 use registry_server::store::facilities::views_sql;
 use rusqlite::OpenFlags;
 use sqlx::Row;
@@ -37,9 +38,9 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::Semaphore;
 
 struct Args {
     db: PathBuf,
@@ -241,13 +242,10 @@ fn rusqlite_by_id(
 /// query it may keep in its statement cache without copying it).
 type Sql = &'static str;
 
-type Reply = oneshot::Sender<rusqlite::Result<Vec<FacilityRow>>>;
-
 /// The K reader connections of one run.
 enum Readers {
     Sqlx(SqlitePool),
-    /// The shared request channel of the K connection threads (closing it ends them).
-    Threads(mpsc::Sender<(String, Reply)>),
+    Threads(SqliteReaders),
     Blocking {
         free: Arc<Mutex<Vec<rusqlite::Connection>>>,
         permits: Semaphore,
@@ -255,26 +253,10 @@ enum Readers {
 }
 
 impl Readers {
-    async fn open(driver: &str, db: &std::path::Path, k: usize, sql: Sql) -> anyhow::Result<Self> {
+    async fn open(driver: &str, db: &std::path::Path, k: usize) -> anyhow::Result<Self> {
         Ok(match driver {
             "sqlx" | "sqlx-noping" => Readers::Sqlx(sqlx_pool(db, k, driver == "sqlx").await?),
-            "rusqlite-threads" => {
-                let (tx, rx) = mpsc::channel::<(String, Reply)>();
-                let rx = Arc::new(Mutex::new(rx));
-                for _ in 0..k {
-                    let conn = rusqlite_conn(db)?;
-                    let rx = rx.clone();
-                    std::thread::spawn(move || {
-                        loop {
-                            let next = rx.lock().expect("request channel").recv();
-                            let Ok((id, reply)) = next else { break };
-                            // The task may have given up waiting: nothing to answer then.
-                            let _ = reply.send(rusqlite_by_id(&conn, sql, &id));
-                        }
-                    });
-                }
-                Readers::Threads(tx)
-            }
+            "rusqlite-threads" => Readers::Threads(SqliteReaders::open(db, k)?),
             "rusqlite-blocking" => Readers::Blocking {
                 free: Arc::new(Mutex::new(
                     (0..k)
@@ -296,12 +278,11 @@ impl Readers {
                     .map(FacilityRow::from_sqlx)
                     .collect::<Result<_, _>>()?
             }
-            Readers::Threads(tx) => {
-                let (reply, answer) = oneshot::channel();
-                tx.send((id.to_owned(), reply))
-                    .ok()
-                    .context("reader threads gone")?;
-                answer.await??
+            Readers::Threads(threads) => {
+                let id = id.to_owned();
+                threads
+                    .run(move |conn| rusqlite_by_id(conn, sql, &id).map_err(driver_error))
+                    .await?
             }
             Readers::Blocking { free, permits } => {
                 let _permit = permits.acquire().await?;
@@ -396,7 +377,7 @@ async fn drive(
 async fn check_same_rows(args: &Args, sql: Sql, ids: &[String]) -> anyhow::Result<()> {
     let mut expected: Option<Vec<Vec<FacilityRow>>> = None;
     for driver in &args.drivers {
-        let readers = Readers::open(driver, &args.db, 1, sql).await?;
+        let readers = Readers::open(driver, &args.db, 1).await?;
         let mut rows = Vec::new();
         for id in ids.iter().take(200) {
             rows.push(readers.by_id(sql, id).await?);
@@ -455,7 +436,7 @@ async fn main() -> anyhow::Result<()> {
     for repeat in 0..args.repeat {
         for (ki, &k) in args.readers.iter().enumerate() {
             for (di, driver) in args.drivers.iter().enumerate() {
-                let readers = Arc::new(Readers::open(driver, &args.db, k, sql).await?);
+                let readers = Arc::new(Readers::open(driver, &args.db, k).await?);
                 drive(&readers, sql, &ids, args.concurrency, args.warmup).await?;
                 let run = drive(&readers, sql, &ids, args.concurrency, args.duration).await?;
                 eprintln!(
