@@ -1,7 +1,9 @@
 //! Facility records: the facility row and its children (addresses, user links, radioisotopes,
 //! practices, images), loaded for a page in a fixed number of queries.
 //!
-//! The storage interface of this resource; the queries are in `sql/facilities.rs`.
+//! The storage interface of this resource; the queries are in `sql/facilities.rs` (writes) and
+//! `sql/facility_reads.rs` (views and lists), which a SQLite read runs on the reader threads
+//! (`sqlite_reads.rs`).
 
 use crate::db::{BackendConn, Conn};
 use registry_core::Department;
