@@ -4,7 +4,7 @@
 
 use crate::auth::Caller;
 use crate::db::Conn;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::store::{equipment, facilities};
 use registry_core::api::Facility;
 use registry_core::equipment::Equipment;
@@ -16,24 +16,28 @@ pub fn scope_for(caller: &Caller) -> Option<String> {
 
 /// Loads a live facility the caller may see, or 404.
 pub async fn visible(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Facility> {
-    let facility = facilities::view(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
-    if !caller.is_staff() && !facilities::is_member(conn, id, &caller.id).await? {
-        return Err(ApiError::not_found("facility"));
-    }
-    Ok(facility)
+    let found = facilities::view(conn, id).await?;
+    visible_record(conn, caller, found, "facility", |f| &f.id).await
 }
 
 /// Live equipment the caller may see (staff: all; a `Cliente`: their facilities'), or 404.
 pub async fn visible_equipment(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Equipment> {
-    let equipment = equipment::get(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("equipment"))?;
-    if !caller.is_staff()
-        && !facilities::is_member(conn, &equipment.facility.id, &caller.id).await?
-    {
-        return Err(ApiError::not_found("equipment"));
+    let found = equipment::get(conn, id).await?;
+    visible_record(conn, caller, found, "equipment", |e| &e.facility.id).await
+}
+
+/// A record that was `found`, if the caller may see the facility it belongs to (`facility_id`
+/// of it); otherwise 404 `{what} not found`, as for a record that does not exist.
+pub async fn visible_record<T>(
+    conn: &mut Conn,
+    caller: &Caller,
+    found: Option<T>,
+    what: &str,
+    facility_id: impl Fn(&T) -> &str,
+) -> Result<T> {
+    let record = found.or_not_found(what)?;
+    if !caller.is_staff() && !facilities::is_member(conn, facility_id(&record), &caller.id).await? {
+        return Err(ApiError::not_found(what));
     }
-    Ok(equipment)
+    Ok(record)
 }

@@ -3,7 +3,7 @@
 //! backoff.
 
 use crate::config::DocumentSettings;
-use crate::db::timestamp;
+use crate::db::{Conn, timestamp};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::claims::{self, Queue};
@@ -16,20 +16,30 @@ use std::time::Duration;
 
 /// Files up to this size travel as attachments; larger ones only by link.
 const MAX_ATTACHMENT: i64 = 10 * 1024 * 1024;
-/// Schedules claimed per round.
+/// Rows claimed per round, in every queue.
 const BATCH: i64 = 20;
 const MAX_BACKOFF: Duration = Duration::from_secs(3600);
 
 /// Sends the scheduled document e-mails as they fall due, until the task is aborted (the server
 /// runs it beside the notice digests, under one instance id).
 pub async fn run(state: &AppState, instance: &str) {
+    repeat_rounds(state, "e-mail worker", || run_once(state, instance)).await
+}
+
+/// Runs `round` again at once while it claims a full batch, else after the poll interval, until
+/// the task is aborted; a failed round is logged and tried again at the next poll.
+pub async fn repeat_rounds<F, R>(state: &AppState, what: &str, mut round: R)
+where
+    R: FnMut() -> F,
+    F: Future<Output = anyhow::Result<usize>>,
+{
     let poll = state.config.documents.email_poll_interval;
     loop {
-        match run_once(state, instance).await {
+        match round().await {
             // A full batch: more may be due right now.
             Ok(n) if n as i64 == BATCH => continue,
             Ok(_) => {}
-            Err(e) => tracing::warn!(error = format!("{e:#}"), "e-mail worker round failed"),
+            Err(e) => tracing::warn!(error = format!("{e:#}"), "{what} round failed"),
         }
         tokio::time::sleep(poll).await;
     }
@@ -37,37 +47,75 @@ pub async fn run(state: &AppState, instance: &str) {
 
 /// One round: claim what is due, send each, record each outcome. Returns how many were claimed.
 pub async fn run_once(state: &AppState, instance: &str) -> anyhow::Result<usize> {
-    let settings = &state.config.documents;
-    let started = Utc::now();
-    let lease = chrono::Duration::from_std(settings.email_claim_lease)?;
+    send_round::<ClaimedEmail>(state, instance, Utc::now()).await
+}
+
+/// A row of an e-mail queue: claimed by one instance, sent, its outcome recorded.
+pub trait Outgoing: Sized + Sync {
+    /// Claims up to `limit` rows due at `now` for `instance` until `until`.
+    fn claim(
+        conn: &mut Conn,
+        instance: &str,
+        now: &str,
+        until: &str,
+        limit: i64,
+    ) -> impl Future<Output = Result<Vec<Self>, sqlx::Error>> + Send;
+
+    fn send(&self, state: &AppState) -> impl Future<Output = anyhow::Result<()>> + Send;
+
+    /// What the outcome of sending is recorded against.
+    fn attempt(&self) -> Attempt<'_>;
+}
+
+/// One round of `J`'s queue at `now`: claim up to a batch of what is due (one transaction), send
+/// each, record each outcome. Returns how many were claimed.
+pub async fn send_round<J: Outgoing>(
+    state: &AppState,
+    instance: &str,
+    now: DateTime<Utc>,
+) -> anyhow::Result<usize> {
+    let lease = chrono::Duration::from_std(state.config.documents.email_claim_lease)?;
     let mut tx = state.db.begin().await?;
-    let claimed = store::claim_due(
-        &mut tx,
-        instance,
-        &timestamp(started),
-        &timestamp(started + lease),
-        BATCH,
-    )
-    .await?;
+    let (at, until) = (timestamp(now), timestamp(now + lease));
+    let claimed = J::claim(&mut tx, instance, &at, &until, BATCH).await?;
     if claimed.is_empty() {
         // Nothing written: no commit, so the read caches stay warm.
         return Ok(0);
     }
     tx.commit().await?;
     for job in &claimed {
-        let outcome = send(state, job).await;
-        let attempt = Attempt {
-            queue: Queue::EmailSchedules,
-            id: &job.id,
-            attempts: job.attempts,
-            kind: "email",
-            entity: "document",
-            entity_id: &job.document_id,
-            detail: serde_json::json!({"to": job.recipients}),
-        };
-        record_outcome(state, instance, attempt, outcome).await?;
+        let outcome = job.send(state).await;
+        record_outcome(state, instance, job.attempt(), outcome).await?;
     }
     Ok(claimed.len())
+}
+
+impl Outgoing for ClaimedEmail {
+    async fn claim(
+        conn: &mut Conn,
+        instance: &str,
+        now: &str,
+        until: &str,
+        limit: i64,
+    ) -> Result<Vec<Self>, sqlx::Error> {
+        store::claim_due(conn, instance, now, until, limit).await
+    }
+
+    async fn send(&self, state: &AppState) -> anyhow::Result<()> {
+        send(state, self).await
+    }
+
+    fn attempt(&self) -> Attempt<'_> {
+        Attempt {
+            queue: Queue::EmailSchedules,
+            id: &self.id,
+            attempts: self.attempts,
+            kind: "email",
+            entity: "document",
+            entity_id: &self.document_id,
+            detail: serde_json::json!({"to": self.recipients}),
+        }
+    }
 }
 
 /// After attempt number `attempts + 1` ended with `outcome` at `now`: the error to record and,

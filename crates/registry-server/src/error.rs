@@ -38,6 +38,17 @@ pub enum ApiError {
     Internal(#[from] anyhow::Error),
 }
 
+/// A record looked up by id: there, or 404 `{what} not found`.
+pub trait OrNotFound<T> {
+    fn or_not_found(self, what: &str) -> Result<T>;
+}
+
+impl<T> OrNotFound<T> for Option<T> {
+    fn or_not_found(self, what: &str) -> Result<T> {
+        self.ok_or_else(|| ApiError::not_found(what))
+    }
+}
+
 impl ApiError {
     pub fn not_found(what: &str) -> Self {
         ApiError::NotFound(format!("{what} not found"))

@@ -7,7 +7,7 @@
 use crate::config::NoticeSettings;
 use crate::db::Conn;
 use crate::db::{new_id, timestamp};
-use crate::email_worker::{Attempt, record_outcome};
+use crate::email_worker::{Attempt, Outgoing, repeat_rounds, send_round};
 use crate::state::AppState;
 use crate::store::claims::Queue;
 use crate::store::material::{self as store, Digest, Scope};
@@ -18,9 +18,6 @@ use lettre::message::header::ContentType;
 use registry_core::equipment::Reference;
 use registry_core::material::{IsoWeek, brasilia};
 use registry_core::notice::{Notice, NoticeKind, digest};
-
-/// Digests claimed per round.
-const BATCH: i64 = 20;
 
 /// Everything that needs attention on `today` in the facilities of `scope`, by facility and kind.
 pub async fn gather(
@@ -132,15 +129,10 @@ pub async fn run(state: &AppState, instance: &str) {
     if state.config.notices.digest_hour.is_none() {
         return;
     }
-    let poll = state.config.documents.email_poll_interval;
-    loop {
-        match run_once(state, instance, Utc::now()).await {
-            Ok(n) if n as i64 == BATCH => continue,
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = format!("{e:#}"), "notice digest round failed"),
-        }
-        tokio::time::sleep(poll).await;
-    }
+    repeat_rounds(state, "notice digest", || {
+        run_once(state, instance, Utc::now())
+    })
+    .await
 }
 
 /// One round at `now`: plans the day's digests if the hour has come and no instance planned them
@@ -156,7 +148,7 @@ pub async fn run_once(
     if settings.digest_hour.is_some_and(|h| local.hour() >= h) {
         plan(state, instance, local.date_naive(), now).await?;
     }
-    send_due(state, instance, now).await
+    send_round::<Digest>(state, instance, now).await
 }
 
 /// Plans `day`'s digests in one transaction with the row that marks the day as planned: either
@@ -205,37 +197,32 @@ async fn plan(
     Ok(())
 }
 
-async fn send_due(state: &AppState, instance: &str, now: DateTime<Utc>) -> anyhow::Result<usize> {
-    let retries = &state.config.documents;
-    let lease = chrono::Duration::from_std(retries.email_claim_lease)?;
-    let mut tx = state.db.begin().await?;
-    let claimed = store::claim_digests(
-        &mut tx,
-        instance,
-        &timestamp(now),
-        &timestamp(now + lease),
-        BATCH,
-    )
-    .await?;
-    if claimed.is_empty() {
-        // Nothing written: no commit, so the read caches stay warm.
-        return Ok(0);
+impl Outgoing for Digest {
+    async fn claim(
+        conn: &mut Conn,
+        instance: &str,
+        now: &str,
+        until: &str,
+        limit: i64,
+    ) -> Result<Vec<Self>, sqlx::Error> {
+        store::claim_digests(conn, instance, now, until, limit).await
     }
-    tx.commit().await?;
-    for d in &claimed {
-        let outcome = send(state, d).await;
-        let attempt = Attempt {
+
+    async fn send(&self, state: &AppState) -> anyhow::Result<()> {
+        send(state, self).await
+    }
+
+    fn attempt(&self) -> Attempt<'_> {
+        Attempt {
             queue: Queue::NoticeDigests,
-            id: &d.id,
-            attempts: d.attempts,
+            id: &self.id,
+            attempts: self.attempts,
             kind: "digest",
             entity: "facility",
-            entity_id: &d.facility_id,
-            detail: serde_json::json!({"day": d.day, "to": d.recipients, "items": d.item_count}),
-        };
-        record_outcome(state, instance, attempt, outcome).await?;
+            entity_id: &self.facility_id,
+            detail: serde_json::json!({"day": self.day, "to": self.recipients, "items": self.item_count}),
+        }
     }
-    Ok(claimed.len())
 }
 
 async fn send(state: &AppState, d: &Digest) -> anyhow::Result<()> {

@@ -8,7 +8,7 @@
 use super::{archive, audited};
 use crate::auth::Caller;
 use crate::db::{Conn, new_id, now};
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::state::AppState;
 use crate::store::catalogue::{self as store, CatalogueFilter, Named, NamedRow, Stored};
@@ -59,9 +59,7 @@ pub(crate) trait Catalogue: Stored + Serialize + Clone + PartialEq + Send + Sync
 
 /// The record `id`, or 404.
 pub(crate) async fn load<T: Catalogue>(conn: &mut Conn, id: &str) -> Result<T> {
-    T::get(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(T::WHAT))
+    T::get(conn, id).await?.or_not_found(T::WHAT)
 }
 
 /// `GET /<resource>`: a page of the records.

@@ -5,7 +5,7 @@ use crate::access::{visible, visible_equipment};
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now};
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
@@ -214,9 +214,7 @@ async fn edit(
     let id = JsonBody::id(&value)?;
     let changes = read_equipment(&value, false).map_err(ApiError::Validation)?;
     let mut tx = audited::locked(&state, "equipment", &id).await?;
-    let before = store::get(&mut tx, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("equipment"))?;
+    let before = store::get(&mut tx, &id).await?.or_not_found("equipment")?;
     let mut errors = Vec::new();
     if changes
         .facility_id
@@ -297,9 +295,7 @@ async fn exclude(
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
     let (mut tx, id) = archive::begin(&state, body, "equipment").await?;
-    let before = store::get(&mut tx, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("equipment"))?;
+    let before = store::get(&mut tx, &id).await?.or_not_found("equipment")?;
     store::archive(&mut tx, &id, &now()).await?;
     archive::finish(tx, &caller, "equipment", &before, id, "Equipment archived.").await
 }

@@ -4,7 +4,7 @@
 use crate::access::visible;
 use crate::auth::Caller;
 use crate::db::{Conn, Tx, now};
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::audited;
@@ -95,9 +95,7 @@ async fn image_event(
 
 /// Commits and answers the facility `id` with its ETag.
 async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
-    let facility = store::view(&mut tx, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
+    let facility = store::view(&mut tx, id).await?.or_not_found("facility")?;
     tx.commit().await?;
     Ok(with_etag(StatusCode::OK, facility))
 }
@@ -180,7 +178,7 @@ async fn read(
     visible(&mut conn, &caller, &id).await?;
     let (content_type, data) = store::image(&mut conn, &id, kind)
         .await?
-        .ok_or_else(|| ApiError::not_found("image"))?;
+        .or_not_found("image")?;
     Ok((
         [
             (header::CONTENT_TYPE, content_type),

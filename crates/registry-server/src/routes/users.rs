@@ -2,7 +2,7 @@
 
 use crate::auth::Caller;
 use crate::db::Conn;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::describe::{Routes, routes};
@@ -52,9 +52,7 @@ async fn visible_user(state: &AppState, caller: &Caller, id: &str) -> Result<(Co
         return Err(ApiError::not_found("user"));
     }
     let mut conn = state.db.read().await?;
-    let user = users::by_id(&mut conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("user"))?;
+    let user = users::by_id(&mut conn, id).await?.or_not_found("user")?;
     Ok((conn, user))
 }
 

@@ -5,7 +5,7 @@ use super::audit_user;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::now;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::routes::shared::{FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized};
 use crate::routes::{archive, audited};
@@ -36,9 +36,7 @@ async fn keep_an_administrator(conn: &mut Conn, before: &UserRow, after: &UserRo
 
 /// The target of an edit or exclude, when the caller may manage them.
 async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<UserRow> {
-    let target = users::by_id(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("user"))?;
+    let target = users::by_id(conn, id).await?.or_not_found("user")?;
     if target.id != caller.id && !may_manage(&caller.roles, &target.roles) {
         return Err(if caller.is_staff() {
             ApiError::denied()

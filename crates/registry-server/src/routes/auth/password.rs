@@ -4,7 +4,7 @@
 use super::{audit_user, required_str, token_for};
 use crate::auth::{Caller, hash_password, verify_password};
 use crate::db::{now, timestamp};
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
 use crate::routes::shared::{FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized};
@@ -89,9 +89,7 @@ pub(super) async fn change_password(
     match target {
         Some(id) => {
             let password = new_password(&value)?;
-            let user = users::by_id(&mut conn, &id)
-                .await?
-                .ok_or_else(|| ApiError::not_found("user"))?;
+            let user = users::by_id(&mut conn, &id).await?.or_not_found("user")?;
             drop(conn);
             set_password(&state, Some(&caller.id), user, password).await?;
             Ok(Json(Message {
@@ -105,7 +103,7 @@ pub(super) async fn change_password(
             let password = new_password(&value)?;
             let user = users::by_id(&mut conn, &caller.id)
                 .await?
-                .ok_or_else(|| ApiError::not_found("user"))?;
+                .or_not_found("user")?;
             drop(conn);
             if !verify_password(current, Some(user.password_hash.clone())).await? {
                 return Err(ApiError::field(

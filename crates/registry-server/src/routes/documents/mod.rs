@@ -11,7 +11,7 @@ mod upload;
 
 use crate::auth::Caller;
 use crate::db::{Conn, Tx};
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::routes::describe::{Routes, route, routes};
 use crate::store::audit;
 use crate::store::documents::{self as store, DocumentFilter, DocumentState};
@@ -129,13 +129,11 @@ fn scope(caller: &Caller) -> DocumentFilter {
 async fn load(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Document> {
     store::view(conn, id, &scope(caller))
         .await?
-        .ok_or_else(|| ApiError::not_found("document"))
+        .or_not_found("document")
 }
 
 async fn load_state(conn: &mut Conn, id: &str) -> Result<DocumentState> {
-    store::state(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("document"))
+    store::state(conn, id).await?.or_not_found("document")
 }
 
 /// Ends a write by which the document `id` gains something without changing itself (a comment,

@@ -2,7 +2,7 @@
 
 use super::load;
 use crate::auth::Caller;
-use crate::error::{ApiError, Result};
+use crate::error::{OrNotFound, Result};
 use crate::extract::{Path, Query};
 use crate::routes::shared::NotFound;
 use crate::state::AppState;
@@ -59,7 +59,7 @@ pub(super) async fn download(
         load(&mut conn, &caller, &id).await?;
         store::file(&mut conn, &id, query.version)
             .await?
-            .ok_or_else(|| ApiError::not_found("file version"))?
+            .or_not_found("file version")?
     };
     let stream = state.objects.stream(&file.sha256).await?;
     let body = Body::from_stream(stream.map_err(std::io::Error::other));

@@ -3,7 +3,7 @@
 use crate::auth::Caller;
 use crate::changes::Changed;
 use crate::db::now;
-use crate::error::{ApiError, Result};
+use crate::error::{OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::routes::archive;
 use crate::routes::shared::{NotVisible, RoleForbidden, Unauthorized};
@@ -30,9 +30,7 @@ pub(super) async fn exclude(
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
     let (mut tx, id) = archive::begin(&state, body, "facilities").await?;
-    let before = store::view(&mut tx, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
+    let before = store::view(&mut tx, &id).await?.or_not_found("facility")?;
     store::archive(&mut tx, &id, &now()).await?;
     // Its equipment's tests leave the due lists too.
     tx.announce(Changed::Facilities {

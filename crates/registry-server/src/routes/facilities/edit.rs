@@ -4,7 +4,7 @@ use super::{duplicate, duplicate_after_race, references};
 use crate::auth::Caller;
 use crate::changes::Changed;
 use crate::db::now;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::audited;
@@ -36,9 +36,7 @@ async fn apply_edit(
     action: Action,
 ) -> Result<Response> {
     let mut tx = audited::locked(state, "facilities", id).await?;
-    let before = store::view(&mut tx, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
+    let before = store::view(&mut tx, id).await?.or_not_found("facility")?;
     check_if_match(headers, before.version)?;
     let (changes, errs) =
         read_facility_partial(value, Mode::Edit, &state.config.extra_responsibilities);

@@ -9,7 +9,7 @@ mod waste;
 use crate::access::{scope_for, visible};
 use crate::auth::Caller;
 use crate::db::Conn;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
 use crate::routes::describe::{Routes, routes};
 use crate::store::facilities;
@@ -77,24 +77,9 @@ async fn scope(conn: &mut Conn, caller: &Caller, facility: Option<String>) -> Re
 
 /// The live facility a staff member writes to, as a reference, or 404.
 async fn facility_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
-    let f = facilities::view(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("facility"))?;
+    let f = facilities::view(conn, id).await?.or_not_found("facility")?;
     Ok(Reference {
         id: f.id,
         name: f.name,
     })
-}
-
-/// A `Cliente` sees only the records of facilities they are linked to; others are not found.
-async fn check_visible(
-    conn: &mut Conn,
-    caller: &Caller,
-    facility_id: &str,
-    what: &str,
-) -> Result<()> {
-    if !caller.is_staff() && !facilities::is_member(conn, facility_id, &caller.id).await? {
-        return Err(ApiError::not_found(what));
-    }
-    Ok(())
 }

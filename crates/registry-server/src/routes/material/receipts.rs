@@ -1,8 +1,9 @@
 //! Receipts, checked against the facility's authorisation, and the weekly usage against the
 //! authorised quantities.
 
-use super::{bad_filter, bool_filter, check_visible, facility_ref, isotope_filter, scope};
+use super::{bad_filter, bool_filter, facility_ref, isotope_filter, scope};
 use crate::access::visible;
+use crate::access::visible_record;
 use crate::auth::Caller;
 use crate::db::{new_id, timestamp};
 use crate::error::{ApiError, Result};
@@ -188,10 +189,8 @@ pub(super) async fn show_receipt(
     Path(id): Path<String>,
 ) -> Result<Json<Receipt>> {
     let mut conn = state.db.read().await?;
-    let receipt = store::receipt(&mut conn, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("receipt"))?;
-    check_visible(&mut conn, &caller, &receipt.facility.id, "receipt").await?;
+    let found = store::receipt(&mut conn, &id).await?;
+    let receipt = visible_record(&mut conn, &caller, found, "receipt", |r| &r.facility.id).await?;
     Ok(Json(receipt))
 }
 

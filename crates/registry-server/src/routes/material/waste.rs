@@ -1,11 +1,12 @@
 //! Waste in decay storage: packages, their release date under the clearance levels, and their
 //! release.
 
-use super::{bool_filter, check_visible, facility_ref, isotope_filter, scope};
+use super::{bool_filter, facility_ref, isotope_filter, scope};
+use crate::access::visible_record;
 use crate::auth::Caller;
 use crate::db::{Conn, Tx};
 use crate::db::{new_id, now, timestamp};
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::audited;
 use crate::routes::shared::{
@@ -151,11 +152,8 @@ pub(super) async fn waste_all(
 
 /// A package the caller may see, or 404.
 async fn visible_waste(conn: &mut Conn, caller: &Caller, id: &str) -> Result<WastePackage> {
-    let package = store::waste(conn, id, &today())
-        .await?
-        .ok_or_else(|| ApiError::not_found("waste package"))?;
-    check_visible(conn, caller, &package.facility.id, "waste package").await?;
-    Ok(package)
+    let found = store::waste(conn, id, &today()).await?;
+    visible_record(conn, caller, found, "waste package", |p| &p.facility.id).await
 }
 
 #[utoipa::path(
@@ -185,7 +183,7 @@ async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
     let mut tx = state.db.begin().await?;
     let package = store::waste(&mut tx, id, &today())
         .await?
-        .ok_or_else(|| ApiError::not_found("waste package"))?;
+        .or_not_found("waste package")?;
     if package.release.is_some() {
         return Err(released_already());
     }

@@ -3,7 +3,7 @@
 use crate::access::visible_equipment;
 use crate::auth::Caller;
 use crate::db::Conn;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::shared::{BadRequest, NotFound, PageParams};
@@ -19,9 +19,7 @@ use registry_core::equipment::{QcTest, parse_date};
 
 /// A live record the caller may see, or 404.
 async fn visible_test(conn: &mut Conn, caller: &Caller, id: &str) -> Result<QcTest> {
-    let record = store::get(conn, id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("test"))?;
+    let record = store::get(conn, id).await?.or_not_found("test")?;
     visible_equipment(conn, caller, &record.equipment)
         .await
         .map_err(|_| ApiError::not_found("test"))?;
@@ -61,7 +59,7 @@ pub(super) async fn report(
     let record = visible_test(&mut conn, &caller, &id).await?;
     let equipment = equipment::get(&mut conn, &record.equipment)
         .await?
-        .ok_or_else(|| ApiError::not_found("test"))?;
+        .or_not_found("test")?;
     drop(conn);
     let generated_at = chrono::Utc::now()
         .with_timezone(&chrono::FixedOffset::west_opt(3 * 3600).expect("valid offset"))
@@ -128,7 +126,7 @@ pub(super) async fn history(
     visible_equipment(&mut conn, &caller, &equipment_id).await?;
     equipment_types::get_test_type(&mut conn, &test_type_id)
         .await?
-        .ok_or_else(|| ApiError::not_found("test type"))?;
+        .or_not_found("test type")?;
     let (list, total) = store::history(
         &mut conn,
         &equipment_id,

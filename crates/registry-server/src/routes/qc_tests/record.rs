@@ -5,7 +5,7 @@ use super::today;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::{new_id, now};
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::shared::{Forbidden, NotFound, Unprocessable};
@@ -241,9 +241,7 @@ pub(super) async fn edit(
         ));
     }
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
-    let before = store::get(&mut tx, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("test"))?;
+    let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
     let changes =
         read_qc_test_of(&value, false, today(), computed).map_err(ApiError::Validation)?;
@@ -273,9 +271,7 @@ pub(super) async fn delete(
 ) -> Result<Json<Message>> {
     caller.require_staff()?;
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
-    let before = store::get(&mut tx, &id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("test"))?;
+    let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     store::archive(&mut tx, &id, &now()).await?;
     archive::finish(tx, &caller, "qc_test", &before, id, "Test deleted.").await
 }

@@ -4,7 +4,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{fetch_by, page, ts};
+use super::row::{exists, fetch_by, page, ts};
 use super::{Connection, DbRow};
 use crate::db::{contains_pattern, search_key};
 use crate::store::model::catalogue::NamedRow;
@@ -66,12 +66,8 @@ pub async fn name_taken_in(
     except_id: &str,
 ) -> Result<bool, sqlx::Error> {
     let sql = format!("SELECT COUNT(*) FROM {table} WHERE name_key = $1 AND id <> $2");
-    let n: i64 = sqlx::query_scalar(AssertSqlSafe(sql))
-        .bind(search_key(name))
-        .bind(except_id)
-        .fetch_one(conn)
-        .await?;
-    Ok(n > 0)
+    let binds = [Param::text(&search_key(name)), Param::text(except_id)];
+    exists(conn, &sql, &binds).await
 }
 
 pub async fn save_row(

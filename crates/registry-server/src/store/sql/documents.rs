@@ -7,9 +7,9 @@
 
 use super::Connection;
 use super::opt;
-use super::row::{archive_row, day};
+use super::row::{archive_row, day, exists};
 use crate::store::model::documents::*;
-use crate::store::types::{Day, Ts};
+use crate::store::types::{Day, Param, Ts};
 use registry_core::document::{DocumentStatus, FileInfo};
 use sqlx::{AssertSqlSafe, Row};
 
@@ -55,14 +55,12 @@ pub async fn equipment_in_facility(
     equipment_id: &str,
     facility_id: &str,
 ) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar(
+    exists(
+        conn,
         "SELECT COUNT(*) FROM equipment WHERE id = $1 AND facility_id = $2 AND archived_at IS NULL",
+        &[Param::text(equipment_id), Param::text(facility_id)],
     )
-    .bind(equipment_id)
-    .bind(facility_id)
-    .fetch_one(conn)
-    .await?;
-    Ok(n > 0)
+    .await
 }
 
 /// The equipment of a live QC test of the facility, `None` when there is no such test.
@@ -193,11 +191,8 @@ async fn refresh_search_text(conn: &mut Connection, id: &str) -> Result<(), sqlx
 }
 
 pub async fn code_taken(conn: &mut Connection, code: &str) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM documents WHERE code = $1")
-        .bind(code)
-        .fetch_one(conn)
-        .await?;
-    Ok(n > 0)
+    let sql = "SELECT COUNT(*) FROM documents WHERE code = $1";
+    exists(conn, sql, &[Param::text(code)]).await
 }
 
 pub async fn sign(conn: &mut Connection, id: &str, s: &Signing<'_>) -> Result<(), sqlx::Error> {

@@ -2,7 +2,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{archive_row, fetch_by, json, page, reference, ts};
+use super::row::{archive_row, exists, fetch_by, json, page, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::equipment::EquipmentFilter;
 use crate::store::types::{JsonText, Param, Ts};
@@ -121,11 +121,10 @@ pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<(), sq
 
 /// Whether QC tests (archived ones too) were recorded on the equipment.
 pub async fn has_tests(conn: &mut Connection, id: &str) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar(
+    exists(
+        conn,
         "SELECT COUNT(*) FROM (SELECT 1 FROM qc_tests WHERE equipment_id = $1 LIMIT 1) x",
+        &[Param::text(id)],
     )
-    .bind(id)
-    .fetch_one(conn)
-    .await?;
-    Ok(n > 0)
+    .await
 }

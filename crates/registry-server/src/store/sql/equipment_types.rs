@@ -4,7 +4,7 @@
 
 use super::catalogue::name_pattern;
 use crate::store::model::catalogue::CatalogueFilter;
-use super::row::{fetch_by, json_opt, page, reference, ts};
+use super::row::{exists, fetch_by, json_opt, page, reference, ts};
 use super::{Connection, DbRow};
 use crate::db::search_key;
 use crate::store::types::{JsonText, Param, Ts};
@@ -101,15 +101,17 @@ pub async fn test_type_name_taken(
     name: &str,
     except_id: &str,
 ) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar(
+    let binds = [
+        Param::text(equipment_type_id),
+        Param::text(&search_key(name)),
+        Param::text(except_id),
+    ];
+    exists(
+        conn,
         "SELECT COUNT(*) FROM test_types WHERE equipment_type_id = $1 AND name_key = $2 AND id <> $3",
+        &binds,
     )
-    .bind(equipment_type_id)
-    .bind(search_key(name))
-    .bind(except_id)
-    .fetch_one(conn)
-    .await?;
-    Ok(n > 0)
+    .await
 }
 
 pub async fn save_test_type(

@@ -4,6 +4,7 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::facility_ranks as ranks;
+use super::row::exists;
 use super::{Connection, Db};
 use crate::db::{placeholders, search_key};
 use crate::store::model::facilities::*;
@@ -285,14 +286,8 @@ pub async fn is_member(
     facility_id: &str,
     user_id: &str,
 ) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM facility_users WHERE facility_id = $1 AND user_id = $2",
-    )
-    .bind(facility_id)
-    .bind(user_id)
-    .fetch_one(conn)
-    .await?;
-    Ok(n > 0)
+    let sql = "SELECT COUNT(*) FROM facility_users WHERE facility_id = $1 AND user_id = $2";
+    exists(conn, sql, &[Param::text(facility_id), Param::text(user_id)]).await
 }
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, sqlx::Error> {

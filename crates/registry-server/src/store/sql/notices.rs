@@ -6,7 +6,7 @@
 
 use super::claims::Claimed;
 use super::material::{Filter, radioisotope, reference};
-use super::row::{day, day_opt, json};
+use super::row::{day, day_opt, exists, json};
 use super::waste::{WASTE_COLUMNS, WASTE_FROM, waste_from_row};
 use super::{Connection, DbRow};
 use crate::store::model::claims::Queue;
@@ -242,11 +242,8 @@ pub async fn responsible_emails(
 /// Whether some instance planned `day` already (a read, so that polls after the hour do not take
 /// the writer).
 pub async fn day_planned(conn: &mut Connection, day: &str) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notice_runs WHERE day = $1")
-        .bind(Day(day))
-        .fetch_one(conn)
-        .await?;
-    Ok(n > 0)
+    let sql = "SELECT COUNT(*) FROM notice_runs WHERE day = $1";
+    exists(conn, sql, &[Param::Day(day.to_owned())]).await
 }
 
 /// Marks `day` as planned by `instance`; `false` when another instance planned it already.

@@ -51,6 +51,15 @@ pub(crate) async fn count(
     query.fetch_one(conn).await?.try_get(0)
 }
 
+/// Whether `sql` (a `SELECT COUNT(*) …`) counts any row, its placeholders bound to `binds`.
+pub(crate) async fn exists(
+    conn: &mut Connection,
+    sql: &str,
+    binds: &[Param],
+) -> Result<bool, sqlx::Error> {
+    Ok(count(conn, sql.to_owned(), binds).await? > 0)
+}
+
 /// One page (`limit` rows from `offset`) of the rows that `select` (ordered, without `LIMIT`)
 /// selects, and how many `count_sql` (a `SELECT COUNT(*)` with the same `WHERE`) counts in all;
 /// both are bound to `binds`. A page past the end is not read.

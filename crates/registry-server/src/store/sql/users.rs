@@ -3,7 +3,7 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::Connection;
-use super::row::{fetch_by, page};
+use super::row::{exists, fetch_by, page};
 use crate::db::{contains_pattern, placeholders, search_key};
 use crate::store::types::{Columns, Day, JsonText, Param, Stamp, Ts};
 use crate::store::model::users::*;
@@ -64,12 +64,8 @@ pub async fn email_taken(
     email: &str,
     except_id: &str,
 ) -> Result<bool, sqlx::Error> {
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE email = $1 AND id <> $2")
-        .bind(email)
-        .bind(except_id)
-        .fetch_one(conn)
-        .await?;
-    Ok(n > 0)
+    let sql = "SELECT COUNT(*) FROM users WHERE email = $1 AND id <> $2";
+    exists(conn, sql, &[Param::text(email), Param::text(except_id)]).await
 }
 
 /// Inserts or replaces the whole row.
