@@ -235,6 +235,20 @@ async fn load_user(state: &AppState, id: &str) -> Result<Option<UserAuth>> {
         }))
 }
 
+/// A [`Caller`] with a staff role (every role but `Cliente`); anyone else is refused with 403
+/// before the handler reads the body.
+pub struct Staff(pub Caller);
+
+impl FromRequestParts<AppState> for Staff {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        caller.require_staff()?;
+        Ok(Staff(caller))
+    }
+}
+
 /// `Some(caller)` with a valid token, `None` without an Authorization header; a bad token is
 /// still refused.
 pub struct MaybeCaller(pub Option<Caller>);

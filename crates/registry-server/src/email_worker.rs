@@ -52,19 +52,24 @@ pub async fn run_once(state: &AppState, instance: &str) -> anyhow::Result<usize>
 
 /// A row of an e-mail queue: claimed by one instance, sent, its outcome recorded.
 pub trait Outgoing: Sized + Sync {
-    /// Claims up to `limit` rows due at `now` for `instance` until `until`.
+    /// Claims the rows that `lease` names.
     fn claim(
         conn: &mut Conn,
-        instance: &str,
-        now: &str,
-        until: &str,
-        limit: i64,
+        lease: &Lease<'_>,
     ) -> impl Future<Output = Result<Vec<Self>, sqlx::Error>> + Send;
 
     fn send(&self, state: &AppState) -> impl Future<Output = anyhow::Result<()>> + Send;
 
     /// What the outcome of sending is recorded against.
     fn attempt(&self) -> Attempt<'_>;
+}
+
+/// What a round claims: up to `limit` rows due at `now`, for `instance` until `until`.
+pub struct Lease<'a> {
+    pub instance: &'a str,
+    pub now: &'a str,
+    pub until: &'a str,
+    pub limit: i64,
 }
 
 /// One round of `J`'s queue at `now`: claim up to a batch of what is due (one transaction), send
@@ -76,8 +81,14 @@ pub async fn send_round<J: Outgoing>(
 ) -> anyhow::Result<usize> {
     let lease = chrono::Duration::from_std(state.config.documents.email_claim_lease)?;
     let mut tx = state.db.begin().await?;
-    let (at, until) = (timestamp(now), timestamp(now + lease));
-    let claimed = J::claim(&mut tx, instance, &at, &until, BATCH).await?;
+    let (now, until) = (timestamp(now), timestamp(now + lease));
+    let lease = Lease {
+        instance,
+        now: &now,
+        until: &until,
+        limit: BATCH,
+    };
+    let claimed = J::claim(&mut tx, &lease).await?;
     if claimed.is_empty() {
         // Nothing written: no commit, so the read caches stay warm.
         return Ok(0);
@@ -91,18 +102,63 @@ pub async fn send_round<J: Outgoing>(
 }
 
 impl Outgoing for ClaimedEmail {
-    async fn claim(
-        conn: &mut Conn,
-        instance: &str,
-        now: &str,
-        until: &str,
-        limit: i64,
-    ) -> Result<Vec<Self>, sqlx::Error> {
-        store::claim_due(conn, instance, now, until, limit).await
+    async fn claim(conn: &mut Conn, l: &Lease<'_>) -> Result<Vec<Self>, sqlx::Error> {
+        store::claim_due(conn, l.instance, l.now, l.until, l.limit).await
     }
 
+    /// The document, attached when small enough, and always its download link.
     async fn send(&self, state: &AppState) -> anyhow::Result<()> {
-        send(state, self).await
+        let doc = {
+            let mut conn = state.db.read().await?;
+            store::state(&mut conn, &self.document_id)
+                .await?
+                .context("the document was deleted")?
+        };
+        let link = format!(
+            "{}/api/document/{}/file",
+            state.config.public_url.trim_end_matches('/'),
+            self.document_id
+        );
+        let attach = doc.size <= MAX_ATTACHMENT;
+        let text = format!(
+            "{name}\nInstalação: {facility}\nSituação: {status}\n\n{note}\nDownload: {link}\n",
+            name = doc.name,
+            facility = doc.facility_name,
+            status = doc.status,
+            note = if attach {
+                "O documento segue em anexo."
+            } else {
+                "O arquivo é grande demais para anexo; baixe-o pelo link."
+            },
+        );
+        let mut builder = Message::builder()
+            .from(state.mailer.from().clone())
+            .subject(format!("{} — {}", doc.name, doc.facility_name));
+        for to in &self.recipients {
+            builder = builder.to(to
+                .parse()
+                .with_context(|| format!("invalid recipient {to}"))?);
+        }
+        let body = SinglePart::plain(text);
+        let message = if attach {
+            let file = {
+                let mut conn = state.db.read().await?;
+                store::file(&mut conn, &self.document_id, None)
+                    .await?
+                    .context("the document has no file")?
+            };
+            let bytes = state.objects.read(&file.sha256).await?;
+            let kind = ContentType::parse(&file.content_type).unwrap_or(ContentType::TEXT_PLAIN);
+            builder.multipart(
+                MultiPart::mixed()
+                    .singlepart(body)
+                    .singlepart(Attachment::new(file.name).body(bytes, kind)),
+            )
+        } else {
+            builder.singlepart(body)
+        }
+        .context("cannot build the message")?;
+        state.mailer.deliver(message).await
     }
 
     fn attempt(&self) -> Attempt<'_> {
@@ -221,58 +277,4 @@ pub async fn record_outcome(
         }
     }
     Ok(())
-}
-
-async fn send(state: &AppState, job: &ClaimedEmail) -> anyhow::Result<()> {
-    let doc = {
-        let mut conn = state.db.read().await?;
-        store::state(&mut conn, &job.document_id)
-            .await?
-            .context("the document was deleted")?
-    };
-    let link = format!(
-        "{}/api/document/{}/file",
-        state.config.public_url.trim_end_matches('/'),
-        job.document_id
-    );
-    let attach = doc.size <= MAX_ATTACHMENT;
-    let text = format!(
-        "{name}\nInstalação: {facility}\nSituação: {status}\n\n{note}\nDownload: {link}\n",
-        name = doc.name,
-        facility = doc.facility_name,
-        status = doc.status,
-        note = if attach {
-            "O documento segue em anexo."
-        } else {
-            "O arquivo é grande demais para anexo; baixe-o pelo link."
-        },
-    );
-    let mut builder = Message::builder()
-        .from(state.mailer.from().clone())
-        .subject(format!("{} — {}", doc.name, doc.facility_name));
-    for to in &job.recipients {
-        builder = builder.to(to
-            .parse()
-            .with_context(|| format!("invalid recipient {to}"))?);
-    }
-    let body = SinglePart::plain(text);
-    let message = if attach {
-        let file = {
-            let mut conn = state.db.read().await?;
-            store::file(&mut conn, &job.document_id, None)
-                .await?
-                .context("the document has no file")?
-        };
-        let bytes = state.objects.read(&file.sha256).await?;
-        let kind = ContentType::parse(&file.content_type).unwrap_or(ContentType::TEXT_PLAIN);
-        builder.multipart(
-            MultiPart::mixed()
-                .singlepart(body)
-                .singlepart(Attachment::new(file.name).body(bytes, kind)),
-        )
-    } else {
-        builder.singlepart(body)
-    }
-    .context("cannot build the message")?;
-    state.mailer.deliver(message).await
 }

@@ -7,7 +7,7 @@
 use crate::config::NoticeSettings;
 use crate::db::Conn;
 use crate::db::{new_id, timestamp};
-use crate::email_worker::{Attempt, Outgoing, repeat_rounds, send_round};
+use crate::email_worker::{Attempt, Lease, Outgoing, repeat_rounds, send_round};
 use crate::state::AppState;
 use crate::store::claims::Queue;
 use crate::store::material::{self as store, Digest, Scope};
@@ -198,18 +198,24 @@ async fn plan(
 }
 
 impl Outgoing for Digest {
-    async fn claim(
-        conn: &mut Conn,
-        instance: &str,
-        now: &str,
-        until: &str,
-        limit: i64,
-    ) -> Result<Vec<Self>, sqlx::Error> {
-        store::claim_digests(conn, instance, now, until, limit).await
+    async fn claim(conn: &mut Conn, l: &Lease<'_>) -> Result<Vec<Self>, sqlx::Error> {
+        store::claim_digests(conn, l.instance, l.now, l.until, l.limit).await
     }
 
     async fn send(&self, state: &AppState) -> anyhow::Result<()> {
-        send(state, self).await
+        let mut builder = Message::builder()
+            .from(state.mailer.from().clone())
+            .subject(self.subject.clone())
+            .header(ContentType::TEXT_PLAIN);
+        for to in &self.recipients {
+            builder = builder.to(to
+                .parse()
+                .with_context(|| format!("invalid recipient {to}"))?);
+        }
+        let message = builder
+            .body(self.body.clone())
+            .context("cannot build the message")?;
+        state.mailer.deliver(message).await
     }
 
     fn attempt(&self) -> Attempt<'_> {
@@ -223,20 +229,4 @@ impl Outgoing for Digest {
             detail: serde_json::json!({"day": self.day, "to": self.recipients, "items": self.item_count}),
         }
     }
-}
-
-async fn send(state: &AppState, d: &Digest) -> anyhow::Result<()> {
-    let mut builder = Message::builder()
-        .from(state.mailer.from().clone())
-        .subject(d.subject.clone())
-        .header(ContentType::TEXT_PLAIN);
-    for to in &d.recipients {
-        builder = builder.to(to
-            .parse()
-            .with_context(|| format!("invalid recipient {to}"))?);
-    }
-    let message = builder
-        .body(d.body.clone())
-        .context("cannot build the message")?;
-    state.mailer.deliver(message).await
 }

@@ -2,7 +2,7 @@
 //! archive and history. A `Cliente` sees only the equipment of facilities they are linked to.
 
 use crate::access::{visible, visible_equipment};
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, OrNotFound, Result};
@@ -206,10 +206,9 @@ async fn register_for_facility(
 )]
 async fn edit(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<Json<Equipment>> {
-    caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
     let changes = read_equipment(&value, false).map_err(ApiError::Validation)?;
@@ -290,10 +289,9 @@ async fn edit(
 )]
 async fn exclude(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<Json<Message>> {
-    caller.require_staff()?;
     let (mut tx, id) = archive::begin(&state, body, "equipment").await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("equipment")?;
     store::archive(&mut tx, &id, &now()).await?;

@@ -2,7 +2,7 @@
 //! at most 2 MiB), read, and removal by the client layer's paths or `DELETE`.
 
 use crate::access::visible;
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::db::{Conn, Tx, now};
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
@@ -195,7 +195,6 @@ async fn remove(
     id: String,
     kind: ImageKind,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let mut tx = locked(&state, &caller, &id).await?;
     if store::remove_image(&mut tx, &id, kind).await? {
         let detail = serde_json::json!({ "kind": kind.as_str() });
@@ -222,7 +221,7 @@ async fn remove(
 )]
 async fn remove_by_path(
     state: State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path((id, segment)): Path<(String, String)>,
 ) -> Result<Response> {
     let kind = kind(&segment)?;
@@ -235,7 +234,11 @@ async fn remove_by_path(
     responses((status = 200, description = "The facility", body = Facility), Forbidden, NotFound),
     security(("bearer" = []))
 )]
-async fn remove_logo(state: State<AppState>, caller: Caller, body: JsonBody) -> Result<Response> {
+async fn remove_logo(
+    state: State<AppState>,
+    Staff(caller): Staff,
+    body: JsonBody,
+) -> Result<Response> {
     remove_by_body(state, caller, body, ImageKind::Logo).await
 }
 
@@ -247,7 +250,7 @@ async fn remove_logo(state: State<AppState>, caller: Caller, body: JsonBody) -> 
 )]
 async fn remove_background(
     state: State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<Response> {
     remove_by_body(state, caller, body, ImageKind::Background).await
@@ -259,7 +262,6 @@ async fn remove_by_body(
     body: JsonBody,
     kind: ImageKind,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let id = JsonBody::id(&body.value()?)?;
     remove(state, caller, id, kind).await
 }

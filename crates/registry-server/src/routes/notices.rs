@@ -2,7 +2,7 @@
 //! on demand, for staff.
 
 use crate::access::visible;
-use crate::auth::Caller;
+use crate::auth::Staff;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::routes::describe::{Routes, routes};
@@ -36,10 +36,9 @@ pub fn routes() -> Routes {
 )]
 async fn list(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<Notice>>> {
-    caller.require_staff()?;
     let kinds = match params.text("kind") {
         None => Vec::new(),
         Some(k) => k

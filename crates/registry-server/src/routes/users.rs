@@ -1,6 +1,6 @@
 //! User endpoints (spec §4.2): the list (staff), one user and their facilities (staff or self).
 
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::db::Conn;
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
@@ -29,10 +29,9 @@ pub fn routes() -> Routes {
 )]
 async fn list(
     State(state): State<AppState>,
-    caller: Caller,
+    _staff: Staff,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<User>>> {
-    caller.require_staff()?;
     let mut conn = state.db.read().await?;
     let filter = users::UserFilter {
         q: params.text("q"),

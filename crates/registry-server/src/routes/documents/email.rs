@@ -1,7 +1,7 @@
 //! Scheduling a released document's e-mail.
 
 use super::{ScheduleBody, finish_event, load_state};
-use crate::auth::Caller;
+use crate::auth::Staff;
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
@@ -33,10 +33,9 @@ use registry_core::document::{
 )]
 pub(super) async fn schedule_email(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
     let mut tx = audited::locked(&state, "documents", &id).await?;

@@ -3,7 +3,7 @@
 use super::{
     CommentBody, IdBody, SIGNERS, finish_event, invalid_transition, load, load_state, record,
 };
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::db::Tx;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
@@ -143,10 +143,9 @@ pub(super) async fn liberate(
 )]
 pub(super) async fn exclude(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<Json<Message>> {
-    caller.require_staff()?;
     let (mut tx, id) = archive::begin(&state, body, "documents").await?;
     let before = load(&mut tx, &caller, &id).await?;
     store::archive(&mut tx, &id, &now()).await?;

@@ -2,7 +2,7 @@
 
 use super::{SIGNERS, UploadForm, invalid_transition, load, load_state, record};
 use crate::access::visible;
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::db::{Conn, new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JSON_BODY_LIMIT;
@@ -154,10 +154,9 @@ async fn check_references(
 )]
 pub(super) async fn register(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     request: Request,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let multipart = Multipart::from_request(request, &state)
         .await
         .map_err(|_| {
@@ -298,10 +297,9 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
 )]
 pub(super) async fn edit(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     request: Request,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let upload = edit_input(&state, request).await?;
     let id = JsonBody::id(&Value::Object(upload.fields.clone()))?;
     let draft = document::read_document(&upload.fields, false).map_err(ApiError::Validation)?;

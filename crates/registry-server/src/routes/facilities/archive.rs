@@ -1,6 +1,6 @@
 //! Archiving a facility.
 
-use crate::auth::Caller;
+use crate::auth::Staff;
 use crate::changes::Changed;
 use crate::db::now;
 use crate::error::{OrNotFound, Result};
@@ -25,10 +25,9 @@ use registry_core::api::Message;
 )]
 pub(super) async fn exclude(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<Json<Message>> {
-    caller.require_staff()?;
     let (mut tx, id) = archive::begin(&state, body, "facilities").await?;
     let before = store::view(&mut tx, &id).await?.or_not_found("facility")?;
     store::archive(&mut tx, &id, &now()).await?;

@@ -1,7 +1,7 @@
 //! Editing a facility (by body or by path, with If-Match) and replacing its user links.
 
 use super::{duplicate, duplicate_after_race, references};
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::changes::Changed;
 use crate::db::now;
 use crate::error::{ApiError, OrNotFound, Result};
@@ -115,11 +115,10 @@ async fn apply_edit(
 )]
 pub(super) async fn edit_by_body(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
     apply_edit(&state, &caller, &id, &value, &headers, Action::Edit).await
@@ -141,12 +140,11 @@ pub(super) async fn edit_by_body(
 )]
 pub(super) async fn edit_by_path(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let value = body.value()?;
     match value.get("_id") {
         Some(Value::String(body_id)) if body_id.trim() != id => {
@@ -172,11 +170,10 @@ pub(super) async fn edit_by_path(
 )]
 pub(super) async fn edit_users(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
     let users = match value.get("users") {

@@ -1,7 +1,7 @@
 //! Registering a facility.
 
 use super::{duplicate, duplicate_after_race, references};
-use crate::auth::Caller;
+use crate::auth::Staff;
 use crate::changes::Changed;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
@@ -33,10 +33,9 @@ use registry_core::facility::{Mode, read_facility_partial};
 )]
 pub(super) async fn register(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<Response> {
-    caller.require_staff()?;
     let value = body.value()?;
     let (changes, errs) =
         read_facility_partial(&value, Mode::Create, &state.config.extra_responsibilities);

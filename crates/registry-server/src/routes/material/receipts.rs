@@ -4,7 +4,7 @@
 use super::{bad_filter, bool_filter, facility_ref, isotope_filter, scope};
 use crate::access::visible;
 use crate::access::visible_record;
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::db::{new_id, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
@@ -54,11 +54,10 @@ fn unauthorised(r: Radioisotope) -> FieldError {
 )]
 pub(super) async fn receive(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Receipt>)> {
-    caller.require_staff()?;
     let value = body.value()?;
     let at = Utc::now();
     let mut tx = state.db.begin().await?;

@@ -3,7 +3,7 @@
 
 use super::{bool_filter, facility_ref, isotope_filter, scope};
 use crate::access::visible_record;
-use crate::auth::Caller;
+use crate::auth::{Caller, Staff};
 use crate::db::{Conn, Tx};
 use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, OrNotFound, Result};
@@ -50,11 +50,10 @@ fn release_day(
 )]
 pub(super) async fn store_waste(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<WastePackage>)> {
-    caller.require_staff()?;
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     let facility = facility_ref(&mut tx, &id).await?;
@@ -200,11 +199,10 @@ async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
 )]
 pub(super) async fn edit_waste(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<WastePackage>> {
-    caller.require_staff()?;
     let value = body.value()?;
     let at = Utc::now();
     let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
@@ -252,11 +250,10 @@ pub(super) async fn edit_waste(
 )]
 pub(super) async fn release(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<WastePackage>> {
-    caller.require_staff()?;
     let value = body.value()?;
     let at = Utc::now();
     let (dose_rate, released_at, notes) = read_release(&value, at).map_err(ApiError::Validation)?;

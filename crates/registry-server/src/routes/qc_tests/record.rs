@@ -2,7 +2,7 @@
 //! together.
 
 use super::today;
-use crate::auth::Caller;
+use crate::auth::Staff;
 use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, OrNotFound, Result};
@@ -179,10 +179,9 @@ async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> 
 )]
 pub(super) async fn create(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<QcTest>)> {
-    caller.require_staff()?;
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     let computed = computed_type(&mut tx, &value, None).await?;
@@ -225,11 +224,10 @@ pub(super) async fn create(
 )]
 pub(super) async fn edit(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<QcTest>> {
-    caller.require_staff()?;
     let value = body.value()?;
     if let Some(Value::String(body_id)) = value.get("_id")
         && body_id.trim() != id
@@ -266,10 +264,9 @@ pub(super) async fn edit(
 )]
 pub(super) async fn delete(
     State(state): State<AppState>,
-    caller: Caller,
+    Staff(caller): Staff,
     Path(id): Path<String>,
 ) -> Result<Json<Message>> {
-    caller.require_staff()?;
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     store::archive(&mut tx, &id, &now()).await?;
