@@ -175,6 +175,11 @@ impl WeeklyQuantity {
     }
 }
 
+/// How every instant is written in the API and stored: RFC 3339 in UTC, to the microsecond.
+pub fn timestamp(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
 /// A number from JSON the way quantities are written: a JSON number, or a string of digits with an
 /// optional dot decimal part (commas, exponents in strings, signs and other characters refused).
 fn decimal_from_json(v: &serde_json::Value) -> Option<f64> {

@@ -14,7 +14,7 @@
 use crate::changes::{Changed, Generations, ReadOf};
 use crate::sqlite_readers::SqliteReaders;
 use anyhow::Context;
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::Utc;
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
@@ -391,11 +391,9 @@ pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
-/// A timestamp in the stored form: RFC 3339 UTC with microseconds.
-pub fn timestamp(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Micros, true)
-}
+pub use registry_core::values::timestamp;
 
+/// Now, in the stored form ([`timestamp`]).
 pub fn now() -> String {
     timestamp(Utc::now())
 }

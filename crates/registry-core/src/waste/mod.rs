@@ -11,7 +11,7 @@ use crate::material::{
 };
 use crate::nuclide::{MBQ_PER_MCI, Nuclide};
 use crate::payload::ObjectReader;
-use crate::values::{Radioisotope, spec_enum};
+use crate::values::{Radioisotope, spec_enum, timestamp};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -195,6 +195,21 @@ pub struct WastePackage {
     pub updated_at: String,
 }
 
+impl WastePackage {
+    /// Closes the package at `closed_at` and computes its release date under `levels` again;
+    /// `releasable` as of `today` (Brasília).
+    pub fn close_at(
+        &mut self,
+        closed_at: DateTime<Utc>,
+        levels: &ClearanceLevels,
+        today: NaiveDate,
+    ) {
+        self.closed_at = timestamp(closed_at);
+        self.release_date = release_date(&self.contents, self.mass, closed_at, levels).to_string();
+        self.releasable = self.release_date <= today.to_string();
+    }
+}
+
 /// A package's fields as read from a request; on edit `None` leaves a field unchanged.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WasteChanges {
@@ -204,6 +219,40 @@ pub struct WasteChanges {
     pub closed_at: Option<DateTime<Utc>>,
     pub location: Option<String>,
     pub description: Option<Option<String>>,
+}
+
+impl WasteChanges {
+    /// `package` with the fields present replaced (the closure kept when absent) and its release
+    /// date computed again under `levels`; an error when the stored closure is not RFC 3339.
+    pub fn apply_to(
+        self,
+        package: &WastePackage,
+        levels: &ClearanceLevels,
+        today: NaiveDate,
+    ) -> Result<WastePackage, chrono::ParseError> {
+        let mut changed = package.clone();
+        if let Some(form) = self.form {
+            changed.form = form;
+        }
+        if let Some(contents) = self.contents {
+            changed.contents = contents;
+        }
+        if let Some(mass) = self.mass {
+            changed.mass = mass;
+        }
+        if let Some(location) = self.location {
+            changed.location = location;
+        }
+        if let Some(description) = self.description {
+            changed.description = description;
+        }
+        let closed_at = match self.closed_at {
+            Some(t) => t,
+            None => DateTime::parse_from_rfc3339(&package.closed_at)?.with_timezone(&Utc),
+        };
+        changed.close_at(closed_at, levels, today);
+        Ok(changed)
+    }
 }
 
 /// Reads a package. On create `form`, `contents`, `mass`, `location` are required and `closedAt`

@@ -133,6 +133,110 @@ fn waste_payloads() {
     assert!(read_release(&json!({}), now).is_err());
 }
 
+fn package(contents: Vec<WasteContent>, closed_at: DateTime<Utc>) -> WastePackage {
+    let someone = Reference {
+        id: "u".into(),
+        name: "U".into(),
+    };
+    let mut package = WastePackage {
+        id: "w".into(),
+        facility: someone.clone(),
+        form: WasteForm::Solid,
+        contents,
+        mass: 10.0,
+        closed_at: String::new(),
+        location: "Abrigo".into(),
+        description: Some("lixo".into()),
+        release_date: String::new(),
+        releasable: false,
+        release: None,
+        created_by: someone,
+        created_at: "2026-03-02T15:00:00.000000Z".into(),
+        updated_at: "2026-03-02T15:00:00.000000Z".into(),
+    };
+    package.close_at(closed_at, &ClearanceLevels::default(), day(2026, 3, 2));
+    package
+}
+
+fn day(y: i32, m: u32, d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(y, m, d).unwrap()
+}
+
+#[test]
+fn closing_a_package_dates_its_release() {
+    let p = package(one(Radioisotope::I131, 1.0), utc("2026-03-02T15:00:00Z"));
+    assert_eq!(p.closed_at, "2026-03-02T15:00:00.000000Z");
+    assert_eq!(p.release_date, "2026-04-17", "the worked example");
+    assert!(!p.releasable);
+    let mut later = p.clone();
+    later.close_at(
+        utc("2026-03-02T15:00:00Z"),
+        &ClearanceLevels::default(),
+        day(2026, 4, 17),
+    );
+    assert!(later.releasable, "on the release date itself");
+}
+
+#[test]
+fn an_edit_replaces_what_it_carries_and_dates_the_release_again() {
+    let levels = ClearanceLevels::default();
+    let p = package(one(Radioisotope::I131, 1.0), utc("2026-03-02T15:00:00Z"));
+    // Nothing carried: nothing changes.
+    let same = WasteChanges::default()
+        .apply_to(&p, &levels, day(2026, 3, 2))
+        .unwrap();
+    assert_eq!(same, p);
+    // New contents, closure kept: the release date follows the contents.
+    let tc = WasteChanges {
+        contents: Some(one(Radioisotope::Tc99m, 1e-6)),
+        description: Some(None),
+        ..WasteChanges::default()
+    }
+    .apply_to(&p, &levels, day(2026, 3, 10))
+    .unwrap();
+    assert_eq!(tc.contents, one(Radioisotope::Tc99m, 1e-6));
+    assert_eq!(
+        (tc.closed_at.as_str(), tc.release_date.as_str()),
+        (p.closed_at.as_str(), "2026-03-03")
+    );
+    assert!(tc.releasable);
+    assert_eq!(
+        (tc.description, tc.location, tc.mass),
+        (None, p.location.clone(), p.mass)
+    );
+    // A new closure moves the release date with it; more mass dilutes to an earlier one.
+    let moved = WasteChanges {
+        closed_at: Some(utc("2026-03-12T15:00:00Z")),
+        ..WasteChanges::default()
+    }
+    .apply_to(&p, &levels, day(2026, 3, 12))
+    .unwrap();
+    assert_eq!(moved.release_date, "2026-04-27");
+    let diluted = WasteChanges {
+        mass: Some(100.0),
+        form: Some(WasteForm::Liquid),
+        location: Some("Tanque".into()),
+        ..WasteChanges::default()
+    }
+    .apply_to(&p, &levels, day(2026, 3, 2))
+    .unwrap();
+    assert!(diluted.release_date < p.release_date);
+    assert_eq!(
+        (diluted.form, diluted.location.as_str()),
+        (WasteForm::Liquid, "Tanque")
+    );
+    // A stored closure that is not RFC 3339 is an error, not a guess.
+    let broken = WastePackage {
+        closed_at: "yesterday".into(),
+        ..p
+    };
+    assert!(
+        WasteChanges::default()
+            .apply_to(&broken, &levels, day(2026, 3, 2))
+            .is_err()
+    );
+}
+
 fn contents() -> impl Strategy<Value = Vec<WasteContent>> {
     proptest::collection::vec((0usize..15, 1e-6f64..1e3), 1..4).prop_map(|items| {
         let mut list: Vec<WasteContent> = Vec::new();

@@ -22,7 +22,7 @@ use axum::routing::{MethodFilter, MethodRouter};
 use std::convert::Infallible;
 use tower::{Layer, Service};
 use utoipa::openapi::OpenApi;
-use utoipa::openapi::path::PathItem;
+use utoipa::openapi::path::{Operation, PathItem};
 
 /// Where `app.rs` nests the API router; every documented path starts with it.
 pub const PREFIX: &str = "/api";
@@ -66,6 +66,21 @@ impl Route {
         self
     }
 
+    /// Also answers at `path` (with the `/api` prefix), listed in the document as a copy of the
+    /// handler's own operation (the operation id gains the alias, as ids must be unique).
+    pub fn documented_also_at(mut self, path: &'static str) -> Route {
+        let (_, item) = self.openapi.paths.paths.iter().next().expect("one path");
+        let mut copy = item.clone();
+        for operation in operations(&mut copy) {
+            if let Some(id) = &mut operation.operation_id {
+                id.push_str("_at_");
+                id.push_str(&routed(path)[1..].replace(['/', '{', '}'], "_"));
+            }
+        }
+        self.openapi.paths.paths.insert(path.to_owned(), copy);
+        self.also_at(path)
+    }
+
     /// Wraps the handler in `layer` (a body limit of its own, say).
     pub fn layer<L>(mut self, layer: L) -> Route
     where
@@ -84,6 +99,22 @@ fn routed(path: &str) -> &str {
     path.strip_prefix(PREFIX)
         .filter(|rest| rest.starts_with('/'))
         .unwrap_or_else(|| panic!("the route {path} is not under {PREFIX}/"))
+}
+
+/// The operations a path item holds.
+fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        &mut item.get,
+        &mut item.put,
+        &mut item.post,
+        &mut item.delete,
+        &mut item.options,
+        &mut item.head,
+        &mut item.patch,
+        &mut item.trace,
+    ]
+    .into_iter()
+    .flatten()
 }
 
 /// The methods of a path item (the ones `#[utoipa::path]` can name).

@@ -8,7 +8,7 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
-use crate::routes::describe::{Routes, routes};
+use crate::routes::describe::{Routes, route, routes};
 use crate::routes::shared::{Forbidden, NotFound, PageParams, Unprocessable};
 use crate::routes::{archive, audited};
 use crate::state::AppState;
@@ -23,15 +23,8 @@ use registry_core::{FieldCode, FieldError};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
-    routes![
-        register,
-        register_for_facility,
-        edit,
-        exclude,
-        show,
-        history,
-        list_for_facility
-    ]
+    routes![edit, exclude, show, history, list_for_facility]
+        .route(route!(register).documented_also_at("/api/facility/equipment/register"))
 }
 
 #[utoipa::path(
@@ -133,12 +126,17 @@ async fn references(
 }
 
 /// Registers the equipment a payload describes (staff; both register paths), answering 201 with it.
-async fn create(
-    state: &AppState,
-    caller: &Caller,
+#[utoipa::path(
+    post, path = "/api/equipment/register", tag = "equipment",
+    request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, \
+        model?, serialNumber?, patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
+    responses((status = 201, body = Equipment), Forbidden, Unprocessable)
+)]
+async fn register(
+    State(state): State<AppState>,
+    Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Equipment>)> {
-    caller.require_staff()?;
     let changes = read_equipment(&body.value()?, true).map_err(ApiError::Validation)?;
     let mut tx = state.db.begin().await?;
     let (Some(facility), Some(type_of_equipment)) = references(
@@ -167,34 +165,7 @@ async fn create(
     };
     store::save(&mut tx, &equipment, true).await?;
     let id = equipment.id.clone();
-    audited::created(tx, caller, "equipment", &id, equipment).await
-}
-
-#[utoipa::path(
-    post, path = "/api/equipment/register", tag = "equipment",
-    request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, \
-        model?, serialNumber?, patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
-    responses((status = 201, body = Equipment), Forbidden, Unprocessable)
-)]
-async fn register(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<(StatusCode, Json<Equipment>)> {
-    create(&state, &caller, body).await
-}
-
-#[utoipa::path(
-    post, path = "/api/facility/equipment/register", tag = "equipment",
-    request_body(content = Object, description = "Same payload as `/api/equipment/register`"),
-    responses((status = 201, body = Equipment), Forbidden, Unprocessable)
-)]
-async fn register_for_facility(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<(StatusCode, Json<Equipment>)> {
-    create(&state, &caller, body).await
+    audited::created(tx, &caller, "equipment", &id, equipment).await
 }
 
 #[utoipa::path(

@@ -17,26 +17,21 @@ use crate::store::material::{self as store, WasteQuery};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use chrono::{DateTime, Utc};
+use chrono::{NaiveDate, Utc};
 use registry_core::api::ListEnvelope;
 use registry_core::audit::Action;
 use registry_core::equipment::{Reference, local_date};
 use registry_core::waste::{
-    WasteChanges, WasteContent, WastePackage, WasteRelease, read_release, read_waste, release_date,
+    ClearanceLevels, WasteChanges, WastePackage, WasteRelease, read_release, read_waste,
 };
 
-fn today() -> String {
-    local_date(Utc::now()).to_string()
+fn today() -> NaiveDate {
+    local_date(Utc::now())
 }
 
-/// The release date of a package under the deployer's clearance levels.
-fn release_day(
-    state: &AppState,
-    contents: &[WasteContent],
-    mass: f64,
-    closed_at: DateTime<Utc>,
-) -> String {
-    release_date(contents, mass, closed_at, &state.config.notices.clearance).to_string()
+/// The deployer's clearance levels, which release dates are computed under.
+fn clearance(state: &AppState) -> &ClearanceLevels {
+    &state.config.notices.clearance
 }
 
 #[utoipa::path(
@@ -69,10 +64,11 @@ pub(super) async fn store_waste(
         id: new_id(),
         facility,
         form,
-        release_date: release_day(&state, &contents, mass, closed_at),
+        // closedAt, releaseDate and releasable: set by `close_at` below.
+        release_date: String::new(),
         contents,
         mass,
-        closed_at: timestamp(closed_at),
+        closed_at: String::new(),
         location,
         description: c.description.flatten(),
         releasable: false,
@@ -84,7 +80,7 @@ pub(super) async fn store_waste(
         created_at: stamp.clone(),
         updated_at: stamp,
     };
-    package.releasable = package.release_date <= today();
+    package.close_at(closed_at, clearance(&state), today());
     store::save_waste(&mut tx, &package, true).await?;
     let id = package.id.clone();
     audited::created(tx, &caller, "waste", &id, package).await
@@ -107,7 +103,7 @@ async fn waste_list(
         &mut conn,
         &scope,
         &query,
-        &today(),
+        &today().to_string(),
         params.page_size,
         params.offset(),
     )
@@ -151,7 +147,7 @@ pub(super) async fn waste_all(
 
 /// A package the caller may see, or 404.
 async fn visible_waste(conn: &mut Conn, caller: &Caller, id: &str) -> Result<WastePackage> {
-    let found = store::waste(conn, id, &today()).await?;
+    let found = store::waste(conn, id, &today().to_string()).await?;
     visible_record(conn, caller, found, "waste package", |p| &p.facility.id).await
 }
 
@@ -180,7 +176,7 @@ fn released_already() -> ApiError {
 /// as it is; 404 without one, 409 `invalid_transition` once released.
 async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
     let mut tx = state.db.begin().await?;
-    let package = store::waste(&mut tx, id, &today())
+    let package = store::waste(&mut tx, id, &today().to_string())
         .await?
         .or_not_found("waste package")?;
     if package.release.is_some() {
@@ -207,31 +203,9 @@ pub(super) async fn edit_waste(
     let at = Utc::now();
     let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
     let (mut tx, before) = unreleased(&state, &id).await?;
-    let mut package = before.clone();
-    if let Some(form) = changes.form {
-        package.form = form;
-    }
-    if let Some(contents) = changes.contents {
-        package.contents = contents;
-    }
-    if let Some(mass) = changes.mass {
-        package.mass = mass;
-    }
-    let closed_at = match changes.closed_at {
-        Some(t) => t,
-        None => DateTime::parse_from_rfc3339(&package.closed_at)
-            .map_err(|e| anyhow::anyhow!("stored closedAt: {e}"))?
-            .with_timezone(&Utc),
-    };
-    package.closed_at = timestamp(closed_at);
-    if let Some(location) = changes.location {
-        package.location = location;
-    }
-    if let Some(description) = changes.description {
-        package.description = description;
-    }
-    package.release_date = release_day(&state, &package.contents, package.mass, closed_at);
-    package.releasable = package.release_date <= today();
+    let mut package = changes
+        .apply_to(&before, clearance(&state), today())
+        .map_err(|e| anyhow::anyhow!("stored closedAt: {e}"))?;
     if package != before {
         package.updated_at = now();
         store::save_waste(&mut tx, &package, false).await?;
