@@ -2,6 +2,7 @@
 //! says when a QC test falls due, and (in `read`) the payload readers that report every failing
 //! field at once.
 
+mod edit;
 mod read;
 #[cfg(test)]
 mod tests;

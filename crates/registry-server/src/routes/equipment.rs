@@ -185,56 +185,12 @@ async fn edit(
     let changes = read_equipment(&value, false).map_err(ApiError::Validation)?;
     let mut tx = audited::locked(&state, "equipment", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("equipment")?;
-    let mut errors = Vec::new();
-    if changes
-        .facility_id
-        .as_ref()
-        .is_some_and(|f| *f != before.facility.id)
-    {
-        errors.push(FieldError::new(
-            "facility",
-            FieldCode::InvalidValue,
-            "cannot be changed: register the equipment at the other facility and archive this record",
-        ));
-    }
-    let new_type = changes
-        .equipment_type_id
-        .filter(|t| *t != before.type_of_equipment.id);
-    if new_type.is_some() && store::has_tests(&mut tx, &id).await? {
-        errors.push(FieldError::new(
-            "typeOfEquipment",
-            FieldCode::InvalidValue,
-            "cannot be changed: QC tests were already recorded on this equipment",
-        ));
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
-    let mut equipment = before.clone();
-    if let (_, Some(t)) = references(&mut tx, None, new_type.as_deref()).await? {
-        equipment.type_of_equipment = t;
-    }
-    let fields = [
-        (&mut equipment.manufacturer, changes.manufacturer),
-        (&mut equipment.model, changes.model),
-        (&mut equipment.serial_number, changes.serial_number),
-        (
-            &mut equipment.patrimonial_number,
-            changes.patrimonial_number,
-        ),
-        (&mut equipment.localization, changes.localization),
-    ];
-    for (field, change) in fields {
-        if let Some(v) = change {
-            *field = v;
-        }
-    }
-    if let Some(attributes) = changes.attributes {
-        equipment.attributes = Value::Object(attributes);
-    }
-    if let Some(active) = changes.active {
-        equipment.active = active;
-    }
+    let recorded = changes.new_type(&before).is_some() && store::has_tests(&mut tx, &id).await?;
+    changes
+        .check(&before, recorded)
+        .map_err(ApiError::Validation)?;
+    let (_, new_type) = references(&mut tx, None, changes.new_type(&before)).await?;
+    let mut equipment = changes.apply_to(&before, new_type);
     if equipment != before {
         equipment.updated_at = now();
         store::save(&mut tx, &equipment, false).await?;

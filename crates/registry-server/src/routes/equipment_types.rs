@@ -232,46 +232,15 @@ impl Catalogue for TestType {
     }
 
     async fn apply(conn: &mut Conn, before: &Self, changes: TestTypeChanges) -> Result<Self> {
-        let mut t = before.clone();
-        if let Some(type_id) = changes
-            .equipment_type_id
-            .filter(|e| *e != before.type_of_equipment.id)
-        {
-            t.type_of_equipment = equipment_type_ref(conn, &type_id).await?;
-            if store::test_type_records(conn, &t.id).await? > 0 {
-                return Err(ApiError::field(
-                    "typeOfEquipment",
-                    FieldCode::InvalidValue,
-                    "cannot be changed: QC tests of this type were already recorded",
-                ));
-            }
-        }
-        if let Some(name) = changes.name {
-            t.name = name;
-        }
-        if let Some(days) = changes.expiration_in_days {
-            t.expiration_in_days = days;
-        }
-        if let Some(description) = changes.description {
-            t.description = description;
-        }
-        if let Some(kind) = changes.kind {
-            if kind != before.kind && store::test_type_records(conn, &t.id).await? > 0 {
-                return Err(ApiError::field(
-                    "kind",
-                    FieldCode::InvalidValue,
-                    "cannot be changed: QC tests of this type were already recorded",
-                ));
-            }
-            t.kind = kind;
-        }
-        t.tolerances = settle_tolerances(
-            t.kind,
-            before.kind,
-            before.tolerances.as_ref(),
-            changes.tolerances.as_ref(),
-        )
-        .map_err(ApiError::Validation)?;
+        let new_type = match changes.new_equipment_type(before) {
+            Some(type_id) => Some(equipment_type_ref(conn, type_id).await?),
+            None => None,
+        };
+        let recorded =
+            changes.moves_records(before) && store::test_type_records(conn, &before.id).await? > 0;
+        let t = changes
+            .apply_to(before, new_type, recorded)
+            .map_err(ApiError::Validation)?;
         if t != *before {
             ensure_unique_test_name(conn, &t).await?;
         }

@@ -1,0 +1,280 @@
+//! Edits of equipment and QC test types: which stored fields an edit replaces, and what may not
+//! change once QC tests were recorded. The handlers load, ask the database what these rules need
+//! (are tests recorded? what is the new type called?), apply, and store.
+
+use super::{Equipment, Reference, TestType, read::settle_tolerances};
+use super::{EquipmentChanges, TestTypeChanges};
+use crate::error::{FieldCode, FieldError};
+use serde_json::Value;
+
+impl EquipmentChanges {
+    /// The equipment type the edit moves the equipment to, when it is another one.
+    pub fn new_type(&self, before: &Equipment) -> Option<&str> {
+        self.equipment_type_id
+            .as_deref()
+            .filter(|t| *t != before.type_of_equipment.id)
+    }
+
+    /// Every field the edit may not change: the facility never (register the equipment at the
+    /// other facility instead), the type not once QC tests were `recorded` on it.
+    pub fn check(&self, before: &Equipment, recorded: bool) -> Result<(), Vec<FieldError>> {
+        let mut errors = Vec::new();
+        if self
+            .facility_id
+            .as_ref()
+            .is_some_and(|f| *f != before.facility.id)
+        {
+            errors.push(FieldError::new(
+                "facility",
+                FieldCode::InvalidValue,
+                "cannot be changed: register the equipment at the other facility and archive this record",
+            ));
+        }
+        if recorded && self.new_type(before).is_some() {
+            errors.push(FieldError::new(
+                "typeOfEquipment",
+                FieldCode::InvalidValue,
+                "cannot be changed: QC tests were already recorded on this equipment",
+            ));
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// `before` with the fields present replaced (`attributes` as a whole object) and, when the
+    /// type changes, `new_type`: the type [`new_type`](Self::new_type) names, resolved.
+    pub fn apply_to(self, before: &Equipment, new_type: Option<Reference>) -> Equipment {
+        let mut equipment = before.clone();
+        if let Some(t) = new_type {
+            equipment.type_of_equipment = t;
+        }
+        let fields = [
+            (&mut equipment.manufacturer, self.manufacturer),
+            (&mut equipment.model, self.model),
+            (&mut equipment.serial_number, self.serial_number),
+            (&mut equipment.patrimonial_number, self.patrimonial_number),
+            (&mut equipment.localization, self.localization),
+        ];
+        for (field, change) in fields {
+            if let Some(v) = change {
+                *field = v;
+            }
+        }
+        if let Some(attributes) = self.attributes {
+            equipment.attributes = Value::Object(attributes);
+        }
+        if let Some(active) = self.active {
+            equipment.active = active;
+        }
+        equipment
+    }
+}
+
+impl TestTypeChanges {
+    /// The equipment type the edit moves the test type to, when it is another one.
+    pub fn new_equipment_type(&self, before: &TestType) -> Option<&str> {
+        self.equipment_type_id
+            .as_deref()
+            .filter(|t| *t != before.type_of_equipment.id)
+    }
+
+    /// Whether the edit changes what recorded tests were judged under: the equipment type or the
+    /// kind (only then does [`apply_to`](Self::apply_to) need to know whether any were recorded).
+    pub fn moves_records(&self, before: &TestType) -> bool {
+        self.new_equipment_type(before).is_some()
+            || self.kind.is_some_and(|kind| kind != before.kind)
+    }
+
+    /// `before` with the fields present replaced and its tolerances settled against the kind it
+    /// ends up with. `new_type` is the resolved [`new_equipment_type`](Self::new_equipment_type);
+    /// once QC tests of the type were `recorded`, neither its equipment type nor its kind change.
+    pub fn apply_to(
+        self,
+        before: &TestType,
+        new_type: Option<Reference>,
+        recorded: bool,
+    ) -> Result<TestType, Vec<FieldError>> {
+        let locked = |field: &str| {
+            FieldError::new(
+                field,
+                FieldCode::InvalidValue,
+                "cannot be changed: QC tests of this type were already recorded",
+            )
+        };
+        let mut t = before.clone();
+        if let Some(type_of_equipment) = new_type {
+            if recorded {
+                return Err(vec![locked("typeOfEquipment")]);
+            }
+            t.type_of_equipment = type_of_equipment;
+        }
+        if let Some(name) = self.name {
+            t.name = name;
+        }
+        if let Some(days) = self.expiration_in_days {
+            t.expiration_in_days = days;
+        }
+        if let Some(description) = self.description {
+            t.description = description;
+        }
+        if let Some(kind) = self.kind {
+            if kind != before.kind && recorded {
+                return Err(vec![locked("kind")]);
+            }
+            t.kind = kind;
+        }
+        t.tolerances = settle_tolerances(
+            t.kind,
+            before.kind,
+            before.tolerances.as_ref(),
+            self.tolerances.as_ref(),
+        )?;
+        Ok(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::equipment::{read_equipment, read_test_type};
+    use crate::error::codes;
+    use crate::qc::TestKind;
+    use serde_json::json;
+
+    fn r(id: &str) -> Reference {
+        Reference {
+            id: id.into(),
+            name: id.to_uppercase(),
+        }
+    }
+
+    fn camera() -> Equipment {
+        Equipment {
+            id: "e".into(),
+            facility: r("f"),
+            type_of_equipment: r("gamma"),
+            manufacturer: Some("GE".into()),
+            model: Some("Infinia".into()),
+            serial_number: None,
+            patrimonial_number: None,
+            localization: Some("Sala 1".into()),
+            attributes: json!({"detectors": 2}),
+            active: true,
+            created_at: "t".into(),
+            updated_at: "t".into(),
+        }
+    }
+
+    fn edit(body: serde_json::Value) -> EquipmentChanges {
+        read_equipment(&body, false).unwrap()
+    }
+
+    #[test]
+    fn an_equipment_edit_replaces_only_what_it_carries() {
+        let before = camera();
+        let after = edit(
+            json!({"model": null, "serialNumber": "S1", "attributes": {"a": 1},
+                                "active": false}),
+        )
+        .apply_to(&before, None);
+        assert_eq!(after.model, None, "null clears");
+        assert_eq!(after.serial_number.as_deref(), Some("S1"));
+        assert_eq!(
+            after.attributes,
+            json!({"a": 1}),
+            "attributes replaced whole"
+        );
+        assert!(!after.active);
+        assert_eq!(
+            (after.manufacturer, after.localization),
+            (before.manufacturer.clone(), before.localization.clone())
+        );
+        assert_eq!(edit(json!({})).apply_to(&before, None), before);
+        let moved = edit(json!({"typeOfEquipment": "pet"}));
+        assert_eq!(moved.new_type(&before), Some("pet"));
+        assert_eq!(
+            moved.apply_to(&before, Some(r("pet"))).type_of_equipment,
+            r("pet")
+        );
+        assert_eq!(
+            edit(json!({"typeOfEquipment": "gamma"})).new_type(&before),
+            None
+        );
+    }
+
+    #[test]
+    fn an_equipment_never_changes_facility_nor_type_once_tested() {
+        let before = camera();
+        let both = edit(json!({"facility": "g", "typeOfEquipment": "pet"}));
+        assert_eq!(
+            codes(&both.check(&before, true).unwrap_err()),
+            [
+                ("facility", FieldCode::InvalidValue),
+                ("typeOfEquipment", FieldCode::InvalidValue)
+            ]
+        );
+        assert_eq!(
+            codes(&both.check(&before, false).unwrap_err()),
+            [("facility", FieldCode::InvalidValue)]
+        );
+        // The same facility and type may be sent back unchanged.
+        let same = edit(json!({"facility": "f", "typeOfEquipment": "gamma"}));
+        assert!(same.check(&before, true).is_ok());
+    }
+
+    fn free_type() -> TestType {
+        TestType {
+            id: "tt".into(),
+            name: "Uniformidade".into(),
+            type_of_equipment: r("gamma"),
+            expiration_in_days: 30,
+            description: None,
+            kind: None,
+            tolerances: None,
+            created_at: "t".into(),
+            updated_at: "t".into(),
+        }
+    }
+
+    fn type_edit(body: serde_json::Value) -> TestTypeChanges {
+        read_test_type(&body, false).unwrap()
+    }
+
+    #[test]
+    fn a_test_type_edit_settles_its_tolerances_and_locks_once_recorded() {
+        let before = free_type();
+        let renamed = type_edit(json!({"name": "Uniformidade intrínseca", "expirationInDays": 7}));
+        assert!(!renamed.moves_records(&before));
+        let after = renamed.apply_to(&before, None, true).unwrap();
+        assert_eq!(
+            (after.name.as_str(), after.expiration_in_days),
+            ("Uniformidade intrínseca", 7)
+        );
+        // A kind brings its default tolerances while nothing is recorded; not after.
+        let computed = type_edit(json!({"kind": "constancy"}));
+        assert!(computed.moves_records(&before));
+        let after = computed.clone().apply_to(&before, None, false).unwrap();
+        assert_eq!(after.kind, Some(TestKind::Constancy));
+        assert!(after.tolerances.is_some());
+        assert_eq!(
+            codes(&computed.apply_to(&before, None, true).unwrap_err()),
+            [("kind", FieldCode::InvalidValue)]
+        );
+        let moved = type_edit(json!({"typeOfEquipment": "pet"}));
+        assert_eq!(moved.new_equipment_type(&before), Some("pet"));
+        assert_eq!(
+            codes(
+                &moved
+                    .clone()
+                    .apply_to(&before, Some(r("pet")), true)
+                    .unwrap_err()
+            ),
+            [("typeOfEquipment", FieldCode::InvalidValue)]
+        );
+        let after = moved.apply_to(&before, Some(r("pet")), false).unwrap();
+        assert_eq!(after.type_of_equipment, r("pet"));
+    }
+}
