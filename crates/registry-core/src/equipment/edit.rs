@@ -2,9 +2,10 @@
 //! change once QC tests were recorded. The handlers load, ask the database what these rules need
 //! (are tests recorded? what is the new type called?), apply, and store.
 
-use super::{Equipment, Reference, TestType, read::settle_tolerances};
-use super::{EquipmentChanges, TestTypeChanges};
+use super::{Equipment, QcTest, Reference, TestType, read::settle_tolerances};
+use super::{EquipmentChanges, QcTestChanges, TestTypeChanges};
 use crate::error::{FieldCode, FieldError};
+use crate::qc::evaluate;
 use serde_json::Value;
 
 impl EquipmentChanges {
@@ -136,12 +137,68 @@ impl TestTypeChanges {
     }
 }
 
+impl QcTestChanges {
+    /// Applies the changes to `record` (a blank record on create) once the handler has resolved
+    /// and checked its references: the `equipment`, a `test_type` of that equipment's type, and
+    /// the `performer` when the payload named one. A computed test is computed again when its
+    /// readings or its test type change, or it has no figures yet; not when only its notes do
+    /// (tolerances edited since do not rewrite a past verdict).
+    pub fn apply_to(
+        self,
+        record: &mut QcTest,
+        equipment: Equipment,
+        test_type: TestType,
+        performer: Option<Reference>,
+    ) -> Result<(), Vec<FieldError>> {
+        let recompute = self.measurements.is_some()
+            || test_type.id != record.type_of_test.id
+            || record.figures.is_none();
+        record.equipment = equipment.id;
+        record.facility = equipment.facility;
+        record.type_of_test = Reference {
+            id: test_type.id,
+            name: test_type.name,
+        };
+        if let Some(performer) = performer {
+            record.performed_by = performer;
+        }
+        if let Some(date) = self.date {
+            record.date = date.to_string();
+        }
+        if let Some(conclusion) = self.conclusion {
+            record.conclusion = conclusion;
+        }
+        if let Some(measurements) = self.measurements {
+            record.measurements = measurements;
+        }
+        if let Some(notes) = self.notes {
+            record.notes = notes;
+        }
+        if let Some(document) = self.document_id {
+            record.document = document;
+        }
+        match (test_type.kind, &test_type.tolerances) {
+            (Some(kind), Some(tolerances)) => {
+                if recompute {
+                    let computed = evaluate(kind, tolerances, record.measurements.as_ref())?;
+                    record.figures = Some(computed.figures);
+                    record.conclusion = computed.conclusion;
+                }
+            }
+            _ => record.figures = None,
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::Conclusion;
     use super::*;
     use crate::equipment::{read_equipment, read_test_type};
     use crate::error::codes;
     use crate::qc::TestKind;
+    use chrono::NaiveDate;
     use serde_json::json;
 
     fn r(id: &str) -> Reference {
@@ -276,5 +333,104 @@ mod tests {
         );
         let after = moved.apply_to(&before, Some(r("pet")), false).unwrap();
         assert_eq!(after.type_of_equipment, r("pet"));
+    }
+
+    fn readings(mbq: f64) -> serde_json::Value {
+        // Co-57 of 370 MBq on 1 January 2026 measured 271.74 days later: 185 MBq expected.
+        json!({"unit": "MBq", "measuredAt": "2026-09-29T14:45:36-03:00",
+               "sources": [{"nuclide": "Co-57", "certificateActivity": 370,
+                            "certificateDate": "2026-01-01T00:00:00Z", "readings": [mbq]}]})
+    }
+
+    #[test]
+    fn a_computed_record_is_judged_again_only_when_its_readings_or_type_change() {
+        let camera = camera();
+        let mut constancy = free_type();
+        constancy.kind = Some(TestKind::Constancy);
+        constancy.tolerances = TestKind::Constancy.default_tolerances();
+        let mut record = QcTest {
+            id: "q".into(),
+            equipment: String::new(),
+            facility: r(""),
+            type_of_test: r(""),
+            date: String::new(),
+            performed_by: r("caller"),
+            conclusion: Conclusion::Satisfactory,
+            measurements: None,
+            figures: None,
+            notes: None,
+            document: None,
+            created_at: "t".into(),
+            updated_at: "t".into(),
+        };
+        let create = QcTestChanges {
+            date: NaiveDate::from_ymd_opt(2026, 9, 29),
+            measurements: Some(Some(readings(175.0))),
+            ..QcTestChanges::default()
+        };
+        create
+            .apply_to(&mut record, camera.clone(), constancy.clone(), None)
+            .unwrap();
+        assert_eq!(
+            (record.equipment.as_str(), &record.facility),
+            ("e", &camera.facility)
+        );
+        assert_eq!(record.type_of_test.name, "Uniformidade");
+        assert_eq!(
+            (record.date.as_str(), &record.performed_by),
+            ("2026-09-29", &r("caller"))
+        );
+        assert_eq!(
+            record.conclusion,
+            Conclusion::Unsatisfactory,
+            "−5.4 % is outside ±5 %"
+        );
+        let judged = record.figures.clone();
+        assert!(judged.is_some());
+        // Notes alone keep the verdict, even under tolerances edited since.
+        let mut looser = constancy.clone();
+        looser.tolerances = Some(crate::qc::Tolerances {
+            limit_percent: Some(10.0),
+            ..Default::default()
+        });
+        let notes = QcTestChanges {
+            notes: Some(Some("fonte limpa".into())),
+            performed_by: Some("p".into()),
+            ..QcTestChanges::default()
+        };
+        notes
+            .apply_to(&mut record, camera.clone(), looser.clone(), Some(r("p")))
+            .unwrap();
+        assert_eq!(
+            (record.conclusion, &record.figures),
+            (Conclusion::Unsatisfactory, &judged)
+        );
+        assert_eq!(
+            (record.notes.as_deref(), &record.performed_by),
+            (Some("fonte limpa"), &r("p"))
+        );
+        // New readings are judged under the tolerances of today.
+        let again = QcTestChanges {
+            measurements: Some(Some(readings(175.0))),
+            ..QcTestChanges::default()
+        };
+        again
+            .apply_to(&mut record, camera.clone(), looser, None)
+            .unwrap();
+        assert_eq!(record.conclusion, Conclusion::Satisfactory);
+        // Readings a kind cannot judge are field errors; a free type keeps no figures.
+        let broken = QcTestChanges {
+            measurements: Some(Some(json!({"unit": "MBq"}))),
+            ..QcTestChanges::default()
+        };
+        assert!(
+            broken
+                .apply_to(&mut record.clone(), camera.clone(), constancy, None)
+                .is_err()
+        );
+        QcTestChanges::default()
+            .apply_to(&mut record, camera, free_type(), None)
+            .unwrap();
+        assert_eq!(record.figures, None);
     }
 }

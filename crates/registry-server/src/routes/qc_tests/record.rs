@@ -91,9 +91,11 @@ async fn resolve(
 async fn apply(conn: &mut Conn, record: &mut QcTest, changes: QcTestChanges) -> Result<()> {
     let equipment_id = changes
         .equipment_id
+        .clone()
         .unwrap_or_else(|| record.equipment.clone());
     let test_type_id = changes
         .test_type_id
+        .clone()
         .unwrap_or_else(|| record.type_of_test.id.clone());
     // The performer is checked only when the payload names one: on create the default is the
     // (active) caller, and a performer deactivated since does not block later corrections.
@@ -104,48 +106,9 @@ async fn apply(conn: &mut Conn, record: &mut QcTest, changes: QcTestChanges) -> 
         changes.performed_by.as_deref(),
     )
     .await?;
-    // A computed test is recomputed when its readings or its test type change (not when only
-    // its notes do: tolerances edited since do not rewrite a past verdict).
-    let recompute = changes.measurements.is_some()
-        || test_type.id != record.type_of_test.id
-        || record.figures.is_none();
-    record.equipment = equipment.id;
-    record.facility = equipment.facility;
-    record.type_of_test = Reference {
-        id: test_type.id,
-        name: test_type.name,
-    };
-    if let Some(performed_by) = performed_by {
-        record.performed_by = performed_by;
-    }
-    if let Some(date) = changes.date {
-        record.date = date.to_string();
-    }
-    if let Some(conclusion) = changes.conclusion {
-        record.conclusion = conclusion;
-    }
-    if let Some(measurements) = changes.measurements {
-        record.measurements = measurements;
-    }
-    if let Some(notes) = changes.notes {
-        record.notes = notes;
-    }
-    if let Some(document) = changes.document_id {
-        record.document = document;
-    }
-    match (test_type.kind, &test_type.tolerances) {
-        (Some(kind), Some(tolerances)) => {
-            if recompute {
-                let computed =
-                    registry_core::qc::evaluate(kind, tolerances, record.measurements.as_ref())
-                        .map_err(ApiError::Validation)?;
-                record.figures = Some(computed.figures);
-                record.conclusion = computed.conclusion;
-            }
-        }
-        _ => record.figures = None,
-    }
-    Ok(())
+    changes
+        .apply_to(record, equipment, test_type, performed_by)
+        .map_err(ApiError::Validation)
 }
 
 /// Whether the test type a payload names (or, when it names none, `default`) is computed: its
