@@ -1,5 +1,6 @@
 //! User payloads (register and edit) and who may create, edit or grant roles to whom.
 
+use crate::api::User;
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::payload::ObjectReader;
 use crate::values::{Cpf, Email, Role, Telephone, password_problem};
@@ -26,6 +27,62 @@ pub struct UserChanges {
     pub roles: Option<Vec<Role>>,
     pub active: Option<bool>,
     pub licences: LicenceChanges,
+}
+
+/// An edit that gives or takes away roles its editor may not grant ([`may_grant`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct RolesNotGrantable;
+
+impl UserChanges {
+    /// `before` with the fields present replaced (the password aside: the handler hashes it). An
+    /// empty role list means `Cliente`; a change of roles needs an `editor` who may grant every
+    /// role given and every role taken away.
+    pub fn apply_to(self, before: &User, editor: &[Role]) -> Result<User, RolesNotGrantable> {
+        let mut user = before.clone();
+        if let Some(roles) = self.roles {
+            let roles = if roles.is_empty() {
+                vec![Role::Client]
+            } else {
+                roles
+            };
+            if roles != user.roles
+                && !roles
+                    .iter()
+                    .chain(user.roles.iter())
+                    .all(|r| may_grant(editor, *r))
+            {
+                return Err(RolesNotGrantable);
+            }
+            user.roles = roles;
+        }
+        if let Some(active) = self.active {
+            user.active = active;
+        }
+        if let Some(name) = self.name {
+            user.name = name;
+        }
+        if let Some(email) = self.email {
+            user.email = email.as_str().to_owned();
+        }
+        if let Some(t) = self.telephone {
+            user.telephone = t.map(|t| t.as_str().to_owned());
+        }
+        if let Some(c) = self.cpf {
+            user.cpf = c.map(|c| c.as_str().to_owned());
+        }
+        let l = self.licences;
+        for (change, slot) in [
+            (l.an_number, &mut user.licences.an_number),
+            (l.an_validity, &mut user.licences.an_validity),
+            (l.fm_number, &mut user.licences.fm_number),
+            (l.fm_validity, &mut user.licences.fm_validity),
+        ] {
+            if let Some(v) = change {
+                *slot = v;
+            }
+        }
+        Ok(user)
+    }
 }
 
 pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldError>> {
@@ -184,6 +241,53 @@ mod tests {
         let u = read_user(&json!({"telephone": null}), false).unwrap();
         assert!(u.name.is_none() && u.email.is_none() && u.roles.is_none());
         assert_eq!(u.telephone, Some(None));
+    }
+
+    fn physicist() -> User {
+        User {
+            id: "u".into(),
+            name: "Ana".into(),
+            email: "ana@example.com".into(),
+            telephone: Some("+55 11 99999-0000".into()),
+            cpf: None,
+            roles: vec![Role::Physicist],
+            active: true,
+            licences: Default::default(),
+            created_at: "t".into(),
+            updated_at: "t".into(),
+        }
+    }
+
+    #[test]
+    fn an_edit_replaces_what_it_carries_and_roles_only_when_grantable() {
+        use Role::*;
+        let before = physicist();
+        let edit = |body| read_user(&body, false).unwrap();
+        let after = edit(
+            json!({"name": "Ana Maria", "telephone": null, "ANLicenseNumber": "AN-1",
+                                "email": "ANA.M@example.com", "active": false}),
+        )
+        .apply_to(&before, &[Client])
+        .unwrap();
+        assert_eq!(
+            (after.name.as_str(), after.email.as_str()),
+            ("Ana Maria", "ana.m@example.com")
+        );
+        assert_eq!((after.telephone, after.active), (None, false));
+        assert_eq!(after.licences.an_number.as_deref(), Some("AN-1"));
+        assert_eq!((after.roles, after.cpf), (before.roles.clone(), None));
+        assert_eq!(edit(json!({})).apply_to(&before, &[]).unwrap(), before);
+        // The same roles sent back need no grant; new ones do, taken away ones too.
+        let same = edit(json!({"roles": ["Físico"]}));
+        assert!(same.apply_to(&before, &[Admin]).is_ok());
+        let to_client = edit(json!({"roles": []}));
+        assert_eq!(
+            to_client.clone().apply_to(&before, &[Admin]),
+            Err(RolesNotGrantable),
+            "an Admin may not take Físico away"
+        );
+        let cleared = to_client.apply_to(&before, &[Administrator]).unwrap();
+        assert_eq!(cleared.roles, [Client], "no roles means Cliente");
     }
 
     #[test]

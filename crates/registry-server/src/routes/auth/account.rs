@@ -18,7 +18,7 @@ use registry_core::Role;
 use registry_core::api::{IdInput, UserInput};
 use registry_core::api::{Message, User};
 use registry_core::audit::Action;
-use registry_core::user::{may_grant, may_manage, read_user};
+use registry_core::user::{may_manage, read_user};
 use serde_json::Value;
 
 /// Refuses to leave the service without an active Administrator.
@@ -74,60 +74,21 @@ pub(super) async fn edit(
     let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
     let mut tx = audited::locked(&state, "users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
+    let view = changes
+        .apply_to(&before.view(), &caller.roles)
+        .map_err(|_| {
+            ApiError::PermissionDenied("You may not grant or remove these roles.".into())
+        })?;
+    if view.email != before.email && users::email_taken(&mut tx, &view.email, &id).await? {
+        return Err(ApiError::conflict(
+            "conflict",
+            format!("A user with e-mail {} already exists.", view.email),
+        ));
+    }
     let mut user = before.clone();
-    if let Some(roles) = changes.roles {
-        let roles = if roles.is_empty() {
-            vec![Role::Client]
-        } else {
-            roles
-        };
-        let changing = roles != user.roles;
-        if changing
-            && !roles
-                .iter()
-                .chain(user.roles.iter())
-                .all(|r| may_grant(&caller.roles, *r))
-        {
-            return Err(ApiError::PermissionDenied(
-                "You may not grant or remove these roles.".into(),
-            ));
-        }
-        user.roles = roles;
-    }
-    if let Some(active) = changes.active {
-        if !active && user.active {
-            user.token_version += 1;
-        }
-        user.active = active;
-    }
-    if let Some(name) = changes.name {
-        user.name = name;
-    }
-    if let Some(email) = changes.email {
-        if users::email_taken(&mut tx, email.as_str(), &user.id).await? {
-            return Err(ApiError::conflict(
-                "conflict",
-                format!("A user with e-mail {} already exists.", email.as_str()),
-            ));
-        }
-        user.email = email.as_str().to_owned();
-    }
-    if let Some(t) = changes.telephone {
-        user.telephone = t.map(|t| t.as_str().to_owned());
-    }
-    if let Some(c) = changes.cpf {
-        user.cpf = c.map(|c| c.as_str().to_owned());
-    }
-    let l = changes.licences;
-    for (change, slot) in [
-        (l.an_number, &mut user.licences.an_number),
-        (l.an_validity, &mut user.licences.an_validity),
-        (l.fm_number, &mut user.licences.fm_number),
-        (l.fm_validity, &mut user.licences.fm_validity),
-    ] {
-        if let Some(v) = change {
-            *slot = v;
-        }
+    user.take_view(view);
+    if before.active && !user.active {
+        user.token_version += 1;
     }
     keep_an_administrator(&mut tx, &before, &user).await?;
     let changed = user.view() != before.view() || user.token_version != before.token_version;

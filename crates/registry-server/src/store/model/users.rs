@@ -48,6 +48,18 @@ impl UserRow {
             updated_at: self.updated_at.clone(),
         }
     }
+
+    /// Takes the public fields of an edited [`view`](Self::view); the id, the secrets and the
+    /// timestamps stay.
+    pub fn take_view(&mut self, view: User) {
+        self.name = view.name;
+        self.email = view.email;
+        self.telephone = view.telephone;
+        self.cpf = view.cpf;
+        self.roles = view.roles;
+        self.active = view.active;
+        self.licences = view.licences;
+    }
 }
 
 impl LoginRule {
