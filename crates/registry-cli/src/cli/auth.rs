@@ -113,6 +113,18 @@ pub fn profiles(g: &Globals) -> Result<(), Fail> {
         logged_in: bool,
         active: bool,
     }
+    const COLUMNS: &[output::Column<Line>] = &[
+        ("profile", |l| {
+            if l.active {
+                format!("* {}", l.name)
+            } else {
+                l.name.clone()
+            }
+        }),
+        ("server", |l| or_empty(&l.server)),
+        ("email", |l| or_empty(&l.email)),
+        ("logged in", |l| output::yes_no(l.logged_in)),
+    ];
     let lines: Vec<Line> = g
         .profiles
         .profiles
@@ -125,22 +137,6 @@ pub fn profiles(g: &Globals) -> Result<(), Fail> {
             active: *name == g.profile,
         })
         .collect();
-    output::print_list(
-        g.format,
-        &lines,
-        &["profile", "server", "email", "logged in"],
-        |l| {
-            vec![
-                if l.active {
-                    format!("* {}", l.name)
-                } else {
-                    l.name.clone()
-                },
-                or_empty(&l.server),
-                or_empty(&l.email),
-                if l.logged_in { "yes" } else { "no" }.to_owned(),
-            ]
-        },
-    )?;
+    output::print_table(g.format, &lines, COLUMNS)?;
     Ok(())
 }

@@ -10,21 +10,22 @@ pub const FILE_NAME: &str = "profiles.json";
 pub const DEFAULT_PROFILE: &str = "production";
 
 #[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Profiles {
     /// The profile of the last `login`, used when no `--profile` is given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current: Option<String>,
-    #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
 }
 
 #[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Profile {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
 }
 

@@ -6,7 +6,20 @@ use super::output;
 use super::resolve;
 use clap::Args;
 use registry_client::ListQuery;
-use registry_core::notice::NoticeKind;
+use registry_core::notice::{Notice, NoticeKind};
+
+const COLUMNS: &[output::Column<Notice>] = &[
+    ("facility", |n| n.facility.name.clone()),
+    ("kind", |n| n.kind.as_str().to_owned()),
+    ("date", |n| n.date.clone()),
+    ("subject", |n| n.subject.clone()),
+    ("equipment", |n| {
+        n.equipment
+            .as_ref()
+            .map(|e| e.name.clone())
+            .unwrap_or_default()
+    }),
+];
 
 #[derive(Debug, Args)]
 pub struct NoticesArgs {
@@ -38,22 +51,6 @@ pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
         output::note("Nothing needs attention.");
         return Ok(());
     }
-    output::print_list(
-        ctx.format,
-        &list,
-        &["facility", "kind", "date", "subject", "equipment"],
-        |n| {
-            vec![
-                n.facility.name.clone(),
-                n.kind.as_str().to_owned(),
-                n.date.clone(),
-                n.subject.clone(),
-                n.equipment
-                    .as_ref()
-                    .map(|e| e.name.clone())
-                    .unwrap_or_default(),
-            ]
-        },
-    )?;
+    output::print_table(ctx.format, &list, COLUMNS)?;
     Ok(())
 }

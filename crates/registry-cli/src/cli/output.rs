@@ -37,6 +37,20 @@ pub fn print_list<T: Serialize>(
     print_rows(format, records, headers, records.iter().map(row).collect())
 }
 
+/// A column of a table: its header, and how a record gives its cell.
+pub type Column<T> = (&'static str, fn(&T) -> String);
+
+/// [`print_list`] with each header given together with its cells.
+pub fn print_table<T: Serialize>(
+    format: Format,
+    records: &[T],
+    columns: &[Column<T>],
+) -> anyhow::Result<()> {
+    let headers: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
+    let row = |r: &T| columns.iter().map(|(_, cell)| cell(r)).collect();
+    print_list(format, records, &headers, row)
+}
+
 fn print_rows<T: Serialize>(
     format: Format,
     records: &[T],
@@ -104,6 +118,11 @@ pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
 /// A cell that says `word` when `on`, else is empty.
 pub fn mark(on: bool, word: &str) -> String {
     if on { word.to_owned() } else { String::new() }
+}
+
+/// A yes/no cell.
+pub fn yes_no(on: bool) -> String {
+    if on { "yes" } else { "no" }.to_owned()
 }
 
 /// An optional text as a field or cell: empty when absent.

@@ -13,20 +13,54 @@ pub fn theme() -> ColorfulTheme {
     ColorfulTheme::default()
 }
 
-/// The given value, else a prompt (validated by `check`), else a usage error naming `flag`.
+/// The given value, else a prompt, else a usage error naming `flag`.
 pub fn text_or_ask(
     given: Option<String>,
     interactive: bool,
     flag: &str,
     label: &str,
 ) -> Result<String, Fail> {
+    given_or_input(given, interactive, flag, label, None)
+}
+
+/// [`text_or_ask`] at the terminal of `ctx`.
+pub fn text(ctx: &Ctx, given: Option<String>, flag: &str, label: &str) -> Result<String, Fail> {
+    given_or_input(given, ctx.interactive, flag, label, None)
+}
+
+/// [`text`] with a prompt that offers `default`.
+pub fn text_or_default(
+    ctx: &Ctx,
+    given: Option<String>,
+    flag: &str,
+    label: &str,
+    default: &str,
+) -> Result<String, Fail> {
+    given_or_input(given, ctx.interactive, flag, label, Some(default))
+}
+
+fn given_or_input(
+    given: Option<String>,
+    interactive: bool,
+    flag: &str,
+    label: &str,
+    default: Option<&str>,
+) -> Result<String, Fail> {
     match given {
         Some(v) => Ok(v),
-        None if interactive => Ok(Input::<String>::with_theme(&theme())
-            .with_prompt(label)
-            .interact_text()?),
+        None if interactive => input(label, default),
         None => Err(missing(flag)),
     }
+}
+
+/// A line typed at the terminal (only called at one), offering `default` when there is one.
+pub fn input(label: &str, default: Option<&str>) -> Result<String, Fail> {
+    let theme = theme();
+    let mut input = Input::<String>::with_theme(&theme).with_prompt(label);
+    if let Some(d) = default {
+        input = input.default(d.to_owned());
+    }
+    Ok(input.interact_text()?)
 }
 
 pub fn missing(flag: &str) -> Fail {

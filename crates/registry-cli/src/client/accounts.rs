@@ -8,26 +8,31 @@ use registry_core::api::{
 use serde_json::{Value, json};
 
 impl Client {
+    endpoints! {
+        /// `POST /register/`: `{name, email, password, roles?, telephone?, cpf?, licences...}`.
+        fn register_user(body: &UserInput) -> User = post("/register/", body);
+        /// `POST /edit/`: the fields present replace the stored ones.
+        fn edit_user(body: &UserInput) -> User = post("/edit/", body);
+        fn deactivate_user(id: &str) -> Message = post("/exclude/", &id_body(id));
+        fn users(query: &ListQuery) -> ListEnvelope<User> = get("/users", query);
+        fn user(id: &str) -> User = fetch(&format!("/user/{id}"));
+        fn user_facilities(id: &str) -> Vec<Facility> =
+            all_pages(&format!("/user/{id}/facilities"), &ListQuery::default());
+        fn groups(query: &ListQuery) -> ListEnvelope<Group> = get("/group", query);
+        fn group(id: &str) -> Group = fetch(&format!("/group/{id}"));
+        fn register_group(name: &str, description: Option<&str>) -> Group =
+            post("/group/register", &json!({"name": name, "description": description}));
+        /// `POST /group/edit`: `body` carries `_id` and the fields to change.
+        fn edit_group(body: &Value) -> Group = post("/group/edit", body);
+        fn delete_group(id: &str) -> Message = post("/group/exclude", &id_body(id));
+    }
+
     pub async fn login(&self, email: &str, password: &str) -> Result<LoginResponse> {
         let body = LoginRequest {
             email: email.to_owned(),
             password: password.to_owned(),
         };
         self.post("/login/", &body).await
-    }
-
-    /// `POST /register/`: `{name, email, password, roles?, telephone?, cpf?, licences...}`.
-    pub async fn register_user(&self, body: &UserInput) -> Result<User> {
-        self.post("/register/", body).await
-    }
-
-    /// `POST /edit/`: the fields present replace the stored ones.
-    pub async fn edit_user(&self, body: &UserInput) -> Result<User> {
-        self.post("/edit/", body).await
-    }
-
-    pub async fn deactivate_user(&self, id: &str) -> Result<Message> {
-        self.post("/exclude/", &id_body(id)).await
     }
 
     /// Own password (`current` given) or, for an Administrator, another user's (`user_id` given).
@@ -61,43 +66,5 @@ impl Client {
             new_password: Some(new.to_owned()),
         };
         self.post("/password_recover/", &body).await
-    }
-
-    pub async fn users(&self, query: &ListQuery) -> Result<ListEnvelope<User>> {
-        self.get("/users", query).await
-    }
-
-    pub async fn user(&self, id: &str) -> Result<User> {
-        self.fetch(&format!("/user/{id}")).await
-    }
-
-    pub async fn user_facilities(&self, id: &str) -> Result<Vec<Facility>> {
-        self.all_pages(&format!("/user/{id}/facilities"), &ListQuery::default())
-            .await
-    }
-
-    pub async fn groups(&self, query: &ListQuery) -> Result<ListEnvelope<Group>> {
-        self.get("/group", query).await
-    }
-
-    pub async fn group(&self, id: &str) -> Result<Group> {
-        self.fetch(&format!("/group/{id}")).await
-    }
-
-    pub async fn register_group(&self, name: &str, description: Option<&str>) -> Result<Group> {
-        self.post(
-            "/group/register",
-            &json!({"name": name, "description": description}),
-        )
-        .await
-    }
-
-    /// `POST /group/edit`: `body` carries `_id` and the fields to change.
-    pub async fn edit_group(&self, body: &Value) -> Result<Group> {
-        self.post("/group/edit", body).await
-    }
-
-    pub async fn delete_group(&self, id: &str) -> Result<Message> {
-        self.post("/group/exclude", &id_body(id)).await
     }
 }

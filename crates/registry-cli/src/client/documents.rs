@@ -11,14 +11,18 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 impl Client {
-    /// One page of documents; filters `status` (value or slug), `facilityId`, `equipmentId`,
-    /// `testId`, `dateGte`, `dateLt`, `q`.
-    pub async fn documents(&self, query: &ListQuery) -> Result<ListEnvelope<Document>> {
-        self.get("/documents", query).await
-    }
-
-    pub async fn document(&self, id: &str) -> Result<Document> {
-        self.fetch(&format!("/document/{id}")).await
+    endpoints! {
+        /// One page of documents; filters `status` (value or slug), `facilityId`, `equipmentId`,
+        /// `testId`, `dateGte`, `dateLt`, `q`.
+        fn documents(query: &ListQuery) -> ListEnvelope<Document> = get("/documents", query);
+        fn document(id: &str) -> Document = fetch(&format!("/document/{id}"));
+        fn sign_document(id: &str) -> Document = post("/document/sign/", &id_body(id));
+        fn release_document(id: &str) -> Document = post("/document/liberate/", &id_body(id));
+        fn archive_document(id: &str) -> Message = post("/document/exclude", &id_body(id));
+        fn comment_document(id: &str, text: &str) -> Document =
+            post(&format!("/document/{id}/comment"), &json!({"text": text}));
+        /// The server's Ed25519 public key that document signatures are checked with.
+        fn signing_key() -> SigningKeyInfo = fetch("/signing-key");
     }
 
     /// `POST /document/register/`: the fields as one `data` JSON part and the file streamed
@@ -40,38 +44,8 @@ impl Client {
     /// `GET /document/:id/file[?version=N]` (default the current file), to be read chunk by
     /// chunk so a large file is never held in memory.
     pub async fn document_file(&self, id: &str, version: Option<i64>) -> Result<FileDownload> {
-        let path = format!("/document/{id}/file");
-        let mut query = ListQuery::default();
-        if let Some(v) = version {
-            query = query.filter("version", v.to_string());
-        }
-        let response = self
-            .send_raw(
-                self.request(Method::GET, &path).query(&query.pairs()),
-                &path,
-            )
-            .await?;
-        Ok(FileDownload {
-            url: self.url(&path),
-            response,
-        })
-    }
-
-    pub async fn sign_document(&self, id: &str) -> Result<Document> {
-        self.post("/document/sign/", &id_body(id)).await
-    }
-
-    pub async fn release_document(&self, id: &str) -> Result<Document> {
-        self.post("/document/liberate/", &id_body(id)).await
-    }
-
-    pub async fn archive_document(&self, id: &str) -> Result<Message> {
-        self.post("/document/exclude", &id_body(id)).await
-    }
-
-    pub async fn comment_document(&self, id: &str, text: &str) -> Result<Document> {
-        self.post(&format!("/document/{id}/comment"), &json!({"text": text}))
-            .await
+        let query = ListQuery::default().filter_opt("version", version.map(|v| v.to_string()));
+        self.download(&format!("/document/{id}/file"), &query).await
     }
 
     /// `POST /document/scheduleEmail/`: at `send_at` (RFC 3339; default now) to `to` (default the
@@ -90,11 +64,6 @@ impl Client {
             body["to"] = json!(to);
         }
         self.post("/document/scheduleEmail/", &body).await
-    }
-
-    /// The server's Ed25519 public key that document signatures are checked with.
-    pub async fn signing_key(&self) -> Result<SigningKeyInfo> {
-        self.fetch("/signing-key").await
     }
 }
 

@@ -8,18 +8,16 @@ use reqwest::Method;
 use serde_json::Value;
 
 impl Client {
-    pub async fn facilities(&self, query: &ListQuery) -> Result<ListEnvelope<Facility>> {
-        self.get("/facilities", query).await
-    }
-
-    pub async fn facility(&self, id: &str) -> Result<Facility> {
-        self.fetch(&format!("/facility/{id}")).await
-    }
-
-    /// `POST /facility/register/`. A facility already registered with this cnpj in this
-    /// department answers [`ClientError::Conflict`] with code `duplicate_facility` and its `_id`.
-    pub async fn register_facility(&self, payload: &Value) -> Result<Facility> {
-        self.post("/facility/register/", payload).await
+    endpoints! {
+        fn facilities(query: &ListQuery) -> ListEnvelope<Facility> = get("/facilities", query);
+        fn facility(id: &str) -> Facility = fetch(&format!("/facility/{id}"));
+        /// `POST /facility/register/`. A facility already registered with this cnpj in this
+        /// department answers [`ClientError::Conflict`] with code `duplicate_facility` and its
+        /// `_id`.
+        fn register_facility(payload: &Value) -> Facility = post("/facility/register/", payload);
+        fn archive_facility(id: &str) -> Message = post("/facility/exclude", &id_body(id));
+        fn facility_history(id: &str) -> Vec<AuditEvent> =
+            all_pages(&format!("/facility/{id}/history"), &ListQuery::default());
     }
 
     /// `PUT /facility/:id/edit`: keys present replace, absent keys stay. With `version`, the edit
@@ -50,14 +48,5 @@ impl Client {
             users: users.to_vec(),
         };
         self.post("/facility/users/edit", &body).await
-    }
-
-    pub async fn archive_facility(&self, id: &str) -> Result<Message> {
-        self.post("/facility/exclude", &id_body(id)).await
-    }
-
-    pub async fn facility_history(&self, id: &str) -> Result<Vec<AuditEvent>> {
-        self.all_pages(&format!("/facility/{id}/history"), &ListQuery::default())
-            .await
     }
 }

@@ -171,6 +171,17 @@ impl Client {
             .await
     }
 
+    /// `GET path` with `query`, its body to be read chunk by chunk so a large file is never held
+    /// in memory.
+    pub(super) async fn download(&self, path: &str, query: &ListQuery) -> Result<FileDownload> {
+        let req = self.request(Method::GET, path).query(&query.pairs());
+        let response = self.send_raw(req, path).await?;
+        Ok(FileDownload {
+            url: self.url(path),
+            response,
+        })
+    }
+
     /// Every page of a list, walked with the largest page size.
     pub async fn all_pages<T: DeserializeOwned>(
         &self,

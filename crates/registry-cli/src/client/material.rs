@@ -7,51 +7,29 @@ use registry_core::waste::WastePackage;
 use serde_json::Value;
 
 impl Client {
-    /// `POST /facility/:id/receipts`: `{radioisotope, activity, activityReferenceTime?, supplier,
-    /// lot?, receivedBy?, receivedAt?, notes?}`.
-    pub async fn receive_material(&self, facility_id: &str, payload: &Value) -> Result<Receipt> {
-        self.post(&format!("/facility/{facility_id}/receipts"), payload)
-            .await
-    }
-
-    /// Receipts of every facility the caller can read (filters `facilityId`, `week`,
-    /// `radioisotope`, `overQuantity`), latest received first.
-    pub async fn receipts(&self, query: &ListQuery) -> Result<Vec<Receipt>> {
-        self.all_pages("/receipts", query).await
-    }
-
-    /// `GET /facility/:id/radioisotopes/usage?week=YYYY-Www` (the current week without one).
-    pub async fn weekly_usage(&self, facility_id: &str, week: Option<&str>) -> Result<WeeklyUsage> {
-        let mut query = ListQuery::default();
-        if let Some(w) = week {
-            query = query.filter("week", w);
-        }
-        self.get(
+    endpoints! {
+        /// `POST /facility/:id/receipts`: `{radioisotope, activity, activityReferenceTime?,
+        /// supplier, lot?, receivedBy?, receivedAt?, notes?}`.
+        fn receive_material(facility_id: &str, payload: &Value) -> Receipt =
+            post(&format!("/facility/{facility_id}/receipts"), payload);
+        /// Receipts of every facility the caller can read (filters `facilityId`, `week`,
+        /// `radioisotope`, `overQuantity`), latest received first.
+        fn receipts(query: &ListQuery) -> Vec<Receipt> = all_pages("/receipts", query);
+        /// `GET /facility/:id/radioisotopes/usage?week=YYYY-Www` (the current week without one).
+        fn weekly_usage(facility_id: &str, week: Option<&str>) -> WeeklyUsage = get(
             &format!("/facility/{facility_id}/radioisotopes/usage"),
-            &query,
-        )
-        .await
-    }
-
-    /// `POST /facility/:id/waste`: `{form, contents: [{radioisotope, activity}], mass, closedAt?,
-    /// location, description?}`.
-    pub async fn store_waste(&self, facility_id: &str, payload: &Value) -> Result<WastePackage> {
-        self.post(&format!("/facility/{facility_id}/waste"), payload)
-            .await
-    }
-
-    /// Waste packages (filters `facilityId`, `releasable`, `released`, `radioisotope`).
-    pub async fn waste(&self, query: &ListQuery) -> Result<Vec<WastePackage>> {
-        self.all_pages("/waste", query).await
-    }
-
-    /// `POST /waste/:id/release`: `{doseRate, releasedAt?, notes?}`.
-    pub async fn release_waste(&self, id: &str, payload: &Value) -> Result<WastePackage> {
-        self.post(&format!("/waste/{id}/release"), payload).await
-    }
-
-    /// What needs the responsible people today (filters `facilityId`, `kind`).
-    pub async fn notices(&self, query: &ListQuery) -> Result<Vec<Notice>> {
-        self.all_pages("/notices", query).await
+            &ListQuery::default().filter_opt("week", week),
+        );
+        /// `POST /facility/:id/waste`: `{form, contents: [{radioisotope, activity}], mass,
+        /// closedAt?, location, description?}`.
+        fn store_waste(facility_id: &str, payload: &Value) -> WastePackage =
+            post(&format!("/facility/{facility_id}/waste"), payload);
+        /// Waste packages (filters `facilityId`, `releasable`, `released`, `radioisotope`).
+        fn waste(query: &ListQuery) -> Vec<WastePackage> = all_pages("/waste", query);
+        /// `POST /waste/:id/release`: `{doseRate, releasedAt?, notes?}`.
+        fn release_waste(id: &str, payload: &Value) -> WastePackage =
+            post(&format!("/waste/{id}/release"), payload);
+        /// What needs the responsible people today (filters `facilityId`, `kind`).
+        fn notices(query: &ListQuery) -> Vec<Notice> = all_pages("/notices", query);
     }
 }

@@ -5,7 +5,7 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::{output, prompt};
 
 pub async fn run(ctx: &Ctx, document: &str, text: Option<String>) -> Result<(), Fail> {
-    let text = prompt::text_or_ask(text, ctx.interactive, "--text", "Comment")?;
+    let text = prompt::text(ctx, text, "--text", "Comment")?;
     let d = ctx.client.comment_document(document, &text).await?;
     output::note(format!(
         "Commented on {} ({} comments)",

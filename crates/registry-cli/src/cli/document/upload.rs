@@ -58,15 +58,10 @@ pub async fn run(ctx: &Ctx, a: UploadArgs) -> Result<(), Fail> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = ask_with_default(ctx, a.name, "--name", "Document name", &stem)?;
+    let name = prompt::text_or_default(ctx, a.name, "--name", "Document name", &stem)?;
     let today = local_date(chrono::Utc::now()).to_string();
-    let date = ask_with_default(ctx, a.date, "--date", "Date (YYYY-MM-DD)", &today)?;
-    let validity = prompt::text_or_ask(
-        a.validity,
-        ctx.interactive,
-        "--validity",
-        "Valid until (YYYY-MM-DD)",
-    )?;
+    let date = prompt::text_or_default(ctx, a.date, "--date", "Date (YYYY-MM-DD)", &today)?;
+    let validity = prompt::text(ctx, a.validity, "--validity", "Valid until (YYYY-MM-DD)")?;
     let mut fields = object([
         ("name", json!(name)),
         ("facility", json!(f.id)),
@@ -106,22 +101,4 @@ pub async fn run(ctx: &Ctx, a: UploadArgs) -> Result<(), Fail> {
         d.id
     ));
     view::show(ctx.format, &d)
-}
-
-/// The given value; else at the terminal a prompt offering `default`; else a usage error.
-fn ask_with_default(
-    ctx: &Ctx,
-    given: Option<String>,
-    flag: &str,
-    label: &str,
-    default: &str,
-) -> Result<String, Fail> {
-    match given {
-        Some(v) => Ok(v),
-        None if ctx.interactive => Ok(dialoguer::Input::<String>::with_theme(&prompt::theme())
-            .with_prompt(label)
-            .default(default.to_owned())
-            .interact_text()?),
-        None => Err(prompt::missing(flag)),
-    }
 }

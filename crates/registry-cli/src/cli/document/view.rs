@@ -1,32 +1,25 @@
 //! How documents are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, or_empty};
+use crate::cli::output::{self, Column, Format, or_empty};
 use registry_core::document::Document;
+
+const COLUMNS: &[Column<Document>] = &[
+    ("_id", |d| d.id.clone()),
+    ("name", |d| d.name.clone()),
+    ("facility", |d| facility_name(d).to_owned()),
+    ("status", |d| d.status.to_string()),
+    ("date", |d| d.date.clone()),
+    ("validity", |d| d.validity.clone()),
+    ("code", |d| or_empty(&d.code)),
+];
 
 pub fn facility_name(d: &Document) -> &str {
     d.facility.name.as_deref().unwrap_or(&d.facility.id)
 }
 
 pub fn print_list(format: Format, list: &[Document]) -> Result<(), Fail> {
-    output::print_list(
-        format,
-        list,
-        &[
-            "_id", "name", "facility", "status", "date", "validity", "code",
-        ],
-        |d| {
-            vec![
-                d.id.clone(),
-                d.name.clone(),
-                facility_name(d).to_owned(),
-                d.status.to_string(),
-                d.date.clone(),
-                d.validity.clone(),
-                or_empty(&d.code),
-            ]
-        },
-    )?;
+    output::print_table(format, list, COLUMNS)?;
     Ok(())
 }
 

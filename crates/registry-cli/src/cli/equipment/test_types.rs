@@ -1,8 +1,17 @@
 //! `registry equipment test-types`: the QC test types and how often each falls due.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, or_empty};
+use crate::cli::output::{self, Column, or_empty};
 use crate::cli::resolve;
+use registry_core::equipment::TestType;
+
+const COLUMNS: &[Column<TestType>] = &[
+    ("_id", |t| t.id.clone()),
+    ("name", |t| t.name.clone()),
+    ("typeOfEquipment", |t| t.type_of_equipment.name.clone()),
+    ("expirationInDays", |t| t.expiration_in_days.to_string()),
+    ("description", |t| or_empty(&t.description)),
+];
 
 pub async fn run(ctx: &Ctx, equipment_type: Option<String>) -> Result<(), Fail> {
     let type_id = match equipment_type {
@@ -10,25 +19,6 @@ pub async fn run(ctx: &Ctx, equipment_type: Option<String>) -> Result<(), Fail> 
         None => None,
     };
     let list = ctx.client.test_types(type_id.as_deref()).await?;
-    output::print_list(
-        ctx.format,
-        &list,
-        &[
-            "_id",
-            "name",
-            "typeOfEquipment",
-            "expirationInDays",
-            "description",
-        ],
-        |t| {
-            vec![
-                t.id.clone(),
-                t.name.clone(),
-                t.type_of_equipment.name.clone(),
-                t.expiration_in_days.to_string(),
-                or_empty(&t.description),
-            ]
-        },
-    )?;
+    output::print_table(ctx.format, &list, COLUMNS)?;
     Ok(())
 }

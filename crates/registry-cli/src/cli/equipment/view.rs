@@ -1,36 +1,22 @@
 //! How equipment is printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, or_empty};
+use crate::cli::output::{self, Column, Format, or_empty};
 use registry_core::equipment::Equipment;
 
+const COLUMNS: &[Column<Equipment>] = &[
+    ("_id", |e| e.id.clone()),
+    ("facility", |e| e.facility.name.clone()),
+    ("typeOfEquipment", |e| e.type_of_equipment.name.clone()),
+    ("manufacturer", |e| or_empty(&e.manufacturer)),
+    ("model", |e| or_empty(&e.model)),
+    ("serialNumber", |e| or_empty(&e.serial_number)),
+    ("localization", |e| or_empty(&e.localization)),
+    ("active", |e| output::yes_no(e.active)),
+];
+
 pub fn print_list(format: Format, list: &[Equipment]) -> Result<(), Fail> {
-    output::print_list(
-        format,
-        list,
-        &[
-            "_id",
-            "facility",
-            "typeOfEquipment",
-            "manufacturer",
-            "model",
-            "serialNumber",
-            "localization",
-            "active",
-        ],
-        |e| {
-            vec![
-                e.id.clone(),
-                e.facility.name.clone(),
-                e.type_of_equipment.name.clone(),
-                or_empty(&e.manufacturer),
-                or_empty(&e.model),
-                or_empty(&e.serial_number),
-                or_empty(&e.localization),
-                if e.active { "yes" } else { "no" }.into(),
-            ]
-        },
-    )?;
+    output::print_table(format, list, COLUMNS)?;
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! facilities`.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, or_empty};
+use crate::cli::output::{self, Column, Format, or_empty};
 use registry_core::MainRole;
 use registry_core::api::{Facility, FacilityUserView};
 
@@ -100,30 +100,21 @@ pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
     Ok(())
 }
 
+const USER_COLUMNS: &[Column<FacilityUserView>] = &[
+    ("_id", |u| u.id.clone()),
+    ("name", |u| u.name.clone()),
+    ("email", |u| u.email.clone()),
+    ("responsabilities", |u| u.responsabilities.join(", ")),
+    ("AN licence", |u| {
+        join_licence(&u.licences.an_number, &u.licences.an_validity)
+    }),
+    ("FM licence", |u| {
+        join_licence(&u.licences.fm_number, &u.licences.fm_validity)
+    }),
+];
+
 pub fn print_users(format: Format, users: &[FacilityUserView]) -> Result<(), Fail> {
-    output::print_list(
-        format,
-        users,
-        &[
-            "_id",
-            "name",
-            "email",
-            "responsabilities",
-            "AN licence",
-            "FM licence",
-        ],
-        |u| {
-            let l = &u.licences;
-            vec![
-                u.id.clone(),
-                u.name.clone(),
-                u.email.clone(),
-                u.responsabilities.join(", "),
-                join_licence(&l.an_number, &l.an_validity),
-                join_licence(&l.fm_number, &l.fm_validity),
-            ]
-        },
-    )?;
+    output::print_table(format, users, USER_COLUMNS)?;
     Ok(())
 }
 

@@ -5,7 +5,7 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::{output, prompt};
 
 pub async fn run(ctx: &Ctx, fields: GroupFields) -> Result<(), Fail> {
-    let name = prompt::text_or_ask(fields.name, ctx.interactive, "--name", "Group name")?;
+    let name = prompt::text(ctx, fields.name, "--name", "Group name")?;
     let g = ctx
         .client
         .register_group(&name, fields.description.as_deref())

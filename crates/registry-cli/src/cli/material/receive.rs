@@ -60,14 +60,9 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     let activity = match (a.activity, a.activity_mbq) {
         (Some(mci), _) => json!(mci),
         (None, Some(mbq)) => json!(mbq_to_mci(mbq)),
-        (None, None) => json!(prompt::text_or_ask(
-            None,
-            ctx.interactive,
-            "--activity",
-            "Activity (mCi)"
-        )?),
+        (None, None) => json!(prompt::text(ctx, None, "--activity", "Activity (mCi)")?),
     };
-    let supplier = prompt::text_or_ask(a.supplier, ctx.interactive, "--supplier", "Supplier")?;
+    let supplier = prompt::text(ctx, a.supplier, "--supplier", "Supplier")?;
     let mut obj = object([
         ("radioisotope", json!(isotope)),
         ("activity", activity),

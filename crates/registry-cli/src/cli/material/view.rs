@@ -1,38 +1,32 @@
 //! How receipts and a week's usage are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, or_empty};
-use registry_core::material::{Receipt, WeeklyUsage};
+use crate::cli::output::{self, Column, Format, or_empty};
+use registry_core::material::{IsotopeUsage, Receipt, WeeklyUsage};
+
+const RECEIPT_COLUMNS: &[Column<Receipt>] = &[
+    ("_id", |r| r.id.clone()),
+    ("receivedAt", |r| r.received_at.clone()),
+    ("facility", |r| r.facility.name.clone()),
+    ("radioisotope", |r| r.radioisotope.to_string()),
+    ("mCi", |r| format!("{:.3}", r.activity_at_receipt)),
+    ("supplier", |r| r.supplier.clone()),
+    ("lot", |r| or_empty(&r.lot)),
+    ("week", |r| r.week.clone()),
+    ("overQuantity", |r| output::mark(r.over_quantity, "OVER")),
+];
+
+const USAGE_COLUMNS: &[Column<IsotopeUsage>] = &[
+    ("radioisotope", |l| l.radioisotope.to_string()),
+    ("authorised", |l| format!("{:.3}", l.authorised)),
+    ("received", |l| format!("{:.3}", l.received)),
+    ("remaining", |l| format!("{:.3}", l.remaining)),
+    ("receipts", |l| l.receipts.to_string()),
+    ("exceeded", |l| output::mark(l.exceeded, "EXCEEDED")),
+];
 
 pub fn print_list(format: Format, list: &[Receipt]) -> Result<(), Fail> {
-    output::print_list(
-        format,
-        list,
-        &[
-            "_id",
-            "receivedAt",
-            "facility",
-            "radioisotope",
-            "mCi",
-            "supplier",
-            "lot",
-            "week",
-            "overQuantity",
-        ],
-        |r| {
-            vec![
-                r.id.clone(),
-                r.received_at.clone(),
-                r.facility.name.clone(),
-                r.radioisotope.to_string(),
-                format!("{:.3}", r.activity_at_receipt),
-                r.supplier.clone(),
-                or_empty(&r.lot),
-                r.week.clone(),
-                output::mark(r.over_quantity, "OVER"),
-            ]
-        },
-    )?;
+    output::print_table(format, list, RECEIPT_COLUMNS)?;
     Ok(())
 }
 
@@ -45,28 +39,7 @@ pub fn print_usage(format: Format, u: &WeeklyUsage) -> Result<(), Fail> {
         "{} — week {} (from {} to {})",
         u.facility.name, u.week, u.from, u.to
     ));
-    output::print_list(
-        format,
-        &u.radioisotopes,
-        &[
-            "radioisotope",
-            "authorised",
-            "received",
-            "remaining",
-            "receipts",
-            "exceeded",
-        ],
-        |l| {
-            vec![
-                l.radioisotope.to_string(),
-                format!("{:.3}", l.authorised),
-                format!("{:.3}", l.received),
-                format!("{:.3}", l.remaining),
-                l.receipts.to_string(),
-                output::mark(l.exceeded, "EXCEEDED"),
-            ]
-        },
-    )?;
+    output::print_table(format, &u.radioisotopes, USAGE_COLUMNS)?;
     Ok(())
 }
 

@@ -8,9 +8,7 @@ use registry_core::qc::{self, TestKind};
 use serde_json::{Map, Value, json};
 
 fn ask(label: &str) -> Result<String, Fail> {
-    Ok(dialoguer::Input::<String>::with_theme(&prompt::theme())
-        .with_prompt(label)
-        .interact_text()?)
+    prompt::input(label, None)
 }
 
 /// Numbers separated by spaces or semicolons (a decimal comma is accepted).
@@ -24,13 +22,14 @@ fn ask_numbers(label: &str) -> Result<Value, Fail> {
     ))
 }
 
-/// `{first: text, second: number}` objects, asked for until the first answer is left empty.
-fn ask_pairs(first: (&str, &str), second: (&str, &str)) -> Result<Vec<Value>, Fail> {
+/// A list of `{first: text, second: number}` objects, asked for until the first answer is left
+/// empty.
+fn ask_pairs(first: (&str, &str), second: (&str, &str)) -> Result<Value, Fail> {
     let mut out = Vec::new();
     loop {
         let text = prompt::optional_text(first.1)?;
         if text.trim().is_empty() {
-            return Ok(out);
+            return Ok(Value::Array(out));
         }
         let mut pair = Map::new();
         pair.insert(first.0.into(), json!(text.trim()));
@@ -89,11 +88,8 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
         TestKind::Linearity => {
             unit(&mut m)?;
             m.insert("nuclide".into(), json!(ask("Nuclide (e.g. Tc-99m)")?));
-            let readings = ask_pairs(
-                ("at", "Reading time (YYYY-MM-DD HH:MM; empty when done)"),
-                ("activity", "Activity"),
-            )?;
-            m.insert("readings".into(), json!(readings));
+            let at = ("at", "Reading time (YYYY-MM-DD HH:MM; empty when done)");
+            m.insert("readings".into(), ask_pairs(at, ("activity", "Activity"))?);
         }
         TestKind::Geometry => {
             unit(&mut m)?;
@@ -101,11 +97,9 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
                 "reference".into(),
                 json!({"label": ask("Reference geometry")?, "reading": cell(&ask("Its reading")?)}),
             );
-            let geometries = ask_pairs(
-                ("label", "Geometry (empty when done)"),
-                ("reading", "Its reading"),
-            )?;
-            m.insert("geometries".into(), json!(geometries));
+            let geometry = ("label", "Geometry (empty when done)");
+            let reading = ("reading", "Its reading");
+            m.insert("geometries".into(), ask_pairs(geometry, reading)?);
         }
         TestKind::Reproducibility => {
             m.insert("unit".into(), json!(ask("Unit (e.g. µSv/h)")?));

@@ -1,76 +1,57 @@
 //! How QC tests, what falls due and a computed test's figures are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, or_empty};
+use crate::cli::output::{self, Column, Format, or_empty};
 use registry_core::equipment::{DueTest, QcTest};
 use registry_core::qc;
 use serde_json::Value;
 
+const COLUMNS: &[Column<QcTest>] = &[
+    ("_id", |t| t.id.clone()),
+    ("date", |t| t.date.clone()),
+    ("typeOfTest", |t| t.type_of_test.name.clone()),
+    ("conclusion", |t| t.conclusion.to_string()),
+    ("performedBy", |t| t.performed_by.name.clone()),
+    ("document", |t| or_empty(&t.document)),
+];
+
+const DUE_COLUMNS: &[Column<DueTest>] = &[
+    ("facility", |d| d.facility.name.clone()),
+    ("equipment", |d| d.equipment.id.clone()),
+    ("description", describe_equipment),
+    ("typeOfTest", |d| d.type_of_test.name.clone()),
+    ("lastDate", |d| or_empty(&d.last_date)),
+    ("nextDue", |d| or_empty(&d.next_due)),
+    ("state", |d| d.state.as_str().to_owned()),
+    ("lastConclusion", |d| {
+        d.last_conclusion.map(|c| c.to_string()).unwrap_or_default()
+    }),
+];
+
+/// The equipment of a due test: its type, manufacturer, model and serial number.
+fn describe_equipment(d: &DueTest) -> String {
+    let e = &d.equipment;
+    let mut equipment = [&e.manufacturer, &e.model]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(sn) = &e.serial_number {
+        equipment.push_str(&format!(" (SN {sn})"));
+    }
+    format!("{} {}", d.type_of_equipment.name, equipment.trim())
+        .trim()
+        .to_owned()
+}
+
 pub fn print_list(format: Format, list: &[QcTest]) -> Result<(), Fail> {
-    output::print_list(
-        format,
-        list,
-        &[
-            "_id",
-            "date",
-            "typeOfTest",
-            "conclusion",
-            "performedBy",
-            "document",
-        ],
-        |t| {
-            vec![
-                t.id.clone(),
-                t.date.clone(),
-                t.type_of_test.name.clone(),
-                t.conclusion.to_string(),
-                t.performed_by.name.clone(),
-                or_empty(&t.document),
-            ]
-        },
-    )?;
+    output::print_table(format, list, COLUMNS)?;
     Ok(())
 }
 
 pub fn print_due(format: Format, list: &[DueTest]) -> Result<(), Fail> {
-    output::print_list(
-        format,
-        list,
-        &[
-            "facility",
-            "equipment",
-            "description",
-            "typeOfTest",
-            "lastDate",
-            "nextDue",
-            "state",
-            "lastConclusion",
-        ],
-        |d| {
-            let e = &d.equipment;
-            let mut equipment = [&e.manufacturer, &e.model]
-                .into_iter()
-                .flatten()
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" ");
-            if let Some(sn) = &e.serial_number {
-                equipment.push_str(&format!(" (SN {sn})"));
-            }
-            vec![
-                d.facility.name.clone(),
-                e.id.clone(),
-                format!("{} {}", d.type_of_equipment.name, equipment.trim())
-                    .trim()
-                    .to_owned(),
-                d.type_of_test.name.clone(),
-                or_empty(&d.last_date),
-                or_empty(&d.next_due),
-                d.state.as_str().to_owned(),
-                d.last_conclusion.map(|c| c.to_string()).unwrap_or_default(),
-            ]
-        },
-    )?;
+    output::print_table(format, list, DUE_COLUMNS)?;
     Ok(())
 }
 

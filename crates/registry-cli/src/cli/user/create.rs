@@ -22,7 +22,7 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
         (&mut input.email, "--email", "E-mail"),
     ] {
         if value.is_none() {
-            *value = Some(prompt::text_or_ask(None, ctx.interactive, flag, label)?);
+            *value = Some(prompt::text(ctx, None, flag, label)?);
         }
     }
     let password = prompt::password(a.password_stdin, ctx.interactive, "Password", true)?;

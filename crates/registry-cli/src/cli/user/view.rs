@@ -1,8 +1,16 @@
 //! How users are printed.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, or_empty};
+use crate::cli::output::{self, Column, or_empty};
 use registry_core::api::User;
+
+const COLUMNS: &[Column<User>] = &[
+    ("_id", |u| u.id.clone()),
+    ("name", |u| u.name.clone()),
+    ("email", |u| u.email.clone()),
+    ("roles", roles),
+    ("active", |u| output::yes_no(u.active)),
+];
 
 fn roles(u: &User) -> String {
     u.roles
@@ -13,20 +21,7 @@ fn roles(u: &User) -> String {
 }
 
 pub fn print_list(ctx: &Ctx, users: &[User]) -> Result<(), Fail> {
-    output::print_list(
-        ctx.format,
-        users,
-        &["_id", "name", "email", "roles", "active"],
-        |u| {
-            vec![
-                u.id.clone(),
-                u.name.clone(),
-                u.email.clone(),
-                roles(u),
-                if u.active { "yes" } else { "no" }.into(),
-            ]
-        },
-    )?;
+    output::print_table(ctx.format, users, COLUMNS)?;
     Ok(())
 }
 

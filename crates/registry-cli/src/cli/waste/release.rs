@@ -25,15 +25,10 @@ pub struct ReleaseArgs {
 pub async fn run(ctx: &Ctx, a: ReleaseArgs) -> Result<(), Fail> {
     let dose_rate = match a.dose_rate {
         Some(d) => d,
-        None => prompt::text_or_ask(
-            None,
-            ctx.interactive,
-            "--dose-rate",
-            "Dose rate at the surface (µSv/h)",
-        )?
-        .trim()
-        .parse()
-        .map_err(|_| Fail::Usage("the dose rate must be a number of µSv/h".into()))?,
+        None => prompt::text(ctx, None, "--dose-rate", "Dose rate at the surface (µSv/h)")?
+            .trim()
+            .parse()
+            .map_err(|_| Fail::Usage("the dose rate must be a number of µSv/h".into()))?,
     };
     let mut obj = Map::new();
     obj.insert("doseRate".into(), json!(dose_rate));

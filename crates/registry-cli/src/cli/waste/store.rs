@@ -57,9 +57,9 @@ pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
     };
     let mut contents = a.contents;
     if contents.is_empty() {
-        contents.push(prompt::text_or_ask(
+        contents.push(prompt::text(
+            ctx,
             None,
-            ctx.interactive,
             "--content",
             "Isotope and activity at closure (e.g. I(131)=2.5)",
         )?);
@@ -70,19 +70,9 @@ pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
         .collect::<Result<_, _>>()?;
     let mass = match a.mass {
         Some(m) => json!(m),
-        None => json!(prompt::text_or_ask(
-            None,
-            ctx.interactive,
-            "--mass",
-            "Mass (kg)"
-        )?),
+        None => json!(prompt::text(ctx, None, "--mass", "Mass (kg)")?),
     };
-    let location = prompt::text_or_ask(
-        a.location,
-        ctx.interactive,
-        "--location",
-        "Location in storage",
-    )?;
+    let location = prompt::text(ctx, a.location, "--location", "Location in storage")?;
     let mut obj = object([
         ("form", json!(form)),
         ("contents", json!(contents)),

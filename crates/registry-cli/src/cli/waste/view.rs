@@ -1,7 +1,7 @@
 //! How waste packages are printed.
 
 use crate::cli::context::Fail;
-use crate::cli::output::{self, Format, or_empty};
+use crate::cli::output::{self, Column, Format, or_empty};
 use registry_core::waste::WastePackage;
 
 fn describe(w: &WastePackage) -> String {
@@ -20,33 +20,19 @@ fn status(w: &WastePackage) -> String {
     }
 }
 
+const COLUMNS: &[Column<WastePackage>] = &[
+    ("_id", |w| w.id.clone()),
+    ("facility", |w| w.facility.name.clone()),
+    ("form", |w| w.form.to_string()),
+    ("contents", describe),
+    ("location", |w| w.location.clone()),
+    ("closedAt", |w| w.closed_at.clone()),
+    ("releaseDate", |w| w.release_date.clone()),
+    ("status", status),
+];
+
 pub fn print_list(format: Format, list: &[WastePackage]) -> Result<(), Fail> {
-    output::print_list(
-        format,
-        list,
-        &[
-            "_id",
-            "facility",
-            "form",
-            "contents",
-            "location",
-            "closedAt",
-            "releaseDate",
-            "status",
-        ],
-        |w| {
-            vec![
-                w.id.clone(),
-                w.facility.name.clone(),
-                w.form.to_string(),
-                describe(w),
-                w.location.clone(),
-                w.closed_at.clone(),
-                w.release_date.clone(),
-                status(w),
-            ]
-        },
-    )?;
+    output::print_table(format, list, COLUMNS)?;
     Ok(())
 }
 
