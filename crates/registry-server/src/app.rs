@@ -16,6 +16,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use hyper::body::Incoming;
 use registry_core::Role;
+use registry_core::api::User;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -280,23 +281,25 @@ async fn ensure_first_administrator(state: &AppState) -> anyhow::Result<()> {
     }
     let at = now();
     let admin = UserRow {
-        id: new_id(),
-        name: "Administrator".into(),
-        email: email.as_str().to_owned(),
-        telephone: None,
-        cpf: None,
-        roles: vec![Role::Administrator],
-        active: true,
-        licences: Default::default(),
+        profile: User {
+            id: new_id(),
+            name: "Administrator".into(),
+            email: email.as_str().to_owned(),
+            telephone: None,
+            cpf: None,
+            roles: vec![Role::Administrator],
+            active: true,
+            licences: Default::default(),
+            created_at: at.clone(),
+            updated_at: at,
+        },
         password_hash: hash_password(password.0.clone())
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?,
         token_version: 0,
-        created_at: at.clone(),
-        updated_at: at,
     };
     users::save(&mut tx, &admin, true).await?;
     tx.commit().await?;
-    tracing::info!(email = %admin.email, "created the first Administrator");
+    tracing::info!(email = %admin.profile.email, "created the first Administrator");
     Ok(())
 }

@@ -227,10 +227,10 @@ async fn load_user(state: &AppState, id: &str) -> Result<Option<UserAuth>> {
     Ok(crate::store::users::by_id(&mut conn, id)
         .await?
         .map(|user| UserAuth {
-            name: user.name,
-            email: user.email,
-            roles: user.roles,
-            active: user.active,
+            name: user.profile.name,
+            email: user.profile.email,
+            roles: user.profile.roles,
+            active: user.profile.active,
             token_version: user.token_version,
         }))
 }

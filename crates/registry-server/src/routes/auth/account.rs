@@ -23,8 +23,8 @@ use serde_json::Value;
 
 /// Refuses to leave the service without an active Administrator.
 async fn keep_an_administrator(conn: &mut Conn, before: &UserRow, after: &UserRow) -> Result<()> {
-    let was = before.active && before.roles.contains(&Role::Administrator);
-    let is = after.active && after.roles.contains(&Role::Administrator);
+    let was = before.profile.active && before.profile.roles.contains(&Role::Administrator);
+    let is = after.profile.active && after.profile.roles.contains(&Role::Administrator);
     if was && !is && users::count_active_with_role(conn, Role::Administrator).await? <= 1 {
         return Err(ApiError::conflict(
             "conflict",
@@ -37,7 +37,7 @@ async fn keep_an_administrator(conn: &mut Conn, before: &UserRow, after: &UserRo
 /// The target of an edit or exclude, when the caller may manage them.
 async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<UserRow> {
     let target = users::by_id(conn, id).await?.or_not_found("user")?;
-    if target.id != caller.id && !may_manage(&caller.roles, &target.roles) {
+    if target.profile.id != caller.id && !may_manage(&caller.roles, &target.profile.roles) {
         return Err(if caller.is_staff() {
             ApiError::denied()
         } else {
@@ -79,21 +79,21 @@ pub(super) async fn edit(
         .map_err(|_| {
             ApiError::PermissionDenied("You may not grant or remove these roles.".into())
         })?;
-    if view.email != before.email && users::email_taken(&mut tx, &view.email, &id).await? {
+    if view.email != before.profile.email && users::email_taken(&mut tx, &view.email, &id).await? {
         return Err(ApiError::conflict(
             "conflict",
             format!("A user with e-mail {} already exists.", view.email),
         ));
     }
     let mut user = before.clone();
-    user.take_view(view);
-    if before.active && !user.active {
+    user.profile = view;
+    if before.profile.active && !user.profile.active {
         user.token_version += 1;
     }
     keep_an_administrator(&mut tx, &before, &user).await?;
     let changed = user.view() != before.view() || user.token_version != before.token_version;
     if changed {
-        user.updated_at = now();
+        user.profile.updated_at = now();
         users::save(&mut tx, &user, false).await?;
         audit_user(
             &mut tx,
@@ -105,7 +105,7 @@ pub(super) async fn edit(
         .await?;
     }
     if unlock {
-        users::clear_login_failures(&mut tx, &before.email).await?;
+        users::clear_login_failures(&mut tx, &before.profile.email).await?;
     }
     if changed || unlock {
         tx.commit().await?;
@@ -131,10 +131,10 @@ pub(super) async fn exclude(
     let (mut tx, id) = archive::begin(&state, body, "users").await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
-    if user.active {
-        user.active = false;
+    if user.profile.active {
+        user.profile.active = false;
         user.token_version += 1;
-        user.updated_at = now();
+        user.profile.updated_at = now();
         keep_an_administrator(&mut tx, &before, &user).await?;
         users::save(&mut tx, &user, false).await?;
         audit_user(

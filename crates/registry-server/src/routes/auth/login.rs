@@ -66,7 +66,7 @@ pub(super) async fn login(
         return Err(ApiError::Unauthorized("Wrong e-mail or password.".into()));
     }
     let user = user.expect("verified against a stored hash");
-    if !user.active {
+    if !user.profile.active {
         return Err(ApiError::Unauthorized(
             "This account is deactivated.".into(),
         ));

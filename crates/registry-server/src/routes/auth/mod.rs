@@ -50,7 +50,10 @@ async fn audit_user(
     before: Option<&UserRow>,
     after: Option<&UserRow>,
 ) -> Result<()> {
-    let id = after.or(before).map(|u| u.id.clone()).unwrap_or_default();
+    let id = after
+        .or(before)
+        .map(|u| u.profile.id.clone())
+        .unwrap_or_default();
     audit::record_change(
         conn,
         actor,
@@ -68,10 +71,10 @@ fn token_for(state: &AppState, u: &UserRow) -> Result<String> {
     issue_token(
         state,
         TokenSubject {
-            id: &u.id,
-            email: &u.email,
-            name: &u.name,
-            roles: &u.roles,
+            id: &u.profile.id,
+            email: &u.profile.email,
+            name: &u.profile.name,
+            roles: &u.profile.roles,
             token_version: u.token_version,
         },
     )

@@ -46,11 +46,11 @@ async fn set_password(
     let before = user.clone();
     user.password_hash = hash_password(password).await?;
     user.token_version += 1;
-    user.updated_at = now();
+    user.profile.updated_at = now();
     let mut tx = state.db.begin().await?;
     users::save(&mut tx, &user, false).await?;
     // Whoever sets a password (its owner, a recovery code, an Administrator) may log in at once.
-    users::clear_login_failures(&mut tx, &user.email).await?;
+    users::clear_login_failures(&mut tx, &user.profile.email).await?;
     audit_user(
         &mut tx,
         actor,
@@ -115,7 +115,7 @@ pub(super) async fn change_password(
             let user = set_password(&state, Some(&caller.id), user, password).await?;
             Ok(Json(Message {
                 message: "Password changed; other sessions were ended.".into(),
-                id: Some(user.id.clone()),
+                id: Some(user.profile.id.clone()),
                 token: Some(token_for(&state, &user)?),
             }))
         }
@@ -161,7 +161,7 @@ pub(super) async fn password_recover(
         let user_id = user_id.ok_or_else(invalid)?;
         let user = users::by_id(&mut tx, &user_id)
             .await?
-            .filter(|u| u.active)
+            .filter(|u| u.profile.active)
             .ok_or_else(invalid)?;
         tx.commit().await?;
         set_password(&state, Some(&user_id), user, password).await?;
@@ -182,26 +182,30 @@ pub(super) async fn password_recover(
     // Past the address's mail allowance the answer stays the same but no mail goes out: the
     // owner is not flooded, and the codes already sent stay valid.
     let user = user
-        .filter(|u| u.active)
-        .filter(|u| crate::limits::allowed(&state.limiters.mails, &u.email));
+        .filter(|u| u.profile.active)
+        .filter(|u| crate::limits::allowed(&state.limiters.mails, &u.profile.email));
     if let Some(user) = user {
         let mut raw = [0u8; 32];
         rand::rng().fill_bytes(&mut raw);
         let token = hex::encode(raw);
         let expires = timestamp(Utc::now() + chrono::Duration::hours(1));
         let mut tx = state.db.begin().await?;
-        users::add_reset(&mut tx, &token_hash(&token), &user.id, &expires).await?;
+        users::add_reset(&mut tx, &token_hash(&token), &user.profile.id, &expires).await?;
         tx.commit().await?;
         let body = format!(
             "Hello {},\n\nA password recovery was requested for your Facility Registry account.\n\
              Your recovery code (valid for 1 hour, usable once):\n\n    {token}\n\n\
              Set a new password with: POST {}/api/password_recover/ {{\"token\": \"<code>\", \"newPassword\": \"...\"}}\n\
              or `registry user reset-password --token <code>`.\n\nIf you did not ask for this, ignore this message.\n",
-            user.name, state.config.public_url
+            user.profile.name, state.config.public_url
         );
         if let Err(e) = state
             .mailer
-            .send(&user.email, "Password recovery — Facility Registry", body)
+            .send(
+                &user.profile.email,
+                "Password recovery — Facility Registry",
+                body,
+            )
             .await
         {
             tracing::error!(

@@ -76,36 +76,38 @@ pub(super) async fn register(
     let password_hash = hash_password(changes.password.expect("required on register")).await?;
     let at = now();
     let user = UserRow {
-        id: new_id(),
-        name: changes.name.expect("required on register"),
-        email,
-        telephone: changes.telephone.flatten().map(|t| t.as_str().to_owned()),
-        cpf: changes.cpf.flatten().map(|c| c.as_str().to_owned()),
-        roles,
-        active: true,
-        licences: registry_core::api::Licences {
-            an_number: changes.licences.an_number.flatten(),
-            an_validity: changes.licences.an_validity.flatten(),
-            fm_number: changes.licences.fm_number.flatten(),
-            fm_validity: changes.licences.fm_validity.flatten(),
+        profile: User {
+            id: new_id(),
+            name: changes.name.expect("required on register"),
+            email,
+            telephone: changes.telephone.flatten().map(|t| t.as_str().to_owned()),
+            cpf: changes.cpf.flatten().map(|c| c.as_str().to_owned()),
+            roles,
+            active: true,
+            licences: registry_core::api::Licences {
+                an_number: changes.licences.an_number.flatten(),
+                an_validity: changes.licences.an_validity.flatten(),
+                fm_number: changes.licences.fm_number.flatten(),
+                fm_validity: changes.licences.fm_validity.flatten(),
+            },
+            created_at: at.clone(),
+            updated_at: at,
         },
         password_hash,
         token_version: 0,
-        created_at: at.clone(),
-        updated_at: at,
     };
     let mut tx = state.db.begin().await?;
-    if users::email_taken(&mut tx, &user.email, "").await? {
+    if users::email_taken(&mut tx, &user.profile.email, "").await? {
         if caller.is_none() {
             // Answered as a new registration would be: anyone could otherwise learn which
             // addresses have accounts. The owner hears of it instead.
             drop(tx);
-            tell_owner_of_registration(&state, &user.email);
+            tell_owner_of_registration(&state, &user.profile.email);
             return Ok(registration_received());
         }
         return Err(ApiError::conflict(
             "conflict",
-            format!("A user with e-mail {} already exists.", user.email),
+            format!("A user with e-mail {} already exists.", user.profile.email),
         ));
     }
     users::save(&mut tx, &user, true).await?;

@@ -70,13 +70,13 @@ async fn resolve(
     let mut performer = None;
     if let Some(performer_id) = performer_id {
         let user = users::by_id(conn, performer_id).await?;
-        let state = user.as_ref().map(|u| UserState::of(u.active));
+        let state = user.as_ref().map(|u| UserState::of(u.profile.active));
         match check_linked_user("performedBy", performer_id, state) {
             Some(error) => errors.push(error),
             None => {
                 performer = user.map(|u| Reference {
-                    id: u.id,
-                    name: u.name,
+                    id: u.profile.id,
+                    name: u.profile.name,
                 })
             }
         }

@@ -1,22 +1,15 @@
 //! The types of `store::users` (the storage interface) that its backends' queries (`sql/`)
 //! take and return.
 
-use registry_core::Role;
-use registry_core::api::{Licences, User};
+use registry_core::api::User;
+
+/// A stored account: its public view and what never leaves the server.
 #[derive(Debug, Clone)]
 pub struct UserRow {
-    pub id: String,
-    pub name: String,
-    pub email: String,
-    pub telephone: Option<String>,
-    pub cpf: Option<String>,
-    pub roles: Vec<Role>,
-    pub active: bool,
-    pub licences: Licences,
+    pub profile: User,
     pub password_hash: String,
+    /// Raised to revoke every token issued before (deactivation, password change).
     pub token_version: i64,
-    pub created_at: String,
-    pub updated_at: String,
 }
 
 /// The per-account login rule. A row of `login_failures` counts the password checks made for an
@@ -35,30 +28,7 @@ pub struct LoginRule {
 impl UserRow {
     /// The public view: never the password hash.
     pub fn view(&self) -> User {
-        User {
-            id: self.id.clone(),
-            name: self.name.clone(),
-            email: self.email.clone(),
-            telephone: self.telephone.clone(),
-            cpf: self.cpf.clone(),
-            roles: self.roles.clone(),
-            active: self.active,
-            licences: self.licences.clone(),
-            created_at: self.created_at.clone(),
-            updated_at: self.updated_at.clone(),
-        }
-    }
-
-    /// Takes the public fields of an edited [`view`](Self::view); the id, the secrets and the
-    /// timestamps stay.
-    pub fn take_view(&mut self, view: User) {
-        self.name = view.name;
-        self.email = view.email;
-        self.telephone = view.telephone;
-        self.cpf = view.cpf;
-        self.roles = view.roles;
-        self.active = view.active;
-        self.licences = view.licences;
+        self.profile.clone()
     }
 }
 

@@ -8,7 +8,7 @@ use crate::db::{contains_pattern, placeholders, search_key};
 use crate::store::types::{Columns, Day, JsonText, Param, Stamp, Ts};
 use crate::store::model::users::*;
 use registry_core::Role;
-use registry_core::api::Licences;
+use registry_core::api::{Licences, User};
 use registry_core::facility::UserState;
 use sqlx::{AssertSqlSafe, Row};
 use std::collections::BTreeMap;
@@ -18,24 +18,27 @@ const COLUMNS: &str = "id, name, email, telephone, cpf, roles, active, an_licens
 
 pub(crate) fn user_from_row(r: &impl Columns) -> Result<UserRow, sqlx::Error> {
     Ok(UserRow {
-        id: r.text("id")?,
-        name: r.text("name")?,
-        email: r.text("email")?,
-        telephone: r.text_opt("telephone")?,
-        cpf: r.text_opt("cpf")?,
-        roles: serde_json::from_str(&r.json("roles")?)
-            .map_err(|e| sqlx::Error::Decode(e.into()))?,
-        active: r.boolean("active")?,
-        licences: Licences {
-            an_number: r.text_opt("an_license_number")?,
-            an_validity: r.day_opt("an_license_validity")?,
-            fm_number: r.text_opt("fm_license_number")?,
-            fm_validity: r.day_opt("fm_license_validity")?,
+
+        profile: User {
+            id: r.text("id")?,
+            name: r.text("name")?,
+            email: r.text("email")?,
+            telephone: r.text_opt("telephone")?,
+            cpf: r.text_opt("cpf")?,
+            roles: serde_json::from_str(&r.json("roles")?)
+                .map_err(|e| sqlx::Error::Decode(e.into()))?,
+            active: r.boolean("active")?,
+            licences: Licences {
+                an_number: r.text_opt("an_license_number")?,
+                an_validity: r.day_opt("an_license_validity")?,
+                fm_number: r.text_opt("fm_license_number")?,
+                fm_validity: r.day_opt("fm_license_validity")?,
+            },
+            created_at: r.stamp("created_at")?,
+            updated_at: r.stamp("updated_at")?,
         },
         password_hash: r.text("password_hash")?,
         token_version: r.int("token_version")?,
-        created_at: r.stamp("created_at")?,
-        updated_at: r.stamp("updated_at")?,
     })
 }
 
@@ -70,8 +73,8 @@ pub async fn email_taken(
 
 /// Inserts or replaces the whole row.
 pub async fn save(conn: &mut Connection, u: &UserRow, insert: bool) -> Result<(), sqlx::Error> {
-    let roles = serde_json::to_string(&u.roles).expect("roles serialise");
-    let search = search_key(&format!("{} {}", u.name, u.email));
+    let roles = serde_json::to_string(&u.profile.roles).expect("roles serialise");
+    let search = search_key(&format!("{} {}", u.profile.name, u.profile.email));
     let sql = if insert {
         "INSERT INTO users (id, name, email, telephone, cpf, roles, active, an_license_number, an_license_validity, \
          fm_license_number, fm_license_validity, password_hash, token_version, search_text, created_at, updated_at) \
@@ -82,22 +85,22 @@ pub async fn save(conn: &mut Connection, u: &UserRow, insert: bool) -> Result<()
          token_version = $13, search_text = $14, created_at = $15, updated_at = $16 WHERE id = $1"
     };
     sqlx::query(sql)
-        .bind(&u.id)
-        .bind(&u.name)
-        .bind(&u.email)
-        .bind(&u.telephone)
-        .bind(&u.cpf)
+        .bind(&u.profile.id)
+        .bind(&u.profile.name)
+        .bind(&u.profile.email)
+        .bind(&u.profile.telephone)
+        .bind(&u.profile.cpf)
         .bind(JsonText(&roles))
-        .bind(u.active)
-        .bind(&u.licences.an_number)
-        .bind(u.licences.an_validity.as_deref().map(Day))
-        .bind(&u.licences.fm_number)
-        .bind(u.licences.fm_validity.as_deref().map(Day))
+        .bind(u.profile.active)
+        .bind(&u.profile.licences.an_number)
+        .bind(u.profile.licences.an_validity.as_deref().map(Day))
+        .bind(&u.profile.licences.fm_number)
+        .bind(u.profile.licences.fm_validity.as_deref().map(Day))
         .bind(&u.password_hash)
         .bind(u.token_version)
         .bind(search)
-        .bind(Ts(&u.created_at))
-        .bind(Ts(&u.updated_at))
+        .bind(Ts(&u.profile.created_at))
+        .bind(Ts(&u.profile.updated_at))
         .execute(conn)
         .await?;
     Ok(())
