@@ -43,31 +43,16 @@ pub struct FacilityUserView {
     pub licences: Licences,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Licences {
-    #[serde(
-        rename = "ANLicenseNumber",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "ANLicenseNumber")]
     pub an_number: Option<String>,
-    #[serde(
-        rename = "ANLicenseValidity",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "ANLicenseValidity")]
     pub an_validity: Option<String>,
-    #[serde(
-        rename = "FMLicenseNumber",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "FMLicenseNumber")]
     pub fm_number: Option<String>,
-    #[serde(
-        rename = "FMLicenseValidity",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "FMLicenseValidity")]
     pub fm_validity: Option<String>,
 }
 
@@ -159,13 +144,13 @@ pub struct LoginResponse {
 }
 
 /// A short confirmation, e.g. after an archive or a password change.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Message {
     pub message: String,
-    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_id")]
     pub id: Option<String>,
     /// A fresh token, after the caller changed their own password (older tokens stop working).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
 }
 
@@ -196,46 +181,33 @@ pub struct AuditEvent {
 
 /// The facility create and edit payload (spec §2.1). On create, name, companyName, cnpj, telephone,
 /// department and address are required; on edit, absent keys leave the stored values unchanged.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FacilityInput {
     /// The facility being edited (edit only).
-    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_id")]
     pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub company_name: Option<String>,
     /// 14 characters, no punctuation: numeric or the 2026 alphanumeric form.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cnpj: Option<String>,
     /// With the area code, e.g. `(11) 3456-7890`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telephone: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub department: Option<Department>,
     /// A group `_id` (or `{"_id": ...}`); null clears it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
     /// At least one address, at most 20 (a single object is accepted too).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_items = 1, max_items = 20)]
     pub address: Option<Vec<Address>>,
-    #[serde(
-        rename = "CNENregistry",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "CNENregistry")]
     #[schema(max_length = 200)]
     pub cnen_registry: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_items = 100)]
     pub users: Option<Vec<FacilityUserInput>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub radioisotopes: Option<Vec<RadioisotopeView>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub practices: Option<Vec<Practice>>,
 }
 
@@ -264,64 +236,55 @@ pub struct IdInput {
 }
 
 /// The user register and edit payload. On register, name, email and password are required.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct UserInput {
     /// The user being edited (edit only; defaults to the caller).
-    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_id")]
     pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub email: Option<String>,
     /// At least 8 characters (register only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub telephone: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub cpf: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<Role>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active: Option<bool>,
     #[serde(flatten)]
     pub licences: Licences,
 }
 
 /// `POST /changePassword/`: your own password with `currentPassword`, or (Administrator) another user's with `_id`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ChangePasswordInput {
-    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_id")]
     pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_password: Option<String>,
     pub new_password: String,
 }
 
 /// `POST /password_recover/`: `{email}` asks for a code by e-mail; `{token, newPassword}` uses it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PasswordRecoverInput {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_password: Option<String>,
 }
 
 /// Group register and edit payload.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct GroupInput {
-    #[serde(rename = "_id", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_id")]
     pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
