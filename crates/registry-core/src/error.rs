@@ -62,6 +62,19 @@ pub(crate) fn codes(errors: &[FieldError]) -> Vec<(&str, FieldCode)> {
     errors.iter().map(|e| (e.field.as_str(), e.code)).collect()
 }
 
+/// Asserts that `result` failed with exactly these `(field, code)`s, in this order; its errors,
+/// for further checks.
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_codes<T: std::fmt::Debug>(
+    result: Result<T, Vec<FieldError>>,
+    expected: &[(&str, FieldCode)],
+) -> Vec<FieldError> {
+    let errors = result.unwrap_err();
+    assert_eq!(codes(&errors), expected);
+    errors
+}
+
 /// Collects field errors while a payload is read, so that all of them are reported at once.
 #[derive(Debug, Default)]
 pub struct FieldErrors(Vec<FieldError>);

@@ -36,7 +36,7 @@ impl GroupChanges {
 mod tests {
     use super::*;
     use crate::error::FieldCode;
-    use crate::error::codes;
+    use crate::error::assert_codes;
     use serde_json::json;
 
     fn group() -> Group {
@@ -55,13 +55,13 @@ mod tests {
         let read = read_group(&json!({"name": " Rede Sul "}), true).unwrap();
         assert_eq!(read.name.as_deref(), Some("Rede Sul"));
         assert_eq!(read.description, None);
-        assert_eq!(
-            codes(&read_group(&json!({"description": "x"}), true).unwrap_err()),
-            [("name", FieldCode::Required)]
+        assert_codes(
+            read_group(&json!({"description": "x"}), true),
+            &[("name", FieldCode::Required)],
         );
-        assert_eq!(
-            codes(&read_group(&json!([]), true).unwrap_err()),
-            [("", FieldCode::InvalidValue)]
+        assert_codes(
+            read_group(&json!([]), true),
+            &[("", FieldCode::InvalidValue)],
         );
     }
 
@@ -71,9 +71,9 @@ mod tests {
             read_group(&json!({}), false).unwrap(),
             GroupChanges::default()
         );
-        assert_eq!(
-            codes(&read_group(&json!({"name": ""}), false).unwrap_err()),
-            [("name", FieldCode::Required)]
+        assert_codes(
+            read_group(&json!({"name": ""}), false),
+            &[("name", FieldCode::Required)],
         );
         let keep = read_group(&json!({"description": "Nova"}), false).unwrap();
         let edited = keep.apply_to(&group());

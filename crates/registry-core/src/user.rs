@@ -205,22 +205,24 @@ pub fn is_staff(roles: &[Role]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::codes;
+    use crate::error::assert_codes;
     use serde_json::json;
 
     #[test]
     fn register_requires_name_email_password_and_reports_all() {
-        let e = read_user(&json!({"email": "bad", "password": "short", "cpf": "123", "roles": ["Chefe"], "ANLicenseValidity": "31/12/2026"}), true).unwrap_err();
-        assert_eq!(
-            codes(&e),
-            vec![
+        assert_codes(
+            read_user(
+                &json!({"email": "bad", "password": "short", "cpf": "123", "roles": ["Chefe"], "ANLicenseValidity": "31/12/2026"}),
+                true,
+            ),
+            &[
                 ("name", FieldCode::Required),
                 ("email", FieldCode::InvalidEmail),
                 ("password", FieldCode::WeakPassword),
                 ("cpf", FieldCode::InvalidValue),
                 ("roles[0]", FieldCode::InvalidValue),
                 ("ANLicenseValidity", FieldCode::InvalidValue),
-            ]
+            ],
         );
     }
 

@@ -196,7 +196,7 @@ mod tests {
     use super::super::Conclusion;
     use super::*;
     use crate::equipment::{read_equipment, read_test_type};
-    use crate::error::codes;
+    use crate::error::assert_codes;
     use crate::qc::TestKind;
     use chrono::NaiveDate;
     use serde_json::json;
@@ -266,16 +266,16 @@ mod tests {
     fn an_equipment_never_changes_facility_nor_type_once_tested() {
         let before = camera();
         let both = edit(json!({"facility": "g", "typeOfEquipment": "pet"}));
-        assert_eq!(
-            codes(&both.check(&before, true).unwrap_err()),
-            [
+        assert_codes(
+            both.check(&before, true),
+            &[
                 ("facility", FieldCode::InvalidValue),
-                ("typeOfEquipment", FieldCode::InvalidValue)
-            ]
+                ("typeOfEquipment", FieldCode::InvalidValue),
+            ],
         );
-        assert_eq!(
-            codes(&both.check(&before, false).unwrap_err()),
-            [("facility", FieldCode::InvalidValue)]
+        assert_codes(
+            both.check(&before, false),
+            &[("facility", FieldCode::InvalidValue)],
         );
         // The same facility and type may be sent back unchanged.
         let same = edit(json!({"facility": "f", "typeOfEquipment": "gamma"}));
@@ -316,20 +316,15 @@ mod tests {
         let after = computed.clone().apply_to(&before, None, false).unwrap();
         assert_eq!(after.kind, Some(TestKind::Constancy));
         assert!(after.tolerances.is_some());
-        assert_eq!(
-            codes(&computed.apply_to(&before, None, true).unwrap_err()),
-            [("kind", FieldCode::InvalidValue)]
+        assert_codes(
+            computed.apply_to(&before, None, true),
+            &[("kind", FieldCode::InvalidValue)],
         );
         let moved = type_edit(json!({"typeOfEquipment": "pet"}));
         assert_eq!(moved.new_equipment_type(&before), Some("pet"));
-        assert_eq!(
-            codes(
-                &moved
-                    .clone()
-                    .apply_to(&before, Some(r("pet")), true)
-                    .unwrap_err()
-            ),
-            [("typeOfEquipment", FieldCode::InvalidValue)]
+        assert_codes(
+            moved.clone().apply_to(&before, Some(r("pet")), true),
+            &[("typeOfEquipment", FieldCode::InvalidValue)],
         );
         let after = moved.apply_to(&before, Some(r("pet")), false).unwrap();
         assert_eq!(after.type_of_equipment, r("pet"));

@@ -1,5 +1,5 @@
 use super::*;
-use crate::error::codes;
+use crate::error::{assert_codes, codes};
 use crate::facility::tests::{link, valid};
 use crate::facility::{Mode, read_facility_partial};
 use serde_json::{Value, json};
@@ -19,10 +19,9 @@ fn create_refuses_two_holders_of_a_main_role() {
         link("a", &[MainRole::TechnicalResponsible]),
         link("b", &[MainRole::TechnicalResponsible, MainRole::Titular]),
     ];
-    let errs = apply_user_links(&[], incoming).unwrap_err();
-    assert_eq!(
-        codes(&errs),
-        vec![("users[1].responsabilities[0]", FieldCode::DuplicateRole)]
+    assert_codes(
+        apply_user_links(&[], incoming),
+        &[("users[1].responsabilities[0]", FieldCode::DuplicateRole)],
     );
 }
 
@@ -61,10 +60,9 @@ fn two_new_holders_of_one_role_are_refused_on_edit() {
         link("a", &[MainRole::Substitute]),
         link("b", &[MainRole::Substitute]),
     ];
-    let errs = apply_user_links(&current, incoming).unwrap_err();
-    assert_eq!(
-        codes(&errs),
-        vec![("users[2].responsabilities[0]", FieldCode::DuplicateRole)]
+    assert_codes(
+        apply_user_links(&current, incoming),
+        &[("users[2].responsabilities[0]", FieldCode::DuplicateRole)],
     );
 }
 
@@ -163,13 +161,13 @@ fn a_new_facility_reports_reading_and_reference_errors_together() {
     body["group"] = json!("g1");
     let (changes, errs) = read_facility_partial(&body, Mode::Create, &[]);
     let refs = References::default();
-    assert_eq!(
-        codes(&changes.into_new(&refs, errs).unwrap_err()),
-        vec![
+    assert_codes(
+        changes.into_new(&refs, errs),
+        &[
             ("name", FieldCode::Required),
             ("group", FieldCode::GroupNotFound),
             ("users[0]._id", FieldCode::UserNotFound),
-        ]
+        ],
     );
 }
 
@@ -266,14 +264,14 @@ fn an_edit_reports_every_error_at_once_and_the_cnpj_lock() {
     let mut refs = refs(&[("u3", UserState::Inactive)]);
     refs.group_exists = false;
     refs.linked_to_records = true;
-    assert_eq!(
-        codes(&edit(body, &refs).unwrap_err()),
-        vec![
+    assert_codes(
+        edit(body, &refs),
+        &[
             ("telephone", FieldCode::InvalidTelephone),
             ("group", FieldCode::GroupNotFound),
             ("users[0]._id", FieldCode::UserInactive),
             ("cnpj", FieldCode::CnpjLocked),
-        ]
+        ],
     );
     let same_cnpj = json!({"cnpj": "11222333000181", "name": "Outra"});
     assert!(edit(same_cnpj, &refs).unwrap().is_some());

@@ -1,5 +1,5 @@
 use super::*;
-use crate::error::codes;
+use crate::error::{assert_codes, codes};
 use serde_json::json;
 
 pub(crate) fn valid() -> Value {
@@ -62,14 +62,13 @@ fn blank_strings_and_address_parts_are_required() {
     let mut body = valid();
     body["name"] = json!("   ");
     body["address"] = json!([{"street": "", "city": "Recife"}]);
-    let errs = read_facility(&body, Mode::Create, &[]).unwrap_err();
-    assert_eq!(
-        codes(&errs),
-        vec![
+    assert_codes(
+        read_facility(&body, Mode::Create, &[]),
+        &[
             ("name", FieldCode::Required),
             ("address[0].street", FieldCode::Required),
-            ("address[0].state", FieldCode::Required)
-        ]
+            ("address[0].state", FieldCode::Required),
+        ],
     );
 }
 
@@ -96,10 +95,9 @@ fn field_rules_each_give_their_code() {
         "radioisotopes": [{"name": "Tc(99m)", "quantity": "12,5"}, {"name": "Xx(1)", "quantity": 1}, {"name": "Tc(99m)", "quantity": -2}, {"name": "F(18)"}],
         "practices": ["Cirurgia"]
     });
-    let errs = read_facility(&body, Mode::Create, &[]).unwrap_err();
-    assert_eq!(
-        codes(&errs),
-        vec![
+    let errs = assert_codes(
+        read_facility(&body, Mode::Create, &[]),
+        &[
             ("name", FieldCode::InvalidValue),
             ("cnpj", FieldCode::InvalidCnpj),
             ("telephone", FieldCode::InvalidTelephone),
@@ -107,7 +105,7 @@ fn field_rules_each_give_their_code() {
             ("group", FieldCode::InvalidValue),
             (
                 "users[0].responsabilities[0]",
-                FieldCode::InvalidResponsibility
+                FieldCode::InvalidResponsibility,
             ),
             ("users[1]._id", FieldCode::InvalidValue),
             ("radioisotopes[0].quantity", FieldCode::InvalidQuantity),
@@ -116,7 +114,7 @@ fn field_rules_each_give_their_code() {
             ("radioisotopes[2].quantity", FieldCode::InvalidQuantity),
             ("radioisotopes[3].quantity", FieldCode::Required),
             ("practices[0]", FieldCode::InvalidPractice),
-        ]
+        ],
     );
     let cnpj = errs.iter().find(|e| e.field == "cnpj").unwrap();
     assert!(
@@ -187,13 +185,12 @@ fn edit_accepts_partial_payloads_and_keeps_absent_parts() {
 
 #[test]
 fn edit_cannot_blank_a_required_field() {
-    let errs = read_facility(&json!({"name": "", "address": []}), Mode::Edit, &[]).unwrap_err();
-    assert_eq!(
-        codes(&errs),
-        vec![
+    assert_codes(
+        read_facility(&json!({"name": "", "address": []}), Mode::Edit, &[]),
+        &[
             ("name", FieldCode::Required),
-            ("address", FieldCode::Required)
-        ]
+            ("address", FieldCode::Required),
+        ],
     );
 }
 

@@ -1,7 +1,7 @@
 //! Unit tests and property tests of the week, activity, usage and receipt rules.
 
 use super::*;
-use crate::error::codes;
+use crate::error::assert_codes;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -102,19 +102,17 @@ fn receipt_payloads() {
     )
     .unwrap();
     assert_eq!((d.radioisotope, d.received_at), (Radioisotope::I131, now));
-    let errs = read_receipt(
-        &json!({"radioisotope": "Xx(1)", "activity": "1,5", "receivedAt": "2026-03-05T12:00:00Z"}),
-        now,
-    )
-    .unwrap_err();
-    assert_eq!(
-        codes(&errs),
-        [
+    assert_codes(
+        read_receipt(
+            &json!({"radioisotope": "Xx(1)", "activity": "1,5", "receivedAt": "2026-03-05T12:00:00Z"}),
+            now,
+        ),
+        &[
             ("radioisotope", FieldCode::InvalidRadioisotope),
             ("activity", FieldCode::InvalidQuantity),
             ("receivedAt", FieldCode::InvalidValue),
             ("supplier", FieldCode::Required),
-        ]
+        ],
     );
 }
 

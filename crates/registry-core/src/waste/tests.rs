@@ -1,7 +1,7 @@
 //! Unit tests and property tests of the clearance, release-date and payload rules.
 
 use super::*;
-use crate::error::codes;
+use crate::error::assert_codes;
 use crate::material::tests::utc;
 use proptest::prelude::*;
 use serde_json::json;
@@ -102,23 +102,21 @@ fn waste_payloads() {
     assert_eq!(c.form, Some(WasteForm::Solid));
     assert_eq!(c.mass, Some(3.5));
     assert_eq!(c.closed_at, Some(utc("2026-03-04T03:00:00Z")));
-    let errs = read_waste(
-        &json!({"form": "gas", "contents": [{"radioisotope": "I(131)", "activity": 1}, {"radioisotope": "I-131", "activity": 1},
+    assert_codes(
+        read_waste(
+            &json!({"form": "gas", "contents": [{"radioisotope": "I(131)", "activity": 1}, {"radioisotope": "I-131", "activity": 1},
                 {"radioisotope": "Xx", "activity": -1}], "mass": 0}),
-        true,
-        now,
-    )
-    .unwrap_err();
-    assert_eq!(
-        codes(&errs),
-        [
+            true,
+            now,
+        ),
+        &[
             ("form", FieldCode::InvalidValue),
             ("contents[1].radioisotope", FieldCode::DuplicateRadioisotope),
             ("contents[2].radioisotope", FieldCode::InvalidRadioisotope),
             ("contents[2].activity", FieldCode::InvalidQuantity),
             ("mass", FieldCode::InvalidValue),
             ("location", FieldCode::Required),
-        ]
+        ],
     );
     // An edit reads only what is there.
     assert_eq!(

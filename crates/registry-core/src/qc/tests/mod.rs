@@ -8,7 +8,7 @@ mod readers;
 
 use super::calc::*;
 use super::*;
-use crate::error::codes;
+use crate::error::{assert_codes, codes};
 use crate::nuclide::Nuclide;
 use crate::qc::Conclusion::{Satisfactory, SatisfactoryWithRemarks, Unsatisfactory};
 use proptest::prelude::*;
