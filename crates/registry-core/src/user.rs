@@ -2,7 +2,7 @@
 
 use crate::api::User;
 use crate::error::{FieldCode, FieldError, FieldErrors};
-use crate::payload::ObjectReader;
+use crate::payload::{ObjectReader, update};
 use crate::values::{Cpf, Email, Role, Telephone, password_problem};
 use serde_json::Value;
 
@@ -55,21 +55,15 @@ impl UserChanges {
             }
             user.roles = roles;
         }
-        if let Some(active) = self.active {
-            user.active = active;
-        }
-        if let Some(name) = self.name {
-            user.name = name;
-        }
-        if let Some(email) = self.email {
-            user.email = email.as_str().to_owned();
-        }
-        if let Some(t) = self.telephone {
-            user.telephone = t.map(|t| t.as_str().to_owned());
-        }
-        if let Some(c) = self.cpf {
-            user.cpf = c.map(|c| c.as_str().to_owned());
-        }
+        update(&mut user.active, self.active);
+        update(&mut user.name, self.name);
+        update(&mut user.email, self.email.map(|e| e.as_str().to_owned()));
+        let telephone = self.telephone.map(|t| t.map(|t| t.as_str().to_owned()));
+        update(&mut user.telephone, telephone);
+        update(
+            &mut user.cpf,
+            self.cpf.map(|c| c.map(|c| c.as_str().to_owned())),
+        );
         let l = self.licences;
         for (change, slot) in [
             (l.an_number, &mut user.licences.an_number),
@@ -77,9 +71,7 @@ impl UserChanges {
             (l.fm_number, &mut user.licences.fm_number),
             (l.fm_validity, &mut user.licences.fm_validity),
         ] {
-            if let Some(v) = change {
-                *slot = v;
-            }
+            update(slot, change);
         }
         Ok(user)
     }

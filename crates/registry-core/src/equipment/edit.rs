@@ -5,6 +5,7 @@
 use super::{Equipment, QcTest, Reference, TestType, read::settle_tolerances};
 use super::{EquipmentChanges, QcTestChanges, TestTypeChanges};
 use crate::error::{FieldCode, FieldError};
+use crate::payload::update;
 use crate::qc::evaluate;
 use serde_json::Value;
 
@@ -49,9 +50,7 @@ impl EquipmentChanges {
     /// type changes, `new_type`: the type [`new_type`](Self::new_type) names, resolved.
     pub fn apply_to(self, before: &Equipment, new_type: Option<Reference>) -> Equipment {
         let mut equipment = before.clone();
-        if let Some(t) = new_type {
-            equipment.type_of_equipment = t;
-        }
+        update(&mut equipment.type_of_equipment, new_type);
         let fields = [
             (&mut equipment.manufacturer, self.manufacturer),
             (&mut equipment.model, self.model),
@@ -60,16 +59,12 @@ impl EquipmentChanges {
             (&mut equipment.localization, self.localization),
         ];
         for (field, change) in fields {
-            if let Some(v) = change {
-                *field = v;
-            }
+            update(field, change);
         }
         if let Some(attributes) = self.attributes {
             equipment.attributes = Value::Object(attributes);
         }
-        if let Some(active) = self.active {
-            equipment.active = active;
-        }
+        update(&mut equipment.active, self.active);
         equipment
     }
 }
@@ -112,15 +107,9 @@ impl TestTypeChanges {
             }
             t.type_of_equipment = type_of_equipment;
         }
-        if let Some(name) = self.name {
-            t.name = name;
-        }
-        if let Some(days) = self.expiration_in_days {
-            t.expiration_in_days = days;
-        }
-        if let Some(description) = self.description {
-            t.description = description;
-        }
+        update(&mut t.name, self.name);
+        update(&mut t.expiration_in_days, self.expiration_in_days);
+        update(&mut t.description, self.description);
         if let Some(kind) = self.kind {
             if kind != before.kind && recorded {
                 return Err(vec![locked("kind")]);
@@ -159,24 +148,14 @@ impl QcTestChanges {
             id: test_type.id,
             name: test_type.name,
         };
-        if let Some(performer) = performer {
-            record.performed_by = performer;
-        }
+        update(&mut record.performed_by, performer);
         if let Some(date) = self.date {
             record.date = date.to_string();
         }
-        if let Some(conclusion) = self.conclusion {
-            record.conclusion = conclusion;
-        }
-        if let Some(measurements) = self.measurements {
-            record.measurements = measurements;
-        }
-        if let Some(notes) = self.notes {
-            record.notes = notes;
-        }
-        if let Some(document) = self.document_id {
-            record.document = document;
-        }
+        update(&mut record.conclusion, self.conclusion);
+        update(&mut record.measurements, self.measurements);
+        update(&mut record.notes, self.notes);
+        update(&mut record.document, self.document_id);
         match (test_type.kind, &test_type.tolerances) {
             (Some(kind), Some(tolerances)) => {
                 if recompute {

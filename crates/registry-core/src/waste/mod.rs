@@ -10,7 +10,7 @@ use crate::material::{
     brasilia, day_start, past_instant, required_activity, required_radioisotope,
 };
 use crate::nuclide::{MBQ_PER_MCI, Nuclide};
-use crate::payload::ObjectReader;
+use crate::payload::{ObjectReader, update};
 use crate::values::{Radioisotope, spec_enum, timestamp};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
@@ -231,21 +231,11 @@ impl WasteChanges {
         today: NaiveDate,
     ) -> Result<WastePackage, chrono::ParseError> {
         let mut changed = package.clone();
-        if let Some(form) = self.form {
-            changed.form = form;
-        }
-        if let Some(contents) = self.contents {
-            changed.contents = contents;
-        }
-        if let Some(mass) = self.mass {
-            changed.mass = mass;
-        }
-        if let Some(location) = self.location {
-            changed.location = location;
-        }
-        if let Some(description) = self.description {
-            changed.description = description;
-        }
+        update(&mut changed.form, self.form);
+        update(&mut changed.contents, self.contents);
+        update(&mut changed.mass, self.mass);
+        update(&mut changed.location, self.location);
+        update(&mut changed.description, self.description);
         let closed_at = match self.closed_at {
             Some(t) => t,
             None => DateTime::parse_from_rfc3339(&package.closed_at)?.with_timezone(&Utc),
