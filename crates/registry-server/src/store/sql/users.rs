@@ -18,7 +18,6 @@ const COLUMNS: &str = "id, name, email, telephone, cpf, roles, active, an_licens
 
 pub(crate) fn user_from_row(r: &impl Columns) -> Result<UserRow, sqlx::Error> {
     Ok(UserRow {
-
         profile: User {
             id: r.text("id")?,
             name: r.text("name")?,
