@@ -21,8 +21,8 @@ mod wrk;
 
 use anyhow::{Context, bail};
 use registry_server::auth::hash_password;
-use registry_server::db::{Db, new_id, now};
-use registry_server::store::users::{self, UserRow};
+use registry_server::db::Db;
+use registry_server::store::users;
 use seed::{SeedPlan, Seeded, seed};
 use server::{build_server, rss_kib, start_server};
 use std::fmt::Write as _;
@@ -175,23 +175,15 @@ async fn prepare(url: &str, plan: &SeedPlan) -> anyhow::Result<(Seeded, Duration
     let started = Instant::now();
     let db = Db::connect(url).await?;
     let seeded = seed(&db, plan).await?;
-    let at = now();
-    let admin = UserRow {
-        id: new_id(),
-        name: "Benchmark Administrator".into(),
-        email: ADMIN_EMAIL.into(),
-        telephone: None,
-        cpf: None,
-        roles: vec![registry_core::Role::Administrator],
-        active: true,
-        licences: Default::default(),
-        password_hash: hash_password(ADMIN_PASSWORD.into())
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?,
-        token_version: 0,
-        created_at: at.clone(),
-        updated_at: at,
-    };
+    let hash = hash_password(ADMIN_PASSWORD.into())
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let admin = seed::user(
+        "Benchmark Administrator".into(),
+        ADMIN_EMAIL.into(),
+        registry_core::Role::Administrator,
+        &hash,
+    );
     let mut tx = db.begin().await?;
     users::save(&mut tx, &admin, true).await?;
     tx.commit().await?;

@@ -7,6 +7,7 @@ use anyhow::Context;
 use chrono::{Days, NaiveDate};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use registry_core::api::User;
 use registry_core::equipment::local_date;
 use registry_core::equipment::{Reference, TestType};
 use registry_core::facility::{Address, FacilityFields, RadioisotopeGrant, UserLink};
@@ -125,21 +126,24 @@ fn cnpj(n: usize) -> String {
     format!("{base}{d1}{d2}")
 }
 
-fn user(name: String, email: String, role: Role, password_hash: &str) -> UserRow {
+/// An active account with one role.
+pub fn user(name: String, email: String, role: Role, password_hash: &str) -> UserRow {
     let at = now();
     UserRow {
-        id: new_id(),
-        name,
-        email,
-        telephone: None,
-        cpf: None,
-        roles: vec![role],
-        active: true,
-        licences: Default::default(),
+        profile: User {
+            id: new_id(),
+            name,
+            email,
+            telephone: None,
+            cpf: None,
+            roles: vec![role],
+            active: true,
+            licences: Default::default(),
+            created_at: at.clone(),
+            updated_at: at,
+        },
         password_hash: password_hash.to_owned(),
         token_version: 0,
-        created_at: at.clone(),
-        updated_at: at,
     }
 }
 
@@ -220,7 +224,7 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
             &password_hash,
         );
         users::save(&mut tx, &u, true).await?;
-        seeded.physicist_ids.push(u.id);
+        seeded.physicist_ids.push(u.profile.id);
     }
     let types = test_types(&mut tx).await?;
     for i in 0..plan.facilities {
@@ -255,7 +259,7 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
                     zip_code: None,
                 }],
                 users: vec![UserLink {
-                    user_id: client.id.clone(),
+                    user_id: client.profile.id.clone(),
                     responsibilities: vec![Responsibility::Main(MainRole::Titular)],
                 }],
                 radioisotopes: vec![RadioisotopeGrant {
@@ -270,7 +274,7 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         };
         facilities::insert(&mut tx, &record).await?;
         seeded.facility_ids.push(record.id);
-        seeded.client_ids.push(client.id);
+        seeded.client_ids.push(client.profile.id);
         if i % 1000 == 999 {
             // Each insert bumps the department's live count: in one huge PostgreSQL transaction
             // that row's version chain would grow with every facility.

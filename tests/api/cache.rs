@@ -4,7 +4,7 @@
 //! what they show changed) the due lists cached.
 
 use crate::equipment::{DOSE_CALIBRATOR, equipment, id, test_type};
-use crate::helpers::{Backend, TestApp, facility_payload};
+use crate::helpers::{Backend, TestApp, facility_payload, list_strs};
 use crate::on_both_databases;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -29,7 +29,7 @@ async fn cached_reads_follow_every_write(app: TestApp) {
     let read = |path: String| {
         let app = &app;
         async move {
-            app.get(&path, &app.admin).await.expect(200);
+            app.admin_get(&path).await;
             app.get(&path, &app.admin).await
         }
     };
@@ -65,24 +65,15 @@ async fn cached_reads_follow_every_write(app: TestApp) {
     app.create_facility(facility_payload("Clínica Cache Dois"))
         .await;
     assert_eq!(read(search.into()).await.expect(200)["paging"]["total"], 2);
-    app.post_id("/api/facility/exclude", &app.admin, &id)
-        .await
-        .expect(200);
-    app.get(&path, &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.admin_post_id("/api/facility/exclude", &id).await;
+    app.assert_not_found(&path, &app.admin).await;
     assert_eq!(read(search.into()).await.expect(200)["paging"]["total"], 1);
 
     // The token's user: a deactivation ends its tokens on the next request.
-    app.get("/api/facilities", &physicist_token)
-        .await
-        .expect(200);
-    app.post_id("/api/exclude/", &app.admin, &physicist)
-        .await
-        .expect(200);
-    app.get("/api/facilities", &physicist_token)
-        .await
-        .expect_error(401, "unauthorized");
+    app.get_ok("/api/facilities", &physicist_token).await;
+    app.admin_post_id("/api/exclude/", &physicist).await;
+    app.assert_unauthorized("/api/facilities", &physicist_token)
+        .await;
 
     // Visibility: a Cliente sees a facility as soon as they are linked to it.
     let other = app
@@ -90,18 +81,16 @@ async fn cached_reads_follow_every_write(app: TestApp) {
         .await;
     let other_path = format!("/api/facility/{}", other["_id"].as_str().unwrap());
     let (client, client_token) = app.user_with(&["Cliente"], "Cli Cache").await;
-    app.get(&other_path, &client_token)
-        .await
-        .expect_error(404, "not_found");
-    let mine = app.get("/api/facilities", &client_token).await.expect(200);
+    app.assert_not_found(&other_path, &client_token).await;
+    let mine = app.get_ok("/api/facilities", &client_token).await;
     assert_eq!(mine["paging"]["total"], 0);
     app.admin_post(
         "/api/facility/users/edit",
         json!({"_id": other["_id"], "users": [{"_id": client, "responsabilities": ["Titular"]}]}),
     )
     .await;
-    app.get(&other_path, &client_token).await.expect(200);
-    let mine = app.get("/api/facilities", &client_token).await.expect(200);
+    app.get_ok(&other_path, &client_token).await;
+    let mine = app.get_ok("/api/facilities", &client_token).await;
     assert_eq!(mine["list"][0]["_id"], other["_id"]);
 }
 
@@ -140,10 +129,7 @@ async fn answers_are_reused_until_a_write(app: TestApp) {
         return;
     };
     let path = read_then_rename_outside(&uncached, "Clínica Sem Cache", "Vista na hora").await;
-    assert_eq!(
-        uncached.get(&path, &uncached.admin).await.expect(200)["name"],
-        "Vista na hora"
-    );
+    assert_eq!(uncached.admin_get(&path).await["name"], "Vista na hora");
 }
 
 async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
@@ -162,25 +148,20 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
     );
     let search = "/api/facilities?q=precisa";
     let due = format!("/api/equipment/{eq}/tests/due");
-    let name_of = |answer: Value| answer["name"].as_str().unwrap().to_owned();
-    let due_facility = |answer: Value| answer["list"][0]["facility"]["name"].clone();
-    let search_names = |answer: Value| -> Vec<String> {
-        let mut names: Vec<String> = answer["list"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| f["name"].as_str().unwrap().to_owned())
-            .collect();
+    let name_of = async |path: &str| app.admin_get(path).await["name"].clone();
+    let due_facility = async || app.admin_get(&due).await["list"][0]["facility"]["name"].clone();
+    let search_names = async || -> Vec<String> {
+        let answer = app.admin_get(search).await;
+        let mut names = list_strs(&answer, "name");
         names.sort();
-        names
+        names.into_iter().map(str::to_owned).collect()
     };
     // Every answer cached once (the physicist's token user too).
     app.admin_get(&one_path).await;
     app.admin_get(&two_path).await;
     app.admin_get(search).await;
-    let before = app.admin_get(&due).await;
-    assert_eq!(due_facility(before), "Clínica Precisa Um");
-    app.get("/api/facilities", &token).await.expect(200);
+    assert_eq!(due_facility().await, "Clínica Precisa Um");
+    app.get_ok("/api/facilities", &token).await;
 
     // Changes the server does not see, then an edit of facility one's telephone.
     let mut outside = app.outside_connection().await;
@@ -199,21 +180,12 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
     // Dropped: facility one's answer and the lists…
     let edited = app.admin_get(&one_path).await;
     assert_eq!(edited["telephone"], "(11) 4444-5555");
-    assert_eq!(name_of(edited), "Um Por Fora");
-    assert_eq!(
-        search_names(app.admin_get(search).await),
-        ["Dois Por Fora", "Um Por Fora"]
-    );
+    assert_eq!(edited["name"], "Um Por Fora");
+    assert_eq!(search_names().await, ["Dois Por Fora", "Um Por Fora"]);
     // …kept: the other facility, the due list (the telephone is not in it), the token user.
-    assert_eq!(
-        name_of(app.admin_get(&two_path).await),
-        "Clínica Precisa Dois"
-    );
-    assert_eq!(
-        due_facility(app.admin_get(&due).await),
-        "Clínica Precisa Um"
-    );
-    app.get("/api/facilities", &token).await.expect(200);
+    assert_eq!(name_of(&two_path).await, "Clínica Precisa Dois");
+    assert_eq!(due_facility().await, "Clínica Precisa Um");
+    app.get_ok("/api/facilities", &token).await;
 
     // Renaming facility one changes what the due lists show: they are dropped too.
     app.admin_put(
@@ -221,31 +193,20 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
         json!({"name": "Clínica Precisa Renomeada"}),
     )
     .await;
-    assert_eq!(
-        due_facility(app.admin_get(&due).await),
-        "Clínica Precisa Renomeada"
-    );
-    assert_eq!(
-        name_of(app.admin_get(&two_path).await),
-        "Clínica Precisa Dois"
-    );
+    assert_eq!(due_facility().await, "Clínica Precisa Renomeada");
+    assert_eq!(name_of(&two_path).await, "Clínica Precisa Dois");
 
     // A new facility changes the lists only.
     app.create_facility(facility_payload("Clínica Precisa Três"))
         .await;
     assert_eq!(app.admin_get(search).await["paging"]["total"], 3);
-    assert_eq!(
-        name_of(app.admin_get(&two_path).await),
-        "Clínica Precisa Dois"
-    );
-    app.get("/api/facilities", &token).await.expect(200);
+    assert_eq!(name_of(&two_path).await, "Clínica Precisa Dois");
+    app.get_ok("/api/facilities", &token).await;
 
     // Any other write drops everything.
     app.create_group("Rede Precisa").await;
-    assert_eq!(name_of(app.admin_get(&two_path).await), "Dois Por Fora");
-    app.get("/api/facilities", &token)
-        .await
-        .expect_error(401, "unauthorized");
+    assert_eq!(name_of(&two_path).await, "Dois Por Fora");
+    app.assert_unauthorized("/api/facilities", &token).await;
 }
 
 /// Polls `path` on `app` until `done` holds for its answer (other instances learn of a commit
@@ -285,16 +246,14 @@ async fn instances_on_one_postgres_see_each_others_writes() {
         .await;
     let path = format!("/api/facility/{}", facility["_id"].as_str().unwrap());
     let token = second.admin.clone();
-    second.get(&path, &token).await.expect(200);
-    second.get(&path, &token).await.expect(200);
+    second.get_ok(&path, &token).await;
+    second.get_ok(&path, &token).await;
     first
-        .put(
+        .admin_put(
             &format!("{path}/edit"),
-            &first.admin,
             json!({"telephone": "(31) 3333-4444"}),
         )
-        .await
-        .expect(200);
+        .await;
     eventually(&second, &path, &token, |status, body| {
         status == 200 && body["telephone"] == "(31) 3333-4444"
     })
@@ -302,11 +261,8 @@ async fn instances_on_one_postgres_see_each_others_writes() {
 
     // A user deactivated through one instance is refused by the other.
     let (user, user_token) = first.user_with(&["Físico"], "Bia Instâncias").await;
-    second.get("/api/facilities", &user_token).await.expect(200);
-    first
-        .post_id("/api/exclude/", &first.admin, &user)
-        .await
-        .expect(200);
+    second.get_ok("/api/facilities", &user_token).await;
+    first.admin_post_id("/api/exclude/", &user).await;
     eventually(&second, "/api/facilities", &user_token, |status, _| {
         status == 401
     })

@@ -2,7 +2,7 @@
 //! write has exactly one winner and every loser gets its documented answer, never a 500, on
 //! SQLite and on PostgreSQL.
 
-use crate::documents::{pdf, upload};
+use crate::documents::{admin_upload, pdf};
 use crate::helpers::{Answer, TestApp, facility_payload, unique_cnpj};
 use crate::on_both_databases;
 use futures::future::join_all;
@@ -94,9 +94,7 @@ async fn concurrent_sign_liberate_and_exclude_have_one_winner(app: TestApp) {
         .unwrap()
         .to_owned();
     for round in 0..ROUNDS / 4 {
-        let doc = upload(&app, &app.admin, &facility, pdf(2048, round as u8), &[])
-            .await
-            .expect(201);
+        let doc = admin_upload(&app, &facility, pdf(2048, round as u8), &[]).await;
         let id = doc["_id"].as_str().unwrap().to_owned();
         let body = json!({"_id": id});
 

@@ -1,4 +1,4 @@
-use crate::documents::{new_facility, pdf, upload};
+use crate::documents::{admin_upload, new_facility, pdf, upload};
 use crate::helpers::{Backend, TestApp};
 use crate::on_both_backends;
 use crate::test_servers::{SmtpSink, free_port};
@@ -35,10 +35,7 @@ async fn released(app: &TestApp, token: &str, facility: &str, name: &str) -> Str
 /// Polls the document until `done` holds (or fails after 20 s).
 async fn wait_for(app: &TestApp, token: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..200 {
-        let doc = app
-            .get(&format!("/api/document/{id}"), token)
-            .await
-            .expect(200);
+        let doc = app.get_ok(&format!("/api/document/{id}"), token).await;
         if done(&doc) {
             return doc;
         }
@@ -61,9 +58,7 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
         .unwrap()
         .to_owned();
     // Only released documents are mailed.
-    let draft = upload(&app, &app.admin, &facility, pdf(100, 1), &[])
-        .await
-        .expect(201);
+    let draft = admin_upload(&app, &facility, pdf(100, 1), &[]).await;
     app.post_id("/api/document/scheduleEmail", &app.admin, &draft["_id"])
         .await
         .expect_error(409, "conflict");

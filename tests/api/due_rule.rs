@@ -4,7 +4,7 @@
 //! equipment, and the lists filtered by state).
 
 use crate::equipment::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type, today};
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, entries, facility_payload};
 use crate::on_both_databases;
 use chrono::{Days, NaiveDate};
 use rand::{Rng, SeedableRng};
@@ -72,18 +72,12 @@ async fn the_database_and_core_agree_on_due_states(app: TestApp) {
         DueState::NeverDone,
     ] {
         let listed = app
-            .get(
-                &format!(
-                    "/api/tests/due?state={}&facilityId={facility}&pageSize=100",
-                    state.as_str()
-                ),
-                &app.admin,
-            )
-            .await
-            .expect(200);
-        let mut got: Vec<(String, String)> = listed["list"]
-            .as_array()
-            .unwrap()
+            .admin_get(&format!(
+                "/api/tests/due?state={}&facilityId={facility}&pageSize=100",
+                state.as_str()
+            ))
+            .await;
+        let mut got: Vec<(String, String)> = entries(&listed)
             .iter()
             .map(|e| {
                 (

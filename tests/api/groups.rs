@@ -11,13 +11,12 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
     app.assert_post_denied("/api/group/register", &client, json!({"name": "G"}))
         .await;
     let g = app
-        .post(
+        .post_created(
             "/api/group/register/",
             &admin_role,
             json!({"name": "Rede Norte", "description": "Hospitais do Norte"}),
         )
-        .await
-        .expect(201);
+        .await;
     let id = g["_id"].as_str().unwrap();
     assert_eq!(g["description"], "Hospitais do Norte");
     app.post(
@@ -35,16 +34,15 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
     .await
     .expect_field_error("name", "required");
     let edited = app
-        .post(
+        .post_ok(
             "/api/group/edit",
             &admin_role,
             json!({"_id": id, "name": "Rede Norte e Nordeste"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(edited["name"], "Rede Norte e Nordeste");
     assert_eq!(edited["description"], "Hospitais do Norte");
-    let list = app.get("/api/group", &client).await.expect(200);
+    let list = app.get_ok("/api/group", &client).await;
     assert_eq!(list["paging"]["total"], 1);
     let mut p = facility_payload("No Grupo");
     p["group"] = json!({"_id": id});
@@ -63,10 +61,7 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
         json!({"_id": f["_id"], "group": null}),
     )
     .await;
-    app.post_id("/api/group/exclude/", &app.admin, &id)
-        .await
-        .expect(200);
-    app.get(&format!("/api/group/{id}"), &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.admin_post_id("/api/group/exclude/", &id).await;
+    app.assert_not_found(&format!("/api/group/{id}"), &app.admin)
+        .await;
 }

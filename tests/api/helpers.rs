@@ -1,11 +1,12 @@
 //! Test harness: each test gets a real server (`common::start`) on SQLite or PostgreSQL, with
 //! an HTTP client and the Administrator logged in.
 
+pub use crate::answer::Answer;
 use crate::common;
 pub use crate::common::{ADMIN_EMAIL, ADMIN_PASSWORD, Backend, PASSWORD, postgres_admin_url};
 use rand::Rng;
 use registry_server::Config;
-use reqwest::{Method, StatusCode};
+use reqwest::Method;
 use serde_json::{Value, json};
 
 pub struct TestApp {
@@ -16,94 +17,6 @@ pub struct TestApp {
     pub data_dir: tempfile::TempDir,
     /// The server's state, for tests that must set up rows no endpoint of this branch creates.
     pub state: registry_server::AppState,
-}
-
-/// A JSON answer: status, headers and body.
-pub struct Answer {
-    pub status: StatusCode,
-    pub headers: reqwest::header::HeaderMap,
-    pub body: Value,
-}
-
-impl Answer {
-    /// The field error codes, as `(field, code)`.
-    pub fn field_errors(&self) -> Vec<(String, String)> {
-        self.body["errors"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .map(|e| {
-                        (
-                            e["field"].as_str().unwrap().to_owned(),
-                            e["code"].as_str().unwrap().to_owned(),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    pub fn has_field_error(&self, field: &str, code: &str) -> bool {
-        self.field_errors()
-            .iter()
-            .any(|(f, c)| f == field && c == code)
-    }
-
-    #[track_caller]
-    pub fn expect(self, status: u16) -> Value {
-        assert_eq!(
-            self.status.as_u16(),
-            status,
-            "unexpected status; body: {}",
-            self.body
-        );
-        self.body
-    }
-
-    #[track_caller]
-    pub fn expect_error(self, status: u16, code: &str) -> Self {
-        assert_eq!(
-            self.status.as_u16(),
-            status,
-            "unexpected status; body: {}",
-            self.body
-        );
-        assert_eq!(
-            self.body["code"], code,
-            "unexpected code; body: {}",
-            self.body
-        );
-        assert!(
-            self.body["message"].as_str().is_some_and(|m| !m.is_empty()),
-            "error without message: {}",
-            self.body
-        );
-        self
-    }
-
-    /// Asserts that the answer names each `(field, code)` error.
-    #[track_caller]
-    pub fn assert_field_errors(&self, expected: &[(&str, &str)]) {
-        for (field, code) in expected {
-            assert!(
-                self.has_field_error(field, code),
-                "{field} {code}: {}",
-                self.body
-            );
-        }
-    }
-
-    /// Asserts a 422 `validation_failed` answer naming `code` on `field`.
-    #[track_caller]
-    pub fn expect_field_error(self, field: &str, code: &str) -> Self {
-        let answer = self.expect_error(422, "validation_failed");
-        assert!(
-            answer.has_field_error(field, code),
-            "no {code} error on {field}; body: {}",
-            answer.body
-        );
-        answer
-    }
 }
 
 impl TestApp {
@@ -223,19 +136,39 @@ impl TestApp {
             .await
     }
 
+    /// A GET by `token`, which must succeed (200): the answer's body.
+    pub async fn get_ok(&self, path: &str, token: &str) -> Value {
+        self.get(path, token).await.expect(200)
+    }
+
+    /// A POST by `token`, which must succeed (200): the answer's body.
+    pub async fn post_ok(&self, path: &str, token: &str, body: Value) -> Value {
+        self.post(path, token, body).await.expect(200)
+    }
+
+    /// A PUT by `token`, which must succeed (200): the answer's body.
+    pub async fn put_ok(&self, path: &str, token: &str, body: Value) -> Value {
+        self.put(path, token, body).await.expect(200)
+    }
+
+    /// A POST by `token` that must create a record (201): the answer's body.
+    pub async fn post_created(&self, path: &str, token: &str, body: Value) -> Value {
+        self.post(path, token, body).await.expect(201)
+    }
+
     /// A GET by the Administrator, which must succeed (200): the answer's body.
     pub async fn admin_get(&self, path: &str) -> Value {
-        self.get(path, &self.admin).await.expect(200)
+        self.get_ok(path, &self.admin).await
     }
 
     /// A POST by the Administrator, which must succeed (200): the answer's body.
     pub async fn admin_post(&self, path: &str, body: Value) -> Value {
-        self.post(path, &self.admin, body).await.expect(200)
+        self.post_ok(path, &self.admin, body).await
     }
 
     /// A PUT by the Administrator, which must succeed (200): the answer's body.
     pub async fn admin_put(&self, path: &str, body: Value) -> Value {
-        self.put(path, &self.admin, body).await.expect(200)
+        self.put_ok(path, &self.admin, body).await
     }
 
     /// A POST of `{"_id": id}` (an archive, a sign, a release…).
@@ -246,6 +179,11 @@ impl TestApp {
         id: &(impl serde::Serialize + ?Sized),
     ) -> Answer {
         self.post(path, token, json!({"_id": id})).await
+    }
+
+    /// A POST of `{"_id": id}` by the Administrator, which must succeed (200): the answer's body.
+    pub async fn admin_post_id(&self, path: &str, id: &(impl serde::Serialize + ?Sized)) -> Value {
+        self.post_id(path, &self.admin, id).await.expect(200)
     }
 
     /// A POST without a token.
@@ -276,14 +214,12 @@ impl TestApp {
     /// The audit history of record `id` of `entity` (`/api/{entity}/{id}/history`), read by the
     /// Administrator.
     pub async fn history(&self, entity: &str, id: &str) -> Value {
-        self.get(&format!("/api/{entity}/{id}/history"), &self.admin)
-            .await
-            .expect(200)
+        self.admin_get(&format!("/api/{entity}/{id}/history")).await
     }
 
     /// The `paging.total` of the list at `path`, read by `token`.
     pub async fn total(&self, path: &str, token: &str) -> i64 {
-        self.get(path, token).await.expect(200)["paging"]["total"]
+        self.get_ok(path, token).await["paging"]["total"]
             .as_i64()
             .expect("a total")
     }
@@ -293,6 +229,25 @@ impl TestApp {
         self.post(path, token, body)
             .await
             .expect_error(403, "permission_denied");
+    }
+
+    /// Asserts that `token` may not PUT `body` to `path` (403 `permission_denied`).
+    pub async fn assert_put_denied(&self, path: &str, token: &str, body: Value) {
+        self.put(path, token, body)
+            .await
+            .expect_error(403, "permission_denied");
+    }
+
+    /// Asserts that `token`'s GET of `path` finds nothing (404 `not_found`).
+    pub async fn assert_not_found(&self, path: &str, token: &str) {
+        self.get(path, token).await.expect_error(404, "not_found");
+    }
+
+    /// Asserts that `token` is refused (401 `unauthorized`) on a GET of `path`.
+    pub async fn assert_unauthorized(&self, path: &str, token: &str) {
+        self.get(path, token)
+            .await
+            .expect_error(401, "unauthorized");
     }
 
     /// Asserts that `token` may not delete record `id` through `path`, and that the
@@ -326,10 +281,7 @@ impl TestApp {
             rand::rng().random::<u32>()
         );
         let body = json!({"name": name, "email": email, "password": PASSWORD, "roles": roles, "ANLicenseNumber": format!("AN-{name}")});
-        let user = self
-            .post("/api/register/", &self.admin, body)
-            .await
-            .expect(201);
+        let user = self.post_created("/api/register/", &self.admin, body).await;
         let token = self.login(&email, PASSWORD).await;
         (user["_id"].as_str().unwrap().to_owned(), token)
     }
@@ -344,16 +296,14 @@ impl TestApp {
     }
 
     pub async fn create_facility(&self, body: Value) -> Value {
-        self.post("/api/facility/register/", &self.admin, body)
+        self.post_created("/api/facility/register/", &self.admin, body)
             .await
-            .expect(201)
     }
 
     /// Registers a group (by the Administrator).
     pub async fn create_group(&self, name: &str) -> Value {
-        self.post("/api/group/register", &self.admin, json!({"name": name}))
+        self.post_created("/api/group/register", &self.admin, json!({"name": name}))
             .await
-            .expect(201)
     }
 
     /// Creates a facility (`facility_payload(name)`) with user `titular` as its Titular.
@@ -364,23 +314,33 @@ impl TestApp {
     }
 }
 
+/// The entries of a list answer (`{"list": [...], "paging": ...}`), in order.
+pub fn entries(list: &Value) -> &[Value] {
+    list["list"].as_array().expect("a list")
+}
+
+/// The string `field` of each entry of a list answer, in order.
+pub fn list_strs<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
+    entries(list)
+        .iter()
+        .map(|e| {
+            e[field]
+                .as_str()
+                .unwrap_or_else(|| panic!("no {field}: {e}"))
+        })
+        .collect()
+}
+
 /// The action of each event of a `…/history` answer, newest first.
 pub fn history_actions(history: &Value) -> Vec<&str> {
-    history["list"]
-        .as_array()
-        .expect("a list")
-        .iter()
-        .map(|e| e["action"].as_str().expect("an action"))
-        .collect()
+    list_strs(history, "action")
 }
 
 /// The `_id` of each entry of a list answer, in order.
 pub fn list_ids(list: &Value) -> Vec<String> {
-    list["list"]
-        .as_array()
-        .expect("a list")
-        .iter()
-        .map(|e| e["_id"].as_str().expect("an _id").to_owned())
+    list_strs(list, "_id")
+        .into_iter()
+        .map(str::to_owned)
         .collect()
 }
 
@@ -419,7 +379,8 @@ pub fn facility_payload(name: &str) -> Value {
 }
 
 /// Runs each named `async fn(TestApp)` against SQLite and against PostgreSQL; with
-/// `configured(|config| …);` first, each server's `Config` is adjusted before it starts.
+/// `configured(|config| …);` first, each server's `Config` is adjusted before it starts (the
+/// closure is expanded inside a generated module: it names types by their full path).
 #[macro_export]
 macro_rules! on_both_databases {
     (configured($configure:expr); $($name:ident),* $(,)?) => {

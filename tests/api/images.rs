@@ -96,14 +96,10 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
     .await;
     assert_eq!(status, 403);
     // Removal by the client layer's paths and by DELETE.
-    let removed = app
-        .post_id("/api/facility/removeLogo", &app.admin, &id)
-        .await
-        .expect(200);
+    let removed = app.admin_post_id("/api/facility/removeLogo", &id).await;
     assert_eq!(removed["logo"], json!(null));
-    app.get(&format!("/api/facility/{id}/logo"), &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&format!("/api/facility/{id}/logo"), &app.admin)
+        .await;
     let res = raw(
         &app,
         Method::DELETE,
@@ -113,7 +109,6 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
     assert_eq!(res.status(), 200);
     let shown = app.admin_get(&format!("/api/facility/{id}")).await;
     assert_eq!(shown["backgroundImage"], json!(null));
-    app.post_id("/api/facility/removeBackgroundImage/", &app.admin, &id)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/facility/removeBackgroundImage/", &id)
+        .await;
 }

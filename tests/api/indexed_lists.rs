@@ -4,7 +4,7 @@
 //! kept ranks (migration 0003). Every write that changes what they index must reach them.
 
 use crate::equipment::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type};
-use crate::helpers::{Backend, TestApp, facility_payload, urlencode};
+use crate::helpers::{Backend, TestApp, entries, facility_payload, list_strs, urlencode};
 use crate::on_both_databases;
 use serde_json::json;
 
@@ -86,9 +86,7 @@ async fn search_follows_creates_edits_and_archives(app: TestApp) {
     )
     .await;
     // Archived: no longer found.
-    app.post_id("/api/facility/exclude", &app.admin, &other)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/facility/exclude", &other).await;
     assert_index_in_step(&app).await;
     assert_search_totals(
         &app,
@@ -132,9 +130,7 @@ async fn overdue(app: &TestApp) -> Vec<String> {
     let res = app
         .admin_get("/api/tests/due?state=overdue&pageSize=50")
         .await;
-    let list: Vec<String> = res["list"]
-        .as_array()
-        .unwrap()
+    let list: Vec<String> = entries(&res)
         .iter()
         .map(|d| d["equipment"]["_id"].as_str().unwrap().to_owned())
         .collect();
@@ -164,9 +160,7 @@ async fn due_lists_leave_out_inactive_and_archived_equipment(app: TestApp) {
     };
     assert_eq!(sorted(overdue(&app).await), all);
     let edit = |body: serde_json::Value| async {
-        app.post("/api/facility/equipment/edit", &app.admin, body)
-            .await
-            .expect(200);
+        app.admin_post("/api/facility/equipment/edit", body).await;
     };
     // Inactive equipment leaves the registry-wide list and comes back when reactivated; its own
     // list still shows the pair.
@@ -182,17 +176,14 @@ async fn due_lists_leave_out_inactive_and_archived_equipment(app: TestApp) {
     edit(json!({"_id": a, "active": true})).await;
     assert_eq!(sorted(overdue(&app).await), all);
     // Archived equipment.
-    app.post_id("/api/facility/equipment/exclude", &app.admin, &a)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/facility/equipment/exclude", &a)
+        .await;
     assert_eq!(
         sorted(overdue(&app).await),
         sorted(vec![b.clone(), c.clone()])
     );
     // Archived facility: its equipment leaves the lists.
-    app.post_id("/api/facility/exclude", &app.admin, &second)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/facility/exclude", &second).await;
     assert_eq!(overdue(&app).await, vec![b.clone()]);
     // A new test on a listed pair still counts once.
     let d = equipment(&app, &facility, DOSE_CALIBRATOR).await;
@@ -230,12 +221,7 @@ async fn assert_pages(app: &TestApp, live: &[(String, &str)]) {
         for page in 1..=pages {
             let res = app.admin_get(&format!("{path}&pageNum={page}")).await;
             assert_eq!(res["paging"]["total"], expected.len(), "{path}");
-            let got: Vec<&str> = res["list"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f["_id"].as_str().unwrap())
-                .collect();
+            let got = list_strs(&res, "_id");
             let want: Vec<&str> = expected
                 .iter()
                 .skip((page - 1) * 5)
@@ -266,16 +252,12 @@ async fn pages_follow_creates_archives_and_department_moves(app: TestApp) {
     // Archive some, the oldest and the newest among them.
     for _ in 0..4 {
         let (id, _) = live.remove(rng.random_range(0..live.len()));
-        app.post_id("/api/facility/exclude", &app.admin, &id)
-            .await
-            .expect(200);
+        app.admin_post_id("/api/facility/exclude", &id).await;
     }
     let (oldest, _) = live.remove(0);
     let (newest, _) = live.pop().unwrap();
     for id in [oldest, newest] {
-        app.post_id("/api/facility/exclude", &app.admin, &id)
-            .await
-            .expect(200);
+        app.admin_post_id("/api/facility/exclude", &id).await;
     }
     assert_pages(&app, &live).await;
     // Move some to the other department.

@@ -80,9 +80,7 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
         "/api/document/ab%00cd",
         "/api/equipment/%1F",
     ] {
-        app.get(path, &app.admin)
-            .await
-            .expect_error(404, "not_found");
+        app.assert_not_found(path, &app.admin).await;
     }
     // Multipart form fields of an upload.
     let facility = new_facility(&app, "Com documentos").await;
@@ -163,9 +161,7 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     payload["address"] = json!(vec![address; 20]);
     payload["radioisotopes"] =
         json!([{"name": "Tc(99m)", "quantity": 1_000_000}, {"name": "I(131)", "quantity": 0.001}]);
-    app.post("/api/facility/register/", &app.admin, payload)
-        .await
-        .expect(201);
+    app.create_facility(payload).await;
 
     // Page numbers: huge ones are refused, not overflowed; deep ones answer an empty page.
     app.get("/api/facilities?pageNum=9223372036854775807", &app.admin)

@@ -1,6 +1,7 @@
 //! Black-box API tests: a real server over a real database, driven over HTTP. Every test runs on
 //! SQLite and on PostgreSQL.
 
+mod answer;
 #[path = "../common/mod.rs"]
 mod common;
 mod helpers;

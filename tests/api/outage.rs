@@ -66,13 +66,7 @@ async fn postgres_outage_answers_503_quickly_and_recovers() {
     else {
         return;
     };
-    app.post(
-        "/api/facility/register/",
-        &app.admin,
-        facility_payload("Antes"),
-    )
-    .await
-    .expect(201);
+    app.create_facility(facility_payload("Antes")).await;
     let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
     assert_eq!(ready.status(), 200);
 

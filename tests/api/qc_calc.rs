@@ -2,7 +2,7 @@
 //! records whose figures and conclusion the server computes, and failing tests in the due lists.
 
 use crate::equipment::{equipment, id};
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, entries, facility_payload};
 use crate::on_both_databases;
 use serde_json::{Value, json};
 
@@ -29,9 +29,7 @@ fn today() -> String {
 
 /// The entry of test type `test_type` in a due list.
 fn due_entry<'a>(due: &'a Value, test_type: &str) -> &'a Value {
-    due["list"]
-        .as_array()
-        .unwrap()
+    entries(due)
         .iter()
         .find(|d| d["typeOfTest"]["_id"] == test_type)
         .unwrap()
@@ -54,13 +52,12 @@ fn co57(readings: &[f64]) -> Value {
 }
 
 async fn record(app: &TestApp, equipment: &str, test_type: &str, measurements: Value) -> Value {
-    app.post(
+    app.post_created(
         "/api/test/",
         &app.admin,
         json!({"equipment": equipment, "typeOfTest": test_type, "date": today(), "measurements": measurements}),
     )
     .await
-    .expect(201)
 }
 
 async fn the_catalogue_is_seeded_once_with_kinds_and_tolerances(app: TestApp) {
@@ -76,9 +73,7 @@ async fn the_catalogue_is_seeded_once_with_kinds_and_tolerances(app: TestApp) {
     let dose = list(DOSE_CALIBRATOR).await;
     assert_eq!(dose["paging"]["total"], 5);
     let by_name = |list: &Value, name: &str| -> Value {
-        list["list"]
-            .as_array()
-            .unwrap()
+        entries(list)
             .iter()
             .find(|t| t["name"] == name)
             .unwrap_or_else(|| panic!("{name} seeded"))
@@ -112,9 +107,8 @@ async fn the_catalogue_is_seeded_once_with_kinds_and_tolerances(app: TestApp) {
     );
 
     // Once per database: a seeded type the administrator deleted stays deleted.
-    app.post_id("/api/typeOfTest/exclude", &app.admin, &GEOMETRY)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/typeOfTest/exclude", &GEOMETRY)
+        .await;
     let mut tx = app.state.db.begin().await.unwrap();
     registry_server::store::equipment_types::seed_catalogue(&mut tx)
         .await
@@ -202,10 +196,7 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
         json!([190.0, 192.0, 194.0])
     );
     // Stored: the record reads back with its figures.
-    let shown = app
-        .get(&format!("/api/test/{}", id(&passed)), &app.admin)
-        .await
-        .expect(200);
+    let shown = app.admin_get(&format!("/api/test/{}", id(&passed))).await;
     assert_eq!(shown["figures"], passed["figures"]);
     assert_eq!(shown["conclusion"], "Satisfatório");
 
@@ -216,34 +207,24 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
     // Editing the readings recomputes; editing only the notes keeps the figures.
     let path = format!("/api/test/{}", id(&failed));
     let fixed = app
-        .put(
-            &path,
-            &app.admin,
-            json!({"measurements": co57(&[186.0, 187.0, 188.0])}),
-        )
-        .await
-        .expect(200);
+        .admin_put(&path, json!({"measurements": co57(&[186.0, 187.0, 188.0])}))
+        .await;
     assert_eq!(fixed["conclusion"], "Satisfatório");
     assert_eq!(fixed["figures"]["sources"][0]["mean"], 187.0);
-    let noted = app
-        .put(&path, &app.admin, json!({"notes": "refeito"}))
-        .await
-        .expect(200);
+    let noted = app.admin_put(&path, json!({"notes": "refeito"})).await;
     assert_eq!(noted["figures"], fixed["figures"]);
     assert_eq!(noted["notes"], "refeito");
 
     // Readings are validated field by field, with the usual envelope.
-    let bad = app
-        .post(
-            "/api/test/",
-            &app.admin,
-            json!({"equipment": eq, "typeOfTest": ACCURACY, "date": today(),
-                   "measurements": {"unit": "Ci", "sources": [{"nuclide": "Co-57", "certificateActivity": 370,
-                   "certificateDate": "2026-01-01", "readings": [190, -1]}]}}),
-        )
-        .await
-        .expect_error(422, "validation_failed");
-    bad.assert_field_errors(&[
+    app.post(
+        "/api/test/",
+        &app.admin,
+        json!({"equipment": eq, "typeOfTest": ACCURACY, "date": today(),
+               "measurements": {"unit": "Ci", "sources": [{"nuclide": "Co-57", "certificateActivity": 370,
+               "certificateDate": "2026-01-01", "readings": [190, -1]}]}}),
+    )
+    .await
+    .expect_field_errors(&[
         ("measurements.unit", "invalid_value"),
         ("measurements.measuredAt", "required"),
         ("measurements.sources[0].readings[1]", "invalid_value"),
@@ -274,13 +255,12 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
     // Recorded values of a gamma camera: |−1.2| pixel past the 1-pixel limit.
     let f = id(&app.create_facility(facility_payload("Câmara")).await);
     let camera = id(&app
-        .post(
+        .post_created(
             "/api/equipment/register",
             &app.admin,
             json!({"facility": f, "typeOfEquipment": GAMMA_CAMERA}),
         )
-        .await
-        .expect(201));
+        .await);
     let cor = record(
         &app,
         &camera,
@@ -319,21 +299,19 @@ async fn a_conclusion_sent_for_a_computed_test_is_refused(app: TestApp) {
     .expect_field_error("conclusion", "invalid_value");
     // A free test type still takes the client's conclusion.
     let free = id(&app
-        .post(
+        .post_created(
             "/api/typeOfTest/register",
             &app.admin,
             json!({"name": "Inspeção visual", "typeOfEquipment": DOSE_CALIBRATOR, "expirationInDays": 30}),
         )
-        .await
-        .expect(201));
+        .await);
     let manual = app
-        .post(
+        .post_created(
             "/api/test/",
             &app.admin,
             json!({"equipment": eq, "typeOfTest": free, "date": today(), "conclusion": "Insatisfatório"}),
         )
-        .await
-        .expect(201);
+        .await;
     assert_eq!(manual["conclusion"], "Insatisfatório");
     assert_eq!(manual["figures"], Value::Null);
 }
@@ -381,9 +359,8 @@ async fn due_entries_show_the_last_conclusion_and_filter_failing_ones(app: TestA
         app.admin_get("/api/tests/due?failing=true").await["paging"]["total"],
         0
     );
-    app.post(&format!("/api/test/{}", id(&retest)), &app.admin, json!({}))
-        .await
-        .expect(200);
+    app.admin_post(&format!("/api/test/{}", id(&retest)), json!({}))
+        .await;
     assert_eq!(
         app.admin_get("/api/tests/due?failing=true").await["paging"]["total"],
         1
@@ -424,7 +401,6 @@ async fn the_report_is_a_one_page_pdf_with_the_figures_and_verdict(app: TestApp)
     }
     // Only who may see the test gets its report.
     let (_, client) = app.user_with(&["Cliente"], "Outro").await;
-    app.get(&format!("/api/test/{}/report", id(&failed)), &client)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&format!("/api/test/{}/report", id(&failed)), &client)
+        .await;
 }

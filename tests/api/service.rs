@@ -48,9 +48,7 @@ async fn health_docs_and_unknown_routes(app: TestApp) {
     assert_eq!(ui.status(), 200);
     assert!(ui.text().await.unwrap().contains("swagger"));
     // Unknown paths and methods answer the error envelope too.
-    app.get("/api/nothing-here", &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found("/api/nothing-here", &app.admin).await;
     let res = app
         .call(Method::DELETE, "/api/facilities", Some(&app.admin), None)
         .await;

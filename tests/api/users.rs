@@ -12,34 +12,26 @@ async fn user_reads_follow_the_permission_table(app: TestApp) {
     let (other, _) = app.user_with(&["Cliente"], "Otto Other").await;
     for role in ["Administrator", "Admin", "Físico", "Laudos"] {
         let (_, token) = app.user_with(&[role], &format!("Reader {role}")).await;
-        let list = app.get("/api/users?q=carla", &token).await.expect(200);
+        let list = app.get_ok("/api/users?q=carla", &token).await;
         assert_eq!(list["paging"]["total"], 1, "{role}");
         assert_eq!(list["list"][0]["_id"], client);
-        app.get(&format!("/api/user/{client}"), &token)
-            .await
-            .expect(200);
-        app.get(&format!("/api/user/{client}/facilities"), &token)
-            .await
-            .expect(200);
+        app.get_ok(&format!("/api/user/{client}"), &token).await;
+        app.get_ok(&format!("/api/user/{client}/facilities"), &token)
+            .await;
     }
     app.get("/api/users", &client_token)
         .await
         .expect_error(403, "permission_denied");
     let me = app
-        .get(&format!("/api/user/{client}/"), &client_token)
-        .await
-        .expect(200);
+        .get_ok(&format!("/api/user/{client}/"), &client_token)
+        .await;
     assert_eq!(me["name"], "Carla Cliente");
     assert!(!me.to_string().contains("argon2"));
-    app.get(&format!("/api/user/{other}"), &client_token)
-        .await
-        .expect_error(404, "not_found");
-    app.get(&format!("/api/user/{other}/facilities"), &client_token)
-        .await
-        .expect_error(404, "not_found");
-    app.get("/api/user/nobody", &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&format!("/api/user/{other}"), &client_token)
+        .await;
+    app.assert_not_found(&format!("/api/user/{other}/facilities"), &client_token)
+        .await;
+    app.assert_not_found("/api/user/nobody", &app.admin).await;
     let all = app.admin_get("/api/users?pageSize=2").await;
     assert_eq!(all["list"].as_array().unwrap().len(), 2);
     assert!(all["paging"]["total"].as_i64().unwrap() >= 7);
@@ -50,7 +42,7 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     let (laudos, laudos_token) = app.user_with(&["Laudos"], "Lia Laudos").await;
     let (_, fisico_token) = app.user_with(&["Físico"], "Fabio Fisico").await;
     // Self edit (no roles).
-    let me = app.post("/api/edit/", &client_token, json!({"_id": client, "name": "Edu C.", "telephone": "(11) 91234-5678", "FMLicenseNumber": "FM-9", "FMLicenseValidity": "2027-06-30"})).await.expect(200);
+    let me = app.post_ok("/api/edit/", &client_token, json!({"_id": client, "name": "Edu C.", "telephone": "(11) 91234-5678", "FMLicenseNumber": "FM-9", "FMLicenseValidity": "2027-06-30"})).await;
     assert_eq!(me["name"], "Edu C.");
     assert_eq!(me["FMLicenseValidity"], "2027-06-30");
     edit(
@@ -63,17 +55,16 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     edit(&app, &client_token, json!({"_id": laudos, "name": "X"}))
         .await
         .expect_error(404, "not_found");
-    let res = edit(
+    edit(
         &app,
         &client_token,
         json!({"_id": client, "email": "nope", "FMLicenseValidity": "30/06/2027"}),
     )
-    .await;
-    let res = res.expect_error(422, "validation_failed");
-    assert!(
-        res.has_field_error("email", "invalid_email")
-            && res.has_field_error("FMLicenseValidity", "invalid_value")
-    );
+    .await
+    .expect_field_errors(&[
+        ("email", "invalid_email"),
+        ("FMLicenseValidity", "invalid_value"),
+    ]);
     // Físico manages Cliente users only.
     edit(
         &app,
@@ -114,9 +105,7 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     app.post_id("/api/exclude/", &quitter, &who)
         .await
         .expect(200);
-    app.get("/api/facilities", &quitter)
-        .await
-        .expect_error(401, "unauthorized");
+    app.assert_unauthorized("/api/facilities", &quitter).await;
     let _ = PASSWORD;
 }
 

@@ -1,27 +1,23 @@
 //! Password recovery throttling and anonymous registration limits.
 
 use super::{client_user, expect_rate_limited, login, other_client, outbox};
-use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, Backend, PASSWORD, TestApp};
-use crate::on_both_backends;
+use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, PASSWORD, TestApp};
+use crate::on_both_databases;
 use reqwest::Method;
 use serde_json::json;
 use std::time::Duration;
 
-on_both_backends!(
-    password_recovery_is_throttled_per_client_and_per_address,
-    anonymous_registration_is_limited_per_client,
-    anonymous_registration_does_not_reveal_accounts
-);
+on_both_databases!(anonymous_registration_does_not_reveal_accounts);
 
-async fn password_recovery_is_throttled_per_client_and_per_address(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| {
+on_both_databases!(
+    configured(|c| {
         c.limits.recovery_per_client_per_hour = 4;
         c.limits.mails_per_address_per_hour = 2;
-    })
-    .await
-    else {
-        return;
-    };
+    });
+    password_recovery_is_throttled_per_client_and_per_address
+);
+
+async fn password_recovery_is_throttled_per_client_and_per_address(app: TestApp) {
     let email = "forgetful@example.com";
     client_user(&app, email).await;
     let ask = |client: reqwest::Client, email: &'static str| {
@@ -62,14 +58,12 @@ async fn password_recovery_is_throttled_per_client_and_per_address(backend: Back
     assert_eq!(mails, 2, "recovery mails to one address per hour");
 }
 
-async fn anonymous_registration_is_limited_per_client(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.limits.register_per_client_per_hour = 2;
-    })
-    .await
-    else {
-        return;
-    };
+on_both_databases!(
+    configured(|c| c.limits.register_per_client_per_hour = 2);
+    anonymous_registration_is_limited_per_client
+);
+
+async fn anonymous_registration_is_limited_per_client(app: TestApp) {
     let me = |i: u32| json!({"name": "Self Made", "email": format!("self-{i}@example.com"), "password": PASSWORD});
     for i in 0..2 {
         app.post_anon("/api/register/", me(i)).await.expect(202);
@@ -77,9 +71,7 @@ async fn anonymous_registration_is_limited_per_client(backend: Backend) {
     expect_rate_limited(app.post_anon("/api/register/", me(2)).await);
     // Staff registrations are not limited.
     for i in 3..6 {
-        app.post("/api/register/", &app.admin, me(i))
-            .await
-            .expect(201);
+        app.post_created("/api/register/", &app.admin, me(i)).await;
     }
     // Another client address has its own allowance.
     app.call_as(
@@ -93,10 +85,7 @@ async fn anonymous_registration_is_limited_per_client(backend: Backend) {
     .expect(202);
 }
 
-async fn anonymous_registration_does_not_reveal_accounts(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn anonymous_registration_does_not_reveal_accounts(app: TestApp) {
     let anon = |email: &str, password: &str| {
         app.post_anon(
             "/api/register/",

@@ -1,8 +1,8 @@
 //! Connection timeouts, downloads that are not sniffed, and tokens issued in the future.
 
-use crate::documents::{new_facility, pdf, upload};
-use crate::helpers::{Backend, TestApp};
-use crate::on_both_backends;
+use crate::documents::{admin_upload, new_facility, pdf};
+use crate::helpers::TestApp;
+use crate::on_both_databases;
 use base64::Engine;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -10,10 +10,9 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-on_both_backends!(
-    half_sent_requests_and_idle_connections_are_closed,
+on_both_databases!(
     downloads_are_not_sniffed,
-    tokens_issued_in_the_future_are_refused
+    tokens_issued_in_the_future_are_refused,
 );
 
 /// How long until the server closes the connection (reading and dropping whatever it sends), or
@@ -37,37 +36,36 @@ async fn sent(addr: &str, bytes: &[u8]) -> TcpStream {
     stream
 }
 
-async fn half_sent_requests_and_idle_connections_are_closed(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.limits.read_timeout = Duration::from_secs(1);
-        c.limits.body_timeout = Duration::from_secs(1);
-    })
-    .await
-    else {
-        return;
-    };
+on_both_databases!(
+    configured(|c| {
+        c.limits.read_timeout = std::time::Duration::from_secs(1);
+        c.limits.body_timeout = std::time::Duration::from_secs(1);
+    });
+    half_sent_requests_and_idle_connections_are_closed
+);
+
+async fn half_sent_requests_and_idle_connections_are_closed(app: TestApp) {
     let addr = app.base.trim_start_matches("http://").to_owned();
     let limit = Duration::from_secs(5);
-    // Half a request line and headers.
-    let mut half = sent(
-        &addr,
-        b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Le",
-    )
-    .await;
-    assert!(
-        closed_within(&mut half, limit).await.is_some(),
-        "a half-sent request head is still open after {limit:?}"
-    );
-    // A complete head, half a body.
-    let mut body = sent(
-        &addr,
-        b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\": ",
-    )
-    .await;
-    assert!(
-        closed_within(&mut body, limit).await.is_some(),
-        "a half-sent body is still open after {limit:?}"
-    );
+    let half_sent: [(&str, &[u8]); 2] = [
+        // Half a request line and headers.
+        (
+            "request head",
+            b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Le",
+        ),
+        // A complete head, half a body.
+        (
+            "body",
+            b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\": ",
+        ),
+    ];
+    for (what, bytes) in half_sent {
+        let mut stream = sent(&addr, bytes).await;
+        assert!(
+            closed_within(&mut stream, limit).await.is_some(),
+            "a half-sent {what} is still open after {limit:?}"
+        );
+    }
     // A kept-alive connection that goes idle after its answer.
     let mut idle = sent(&addr, b"GET /healthz HTTP/1.1\r\nHost: registry\r\n\r\n").await;
     let mut first = [0u8; 12];
@@ -81,14 +79,9 @@ async fn half_sent_requests_and_idle_connections_are_closed(backend: Backend) {
     app.admin_get("/api/users").await;
 }
 
-async fn downloads_are_not_sniffed(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn downloads_are_not_sniffed(app: TestApp) {
     let facility = new_facility(&app, "Clínica Nosniff").await;
-    let doc = upload(&app, &app.admin, &facility, pdf(1000, 3), &[])
-        .await
-        .expect(201);
+    let doc = admin_upload(&app, &facility, pdf(1000, 3), &[]).await;
     let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
     let form = reqwest::multipart::Form::new().part(
         "file",
@@ -157,23 +150,18 @@ fn resigned(app: &TestApp, token: &str, change: impl FnOnce(&mut Value)) -> Stri
     format!("{signed}.{signature}")
 }
 
-async fn tokens_issued_in_the_future_are_refused(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn tokens_issued_in_the_future_are_refused(app: TestApp) {
     let now = chrono::Utc::now().timestamp();
     // Re-signing with the same claims is accepted (the forging itself is right)...
     let same = resigned(&app, &app.admin, |_| {});
-    app.get("/api/users", &same).await.expect(200);
+    app.get_ok("/api/users", &same).await;
     // ...a few seconds of clock skew too...
     let skewed = resigned(&app, &app.admin, |c| c["iat"] = json!(now + 20));
-    app.get("/api/users", &skewed).await.expect(200);
+    app.get_ok("/api/users", &skewed).await;
     // ...but not a token issued an hour from now.
     let future = resigned(&app, &app.admin, |c| {
         c["iat"] = json!(now + 3600);
         c["exp"] = json!(now + 7200);
     });
-    app.get("/api/users", &future)
-        .await
-        .expect_error(401, "unauthorized");
+    app.assert_unauthorized("/api/users", &future).await;
 }

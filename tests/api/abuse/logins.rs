@@ -1,28 +1,23 @@
 //! Login limits: parallel guesses, per-client limits, the per-account delay and its forgetting.
 
 use super::{client_user, expect_rate_limited, login, other_client, recovery_code};
-use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, Answer, Backend, PASSWORD, TestApp};
-use crate::on_both_backends;
+use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, Answer, PASSWORD, TestApp};
+use crate::on_both_databases;
 use reqwest::Method;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-on_both_backends!(
-    parallel_wrong_passwords_check_at_most_the_allowed_number,
-    one_client_address_meets_a_login_limit,
-    failed_logins_slow_the_account_without_locking_the_owner_out,
+on_both_databases!(
     forgotten_login_counts_are_dropped,
-    parallel_successful_logins_of_one_account_all_pass
+    parallel_successful_logins_of_one_account_all_pass,
 );
 
-async fn parallel_wrong_passwords_check_at_most_the_allowed_number(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.limits.login_delay = Duration::from_secs(600);
-    })
-    .await
-    else {
-        return;
-    };
+on_both_databases!(
+    configured(|c| c.limits.login_delay = std::time::Duration::from_secs(600));
+    parallel_wrong_passwords_check_at_most_the_allowed_number
+);
+
+async fn parallel_wrong_passwords_check_at_most_the_allowed_number(app: TestApp) {
     let allowed = app.state.config.limits.login_free_failures as usize;
     let guesses: Vec<String> = (0..40).map(|i| format!("guess-{i}-wrong")).collect();
     let answers =
@@ -41,14 +36,12 @@ async fn parallel_wrong_passwords_check_at_most_the_allowed_number(backend: Back
     expect_rate_limited(login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await);
 }
 
-async fn one_client_address_meets_a_login_limit(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.limits.login_failures_per_client_per_minute = 10;
-    })
-    .await
-    else {
-        return;
-    };
+on_both_databases!(
+    configured(|c| c.limits.login_failures_per_client_per_minute = 10);
+    one_client_address_meets_a_login_limit
+);
+
+async fn one_client_address_meets_a_login_limit(app: TestApp) {
     // Successful logins take nothing from the client's allowance.
     for _ in 0..15 {
         login(&app, ADMIN_EMAIL, ADMIN_PASSWORD).await.expect(200);
@@ -86,16 +79,16 @@ async fn one_client_address_meets_a_login_limit(backend: Backend) {
     .expect(200);
 }
 
-async fn failed_logins_slow_the_account_without_locking_the_owner_out(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| {
+on_both_databases!(
+    configured(|c| {
         c.limits.login_free_failures = 2;
-        c.limits.login_delay = Duration::from_secs(3);
-        c.limits.login_max_delay = Duration::from_secs(6);
-    })
-    .await
-    else {
-        return;
-    };
+        c.limits.login_delay = std::time::Duration::from_secs(3);
+        c.limits.login_max_delay = std::time::Duration::from_secs(6);
+    });
+    failed_logins_slow_the_account_without_locking_the_owner_out
+);
+
+async fn failed_logins_slow_the_account_without_locking_the_owner_out(app: TestApp) {
     let email = "owner@example.com";
     let id = client_user(&app, email).await;
     let fail_twice = || async {
@@ -142,10 +135,7 @@ async fn failed_logins_slow_the_account_without_locking_the_owner_out(backend: B
     login(&app, email, "recovered-pass-1").await.expect(200);
 }
 
-async fn forgotten_login_counts_are_dropped(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn forgotten_login_counts_are_dropped(app: TestApp) {
     login(&app, "guessed@example.com", "wrong-password")
         .await
         .expect_error(401, "unauthorized");
@@ -166,10 +156,7 @@ async fn forgotten_login_counts_are_dropped(backend: Backend) {
 
 /// A script's workers sharing one account log in at once: none of them is refused, since each
 /// success clears the account's count before the next login of it is counted.
-async fn parallel_successful_logins_of_one_account_all_pass(backend: Backend) {
-    let Some(app) = TestApp::spawn(backend).await else {
-        return;
-    };
+async fn parallel_successful_logins_of_one_account_all_pass(app: TestApp) {
     let answers =
         futures::future::join_all((0..16).map(|_| login(&app, ADMIN_EMAIL, ADMIN_PASSWORD))).await;
     for a in answers {

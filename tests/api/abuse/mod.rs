@@ -41,9 +41,7 @@ async fn login(app: &TestApp, email: &str, password: &str) -> Answer {
 /// Registers a `Cliente` with a known e-mail address (as the Administrator).
 async fn client_user(app: &TestApp, email: &str) -> String {
     let body = json!({"name": "Owner", "email": email, "password": PASSWORD});
-    app.post("/api/register/", &app.admin, body)
-        .await
-        .expect(201)["_id"]
+    app.post_created("/api/register/", &app.admin, body).await["_id"]
         .as_str()
         .unwrap()
         .to_owned()

@@ -1,7 +1,7 @@
 //! Uploading and downloading files: the round trip, rejected fields and files, the size limit and
 //! the S3 store.
 
-use super::{download, form, new_facility, pdf, send_form, sha256, upload};
+use super::{admin_upload, download, form, new_facility, pdf, send_form, sha256, upload};
 use crate::equipment::id;
 use crate::helpers::{Backend, TestApp, facility_payload};
 use crate::test_servers::S3Server;
@@ -13,10 +13,11 @@ on_both_databases!(
     upload_and_download_round_trip,
     upload_rejects_bad_fields_and_files
 );
-on_both_backends!(
-    uploads_past_the_limit_are_refused,
-    files_round_trip_through_s3
+on_both_databases!(
+    configured(|c| c.documents.upload_limit = 64 * 1024);
+    uploads_past_the_limit_are_refused
 );
+on_both_backends!(files_round_trip_through_s3);
 
 const PNG: &[u8] = &[
     0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R',
@@ -26,13 +27,11 @@ const PNG: &[u8] = &[
 async fn insert_equipment(app: &TestApp, facility: &str, archived: bool) -> String {
     let body = json!({"facility": facility, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "serialNumber": "SN-DOC"});
     let id = id(&app
-        .post("/api/equipment/register", &app.admin, body)
-        .await
-        .expect(201));
+        .post_created("/api/equipment/register", &app.admin, body)
+        .await);
     if archived {
-        app.post_id("/api/facility/equipment/exclude", &app.admin, &id)
-            .await
-            .expect(200);
+        app.admin_post_id("/api/facility/equipment/exclude", &id)
+            .await;
     }
     id
 }
@@ -42,11 +41,10 @@ async fn insert_qc_test(app: &TestApp, equipment: &str) -> String {
     let name = format!("Exatidão {}", uuid::Uuid::now_v7().simple());
     let body = json!({"name": name, "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "expirationInDays": 180});
     let test_type = id(&app
-        .post("/api/typeOfTest/register", &app.admin, body)
-        .await
-        .expect(201));
+        .post_created("/api/typeOfTest/register", &app.admin, body)
+        .await);
     let body = json!({"equipment": equipment, "typeOfTest": test_type, "date": "2026-11-01", "conclusion": "Satisfatório"});
-    app.post("/api/test/", &app.admin, body).await.expect(201)["_id"]
+    app.post_created("/api/test/", &app.admin, body).await["_id"]
         .as_str()
         .unwrap()
         .to_owned()
@@ -55,15 +53,13 @@ async fn insert_qc_test(app: &TestApp, equipment: &str) -> String {
 async fn upload_and_download_round_trip(app: TestApp) {
     let facility = new_facility(&app, "Clínica Documentos").await;
     let bytes = pdf(300_000, 1);
-    let doc = upload(
+    let doc = admin_upload(
         &app,
-        &app.admin,
         &facility,
         bytes.clone(),
         &[("conclusion", "Satisfatório")],
     )
-    .await
-    .expect(201);
+    .await;
     assert_eq!(doc["status"], "Falta assinar");
     assert_eq!(doc["facility"]["_id"], facility.as_str());
     assert_eq!(doc["name"], "Relatório de controle de qualidade");
@@ -163,15 +159,13 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     )
     .await;
     res.expect_field_error("test", "invalid_value");
-    let doc = upload(
+    let doc = admin_upload(
         &app,
-        &app.admin,
         &facility,
         pdf(100, 0),
         &[("equipment", &eq), ("test", &test)],
     )
-    .await
-    .expect(201);
+    .await;
     assert_eq!(doc["equipment"]["_id"], eq.as_str());
     assert_eq!(doc["test"]["_id"], test.as_str());
     // JSON is not an upload.
@@ -180,15 +174,9 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
         .expect_error(400, "bad_request");
 }
 
-async fn uploads_past_the_limit_are_refused(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| c.documents.upload_limit = 64 * 1024).await
-    else {
-        return;
-    };
+async fn uploads_past_the_limit_are_refused(app: TestApp) {
     let facility = new_facility(&app, "Clínica Limite").await;
-    upload(&app, &app.admin, &facility, pdf(64 * 1024, 0), &[])
-        .await
-        .expect(201);
+    admin_upload(&app, &facility, pdf(64 * 1024, 0), &[]).await;
     let res = upload(&app, &app.admin, &facility, pdf(64 * 1024 + 1, 0), &[]).await;
     res.expect_error(413, "payload_too_large");
     let list = app.admin_get("/api/documents").await;
@@ -209,13 +197,9 @@ async fn files_round_trip_through_s3(backend: Backend) {
     let facility = new_facility(&app, "Clínica S3").await;
     // Over one multipart part, so the S3 multipart upload is exercised.
     let bytes = pdf(6 * 1024 * 1024 + 123, 7);
-    let doc = upload(&app, &app.admin, &facility, bytes.clone(), &[])
-        .await
-        .expect(201);
+    let doc = admin_upload(&app, &facility, bytes.clone(), &[]).await;
     let small = pdf(1000, 9);
-    upload(&app, &app.admin, &facility, small.clone(), &[])
-        .await
-        .expect(201);
+    admin_upload(&app, &facility, small.clone(), &[]).await;
     let keys = s3.keys().await;
     for b in [&bytes, &small] {
         let sha = sha256(b);
@@ -236,8 +220,6 @@ async fn files_round_trip_through_s3(backend: Backend) {
     assert_eq!(sha256(&got), sha256(&bytes));
     assert_eq!(got, bytes);
     // The same content again is stored once.
-    upload(&app, &app.admin, &facility, bytes.clone(), &[])
-        .await
-        .expect(201);
+    admin_upload(&app, &facility, bytes.clone(), &[]).await;
     assert_eq!(s3.keys().await.len(), keys.len());
 }

@@ -1,7 +1,7 @@
 //! A document's life: every status move, who may make it, the signature, comments and the soft
 //! delete with its audit.
 
-use super::{download, new_facility, pdf, send_form, sha256, upload};
+use super::{admin_upload, download, new_facility, pdf, send_form, sha256, upload};
 use crate::equipment::id;
 use crate::helpers::{Answer, TestApp};
 use crate::on_both_databases;
@@ -38,15 +38,7 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     let [fisico, laudos] = app
         .role_tokens([("Físico", "Fisica Estados"), ("Laudos", "Laudos Estados")])
         .await;
-    let doc = upload(
-        &app,
-        &app.admin,
-        &facility,
-        pdf(2000, 1),
-        &[("draft", "true")],
-    )
-    .await
-    .expect(201);
+    let doc = admin_upload(&app, &facility, pdf(2000, 1), &[("draft", "true")]).await;
     let id = id(&doc);
     let by_id = json!({"_id": id});
     let to = |status: &str| json!({"_id": id, "status": status});
@@ -135,7 +127,7 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     assert_eq!(current, second);
 
     // Falta assinar → Assinado.
-    let doc = app.post(SIGN, &fisico, by_id.clone()).await.expect(200);
+    let doc = app.post_ok(SIGN, &fisico, by_id.clone()).await;
     assert_eq!(doc["status"], "Assinado");
     assert!(
         document::is_authenticity_code(doc["code"].as_str().unwrap()),
@@ -159,7 +151,7 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
         ],
     )
     .await;
-    let doc = app.post(LIBERATE, &fisico, by_id.clone()).await.expect(200);
+    let doc = app.post_ok(LIBERATE, &fisico, by_id.clone()).await;
     assert_eq!(doc["status"], "Liberado");
     assert_eq!(
         doc["file"]["sha256"],
@@ -219,9 +211,7 @@ async fn permissions_by_role(app: TestApp) {
             .await
             .expect_error(403, "permission_denied");
     }
-    app.post_id("/api/document/sign", &app.admin, &docs[0])
-        .await
-        .expect(200);
+    app.admin_post_id("/api/document/sign", &docs[0]).await;
     app.post_id("/api/document/sign", &fisico, &docs[1])
         .await
         .expect(200);
@@ -234,13 +224,12 @@ async fn permissions_by_role(app: TestApp) {
     app.post_id("/api/document/liberate", &admin, &docs[0])
         .await
         .expect(200);
-    app.post(
+    app.post_ok(
         "/api/document/liberate",
         &fisico,
         json!({"_id": docs[1], "extra": 1}),
     )
-    .await
-    .expect(200);
+    .await;
     // Schedule e-mail: staff; not a client.
     app.assert_post_denied(
         "/api/document/scheduleEmail",
@@ -264,16 +253,14 @@ async fn permissions_by_role(app: TestApp) {
         .expect(200);
     // Comment: staff on any; read: staff all.
     for token in [&app.admin, &admin, &fisico, &laudos] {
-        app.post(
+        app.post_created(
             &format!("/api/document/{}/comment", docs[2]),
             token,
             json!({"text": "ok"}),
         )
-        .await
-        .expect(201);
-        app.get(&format!("/api/document/{}", docs[2]), token)
-            .await
-            .expect(200);
+        .await;
+        app.get_ok(&format!("/api/document/{}", docs[2]), token)
+            .await;
     }
     // Unauthenticated: 401.
     app.call(reqwest::Method::GET, "/api/documents", None, None)
@@ -285,9 +272,7 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
     let facility = new_facility(&app, "Clínica Assinatura").await;
     let (fisico_id, fisico) = app.user_with(&["Físico"], "Fisica Assina").await;
     let bytes = pdf(10_000, 5);
-    let doc = upload(&app, &app.admin, &facility, bytes.clone(), &[])
-        .await
-        .expect(201);
+    let doc = admin_upload(&app, &facility, bytes.clone(), &[]).await;
     let id = id(&doc);
     let signed = app
         .post_id("/api/document/sign", &fisico, &id)
@@ -349,9 +334,7 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
 async fn comments_soft_delete_and_audit(app: TestApp) {
     let facility = new_facility(&app, "Clínica Comentários").await;
     let (laudos_id, laudos) = app.user_with(&["Laudos"], "Laudos Comenta").await;
-    let doc = id(&upload(&app, &app.admin, &facility, pdf(100, 1), &[])
-        .await
-        .expect(201));
+    let doc = id(&admin_upload(&app, &facility, pdf(100, 1), &[]).await);
     let path = format!("/api/document/{doc}/comment");
     app.post(&path, &laudos, json!({"text": "  "}))
         .await
@@ -359,13 +342,11 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
     app.post(&path, &laudos, json!({"text": 5}))
         .await
         .expect_error(422, "validation_failed");
-    app.post(&path, &laudos, json!({"text": "Falta a assinatura do RT."}))
-        .await
-        .expect(201);
+    app.post_created(&path, &laudos, json!({"text": "Falta a assinatura do RT."}))
+        .await;
     let shown = app
-        .post(&path, &app.admin, json!({"text": "Corrigido."}))
-        .await
-        .expect(201);
+        .post_created(&path, &app.admin, json!({"text": "Corrigido."}))
+        .await;
     let comments = shown["comments"].as_array().unwrap();
     assert_eq!(comments.len(), 2);
     assert_eq!(
@@ -381,12 +362,9 @@ async fn comments_soft_delete_and_audit(app: TestApp) {
     .await
     .expect_error(404, "not_found");
     // Soft delete: gone from reads and lists, kept in the database.
-    app.post_id("/api/document/exclude", &app.admin, &doc)
-        .await
-        .expect(200);
-    app.get(&format!("/api/document/{doc}"), &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.admin_post_id("/api/document/exclude", &doc).await;
+    app.assert_not_found(&format!("/api/document/{doc}"), &app.admin)
+        .await;
     assert_eq!(app.admin_get("/api/documents").await["paging"]["total"], 0);
     app.post_id("/api/document/exclude", &app.admin, &doc)
         .await

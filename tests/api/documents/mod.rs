@@ -76,6 +76,19 @@ pub async fn upload(
     .await
 }
 
+/// Uploads a PDF to the facility as the Administrator (`upload`), which must succeed (201): the
+/// document.
+pub async fn admin_upload(
+    app: &TestApp,
+    facility: &str,
+    bytes: Vec<u8>,
+    extra: &[(&str, &str)],
+) -> Value {
+    upload(app, &app.admin, facility, bytes, extra)
+        .await
+        .expect(201)
+}
+
 pub async fn new_facility(app: &TestApp, name: &str) -> String {
     app.create_facility(facility_payload(name)).await["_id"]
         .as_str()

@@ -1,6 +1,6 @@
 //! What each caller sees of documents, and the filters of the lists.
 
-use super::{download, new_facility, pdf, upload};
+use super::{admin_upload, download, new_facility, pdf};
 use crate::equipment::id;
 use crate::helpers::{TestApp, list_ids, urlencode};
 use crate::on_both_databases;
@@ -17,43 +17,29 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
         .create_facility_of(&cliente_id, "Clínica do Cliente")
         .await);
     let other = new_facility(&app, "Clínica Alheia").await;
-    let pending = id(&upload(&app, &app.admin, &mine, pdf(400, 1), &[])
-        .await
-        .expect(201));
+    let pending = id(&admin_upload(&app, &mine, pdf(400, 1), &[]).await);
     let released_bytes = pdf(400, 2);
-    let released = id(
-        &upload(&app, &app.admin, &mine, released_bytes.clone(), &[])
-            .await
-            .expect(201),
-    );
-    let foreign = id(&upload(&app, &app.admin, &other, pdf(400, 3), &[])
-        .await
-        .expect(201));
+    let released = id(&admin_upload(&app, &mine, released_bytes.clone(), &[]).await);
+    let foreign = id(&admin_upload(&app, &other, pdf(400, 3), &[]).await);
     for doc in [&released, &foreign] {
-        app.post_id("/api/document/sign", &app.admin, &doc)
-            .await
-            .expect(200);
-        app.post_id("/api/document/liberate", &app.admin, &doc)
-            .await
-            .expect(200);
+        app.admin_post_id("/api/document/sign", &doc).await;
+        app.admin_post_id("/api/document/liberate", &doc).await;
     }
     for path in [
         "/api/documents",
         "/api/documents/liberado",
         "/api/documents/Liberado",
     ] {
-        let list = app.get(path, &cliente).await.expect(200);
+        let list = app.get_ok(path, &cliente).await;
         assert_eq!(list_ids(&list), [released.as_str()], "{path}");
         assert_eq!(list["paging"]["total"], 1);
     }
     assert_eq!(app.total("/api/documents/falta-assinar", &cliente).await, 0);
-    app.get(&format!("/api/document/{released}"), &cliente)
-        .await
-        .expect(200);
+    app.get_ok(&format!("/api/document/{released}"), &cliente)
+        .await;
     for hidden in [&pending, &foreign] {
-        app.get(&format!("/api/document/{hidden}"), &cliente)
-            .await
-            .expect_error(404, "not_found");
+        app.assert_not_found(&format!("/api/document/{hidden}"), &cliente)
+            .await;
         let (status, _, _) =
             download(&app, &cliente, &format!("/api/document/{hidden}/file")).await;
         assert_eq!(status, 404);
@@ -69,13 +55,12 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
         download(&app, &cliente, &format!("/api/document/{released}/file")).await;
     assert_eq!((status, got), (200, released_bytes));
     let doc = app
-        .post(
+        .post_created(
             &format!("/api/document/{released}/comment"),
             &cliente,
             json!({"text": "Recebido, obrigado."}),
         )
-        .await
-        .expect(201);
+        .await;
     let comment = &doc["comments"][0];
     assert_eq!(comment["author"]["_id"], cliente_id.as_str());
     assert_eq!(comment["text"], "Recebido, obrigado.");
@@ -86,18 +71,15 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
 async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
     let a = new_facility(&app, "Clínica A").await;
     let b = new_facility(&app, "Clínica B").await;
-    let d1 = id(&upload(
+    let d1 = id(&admin_upload(
         &app,
-        &app.admin,
         &a,
         pdf(100, 1),
         &[("name", "Licença CNEN"), ("date", "2026-01-10")],
     )
-    .await
-    .expect(201));
-    let d2 = id(&upload(
+    .await);
+    let d2 = id(&admin_upload(
         &app,
-        &app.admin,
         &a,
         pdf(100, 2),
         &[
@@ -106,11 +88,9 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
             ("draft", "true"),
         ],
     )
-    .await
-    .expect(201));
-    let d3 = id(&upload(
+    .await);
+    let d3 = id(&admin_upload(
         &app,
-        &app.admin,
         &b,
         pdf(100, 3),
         &[
@@ -118,8 +98,7 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
             ("date", "2026-09-10"),
         ],
     )
-    .await
-    .expect(201));
+    .await);
     let filters =
         json!({"facilityId": a, "dateGte": "2026-02-01", "pageNum": 1, "pageSize": 10}).to_string();
     // Newest first.
@@ -146,9 +125,8 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
     );
     assert_eq!(list_ids(&page), [d1.as_str()]);
     assert_eq!(app.total("/api/documents/assinado", &app.admin).await, 0);
-    app.get("/api/documents/pronto", &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found("/api/documents/pronto", &app.admin)
+        .await;
     app.assert_bad_requests(&[
         "/api/documents?status=pronto",
         "/api/documents?dateGte=ontem",

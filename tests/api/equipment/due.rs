@@ -1,7 +1,7 @@
 //! The due states of QC tests per equipment and across facilities, and how the lists follow changes.
 
 use super::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type, today};
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, entries, facility_payload, list_strs};
 use crate::on_both_databases;
 use chrono::Days;
 use reqwest::Method;
@@ -36,14 +36,11 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
     record(&app, &eq, &ok, &days_ago(10)).await;
 
     let due = app
-        .get(&format!("/api/equipment/{eq}/tests/due"), &client_token)
-        .await
-        .expect(200);
+        .get_ok(&format!("/api/equipment/{eq}/tests/due"), &client_token)
+        .await;
     assert_eq!(due["paging"]["total"], 4);
     let by_type = |tt: &str| -> Value {
-        due["list"]
-            .as_array()
-            .unwrap()
+        entries(&due)
             .iter()
             .find(|d| d["typeOfTest"]["_id"] == tt)
             .cloned()
@@ -68,13 +65,10 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
     assert_eq!(k["facility"]["name"], "Vencimentos");
     assert_eq!(k["typeOfEquipment"]["_id"], DOSE_CALIBRATOR);
     // Most urgent first: never done, then by due date.
-    let states: Vec<&str> = due["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["state"].as_str().unwrap())
-        .collect();
-    assert_eq!(states, ["never_done", "overdue", "due_soon", "ok"]);
+    assert_eq!(
+        list_strs(&due, "state"),
+        ["never_done", "overdue", "due_soon", "ok"]
+    );
     let only = app
         .admin_get(&format!("/api/equipment/{eq}/tests/due?state=ok"))
         .await;
@@ -122,9 +116,8 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
     assert_eq!(by_facility["paging"]["total"], 1);
     // A client sees only their facility's.
     let theirs = app
-        .get("/api/tests/due?state=overdue", &client_token)
-        .await
-        .expect(200);
+        .get_ok("/api/tests/due?state=overdue", &client_token)
+        .await;
     assert_eq!(theirs["paging"]["total"], 1);
     assert_eq!(theirs["list"][0]["equipment"]["_id"], eq.as_str());
     app.get("/api/tests/due?state=late", &app.admin)
@@ -156,9 +149,7 @@ async fn due_count(app: &TestApp, facility: &str, tt: &str, state: &str) -> usiz
             "/api/tests/due?state={state}&facilityId={facility}"
         ))
         .await;
-    res["list"]
-        .as_array()
-        .unwrap()
+    entries(&res)
         .iter()
         .filter(|d| d["typeOfTest"]["_id"] == tt)
         .count()

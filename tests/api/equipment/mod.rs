@@ -33,32 +33,29 @@ pub(crate) async fn test_type(
     days: i64,
 ) -> String {
     id(&app
-        .post(
+        .post_created(
             "/api/typeOfTest/register",
             &app.admin,
             json!({"name": name, "typeOfEquipment": equipment_type, "expirationInDays": days}),
         )
-        .await
-        .expect(201))
+        .await)
 }
 
 pub(crate) async fn equipment(app: &TestApp, facility: &str, equipment_type: &str) -> String {
     id(&app
-        .post(
+        .post_created(
             "/api/equipment/register",
             &app.admin,
             json!({"facility": facility, "typeOfEquipment": equipment_type, "serialNumber": "SN-1"}),
         )
-        .await
-        .expect(201))
+        .await)
 }
 
 pub(crate) async fn record(app: &TestApp, equipment: &str, test_type: &str, date: &str) -> Value {
-    app.post(
+    app.post_created(
         "/api/test/",
         &app.admin,
         json!({"equipment": equipment, "typeOfTest": test_type, "date": date, "conclusion": "Satisfatório"}),
     )
     .await
-    .expect(201)
 }

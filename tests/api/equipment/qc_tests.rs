@@ -1,7 +1,7 @@
 //! QC test records: recording, editing, deleting and their history.
 
 use super::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type, today};
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, entries, facility_payload};
 use crate::on_both_databases;
 use chrono::Days;
 use serde_json::{Value, json};
@@ -11,23 +11,19 @@ on_both_databases!(qc_tests_record_edit_delete_and_history);
 async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     let (fisico_id, fisico) = app.user_with(&["Físico"], "Fabio Fisico").await;
     let (gone, _) = app.user_with(&["Físico"], "Gone").await;
-    app.post_id("/api/exclude/", &app.admin, &gone)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/exclude/", &gone).await;
     let f = id(&app.create_facility(facility_payload("Testada")).await);
     let eq = equipment(&app, &f, DOSE_CALIBRATOR).await;
     let tt = test_type(&app, DOSE_CALIBRATOR, "Precisão", 90).await;
 
     // Every failing field at once.
-    let bad = app
-        .post(
-            "/api/test",
-            &fisico,
-            json!({"equipment": eq, "typeOfTest": tt, "date": "21/11/2026", "conclusion": "Bom"}),
-        )
-        .await
-        .expect_field_error("date", "invalid_value");
-    assert!(bad.has_field_error("conclusion", "invalid_value"));
+    app.post(
+        "/api/test",
+        &fisico,
+        json!({"equipment": eq, "typeOfTest": tt, "date": "21/11/2026", "conclusion": "Bom"}),
+    )
+    .await
+    .expect_field_errors(&[("date", "invalid_value"), ("conclusion", "invalid_value")]);
     let tomorrow = (today() + Days::new(1)).to_string();
     app.post(
         "/api/test",
@@ -64,15 +60,14 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
 
     // performedBy defaults to the caller.
     let first = app
-        .post(
+        .post_created(
             "/api/test/",
             &fisico,
             json!({"equipment": eq, "typeOfTest": {"_id": tt}, "date": days_ago(30),
                    "conclusion": "Satisfatório com observações", "measurements": {"Cs-137": {"deviation": 0.021}},
                    "notes": "fonte de Co-57 vencida"}),
         )
-        .await
-        .expect(201);
+        .await;
     assert_eq!(
         first["performedBy"],
         json!({"_id": fisico_id, "name": "Fabio Fisico"})
@@ -86,20 +81,12 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     let newest = record(&app, &eq, &tt, &days_ago(5)).await;
     let oldest = record(&app, &eq, &tt, &days_ago(200)).await;
 
-    let history = app
-        .get(&format!("/api/test/{eq}/{tt}"), &fisico)
-        .await
-        .expect(200);
+    let history = app.get_ok(&format!("/api/test/{eq}/{tt}"), &fisico).await;
     assert_eq!(history["paging"]["total"], 3);
-    let order: Vec<&Value> = history["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| &t["_id"])
-        .collect();
+    let order: Vec<&Value> = entries(&history).iter().map(|t| &t["_id"]).collect();
     assert_eq!(order, [&newest["_id"], &first["_id"], &oldest["_id"]]);
     let ranged = app
-        .get(
+        .get_ok(
             &format!(
                 "/api/test/{eq}/{tt}?dateGte={}&dateLt={}",
                 days_ago(100),
@@ -107,8 +94,7 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
             ),
             &fisico,
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(ranged["paging"]["total"], 1);
     assert_eq!(ranged["list"][0]["_id"], first["_id"]);
     let filters = json!({"dateGte": days_ago(10), "pageSize": 1}).to_string();
@@ -130,20 +116,18 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     app.get(&format!("/api/test/{eq}/{tt}?dateGte=ontem"), &fisico)
         .await
         .expect_error(400, "bad_request");
-    app.get(&format!("/api/test/{eq}/missing"), &fisico)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&format!("/api/test/{eq}/missing"), &fisico)
+        .await;
 
     // Edit with PUT: fields present replace; the rules of create hold.
     let first_id = id(&first);
     let edited = app
-        .put(
+        .put_ok(
             &format!("/api/test/{first_id}"),
             &fisico,
             json!({"conclusion": "Insatisfatório", "notes": null, "date": days_ago(31)}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(edited["conclusion"], "Insatisfatório");
     assert_eq!(edited["notes"], Value::Null);
     assert_eq!(edited["date"], days_ago(31));
@@ -158,39 +142,32 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     // A performer deactivated since does not block corrections of their records.
     let (leaving, leaving_token) = app.user_with(&["Físico"], "Leaving").await;
     let theirs = app
-        .post(
+        .post_created(
             "/api/test",
             &leaving_token,
             json!({"equipment": eq, "typeOfTest": tt, "date": days_ago(3), "conclusion": "Satisfatório"}),
         )
-        .await
-        .expect(201);
-    app.post_id("/api/exclude/", &app.admin, &leaving)
-        .await
-        .expect(200);
+        .await;
+    app.admin_post_id("/api/exclude/", &leaving).await;
     let corrected = app
-        .put(
+        .put_ok(
             &format!("/api/test/{}", id(&theirs)),
             &fisico,
             json!({"notes": "corrigido"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(corrected["performedBy"]["_id"], leaving.as_str());
-    app.post(&format!("/api/test/{}", id(&theirs)), &fisico, json!({}))
-        .await
-        .expect(200);
+    app.post_ok(&format!("/api/test/{}", id(&theirs)), &fisico, json!({}))
+        .await;
     app.put("/api/test/missing", &fisico, json!({"notes": "x"}))
         .await
         .expect_error(404, "not_found");
 
     // Delete with POST /test/:id.
-    app.post(&format!("/api/test/{first_id}"), &fisico, json!({}))
-        .await
-        .expect(200);
-    app.get(&format!("/api/test/{first_id}"), &fisico)
-        .await
-        .expect_error(404, "not_found");
+    app.post_ok(&format!("/api/test/{first_id}"), &fisico, json!({}))
+        .await;
+    app.assert_not_found(&format!("/api/test/{first_id}"), &fisico)
+        .await;
     app.post(&format!("/api/test/{first_id}"), &fisico, json!({}))
         .await
         .expect_error(404, "not_found");

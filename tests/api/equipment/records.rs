@@ -26,9 +26,8 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     app.assert_post_denied("/api/equipment/register", &client, payload.clone())
         .await;
     let created = app
-        .post("/api/equipment/register/", &laudos, payload.clone())
-        .await
-        .expect(201);
+        .post_created("/api/equipment/register/", &laudos, payload.clone())
+        .await;
     let eq = id(&created);
     assert_eq!(created["facility"]["_id"], f.as_str());
     assert_eq!(created["facility"]["name"], "Equipada");
@@ -43,24 +42,21 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     assert_eq!(created["serialNumber"], "GC-001");
     assert_eq!(created["active"], true);
     let second = app
-        .post(
+        .post_created(
             "/api/facility/equipment/register",
             &laudos,
             json!({"facility": {"_id": f}, "typeOfEquipment": DOSE_CALIBRATOR, "attributes": {"probe": "well"}}),
         )
-        .await
-        .expect(201);
+        .await;
     assert_eq!(
-        app.get(&format!("/api/equipment/{eq}"), &laudos)
-            .await
-            .expect(200),
+        app.get_ok(&format!("/api/equipment/{eq}"), &laudos).await,
         created
     );
     for path in [
         format!("/api/facility/{f}/equipments"),
         format!("/api/facility/{f}/equipments/"),
     ] {
-        let list = app.get(&path, &laudos).await.expect(200);
+        let list = app.get_ok(&path, &laudos).await;
         assert_eq!(
             list["paging"],
             json!({"total": 2, "pageNum": 1, "pageSize": 20})
@@ -68,16 +64,14 @@ async fn equipment_crud_on_every_path(app: TestApp) {
         assert_eq!(list["list"][0]["_id"], second["_id"], "newest first");
     }
     let filtered = app
-        .get(
+        .get_ok(
             &format!("/api/facility/{f}/equipments?typeOfEquipment={GAMMA_CAMERA}"),
             &laudos,
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(filtered["paging"]["total"], 1);
-    app.get("/api/facility/missing/equipments", &laudos)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found("/api/facility/missing/equipments", &laudos)
+        .await;
 
     // Every failing field at once.
     app.post(
@@ -87,25 +81,25 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     )
     .await
     .expect_field_error("attributes", "invalid_value");
-    let bad = app
-        .post(
-            "/api/equipment/register",
-            &laudos,
-            json!({"facility": "missing", "typeOfEquipment": "missing"}),
-        )
-        .await
-        .expect_field_error("facility", "invalid_value");
-    assert!(bad.has_field_error("typeOfEquipment", "invalid_value"));
+    app.post(
+        "/api/equipment/register",
+        &laudos,
+        json!({"facility": "missing", "typeOfEquipment": "missing"}),
+    )
+    .await
+    .expect_field_errors(&[
+        ("facility", "invalid_value"),
+        ("typeOfEquipment", "invalid_value"),
+    ]);
 
     // Edit: fields present replace, absent stay; the facility cannot move.
     let edited = app
-        .post(
+        .post_ok(
             "/api/facility/equipment/edit",
             &laudos,
             json!({"_id": eq, "localization": "Sala 4", "model": null, "attributes": {"detectors": 1}, "active": false}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(edited["localization"], "Sala 4");
     assert_eq!(edited["model"], Value::Null);
     assert_eq!(edited["manufacturer"], "Siemens");
@@ -137,13 +131,11 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     app.post_id("/api/facility/equipment/exclude/", &laudos, &eq)
         .await
         .expect(200);
-    app.get(&format!("/api/equipment/{eq}"), &laudos)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&format!("/api/equipment/{eq}"), &laudos)
+        .await;
     let list = app
-        .get(&format!("/api/facility/{f}/equipments"), &laudos)
-        .await
-        .expect(200);
+        .get_ok(&format!("/api/facility/{f}/equipments"), &laudos)
+        .await;
     assert_eq!(list["paging"]["total"], 1);
     let history = app.history("equipment", &eq).await;
     assert_eq!(history_actions(&history), ["archive", "edit", "create"]);
@@ -171,7 +163,7 @@ async fn clients_see_only_their_facilities_equipment(app: TestApp) {
         format!("/api/test/{mine_test}"),
         format!("/api/equipment/{my_eq}/tests/due"),
     ] {
-        app.get(&path, &token).await.expect(200);
+        app.get_ok(&path, &token).await;
     }
     for path in [
         format!("/api/equipment/{other_eq}"),
@@ -180,26 +172,22 @@ async fn clients_see_only_their_facilities_equipment(app: TestApp) {
         format!("/api/test/{other_test}"),
         format!("/api/equipment/{other_eq}/tests/due"),
     ] {
-        app.get(&path, &token).await.expect_error(404, "not_found");
+        app.assert_not_found(&path, &token).await;
     }
-    let due = app
-        .get("/api/tests/due?state=due_soon", &token)
-        .await
-        .expect(200);
+    let due = app.get_ok("/api/tests/due?state=due_soon", &token).await;
     assert_eq!(due["paging"]["total"], 1);
     assert_eq!(due["list"][0]["equipment"]["_id"], my_eq.as_str());
     let due = app.admin_get("/api/tests/due?state=due_soon").await;
     assert_eq!(due["paging"]["total"], 2);
     // A client records nothing, even on their own facility.
-    app.assert_post_denied("/api/test", &token, json!({"equipment": my_eq, "typeOfTest": tt, "date": days_ago(0), "conclusion": "Satisfatório"}))
-.await;
-    app.put(
+    let test = json!({"equipment": my_eq, "typeOfTest": tt, "date": days_ago(0), "conclusion": "Satisfatório"});
+    app.assert_post_denied("/api/test", &token, test).await;
+    app.assert_put_denied(
         &format!("/api/test/{mine_test}"),
         &token,
         json!({"notes": "x"}),
     )
-    .await
-    .expect_error(403, "permission_denied");
+    .await;
     app.assert_post_denied(&format!("/api/test/{mine_test}"), &token, json!({}))
         .await;
 }
@@ -234,9 +222,8 @@ async fn cnpj_is_locked_once_the_facility_has_equipment(app: TestApp) {
         .await;
     assert_eq!(same["name"], "Trava Nova");
     // Archived equipment is history: the lock stays.
-    app.post_id("/api/facility/equipment/exclude", &app.admin, &eq)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/facility/equipment/exclude", &eq)
+        .await;
     app.post(
         "/api/facility/edit",
         &app.admin,

@@ -1,7 +1,7 @@
 //! Equipment types and QC test types: the seeded ones, validation and guards.
 
 use super::{DOSE_CALIBRATOR, GAMMA_CAMERA, days_ago, equipment, id, record, test_type};
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, facility_payload, list_strs};
 use crate::on_both_databases;
 use serde_json::json;
 
@@ -15,14 +15,9 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
     let [client, laudos, admin_role] = app
         .role_tokens([("Cliente", "Cli"), ("Laudos", "Lau"), ("Admin", "Adm")])
         .await;
-    let seeded = app.get("/api/typeOfEquipment", &client).await.expect(200);
+    let seeded = app.get_ok("/api/typeOfEquipment", &client).await;
     assert_eq!(seeded["paging"]["total"], 7);
-    let mut names: Vec<&str> = seeded["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let mut names = list_strs(&seeded, "name");
     names.sort();
     assert_eq!(
         names,
@@ -37,13 +32,11 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
         ]
     );
     let shown = app
-        .get(&format!("/api/typeOfEquipment/{GAMMA_CAMERA}/"), &client)
-        .await
-        .expect(200);
+        .get_ok(&format!("/api/typeOfEquipment/{GAMMA_CAMERA}/"), &client)
+        .await;
     assert_eq!(shown["name"], "Gama Câmara");
-    app.get("/api/typeOfEquipment/nope", &client)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found("/api/typeOfEquipment/nope", &client)
+        .await;
 
     app.assert_post_denied(
         "/api/typeOfEquipment/register",
@@ -59,13 +52,12 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
     .await
     .expect_field_error("name", "required");
     let created = app
-        .post(
+        .post_created(
             "/api/typeOfEquipment/register/",
             &laudos,
             json!({"name": "Ultrassom", "description": "US"}),
         )
-        .await
-        .expect(201);
+        .await;
     let us = id(&created);
     assert!(created["createdAt"].as_str().unwrap().ends_with('Z'));
     app.post(
@@ -76,13 +68,12 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
     .await
     .expect_error(409, "conflict");
     let edited = app
-        .post(
+        .post_ok(
             "/api/typeOfEquipment/edit",
             &admin_role,
             json!({"_id": us, "name": "Ultrassonógrafo"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(edited["name"], "Ultrassonógrafo");
     assert_eq!(edited["description"], "US");
     app.assert_post_denied(
@@ -96,28 +87,23 @@ async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
     let tt = test_type(&app, &us, "Uniformidade", 30).await;
     app.assert_exclude_guarded("/api/typeOfEquipment/exclude", &admin_role, &us)
         .await;
-    app.post_id("/api/typeOfTest/exclude", &app.admin, &tt)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/typeOfTest/exclude", &tt).await;
     let f = app.create_facility(facility_payload("Tipos")).await;
     equipment(&app, &id(&f), &us).await;
     app.post_id("/api/typeOfEquipment/exclude", &app.admin, &us)
         .await
         .expect_error(409, "in_use");
     let unused = id(&app
-        .post(
+        .post_created(
             "/api/typeOfEquipment/register",
             &laudos,
             json!({"name": "Densitômetro"}),
         )
-        .await
-        .expect(201));
-    app.post_id("/api/typeOfEquipment/exclude/", &app.admin, &unused)
-        .await
-        .expect(200);
-    app.get(&format!("/api/typeOfEquipment/{unused}"), &client)
-        .await
-        .expect_error(404, "not_found");
+        .await);
+    app.admin_post_id("/api/typeOfEquipment/exclude/", &unused)
+        .await;
+    app.assert_not_found(&format!("/api/typeOfEquipment/{unused}"), &client)
+        .await;
 }
 
 async fn test_types_validate_and_are_guarded(app: TestApp) {
@@ -147,14 +133,13 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
     )
     .await;
     let created = app
-        .post(
+        .post_created(
             "/api/typeOfTest/register",
             &fisico,
             json!({"name": "Exatidão", "typeOfEquipment": {"_id": DOSE_CALIBRATOR}, "expirationInDays": 365,
                    "description": "Co-57, Ba-133, Cs-137"}),
         )
-        .await
-        .expect(201);
+        .await;
     let exactness = id(&created);
     assert_eq!(
         created["typeOfEquipment"],
@@ -171,28 +156,25 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
     // The same name on another equipment type is fine.
     test_type(&app, GAMMA_CAMERA, "Exatidão", 30).await;
     let listed = app
-        .get(
+        .get_ok(
             &format!("/api/typeOfTest?typeOfEquipment={DOSE_CALIBRATOR}"),
             &client,
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(listed["paging"]["total"], 1);
     assert_eq!(listed["list"][0]["_id"], exactness.as_str());
     let edited = app
-        .post(
+        .post_ok(
             "/api/typeOfTest/edit",
             &fisico,
             json!({"_id": exactness, "expirationInDays": 180}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(edited["expirationInDays"], 180);
     assert_eq!(edited["name"], "Exatidão");
     let shown = app
-        .get(&format!("/api/typeOfTest/{exactness}"), &client)
-        .await
-        .expect(200);
+        .get_ok(&format!("/api/typeOfTest/{exactness}"), &client)
+        .await;
     assert_eq!(shown, edited);
 
     // Once a test of this type is recorded, the type keeps its equipment type and cannot go.

@@ -85,9 +85,8 @@ async fn main_role_holders_are_replaced_on_edit(app: TestApp) {
         {"_id": new_rt, "responsabilities": ["Responsável Técnico"]}
     ]});
     let edited = app
-        .put(&format!("/api/facility/{id}/edit"), &app.admin, body)
-        .await
-        .expect(200);
+        .admin_put(&format!("/api/facility/{id}/edit"), body)
+        .await;
     let roles: Vec<(String, serde_json::Value)> = edited["users"]
         .as_array()
         .unwrap()
@@ -132,10 +131,7 @@ async fn users_edit_replaces_links_with_the_same_rules(app: TestApp) {
     let f = app.create_facility(p).await;
     let id = f["_id"].as_str().unwrap();
     let body = json!({"_id": id, "users": [{"_id": sup, "responsabilities": ["Supervisor"]}, {"_id": sup2, "responsabilities": ["Supervisor"]}]});
-    let edited = app
-        .post("/api/facility/users/edit/", &app.admin, body)
-        .await
-        .expect(200);
+    let edited = app.admin_post("/api/facility/users/edit/", body).await;
     assert_eq!(edited["users"][0]["responsabilities"], json!([]));
     assert_eq!(
         edited["users"][1]["responsabilities"],
@@ -197,14 +193,10 @@ async fn archive_hides_and_history_keeps(app: TestApp) {
         json!({"_id": id, "name": "Arquivável 2"}),
     )
     .await;
-    let res = app
-        .post_id("/api/facility/exclude/", &app.admin, &id)
-        .await
-        .expect(200);
+    let res = app.admin_post_id("/api/facility/exclude/", &id).await;
     assert_eq!(res["_id"], id);
-    app.get(&format!("/api/facility/{id}"), &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&format!("/api/facility/{id}"), &app.admin)
+        .await;
     assert_eq!(app.admin_get("/api/facilities").await["paging"]["total"], 0);
     app.post(
         "/api/facility/edit",

@@ -42,9 +42,8 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     let filters =
         |f: serde_json::Value| format!("/api/facilities?filters={}", urlencode(&f.to_string()));
     let page2 = app
-        .get(&filters(json!({"pageNum": 2, "pageSize": 10})), &app.admin)
-        .await
-        .expect(200);
+        .admin_get(&filters(json!({"pageNum": 2, "pageSize": 10})))
+        .await;
     assert_eq!(
         page2["paging"],
         json!({"total": 25, "pageNum": 2, "pageSize": 10})
@@ -112,9 +111,7 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     )
     .await;
     // Totals follow archives and department moves.
-    app.post_id("/api/facility/exclude", &app.admin, &ids[0])
-        .await
-        .expect(200);
+    app.admin_post_id("/api/facility/exclude", &ids[0]).await;
     app.admin_post(
         "/api/facility/edit",
         json!({"_id": ids[1], "department": "Radiodiagnóstico"}),
@@ -144,31 +141,26 @@ async fn clients_see_only_their_facilities(app: TestApp) {
     let (client, token) = app.user_with(&["Cliente"], "Cli Linked").await;
     let mine = app.create_facility_of(&client, "Minha").await;
     let other = app.create_facility(facility_payload("Alheia")).await;
-    let list = app.get("/api/facilities", &token).await.expect(200);
+    let list = app.get_ok("/api/facilities", &token).await;
     assert_eq!(list["paging"]["total"], 1);
     assert_eq!(list["list"][0]["_id"], mine["_id"]);
-    app.get(
+    app.get_ok(
         &format!("/api/facility/{}", mine["_id"].as_str().unwrap()),
         &token,
     )
-    .await
-    .expect(200);
-    app.get(
+    .await;
+    app.assert_not_found(
         &format!("/api/facility/{}", other["_id"].as_str().unwrap()),
         &token,
     )
-    .await
-    .expect_error(404, "not_found");
+    .await;
     assert_eq!(
-        app.get("/api/nuclearmedicinefacilities", &token)
-            .await
-            .expect(200)["paging"]["total"],
+        app.get_ok("/api/nuclearmedicinefacilities", &token).await["paging"]["total"],
         1
     );
     assert_eq!(
-        app.get(&format!("/api/user/{client}/facilities"), &token)
-            .await
-            .expect(200)["paging"]["total"],
+        app.get_ok(&format!("/api/user/{client}/facilities"), &token)
+            .await["paging"]["total"],
         1
     );
 }

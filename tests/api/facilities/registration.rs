@@ -61,9 +61,8 @@ async fn register_then_read_in_every_list(app: TestApp) {
     // Every path answers with and without a trailing slash.
     let mut other = facility_payload("Raio X Recife");
     other["department"] = json!("Radiodiagnóstico");
-    app.post("/api/facility/register", &app.admin, other)
-        .await
-        .expect(201);
+    app.post_created("/api/facility/register", &app.admin, other)
+        .await;
     for path in [
         "/api/facilities/",
         "/api/radiodiagnosisfacilities/",
@@ -83,34 +82,30 @@ async fn only_the_four_staff_roles_may_create_or_edit(app: TestApp) {
     for role in ["Laudos", "Físico", "Admin", "Administrator"] {
         let (_, token) = app.user_with(&[role], &format!("Staff {role}")).await;
         let created = app
-            .post(
+            .post_created(
                 "/api/facility/register/",
                 &token,
                 facility_payload(&format!("By {role}")),
             )
-            .await
-            .expect(201);
-        app.post(
+            .await;
+        app.post_ok(
             "/api/facility/edit",
             &token,
             json!({"_id": created["_id"], "CNENregistry": role}),
         )
-        .await
-        .expect(200);
-        app.put(
+        .await;
+        app.put_ok(
             &format!("/api/facility/{id}/edit"),
             &token,
             json!({"CNENregistry": role}),
         )
-        .await
-        .expect(200);
-        app.post(
+        .await;
+        app.post_ok(
             "/api/facility/users/edit",
             &token,
             json!({"_id": id, "users": []}),
         )
-        .await
-        .expect(200);
+        .await;
     }
     let (client, token) = app.user_with(&["Cliente"], "Cli Ente").await;
     app.admin_post(
@@ -119,40 +114,23 @@ async fn only_the_four_staff_roles_may_create_or_edit(app: TestApp) {
     )
     .await;
     // Denied even for a facility the client is linked to, and before any validation.
-    app.post("/api/facility/register/", &token, facility_payload("Nope"))
-        .await
-        .expect_error(403, "permission_denied");
-    app.assert_post_denied("/api/facility/register/", &token, json!({}))
+    for (path, body) in [
+        ("/api/facility/register/", facility_payload("Nope")),
+        ("/api/facility/register/", json!({})),
+        ("/api/facility/edit", json!({"_id": id, "name": "Hijack"})),
+        ("/api/facility/users/edit", json!({"_id": id, "users": []})),
+        ("/api/facility/exclude", json!({"_id": id})),
+    ] {
+        app.assert_post_denied(path, &token, body).await;
+    }
+    let edit_path = format!("/api/facility/{id}/edit");
+    app.assert_put_denied(&edit_path, &token, json!({"name": "Hijack"}))
         .await;
-    app.assert_post_denied(
-        "/api/facility/edit",
-        &token,
-        json!({"_id": id, "name": "Hijack"}),
-    )
-    .await;
-    app.put(
-        &format!("/api/facility/{id}/edit"),
-        &token,
-        json!({"name": "Hijack"}),
-    )
-    .await
-    .expect_error(403, "permission_denied");
-    app.assert_post_denied(
-        "/api/facility/users/edit",
-        &token,
-        json!({"_id": id, "users": []}),
-    )
-    .await;
-    app.post_id("/api/facility/exclude", &token, &id)
-        .await
-        .expect_error(403, "permission_denied");
     app.get(&format!("/api/facility/{id}/history"), &token)
         .await
         .expect_error(403, "permission_denied");
     assert_ne!(
-        app.get(&format!("/api/facility/{id}"), &token)
-            .await
-            .expect(200)["name"],
+        app.get_ok(&format!("/api/facility/{id}"), &token).await["name"],
         "Hijack"
     );
 }
@@ -182,9 +160,8 @@ async fn registration_is_idempotent(app: TestApp) {
         first["_id"]
     );
     // Once archived, the cnpj can be registered again.
-    app.post_id("/api/facility/exclude", &app.admin, &first["_id"])
-        .await
-        .expect(200);
+    app.admin_post_id("/api/facility/exclude", &first["_id"])
+        .await;
     let third = app.create_facility(payload).await;
     assert_ne!(third["_id"], first["_id"]);
 }
@@ -233,16 +210,12 @@ async fn malformed_requests_and_tokens(app: TestApp) {
     let res = app.call(Method::GET, "/api/facilities", None, None).await;
     assert_eq!(res.headers["www-authenticate"], "Bearer");
     res.expect_error(401, "unauthorized");
-    app.get("/api/facilities", "not-a-jwt")
-        .await
-        .expect_error(401, "unauthorized");
+    app.assert_unauthorized("/api/facilities", "not-a-jwt")
+        .await;
     let mut forged = app.admin.clone();
     forged.pop();
     forged.push(if app.admin.ends_with('A') { 'B' } else { 'A' });
-    app.get("/api/facilities", &forged)
-        .await
-        .expect_error(401, "unauthorized");
-    app.get("/api/no-such-endpoint", &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_unauthorized("/api/facilities", &forged).await;
+    app.assert_not_found("/api/no-such-endpoint", &app.admin)
+        .await;
 }

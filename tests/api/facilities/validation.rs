@@ -64,15 +64,11 @@ async fn spec_section_7_rejections_on_create(app: TestApp) {
         );
     }
     p["cnpj"] = json!("12ABC34501DE35");
-    app.post("/api/facility/register/", &app.admin, p)
-        .await
-        .expect(201);
+    app.create_facility(p).await;
 
     // Users must exist and be active.
     let (inactive, _) = app.user_with(&["Cliente"], "Ina Tiva").await;
-    app.post_id("/api/exclude/", &app.admin, &inactive)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/exclude/", &inactive).await;
     let mut p = facility_payload("X");
     p["users"] = json!([{"_id": "no-such-user", "responsabilities": ["Titular"]}, {"_id": inactive, "responsabilities": []}]);
     let res = create(p)
@@ -105,8 +101,7 @@ async fn spec_section_7_rejections_on_create(app: TestApp) {
     p["telephone"] = json!("3456-7890");
     p["users"] = json!([{"_id": "x", "responsabilities": ["Chefe"]}]);
     p["group"] = json!("no-such-group");
-    let res = create(p).await.expect_error(422, "validation_failed");
-    res.assert_field_errors(&[
+    create(p).await.expect_field_errors(&[
         ("radioisotopes[0].name", "invalid_radioisotope"),
         ("radioisotopes[2].name", "duplicate_radioisotope"),
         ("practices[0]", "invalid_practice"),
@@ -134,9 +129,7 @@ async fn spec_section_7_rejections_on_edit(app: TestApp) {
     let f = app.create_facility(facility_payload("Editável")).await;
     let id = f["_id"].as_str().unwrap();
     let (inactive, _) = app.user_with(&["Cliente"], "Ex User").await;
-    app.post_id("/api/exclude/", &app.admin, &inactive)
-        .await
-        .expect(200);
+    app.admin_post_id("/api/exclude/", &inactive).await;
     let cases = [
         (json!({"name": ""}), "name", "required"),
         (json!({"companyName": null}), "companyName", "required"),

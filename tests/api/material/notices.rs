@@ -1,7 +1,7 @@
 //! Notices of what needs attention, and the daily digest sent through SMTP.
 
-use super::{receive, setup, store_waste};
-use crate::documents::upload;
+use super::{receive, setup, solid_waste, store_waste};
+use crate::documents::admin_upload;
 use crate::equipment::{id, today};
 use crate::helpers::{Backend, PASSWORD, TestApp, facility_payload, history_actions};
 use crate::test_servers::{SmtpSink, free_port};
@@ -29,14 +29,13 @@ async fn licensed_user(
         rand::rng().random::<u32>()
     );
     let user = app
-        .post(
+        .post_created(
             "/api/register/",
             &app.admin,
             json!({"name": name, "email": email, "password": PASSWORD, "roles": roles,
                    "ANLicenseNumber": "AN-1", "ANLicenseValidity": an_validity}),
         )
-        .await
-        .expect(201);
+        .await;
     (id(&user), email)
 }
 
@@ -57,34 +56,30 @@ async fn facility_with_notices(app: &TestApp, name: &str) -> (String, Vec<String
     let facility = id(&app.create_facility(payload).await);
     // A QC test overdue, on a named equipment.
     let test_type = id(&app
-        .post(
+        .post_created(
             "/api/typeOfTest/register",
             &app.admin,
             json!({"name": format!("Constância {name}"), "typeOfEquipment": "00000000-0000-7000-8000-000000000001", "expirationInDays": 30}),
         )
-        .await
-        .expect(201));
+        .await);
     let equipment = id(&app
-        .post(
+        .post_created(
             "/api/equipment/register",
             &app.admin,
             json!({"facility": facility, "typeOfEquipment": "00000000-0000-7000-8000-000000000001",
                    "manufacturer": "Capintec", "model": "CRC-55t", "serialNumber": "SN-9"}),
         )
-        .await
-        .expect(201));
-    app.post(
+        .await);
+    app.post_created(
         "/api/test/",
         &app.admin,
         json!({"equipment": equipment, "typeOfTest": test_type, "date": (today() - Days::new(40)).to_string(), "conclusion": "Satisfatório"}),
     )
-    .await
-    .expect(201);
+    .await;
     // A document that runs out in 10 days.
     let date = (today() - Days::new(300)).to_string();
-    upload(
+    admin_upload(
         app,
-        &app.admin,
         &facility,
         crate::documents::pdf(200, 3),
         &[
@@ -93,16 +88,9 @@ async fn facility_with_notices(app: &TestApp, name: &str) -> (String, Vec<String
             ("validity", &soon),
         ],
     )
-    .await
-    .expect(201);
-    // Waste ready, and a week over its quantity.
-    store_waste(
-        app,
-        &facility,
-        json!({"form": "Sólido", "contents": [{"radioisotope": "I(131)", "activity": 1}], "mass": 10,
-               "closedAt": "2026-01-05", "location": "Abrigo A"}),
-    )
     .await;
+    // Waste ready, and a week over its quantity.
+    store_waste(app, &facility, solid_waste("I(131)", "Abrigo A")).await;
     receive(
         app,
         &facility,
@@ -178,9 +166,7 @@ async fn notices_list_what_needs_attention(app: TestApp) {
     // A QC test due within the lead time is "due soon", and leaves once recorded again.
     let (_, fisico) = app.user_with(&["Físico"], "Fisico Avisos").await;
     assert_eq!(
-        app.get("/api/notices?kind=qc_due_soon", &fisico)
-            .await
-            .expect(200)["paging"]["total"],
+        app.get_ok("/api/notices?kind=qc_due_soon", &fisico).await["paging"]["total"],
         0
     );
     // Every route is in the OpenAPI description.

@@ -2,7 +2,7 @@
 
 use super::{receive, setup};
 use crate::equipment::id;
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, entries};
 use crate::on_both_databases;
 use chrono::Utc;
 use registry_core::material::IsoWeek;
@@ -60,17 +60,18 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
             .unwrap()
             .contains("authorised")
     );
-    let res = app
-        .post(
-            &path,
-            &app.admin,
-            json!({"radioisotope": "Xe(133)", "activity": "1,5", "supplier": "IPEN",
-                   "receivedAt": (Utc::now() + chrono::Duration::hours(2)).to_rfc3339()}),
-        )
-        .await
-        .expect_field_error("radioisotope", "invalid_radioisotope");
-    assert!(res.has_field_error("activity", "invalid_quantity"));
-    assert!(res.has_field_error("receivedAt", "invalid_value"));
+    app.post(
+        &path,
+        &app.admin,
+        json!({"radioisotope": "Xe(133)", "activity": "1,5", "supplier": "IPEN",
+               "receivedAt": (Utc::now() + chrono::Duration::hours(2)).to_rfc3339()}),
+    )
+    .await
+    .expect_field_errors(&[
+        ("radioisotope", "invalid_radioisotope"),
+        ("activity", "invalid_quantity"),
+        ("receivedAt", "invalid_value"),
+    ]);
 
     let first = receive(&app, &facility, good).await;
     assert_eq!(first["radioisotope"], "I(131)");
@@ -112,42 +113,35 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
     assert_eq!(decayed["activity"], 100.0);
 
     // Lists: the linked client sees the flag; another client sees nothing of this facility.
-    let list = app.get(&path, &linked).await.expect(200);
+    let list = app.get_ok(&path, &linked).await;
     assert_eq!(list["paging"]["total"], 4);
     assert_eq!(list["list"][0]["_id"], next["_id"], "latest received first");
     let flagged = app
-        .get(&format!("{path}?overQuantity=true"), &linked)
-        .await
-        .expect(200);
+        .get_ok(&format!("{path}?overQuantity=true"), &linked)
+        .await;
     assert_eq!(flagged["paging"]["total"], 1);
     assert_eq!(flagged["list"][0]["_id"], over["_id"]);
     let filtered = app
-        .get(
-            &format!(
-                "/api/receipts?filters={}",
-                json!({"week": "2026-W10", "radioisotope": "I(131)"})
-            ),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!(
+            "/api/receipts?filters={}",
+            json!({"week": "2026-W10", "radioisotope": "I(131)"})
+        ))
+        .await;
     assert_eq!(filtered["paging"]["total"], 2);
-    app.get(&path, &other).await.expect_error(404, "not_found");
+    app.assert_not_found(&path, &other).await;
     assert_eq!(
-        app.get("/api/receipts", &other).await.expect(200)["paging"]["total"],
+        app.get_ok("/api/receipts", &other).await["paging"]["total"],
         0
     );
     assert_eq!(
-        app.get("/api/receipts", &linked).await.expect(200)["paging"]["total"],
+        app.get_ok("/api/receipts", &linked).await["paging"]["total"],
         4
     );
-    app.get(&format!("/api/receipt/{}", id(&over)), &other)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&format!("/api/receipt/{}", id(&over)), &other)
+        .await;
     let shown = app
-        .get(&format!("/api/receipt/{}", id(&over)), &linked)
-        .await
-        .expect(200);
+        .get_ok(&format!("/api/receipt/{}", id(&over)), &linked)
+        .await;
     assert_eq!(shown, over);
     app.assert_bad_requests(&[
         "/api/receipts?week=2026-10",
@@ -180,9 +174,8 @@ async fn weekly_usage_sums_monday_to_sunday_in_brasilia(app: TestApp) {
     }
     let usage_path = format!("/api/facility/{facility}/radioisotopes/usage");
     let usage = app
-        .get(&format!("{usage_path}?week=2026-W10"), &linked)
-        .await
-        .expect(200);
+        .get_ok(&format!("{usage_path}?week=2026-W10"), &linked)
+        .await;
     assert_eq!(usage["week"], "2026-W10");
     assert_eq!(usage["from"], "2026-03-02T03:00:00.000000Z");
     assert_eq!(usage["to"], "2026-03-09T03:00:00.000000Z");
@@ -200,19 +193,12 @@ async fn weekly_usage_sums_monday_to_sunday_in_brasilia(app: TestApp) {
     );
     // Exactly the authorised quantity is not over it; one more mCi is.
     let list = app
-        .get(
+        .get_ok(
             &format!("/api/facility/{facility}/receipts?week=2026-W10"),
             &linked,
         )
-        .await
-        .expect(200);
-    assert!(
-        list["list"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|r| r["overQuantity"] == false)
-    );
+        .await;
+    assert!(entries(&list).iter().all(|r| r["overQuantity"] == false));
     let more = receive(
         &app,
         &facility,
@@ -221,12 +207,11 @@ async fn weekly_usage_sums_monday_to_sunday_in_brasilia(app: TestApp) {
     .await;
     assert_eq!(more["overQuantity"], true);
     let usage = app
-        .get(
-            &format!("{usage_path}?filters={}", json!({"week": "2026-W10"})),
-            &app.admin,
-        )
-        .await
-        .expect(200);
+        .admin_get(&format!(
+            "{usage_path}?filters={}",
+            json!({"week": "2026-W10"})
+        ))
+        .await;
     assert_eq!(usage["radioisotopes"][0]["remaining"], -1.0);
     assert_eq!(usage["radioisotopes"][0]["exceeded"], true);
     let w9 = app.admin_get(&format!("{usage_path}?week=2026-W09")).await;
@@ -237,12 +222,9 @@ async fn weekly_usage_sums_monday_to_sunday_in_brasilia(app: TestApp) {
     app.get(&format!("{usage_path}?week=2026-W54"), &app.admin)
         .await
         .expect_error(400, "bad_request");
-    app.get(&usage_path, &other)
-        .await
-        .expect_error(404, "not_found");
-    app.get("/api/facility/nope/radioisotopes/usage", &app.admin)
-        .await
-        .expect_error(404, "not_found");
+    app.assert_not_found(&usage_path, &other).await;
+    app.assert_not_found("/api/facility/nope/radioisotopes/usage", &app.admin)
+        .await;
     // A receipt of an isotope that the facility no longer holds still shows, with nothing authorised.
     app.admin_put(
         &format!("/api/facility/{facility}/edit"),

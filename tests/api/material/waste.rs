@@ -1,16 +1,15 @@
 //! Waste in decay storage: its release date, its release, and the deployer's clearance levels.
 
-use super::{setup, store_waste};
+use super::{setup, solid_waste, store_waste};
 use crate::equipment::{id, today};
-use crate::helpers::{Backend, TestApp};
-use crate::{on_both_backends, on_both_databases};
+use crate::helpers::TestApp;
+use crate::on_both_databases;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use registry_core::Radioisotope;
 use registry_core::waste::{ClearanceLevels, WasteContent, release_date};
 use serde_json::{Value, json};
 
 on_both_databases!(waste_is_released_once_after_its_date);
-on_both_backends!(clearance_levels_come_from_the_deployer);
 
 /// The instant a bare closure date stands for: the end of that day in Brasília.
 fn end_of(day: &str) -> DateTime<Utc> {
@@ -21,13 +20,8 @@ fn end_of(day: &str) -> DateTime<Utc> {
 async fn waste_is_released_once_after_its_date(app: TestApp) {
     let (facility, linked, other) = setup(&app, "Clínica Rejeitos").await;
     let (_, fisico) = app.user_with(&["Físico"], "Fisica").await;
-    let old = store_waste(
-        &app,
-        &facility,
-        json!({"form": "Sólido", "contents": [{"radioisotope": "I(131)", "activity": 1}], "mass": 10,
-               "closedAt": "2026-01-05", "location": "Sala de decaimento, prateleira 1"}),
-    )
-    .await;
+    let shelf = "Sala de decaimento, prateleira 1";
+    let old = store_waste(&app, &facility, solid_waste("I(131)", shelf)).await;
     let expected = release_date(
         &[WasteContent {
             radioisotope: Radioisotope::I131,
@@ -59,15 +53,13 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
         json!({}),
     )
     .await;
-    let res = app
-        .post(
-            &format!("/api/facility/{facility}/waste"),
-            &app.admin,
-            json!({"form": "gas", "contents": [], "mass": -2}),
-        )
-        .await
-        .expect_error(422, "validation_failed");
-    res.assert_field_errors(&[
+    app.post(
+        &format!("/api/facility/{facility}/waste"),
+        &app.admin,
+        json!({"form": "gas", "contents": [], "mass": -2}),
+    )
+    .await
+    .expect_field_errors(&[
         ("form", "invalid_value"),
         ("contents", "invalid_value"),
         ("mass", "invalid_value"),
@@ -79,27 +71,21 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
     assert_eq!(releasable["paging"]["total"], 1);
     assert_eq!(releasable["list"][0]["_id"], old["_id"]);
     let waiting = app
-        .get(
+        .get_ok(
             &format!("/api/facility/{facility}/waste?releasable=false"),
             &linked,
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(waiting["list"][0]["_id"], fresh["_id"]);
     assert_eq!(
         app.admin_get("/api/waste?radioisotope=Tc(99m)").await["paging"]["total"],
         1
     );
-    assert_eq!(
-        app.get("/api/waste", &other).await.expect(200)["paging"]["total"],
-        0
-    );
-    app.get(&format!("/api/waste/{}", id(&old)), &other)
-        .await
-        .expect_error(404, "not_found");
-    app.get(&format!("/api/facility/{facility}/waste"), &other)
-        .await
-        .expect_error(404, "not_found");
+    assert_eq!(app.get_ok("/api/waste", &other).await["paging"]["total"], 0);
+    app.assert_not_found(&format!("/api/waste/{}", id(&old)), &other)
+        .await;
+    app.assert_not_found(&format!("/api/facility/{facility}/waste"), &other)
+        .await;
 
     // Release: not before the date; only staff; the dose rate is required.
     let release = |w: &Value| format!("/api/waste/{}/release", id(w));
@@ -113,20 +99,18 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
         .await
         .expect_field_error("doseRate", "required");
     let released = app
-        .post(
+        .post_ok(
             &release(&old),
             &fisico,
             json!({"doseRate": 0.12, "notes": "Fundo: 0.10 µSv/h"}),
         )
-        .await
-        .expect(200);
+        .await;
     assert_eq!(released["release"]["doseRate"], 0.12);
     assert_eq!(released["release"]["releasedBy"]["name"], "Fisica");
     assert_eq!(released["releasable"], false);
     assert_eq!(
-        app.get(&format!("/api/waste/{}", id(&old)), &linked)
-            .await
-            .expect(200),
+        app.get_ok(&format!("/api/waste/{}", id(&old)), &linked)
+            .await,
         released
     );
     // A released package is never changed again.
@@ -151,13 +135,7 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
 
     // A stored one is edited, and its release date computed again.
     let edited = app
-        .put(
-            &format!("/api/waste/{}", id(&fresh)),
-            &app.admin,
-            json!({"location": "Tanque 3", "contents": [{"radioisotope": "Tc(99m)", "activity": 0.000001}]}),
-        )
-        .await
-        .expect(200);
+        .admin_put(&format!("/api/waste/{}", id(&fresh)), json!({"location": "Tanque 3", "contents": [{"radioisotope": "Tc(99m)", "activity": 0.000001}]})).await;
     assert_eq!(edited["location"], "Tanque 3");
     assert!(edited["releaseDate"].as_str().unwrap() < fresh["releaseDate"].as_str().unwrap());
     assert_eq!(edited["description"], "Rejeito de iodoterapia");
@@ -177,31 +155,24 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
     );
 }
 
-async fn clearance_levels_come_from_the_deployer(backend: Backend) {
-    // I(131) cleared at 10 000 Bq/g: 1 mCi in 10 kg (3 700 Bq/g) may go at once.
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.notices.clearance = ClearanceLevels::parse("I(131)=10000").unwrap();
-    })
-    .await
-    else {
-        return;
-    };
+// I(131) cleared at 10 000 Bq/g: 1 mCi in 10 kg (3 700 Bq/g) may go at once.
+on_both_databases!(
+    configured(|c| {
+        c.notices.clearance =
+            registry_core::waste::ClearanceLevels::parse("I(131)=10000").unwrap();
+    });
+    clearance_levels_come_from_the_deployer
+);
+
+async fn clearance_levels_come_from_the_deployer(app: TestApp) {
     let (facility, _, _) = setup(&app, "Clínica Dispensa").await;
-    let body = json!({"form": "Sólido", "contents": [{"radioisotope": "I(131)", "activity": 1}], "mass": 10,
-                      "closedAt": "2026-01-05", "location": "Abrigo"});
-    let package = store_waste(&app, &facility, body).await;
+    let package = store_waste(&app, &facility, solid_waste("I(131)", "Abrigo")).await;
     assert_eq!(
         package["releaseDate"], "2026-01-06",
         "already clear when closed at the end of the 5th"
     );
     // Under the default levels the same package waits until 21 February.
-    let tc = store_waste(
-        &app,
-        &facility,
-        json!({"form": "Sólido", "contents": [{"radioisotope": "Tc(99m)", "activity": 1}], "mass": 10,
-               "closedAt": "2026-01-05", "location": "Abrigo"}),
-    )
-    .await;
+    let tc = store_waste(&app, &facility, solid_waste("Tc(99m)", "Abrigo")).await;
     assert_eq!(
         tc["releaseDate"], "2026-01-08",
         "Tc(99m) keeps the default 74 Bq/g"
