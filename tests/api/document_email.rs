@@ -7,7 +7,8 @@ use std::time::Duration;
 
 on_both_backends!(
     scheduled_email_goes_out_once_through_smtp,
-    failed_sends_are_retried_with_backoff
+    failed_sends_are_retried_with_backoff,
+    archiving_the_facility_cancels_its_pending_emails
 );
 
 /// A fast worker: polls often, retries soon.
@@ -154,6 +155,35 @@ async fn failed_sends_are_retried_with_backoff(backend: Backend) {
     assert_eq!(doc["sentEmail"]["to"], json!(["fisica@example.com"]));
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(smtp.messages().len(), 1);
+}
+
+/// A facility archived before its document's e-mail is due: the schedule is cancelled, never
+/// attempted (no attempt is audited), as when the document itself is deleted.
+async fn archiving_the_facility_cancels_its_pending_emails(backend: Backend) {
+    let port = free_port();
+    let Some(app) = TestApp::spawn_with(backend, |c| {
+        fast_worker(c, format!("smtp://127.0.0.1:{port}"))
+    })
+    .await
+    else {
+        return;
+    };
+    let facility = new_facility(&app, "Clínica Encerrada").await;
+    let id = released(&app, &app.admin, &facility, "Relatório Final").await;
+    let send_at = chrono::Utc::now() + chrono::Duration::milliseconds(800);
+    app.post(
+        "/api/document/scheduleEmail",
+        &app.admin,
+        json!({"_id": id, "to": "fisica@example.com", "sendAt": send_at.to_rfc3339()}),
+    )
+    .await
+    .expect(202);
+    app.admin_post_id("/api/facility/exclude", &facility).await;
+    // Well past the send time, with the worker polling every 100 ms and retrying after 300 ms.
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let mut actions = app.audit_actions("document", &id).await;
+    actions.retain(|a| a.contains("email"));
+    assert_eq!(actions, ["schedule_email"], "no attempt after the archive");
 }
 
 /// Two servers on one PostgreSQL database (and one data folder, as a shared volume) with a fast

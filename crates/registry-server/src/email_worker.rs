@@ -112,7 +112,7 @@ impl Outgoing for ClaimedEmail {
             let mut conn = state.db.read().await?;
             store::state(&mut conn, &self.document_id)
                 .await?
-                .context("the document was deleted")?
+                .context("the document was deleted, or its facility archived")?
         };
         let link = format!(
             "{}/api/document/{}/file",

@@ -52,4 +52,7 @@ backend_fns! { document_emails;
 
     /// Claims up to `limit` due schedules for `instance` until `until` (see [`claims::claim`]).
     pub async fn claim_due(instance: &str, now: &str, until: &str, limit: i64) -> Result<Vec<ClaimedEmail>, sqlx::Error>;
+
+    /// Cancels the pending e-mails of every document of the facility (when it is archived).
+    pub async fn cancel_facility_emails(facility_id: &str, at: &str) -> Result<(), sqlx::Error>;
 }

@@ -8,6 +8,7 @@ use crate::extract::JsonBody;
 use crate::routes::archive;
 use crate::routes::shared::{NotVisible, RoleForbidden, Unauthorized};
 use crate::state::AppState;
+use crate::store::documents;
 use crate::store::facilities as store;
 use axum::Json;
 use axum::extract::State;
@@ -30,7 +31,10 @@ pub(super) async fn exclude(
 ) -> Result<Json<Message>> {
     let (mut tx, id) = archive::begin(&state, body, "facilities").await?;
     let before = store::view(&mut tx, &id).await?.or_not_found("facility")?;
-    store::archive(&mut tx, &id, &now()).await?;
+    let at = now();
+    store::archive(&mut tx, &id, &at).await?;
+    // Nothing of an archived facility goes out by e-mail any more.
+    documents::cancel_facility_emails(&mut tx, &id, &at).await?;
     // Its equipment's tests leave the due lists too.
     tx.announce(Changed::Facilities {
         ids: vec![id.clone()],

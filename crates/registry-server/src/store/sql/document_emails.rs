@@ -59,3 +59,19 @@ impl Claimed for ClaimedEmail {
         })
     }
 }
+
+pub async fn cancel_facility_emails(
+    conn: &mut Connection,
+    facility_id: &str,
+    at: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE email_schedules SET status = 'cancelled', updated_at = $2 WHERE status = 'pending' \
+         AND document_id IN (SELECT id FROM documents WHERE facility_id = $1)",
+    )
+    .bind(facility_id)
+    .bind(Ts(at))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
