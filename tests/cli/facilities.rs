@@ -89,6 +89,66 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn create_without_a_terminal_names_every_missing_flag() {
+    let env = Env::logged_in().await;
+
+    // --no-input with only some flags: a usage error naming each missing flag, nothing sent.
+    let out = env
+        .run(&[
+            "facility",
+            "create",
+            "--no-input",
+            "--name",
+            "Clinica Partial",
+            "--company-name",
+            "Partial Ltda",
+            "--city",
+            "Recife",
+        ])
+        .await
+        .expect(2);
+    for flag in [
+        "--cnpj",
+        "--telephone",
+        "--department",
+        "--street",
+        "--state",
+    ] {
+        assert!(
+            out.stderr.contains(flag),
+            "{flag} not named:\n{}",
+            out.stderr
+        );
+    }
+    for given in ["--name", "--company-name", "--city"] {
+        assert!(
+            !out.stderr.contains(given),
+            "{given} named:\n{}",
+            out.stderr
+        );
+    }
+    // Not the field-by-field validation errors (exit 4) of the local check or the server.
+    assert!(!out.stderr.contains("  - "), "{}", out.stderr);
+
+    // No flags at all and stdin not a terminal (no --no-input): the same, naming every field.
+    env.run(&["facility", "create"])
+        .await
+        .expect(2)
+        .says("--name, --company-name, --cnpj, --telephone, --department, --street, --city and --state are required");
+
+    // One missing flag is named alone.
+    let mut flags = facility_flags("Clinica Almost", &cnpj(7));
+    let at = flags.iter().position(|f| f == "--telephone").unwrap();
+    flags.drain(at..at + 2);
+    env.run(&strs(&flags))
+        .await
+        .expect(2)
+        .says("--telephone is required");
+
+    assert_eq!(env.facility_count().await, 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn assigning_a_responsavel_tecnico_replaces_the_previous_holder() {
     let env = Env::logged_in().await;
     let (ana, ana_email) = env.user("Ana Souza", &["Físico"]).await;

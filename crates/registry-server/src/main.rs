@@ -1,7 +1,28 @@
 //! `registry-server`: runs the API with configuration from `REGISTRY_*` variables.
 
+use clap::Parser;
 use registry_server::{Application, Config};
 use tracing_subscriber::EnvFilter;
+
+/// The Facility Registry API server. It takes no arguments: every setting comes from a
+/// `REGISTRY_*` environment variable (or the TOML file `REGISTRY_CONFIG` names).
+#[derive(Parser)]
+#[command(
+    version,
+    after_help = "Main settings (all in README.md, \"Configuration\"):
+  REGISTRY_DATABASE_URL   sqlite://path?mode=rwc or postgres://user:pass@host/db
+                          (default: the SQLite file registry.db in the data folder)
+  REGISTRY_DATA_DIR       data folder: SQLite file, generated secrets, outbox, files (default: data)
+  REGISTRY_BIND           listen address (default: 127.0.0.1:8080)
+  REGISTRY_ADMIN_EMAIL, REGISTRY_ADMIN_PASSWORD
+                          create the first Administrator when no user exists
+  REGISTRY_SMTP_URL       smtp://host:25 (default: mail goes to <data>/outbox/*.eml)
+  REGISTRY_CONFIG         a TOML file with the same settings (bind = \"...\", ...)
+  REGISTRY_LOG            log filter (default: info)
+
+The API is served under /api/, its documentation at /api/docs."
+)]
+struct Args {}
 
 /// glibc raises its mmap threshold to the size of the largest freed block, so after the first
 /// argon2 hash (19 MiB) every later one comes from an arena and stays resident; with one arena per
@@ -16,6 +37,7 @@ fn tame_the_allocator() {
 }
 
 fn main() -> anyhow::Result<()> {
+    Args::parse();
     tame_the_allocator();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -64,8 +64,19 @@ pub fn input(label: &str, default: Option<&str>) -> Result<String, Fail> {
 }
 
 pub fn missing(flag: &str) -> Fail {
+    missing_all(&[flag])
+}
+
+/// A usage error naming every missing flag at once (`--a, --b and --c are required`).
+pub fn missing_all(flags: &[&str]) -> Fail {
+    let named = match flags {
+        [] => "a value".to_owned(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    let verb = if flags.len() > 1 { "are" } else { "is" };
     Fail::Usage(format!(
-        "{flag} is required (no prompt without a terminal or with --no-input)"
+        "{named} {verb} required (no prompt without a terminal or with --no-input)"
     ))
 }
 

@@ -3,7 +3,7 @@
 use super::fields::{self, FacilityFields};
 use super::{view, wizard};
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output;
+use crate::cli::{output, prompt};
 use clap::Args;
 use registry_core::facility::Mode;
 use serde_json::Value;
@@ -17,8 +17,16 @@ pub struct CreateArgs {
 pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
     let fields = args.fields;
     let mut obj = fields.payload(None)?;
+    let by_flags = fields.from_file.is_none();
+    if by_flags && !ctx.interactive {
+        // No prompt: every required field left out is a usage error naming its flag.
+        let missing = fields::missing_required_flags(&obj);
+        if !missing.is_empty() {
+            return Err(prompt::missing_all(&missing));
+        }
+    }
     fields::clean_cnpj(&mut obj);
-    if ctx.interactive && fields.from_file.is_none() {
+    if by_flags && ctx.interactive {
         wizard::fill_create(ctx, &mut obj).await?;
     }
     let payload = Value::Object(obj);

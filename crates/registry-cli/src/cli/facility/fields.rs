@@ -150,6 +150,36 @@ impl FacilityFields {
     }
 }
 
+/// The flags of the required fields a new facility's payload lacks (none given and none in the
+/// address built from the flags), in the order `--help` lists them.
+pub fn missing_required_flags(obj: &Map<String, Value>) -> Vec<&'static str> {
+    let mut missing: Vec<&'static str> = [
+        ("name", "--name"),
+        ("companyName", "--company-name"),
+        ("cnpj", "--cnpj"),
+        ("telephone", "--telephone"),
+        ("department", "--department"),
+    ]
+    .into_iter()
+    .filter(|(key, _)| !obj.contains_key(*key))
+    .map(|(_, flag)| flag)
+    .collect();
+    let address = obj
+        .get("address")
+        .and_then(|a| a.get(0).or(Some(a)))
+        .filter(|a| a.is_object());
+    for (key, flag) in [
+        ("street", "--street"),
+        ("city", "--city"),
+        ("state", "--state"),
+    ] {
+        if address.and_then(|a| a.get(key)).is_none() {
+            missing.push(flag);
+        }
+    }
+    missing
+}
+
 /// The API accepts only the bare CNPJ; a punctuated one is cleaned, and the person told so.
 pub fn clean_cnpj(obj: &mut Map<String, Value>) {
     if let Some(Value::String(c)) = obj.get("cnpj")
