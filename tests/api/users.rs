@@ -27,6 +27,27 @@ async fn user_reads_follow_the_permission_table(app: TestApp) {
         .await;
     assert_eq!(me["name"], "Carla Cliente");
     assert!(!me.to_string().contains("argon2"));
+    // Every field of product.md §3, whether set or not.
+    let mut keys: Vec<&str> = me.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "ANLicenseNumber",
+            "ANLicenseValidity",
+            "FMLicenseNumber",
+            "FMLicenseValidity",
+            "_id",
+            "active",
+            "cpf",
+            "createdAt",
+            "email",
+            "name",
+            "roles",
+            "telephone",
+            "updatedAt"
+        ]
+    );
     app.assert_not_found(&format!("/api/user/{other}"), &client_token)
         .await;
     app.assert_not_found(&format!("/api/user/{other}/facilities"), &client_token)

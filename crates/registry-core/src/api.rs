@@ -56,6 +56,19 @@ pub struct Licences {
     pub fm_validity: Option<String>,
 }
 
+impl Licences {
+    /// The four keys, `null` when unset (a payload or a facility's user entry leaves them out).
+    fn serialize_all<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("ANLicenseNumber", &self.an_number)?;
+        map.serialize_entry("ANLicenseValidity", &self.an_validity)?;
+        map.serialize_entry("FMLicenseNumber", &self.fm_number)?;
+        map.serialize_entry("FMLicenseValidity", &self.fm_validity)?;
+        map.end()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct GroupRef {
     #[serde(rename = "_id")]
@@ -99,7 +112,8 @@ pub struct User {
     pub cpf: Option<String>,
     pub roles: Vec<Role>,
     pub active: bool,
-    #[serde(flatten)]
+    /// All four licence keys, `null` when unset, as `telephone` and `cpf` (product.md §3).
+    #[serde(flatten, serialize_with = "Licences::serialize_all")]
     pub licences: Licences,
     #[serde(rename = "createdAt")]
     pub created_at: String,
