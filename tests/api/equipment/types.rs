@@ -8,8 +8,44 @@ use serde_json::json;
 on_both_databases!(
     equipment_types_are_seeded_and_guarded,
     test_types_validate_and_are_guarded,
-    a_test_type_must_belong_to_the_equipment_type
+    a_test_type_must_belong_to_the_equipment_type,
+    catalogues_list_newest_first
 );
+
+/// Groups, equipment types and test types list newest first (product.md §1), whatever their names.
+async fn catalogues_list_newest_first(app: TestApp) {
+    let register = async |path: &str, name: &str| {
+        id(&app
+            .post_created(
+                &format!("{path}/register"),
+                &app.admin,
+                json!({"name": name}),
+            )
+            .await)
+    };
+    for path in ["/api/group", "/api/typeOfEquipment"] {
+        for name in ["Bravo", "Alfa", "Charlie"] {
+            register(path, name).await;
+        }
+        let list = app.admin_get(&format!("{path}?pageSize=3")).await;
+        assert_eq!(
+            list_strs(&list, "name"),
+            ["Charlie", "Alfa", "Bravo"],
+            "{path}"
+        );
+    }
+    let kind = register("/api/typeOfEquipment", "Delta").await;
+    for name in ["Uniformidade", "Centro de rotação", "Sensibilidade"] {
+        test_type(&app, &kind, name, 30).await;
+    }
+    let list = app
+        .admin_get(&format!("/api/typeOfTest?typeOfEquipment={kind}"))
+        .await;
+    assert_eq!(
+        list_strs(&list, "name"),
+        ["Sensibilidade", "Centro de rotação", "Uniformidade"]
+    );
+}
 
 async fn equipment_types_are_seeded_and_guarded(app: TestApp) {
     let [client, laudos, admin_role] = app

@@ -37,7 +37,7 @@ pub async fn get_row(
     fetch_by(conn, sql, id, from_row).await
 }
 
-/// Records by name, filtered by `q`.
+/// Records newest first (product.md §1), filtered by `q`.
 pub async fn list_rows(
     conn: &mut Connection,
     table: &'static str,
@@ -49,7 +49,7 @@ pub async fn list_rows(
     let (rows, total) = page(
         conn,
         format!("SELECT COUNT(*) FROM {table} WHERE {filter}"),
-        format!("SELECT {COLUMNS} FROM {table} WHERE {filter} ORDER BY name_key, id"),
+        format!("SELECT {COLUMNS} FROM {table} WHERE {filter} ORDER BY created_at DESC, id DESC"),
         vec![Param::text(&name_pattern(q))],
         limit,
         offset,

@@ -80,7 +80,7 @@ pub async fn list_test_types(
     let (rows, total) = page(
         conn,
         format!("SELECT COUNT(*) FROM test_types t WHERE {filter}"),
-        format!("SELECT {TEST_TYPE_COLUMNS} WHERE {filter} ORDER BY et.name_key, t.name_key, t.id"),
+        format!("SELECT {TEST_TYPE_COLUMNS} WHERE {filter} ORDER BY t.created_at DESC, t.id DESC"),
         binds,
         limit,
         offset,
