@@ -10,7 +10,7 @@ pub struct Cnpj(String);
 pub enum CnpjError {
     #[error("must be 14 characters without dots, dashes or slashes (got {0})")]
     Length(usize),
-    #[error("must be written without punctuation: {bare}")]
+    #[error("must be written without punctuation or spaces: {bare}")]
     Punctuated { bare: String },
     #[error("may only contain digits and upper-case letters, with two digits at the end")]
     Characters,
@@ -49,7 +49,10 @@ pub fn check_digits(base: &[u8; 12]) -> [u8; 2] {
 impl Cnpj {
     pub fn parse(input: &str) -> Result<Self, CnpjError> {
         let bytes = input.as_bytes();
-        if input.chars().any(|c| matches!(c, '.' | '/' | '-' | ' ')) {
+        if input
+            .chars()
+            .any(|c| matches!(c, '.' | '/' | '-') || c.is_whitespace())
+        {
             let bare: String = input
                 .chars()
                 .filter(|c| c.is_ascii_alphanumeric())
@@ -138,9 +141,15 @@ mod tests {
         );
         assert_eq!(
             Cnpj::parse("11.222.333/0001-81").unwrap_err().to_string(),
-            "must be written without punctuation: 11222333000181"
+            "must be written without punctuation or spaces: 11222333000181"
         );
         assert_eq!(Cnpj::parse("12abc34501de35"), Err(CnpjError::Characters));
+        assert_eq!(
+            Cnpj::parse(" 60701190000104\t"),
+            Err(CnpjError::Punctuated {
+                bare: "60701190000104".into()
+            })
+        );
         assert_eq!(Cnpj::parse("1122233300018"), Err(CnpjError::Length(13)));
         assert_eq!(Cnpj::parse("112223330001AB"), Err(CnpjError::Characters));
         assert!(matches!(

@@ -41,7 +41,8 @@ async fn spec_section_7_rejections_on_create(app: TestApp) {
         ]
     );
 
-    // Invalid cnpj: punctuation (with the bare form in the message), check digits, all-identical.
+    // Invalid cnpj: punctuation or spaces (with the bare form in the message), check digits,
+    // all-identical.
     let mut p = facility_payload("X");
     p["cnpj"] = json!("11.222.333/0001-81");
     let res = create(p.clone())
@@ -53,7 +54,13 @@ async fn spec_section_7_rejections_on_create(app: TestApp) {
             .unwrap()
             .contains("11222333000181")
     );
-    for bad in ["11222333000182", "00000000000000", "A1B2C3D41A2B99", "123"] {
+    for bad in [
+        "11222333000182",
+        "00000000000000",
+        "A1B2C3D41A2B99",
+        "123",
+        " 11222333000181 ",
+    ] {
         p["cnpj"] = json!(bad);
         assert!(
             create(p.clone())

@@ -107,13 +107,17 @@ pub fn read_facility_partial(
         ..Default::default()
     };
 
-    out.cnpj = string("cnpj", &mut errs).and_then(|raw| match Cnpj::parse(&raw) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            errs.push("cnpj", FieldCode::InvalidCnpj, e.to_string());
-            None
-        }
-    });
+    // As sent: the spaces other strings lose to trimming make a CNPJ invalid (14 characters).
+    let sent_cnpj = |_| r.get("cnpj").and_then(Value::as_str).map(str::to_owned);
+    out.cnpj = string("cnpj", &mut errs)
+        .and_then(sent_cnpj)
+        .and_then(|raw| match Cnpj::parse(&raw) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                errs.push("cnpj", FieldCode::InvalidCnpj, e.to_string());
+                None
+            }
+        });
 
     out.telephone = string("telephone", &mut errs).and_then(|raw| {
         errs.check(

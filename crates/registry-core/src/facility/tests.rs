@@ -134,6 +134,8 @@ fn invalid_and_alphanumeric_cnpjs() {
         "A1B2C3D41A2B99",
         "11222333000182",
         "1122233300018",
+        " 11222333000181",
+        "11222333000181 ",
     ] {
         body["cnpj"] = json!(bad);
         assert_eq!(
