@@ -90,6 +90,14 @@ impl From<sqlx::Error> for ApiError {
             sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
                 ApiError::Unavailable(e.to_string())
             }
+            // PostgreSQL going away under a pooled connection: connection exceptions (class 08)
+            // and operator intervention (57P01–57P03: shutdown, crash, not accepting yet).
+            sqlx::Error::Database(d)
+                if d.code()
+                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57P0")) =>
+            {
+                ApiError::Unavailable(e.to_string())
+            }
             _ => ApiError::Internal(e.into()),
         }
     }
@@ -182,5 +190,64 @@ impl IntoResponse for ApiError {
             _ => {}
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApiError;
+    use sqlx::error::{DatabaseError, ErrorKind};
+
+    /// A database error with only a SQLSTATE, as a driver reports one.
+    #[derive(Debug)]
+    struct Coded(&'static str);
+
+    impl std::fmt::Display for Coded {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "SQLSTATE {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Coded {}
+
+    impl DatabaseError for Coded {
+        fn message(&self) -> &str {
+            "coded"
+        }
+        fn code(&self) -> Option<std::borrow::Cow<'_, str>> {
+            Some(self.0.into())
+        }
+        fn kind(&self) -> ErrorKind {
+            ErrorKind::Other
+        }
+        fn as_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn as_error_mut(&mut self) -> &mut (dyn std::error::Error + Send + Sync + 'static) {
+            self
+        }
+        fn into_error(self: Box<Self>) -> Box<dyn std::error::Error + Send + Sync + 'static> {
+            self
+        }
+    }
+
+    fn from_code(code: &'static str) -> ApiError {
+        sqlx::Error::Database(Box::new(Coded(code))).into()
+    }
+
+    #[test]
+    fn a_database_going_away_is_unavailable_not_internal() {
+        // 57P01 admin shutdown (a restart under a pooled connection), 57P03 not accepting
+        // connections yet, 08006 connection failure.
+        for code in ["57P01", "57P02", "57P03", "08006", "08003"] {
+            assert!(
+                matches!(from_code(code), ApiError::Unavailable(_)),
+                "{code}"
+            );
+        }
+        // A query's own failure stays an internal error.
+        for code in ["42P01", "22P02", "57014"] {
+            assert!(matches!(from_code(code), ApiError::Internal(_)), "{code}");
+        }
     }
 }
