@@ -114,18 +114,23 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     assert_eq!(actions, ["schedule_email", "email_sent"]);
 }
 
-async fn failed_sends_are_retried_with_backoff(backend: Backend) {
-    // The registry points at a port where no SMTP server listens yet.
+/// A server whose worker sends to a port where no SMTP server listens (yet), and a released
+/// document of a new facility: the app, the port, the facility and the document.
+async fn released_without_smtp(backend: Backend) -> Option<(TestApp, u16, String, String)> {
     let port = free_port();
-    let Some(app) = TestApp::spawn_with(backend, |c| {
+    let app = TestApp::spawn_with(backend, |c| {
         fast_worker(c, format!("smtp://127.0.0.1:{port}"))
     })
-    .await
-    else {
+    .await?;
+    let facility = new_facility(&app, "Clínica Sem Correio").await;
+    let id = released(&app, &app.admin, &facility, "Licença").await;
+    Some((app, port, facility, id))
+}
+
+async fn failed_sends_are_retried_with_backoff(backend: Backend) {
+    let Some((app, port, _, id)) = released_without_smtp(backend).await else {
         return;
     };
-    let facility = new_facility(&app, "Clínica Retentativa").await;
-    let id = released(&app, &app.admin, &facility, "Licença").await;
     app.post(
         "/api/document/scheduleEmail",
         &app.admin,
@@ -160,16 +165,9 @@ async fn failed_sends_are_retried_with_backoff(backend: Backend) {
 /// A facility archived before its document's e-mail is due: the schedule is cancelled, never
 /// attempted (no attempt is audited), as when the document itself is deleted.
 async fn archiving_the_facility_cancels_its_pending_emails(backend: Backend) {
-    let port = free_port();
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        fast_worker(c, format!("smtp://127.0.0.1:{port}"))
-    })
-    .await
-    else {
+    let Some((app, _, facility, id)) = released_without_smtp(backend).await else {
         return;
     };
-    let facility = new_facility(&app, "Clínica Encerrada").await;
-    let id = released(&app, &app.admin, &facility, "Relatório Final").await;
     let send_at = chrono::Utc::now() + chrono::Duration::milliseconds(800);
     app.post(
         "/api/document/scheduleEmail",
