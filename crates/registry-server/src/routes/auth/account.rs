@@ -91,7 +91,7 @@ pub(super) async fn edit(
         user.token_version += 1;
     }
     keep_an_administrator(&mut tx, &before, &user).await?;
-    let changed = user.view() != before.view() || user.token_version != before.token_version;
+    let changed = user.profile != before.profile || user.token_version != before.token_version;
     if changed {
         user.profile.updated_at = now();
         users::save(&mut tx, &user, false).await?;
