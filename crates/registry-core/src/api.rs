@@ -112,7 +112,7 @@ pub struct User {
     pub cpf: Option<String>,
     pub roles: Vec<Role>,
     pub active: bool,
-    /// All four licence keys, `null` when unset, as `telephone` and `cpf` (product.md §3).
+    // All four licence keys, null when unset, as telephone and cpf (product.md §3).
     #[serde(flatten, serialize_with = "Licences::serialize_all")]
     pub licences: Licences,
     #[serde(rename = "createdAt")]

@@ -38,22 +38,24 @@ pub struct Route {
 
 impl Route {
     /// `openapi` describes `handler` alone (what [`route!`] derives from its `#[utoipa::path]`).
-    pub fn new<H, T>(openapi: OpenApi, handler: H) -> Route
+    pub fn new<H, T>(mut openapi: OpenApi, handler: H) -> Route
     where
         H: Handler<T, AppState>,
         T: 'static,
     {
-        let mut paths = openapi.paths.paths.iter();
+        let mut paths = openapi.paths.paths.iter_mut();
         let (Some((path, item)), None) = (paths.next(), paths.next()) else {
             panic!("a route is described by one #[utoipa::path]");
         };
-        let method_router = methods(item)
+        let path = routed(path).to_owned();
+        let method_router = slots(item)
             .into_iter()
-            .fold(MethodRouter::new(), |router, method| {
+            .filter(|(_, operation)| operation.is_some())
+            .fold(MethodRouter::new(), |router, (method, _)| {
                 router.on(method, handler.clone())
             });
         Route {
-            path: routed(path).to_owned(),
+            path,
             aliases: Vec::new(),
             method_router,
             openapi,
@@ -71,8 +73,8 @@ impl Route {
     pub fn documented_also_at(mut self, path: &'static str) -> Route {
         let (_, item) = self.openapi.paths.paths.iter().next().expect("one path");
         let mut copy = item.clone();
-        for operation in operations(&mut copy) {
-            if let Some(id) = &mut operation.operation_id {
+        for (_, operation) in slots(&mut copy) {
+            if let Some(id) = operation.as_mut().and_then(|o| o.operation_id.as_mut()) {
                 id.push_str("_at_");
                 id.push_str(&routed(path)[1..].replace(['/', '{', '}'], "_"));
             }
@@ -101,37 +103,18 @@ fn routed(path: &str) -> &str {
         .unwrap_or_else(|| panic!("the route {path} is not under {PREFIX}/"))
 }
 
-/// The operations a path item holds.
-fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+/// Each method a `#[utoipa::path]` can name, with its operation's place in a path item.
+fn slots(item: &mut PathItem) -> [(MethodFilter, &mut Option<Operation>); 8] {
     [
-        &mut item.get,
-        &mut item.put,
-        &mut item.post,
-        &mut item.delete,
-        &mut item.options,
-        &mut item.head,
-        &mut item.patch,
-        &mut item.trace,
+        (MethodFilter::GET, &mut item.get),
+        (MethodFilter::PUT, &mut item.put),
+        (MethodFilter::POST, &mut item.post),
+        (MethodFilter::DELETE, &mut item.delete),
+        (MethodFilter::OPTIONS, &mut item.options),
+        (MethodFilter::HEAD, &mut item.head),
+        (MethodFilter::PATCH, &mut item.patch),
+        (MethodFilter::TRACE, &mut item.trace),
     ]
-    .into_iter()
-    .flatten()
-}
-
-/// The methods of a path item (the ones `#[utoipa::path]` can name).
-fn methods(item: &PathItem) -> Vec<MethodFilter> {
-    [
-        (MethodFilter::GET, &item.get),
-        (MethodFilter::PUT, &item.put),
-        (MethodFilter::POST, &item.post),
-        (MethodFilter::DELETE, &item.delete),
-        (MethodFilter::OPTIONS, &item.options),
-        (MethodFilter::HEAD, &item.head),
-        (MethodFilter::PATCH, &item.patch),
-        (MethodFilter::TRACE, &item.trace),
-    ]
-    .into_iter()
-    .filter_map(|(method, operation)| operation.as_ref().map(|_| method))
-    .collect()
 }
 
 /// Routes and their description, built together.

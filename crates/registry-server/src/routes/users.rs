@@ -41,7 +41,7 @@ async fn list(
             .map(|a| matches!(a.as_str(), "true" | "1")),
     };
     let (rows, total) = users::list(&mut conn, &filter, params.page_size, params.offset()).await?;
-    Ok(params.page(rows.iter().map(|u| u.view()).collect(), total))
+    Ok(params.page(rows.into_iter().map(|u| u.profile).collect(), total))
 }
 
 /// The user `id`, with the connection it was read on: staff see every user, others only
@@ -67,7 +67,7 @@ async fn show(
     Path(id): Path<String>,
 ) -> Result<Json<User>> {
     let (_, user) = visible_user(&state, &caller, &id).await?;
-    Ok(Json(user.view()))
+    Ok(Json(user.profile))
 }
 
 #[utoipa::path(

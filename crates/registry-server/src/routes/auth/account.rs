@@ -75,7 +75,7 @@ pub(super) async fn edit(
     let mut tx = audited::locked(&state, "users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let view = changes
-        .apply_to(&before.view(), &caller.roles)
+        .apply_to(&before.profile, &caller.roles)
         .map_err(|_| {
             ApiError::PermissionDenied("You may not grant or remove these roles.".into())
         })?;
@@ -110,7 +110,7 @@ pub(super) async fn edit(
     if changed || unlock {
         tx.commit().await?;
     }
-    Ok(Json(user.view()))
+    Ok(Json(user.profile))
 }
 
 #[utoipa::path(

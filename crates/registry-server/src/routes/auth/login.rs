@@ -76,6 +76,6 @@ pub(super) async fn login(
     tx.commit().await?;
     Ok(Json(LoginResponse {
         token: token_for(&state, &user)?,
-        user: user.view(),
+        user: user.profile,
     }))
 }

@@ -52,16 +52,16 @@ async fn audit_user(
 ) -> Result<()> {
     let id = after
         .or(before)
-        .map(|u| u.profile.id.clone())
+        .map(|u| u.profile.id.as_str())
         .unwrap_or_default();
     audit::record_change(
         conn,
         actor,
         "user",
-        &id,
+        id,
         action,
-        before.map(UserRow::view).as_ref(),
-        after.map(UserRow::view).as_ref(),
+        before.map(|u| &u.profile),
+        after.map(|u| &u.profile),
     )
     .await?;
     Ok(())

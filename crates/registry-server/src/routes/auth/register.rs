@@ -123,7 +123,7 @@ pub(super) async fn register(
     if caller.is_none() {
         return Ok(registration_received());
     }
-    Ok((StatusCode::CREATED, Json(user.view())).into_response())
+    Ok((StatusCode::CREATED, Json(user.profile)).into_response())
 }
 
 /// The answer to every self-registration that passed validation, whether the address was new.

@@ -88,14 +88,14 @@ async fn resolve(
 }
 
 /// Applies the payload's changes to `record` (a blank record on create), checking references.
-async fn apply(conn: &mut Conn, record: &mut QcTest, changes: QcTestChanges) -> Result<()> {
+async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges) -> Result<()> {
     let equipment_id = changes
         .equipment_id
-        .clone()
+        .take()
         .unwrap_or_else(|| record.equipment.clone());
     let test_type_id = changes
         .test_type_id
-        .clone()
+        .take()
         .unwrap_or_else(|| record.type_of_test.id.clone());
     // The performer is checked only when the payload names one: on create the default is the
     // (active) caller, and a performer deactivated since does not block later corrections.

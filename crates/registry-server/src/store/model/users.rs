@@ -6,6 +6,7 @@ use registry_core::api::User;
 /// A stored account: its public view and what never leaves the server.
 #[derive(Debug, Clone)]
 pub struct UserRow {
+    /// What the API shows of the account (never the secrets below).
     pub profile: User,
     pub password_hash: String,
     /// Raised to revoke every token issued before (deactivation, password change).
@@ -23,13 +24,6 @@ pub struct LoginRule {
     pub max_delay: std::time::Duration,
     /// Counts older than this (past their wait) start again from zero.
     pub forget_after: std::time::Duration,
-}
-
-impl UserRow {
-    /// The public view: never the password hash.
-    pub fn view(&self) -> User {
-        self.profile.clone()
-    }
 }
 
 impl LoginRule {
