@@ -9,7 +9,7 @@ use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, route, routes};
-use crate::routes::shared::{Forbidden, NotFound, PageParams, Unprocessable};
+use crate::routes::shared::{Forbidden, NotFound, PageParams};
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::{equipment as store, equipment_types};
@@ -30,7 +30,7 @@ pub fn routes() -> Routes {
 #[utoipa::path(
     get, path = "/api/equipment/{id}", tag = "equipment",
     params(("id" = String, Path)),
-    responses((status = 200, body = Equipment), NotFound)
+    responses((status = 200, body = Equipment))
 )]
 async fn show(
     State(state): State<AppState>,
@@ -51,10 +51,7 @@ async fn show(
             number, localization"),
         PageParams
     ),
-    responses(
-        (status = 200, description = "Newest first", body = ListEnvelope<Equipment>),
-        NotFound
-    )
+    responses((status = 200, description = "Newest first", body = ListEnvelope<Equipment>))
 )]
 async fn list_for_facility(
     State(state): State<AppState>,
@@ -130,7 +127,7 @@ async fn references(
     post, path = "/api/equipment/register", tag = "equipment",
     request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, \
         model?, serialNumber?, patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
-    responses((status = 201, body = Equipment), Forbidden, Unprocessable)
+    responses((status = 201, body = Equipment), Forbidden)
 )]
 async fn register(
     State(state): State<AppState>,
@@ -173,7 +170,7 @@ async fn register(
     request_body(content = Object, description = "`{_id, ...}`: fields present replace the stored \
         ones; `attributes` replaces the whole object. The facility cannot change, nor the type \
         once QC tests were recorded."),
-    responses((status = 200, body = Equipment), Forbidden, NotFound, Unprocessable)
+    responses((status = 200, body = Equipment), Forbidden, NotFound)
 )]
 async fn edit(
     State(state): State<AppState>,
@@ -231,7 +228,7 @@ async fn exclude(
     responses(
         (status = 200, description = "Audit events of the equipment, newest first",
             body = ListEnvelope<AuditEvent>),
-        Forbidden, NotFound
+        Forbidden
     )
 )]
 async fn history(

@@ -8,7 +8,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
-use crate::routes::shared::{Conflict, Forbidden, NotFound, PageParams, Unprocessable};
+use crate::routes::shared::{Conflict, Forbidden, NotFound, PageParams};
 use crate::state::AppState;
 use crate::store::equipment_types as store;
 use axum::Json;
@@ -90,10 +90,14 @@ impl Catalogue for EquipmentType {
     }
 }
 
-#[utoipa::path(get, path = "/api/typeOfEquipment", tag = "equipment types",
+#[utoipa::path(
+    get, path = "/api/typeOfEquipment", tag = "equipment types",
     params(("q" = Option<String>, Query, description = "Part of the name"), PageParams),
-    responses((status = 200, description = "Equipment types by name", body = ListEnvelope<EquipmentType>),
-              (status = 401, body = ErrorBody)))]
+    responses(
+        (status = 200, description = "Equipment types by name", body = ListEnvelope<EquipmentType>),
+        (status = 401, body = ErrorBody)
+    )
+)]
 async fn list_types(
     State(state): State<AppState>,
     _caller: Caller,
@@ -102,9 +106,11 @@ async fn list_types(
     catalogue::list(&state, &params).await
 }
 
-#[utoipa::path(get, path = "/api/typeOfEquipment/{id}", tag = "equipment types",
+#[utoipa::path(
+    get, path = "/api/typeOfEquipment/{id}", tag = "equipment types",
     params(("id" = String, Path)),
-    responses((status = 200, body = EquipmentType), NotFound))]
+    responses((status = 200, body = EquipmentType))
+)]
 async fn show_type(
     State(state): State<AppState>,
     _caller: Caller,
@@ -113,14 +119,14 @@ async fn show_type(
     catalogue::show(&state, &id).await
 }
 
-#[utoipa::path(post, path = "/api/typeOfEquipment/register", tag = "equipment types",
+#[utoipa::path(
+    post, path = "/api/typeOfEquipment/register", tag = "equipment types",
     request_body(content = Object, description = "`{name, description?}`"),
     responses(
-        (status = 201, body = EquipmentType),
-        Forbidden,
-        (status = 409, description = "Name taken", body = ErrorBody),
-        Unprocessable
-    ))]
+        (status = 201, body = EquipmentType), Forbidden,
+        (status = 409, description = "Name taken", body = ErrorBody)
+    )
+)]
 async fn register_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -129,9 +135,11 @@ async fn register_type(
     catalogue::register(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
+#[utoipa::path(
+    post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
     request_body(content = Object, description = "`{_id, name?, description?}`"),
-    responses((status = 200, body = EquipmentType), Forbidden, NotFound, Conflict, Unprocessable))]
+    responses((status = 200, body = EquipmentType), Forbidden, NotFound, Conflict)
+)]
 async fn edit_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -140,14 +148,15 @@ async fn edit_type(
     catalogue::edit(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
+#[utoipa::path(
+    post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
     request_body(content = Object, description = "`{_id}`"),
     responses(
         (status = 200, body = Message),
-        (status = 403, description = "Administrator only", body = ErrorBody),
-        NotFound,
+        (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
         (status = 409, description = "`in_use`", body = ErrorBody)
-    ))]
+    )
+)]
 async fn exclude_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -261,13 +270,15 @@ impl Catalogue for TestType {
     }
 }
 
-#[utoipa::path(get, path = "/api/typeOfTest", tag = "equipment types",
+#[utoipa::path(
+    get, path = "/api/typeOfTest", tag = "equipment types",
     params(
         ("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
         ("q" = Option<String>, Query),
         PageParams
     ),
-    responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody))
+)]
 async fn list_test_types(
     State(state): State<AppState>,
     _caller: Caller,
@@ -276,9 +287,11 @@ async fn list_test_types(
     catalogue::list(&state, &params).await
 }
 
-#[utoipa::path(get, path = "/api/typeOfTest/{id}", tag = "equipment types",
+#[utoipa::path(
+    get, path = "/api/typeOfTest/{id}", tag = "equipment types",
     params(("id" = String, Path)),
-    responses((status = 200, body = TestType), NotFound))]
+    responses((status = 200, body = TestType))
+)]
 async fn show_test_type(
     State(state): State<AppState>,
     _caller: Caller,
@@ -287,11 +300,13 @@ async fn show_test_type(
     catalogue::show(&state, &id).await
 }
 
-#[utoipa::path(post, path = "/api/typeOfTest/register", tag = "equipment types",
+#[utoipa::path(
+    post, path = "/api/typeOfTest/register", tag = "equipment types",
     request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?, kind?, tolerances?}`: \
         `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
         the records' verdict; `tolerances` default to the kind's (docs/qc.md)"),
-    responses((status = 201, body = TestType), Forbidden, Conflict, Unprocessable))]
+    responses((status = 201, body = TestType), Forbidden, Conflict)
+)]
 async fn register_test_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -300,10 +315,12 @@ async fn register_test_type(
     catalogue::register(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/typeOfTest/edit", tag = "equipment types",
+#[utoipa::path(
+    post, path = "/api/typeOfTest/edit", tag = "equipment types",
     request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?, kind?, tolerances?}`; \
         the equipment type and the kind cannot change once tests were recorded"),
-    responses((status = 200, body = TestType), Forbidden, NotFound, Conflict, Unprocessable))]
+    responses((status = 200, body = TestType), Forbidden, NotFound, Conflict)
+)]
 async fn edit_test_type(
     State(state): State<AppState>,
     caller: Caller,
@@ -312,14 +329,15 @@ async fn edit_test_type(
     catalogue::edit(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/typeOfTest/exclude", tag = "equipment types",
+#[utoipa::path(
+    post, path = "/api/typeOfTest/exclude", tag = "equipment types",
     request_body(content = Object, description = "`{_id}`"),
     responses(
         (status = 200, body = Message),
-        (status = 403, description = "Administrator only", body = ErrorBody),
-        NotFound,
+        (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
         (status = 409, description = "`in_use`: tests were recorded", body = ErrorBody)
-    ))]
+    )
+)]
 async fn exclude_test_type(
     State(state): State<AppState>,
     caller: Caller,

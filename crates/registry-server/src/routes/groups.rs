@@ -9,7 +9,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
-use crate::routes::shared::{FieldErrors, NotVisible, RoleForbidden, SearchParams, Unauthorized};
+use crate::routes::shared::{Forbidden, NotFound, SearchParams};
 use crate::state::AppState;
 use crate::store::groups;
 use axum::Json;
@@ -75,7 +75,11 @@ impl Catalogue for Group {
     }
 }
 
-#[utoipa::path(get, path = "/api/group", tag = "groups", summary = "List groups", params(SearchParams), responses((status = 200, description = "OK", body = ListEnvelope<Group>), Unauthorized), security(("bearer" = [])))]
+#[utoipa::path(
+    get, path = "/api/group", tag = "groups", summary = "List groups",
+    params(SearchParams),
+    responses((status = 200, description = "OK", body = ListEnvelope<Group>))
+)]
 async fn list(
     State(state): State<AppState>,
     _caller: Caller,
@@ -84,7 +88,11 @@ async fn list(
     catalogue::list(&state, &params).await
 }
 
-#[utoipa::path(get, path = "/api/group/{id}", tag = "groups", summary = "One group", params(("id" = String, Path)), responses((status = 200, description = "The group with its facilities", body = Group), Unauthorized, NotVisible), security(("bearer" = [])))]
+#[utoipa::path(
+    get, path = "/api/group/{id}", tag = "groups", summary = "One group",
+    params(("id" = String, Path)),
+    responses((status = 200, description = "The group with its facilities", body = Group))
+)]
 async fn show(
     State(state): State<AppState>,
     caller: Caller,
@@ -97,7 +105,14 @@ async fn show(
     Ok(Json(group))
 }
 
-#[utoipa::path(post, path = "/api/group/register", tag = "groups", summary = "Create a group", request_body = GroupInput, responses((status = 201, description = "Created", body = Group), Unauthorized, RoleForbidden, (status = 409, description = "Name already used", body = ErrorBody), FieldErrors), security(("bearer" = [])))]
+#[utoipa::path(
+    post, path = "/api/group/register", tag = "groups", summary = "Create a group",
+    request_body = GroupInput,
+    responses(
+        (status = 201, description = "Created", body = Group), Forbidden,
+        (status = 409, description = "Name already used", body = ErrorBody)
+    )
+)]
 async fn register(
     State(state): State<AppState>,
     caller: Caller,
@@ -106,7 +121,14 @@ async fn register(
     catalogue::register(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/group/edit", tag = "groups", summary = "Edit a group", request_body = GroupInput, responses((status = 200, description = "OK", body = Group), Unauthorized, RoleForbidden, NotVisible, (status = 409, description = "Name already used", body = ErrorBody), FieldErrors), security(("bearer" = [])))]
+#[utoipa::path(
+    post, path = "/api/group/edit", tag = "groups", summary = "Edit a group",
+    request_body = GroupInput,
+    responses(
+        (status = 200, description = "OK", body = Group), Forbidden, NotFound,
+        (status = 409, description = "Name already used", body = ErrorBody)
+    )
+)]
 async fn edit(
     State(state): State<AppState>,
     caller: Caller,
@@ -115,7 +137,15 @@ async fn edit(
     catalogue::edit(&state, &caller, body).await
 }
 
-#[utoipa::path(post, path = "/api/group/exclude", tag = "groups", summary = "Delete a group (Administrator)", request_body = IdInput, responses((status = 200, description = "Deleted", body = Message), Unauthorized, RoleForbidden, NotVisible, (status = 409, description = "in_use: facilities still use the group", body = ErrorBody)), security(("bearer" = [])))]
+#[utoipa::path(
+    post, path = "/api/group/exclude", tag = "groups",
+    summary = "Delete a group (Administrator)",
+    request_body = IdInput,
+    responses(
+        (status = 200, description = "Deleted", body = Message), Forbidden, NotFound,
+        (status = 409, description = "in_use: facilities still use the group", body = ErrorBody)
+    )
+)]
 async fn exclude(
     State(state): State<AppState>,
     caller: Caller,

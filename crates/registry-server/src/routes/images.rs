@@ -107,12 +107,10 @@ async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
     request_body(content_type = "multipart/form-data", description = "a `file` part: PNG, JPEG or \
         WebP, at most 2 MiB"),
     responses(
-        (status = 200, description = "The facility", body = Facility),
-        Forbidden, NotFound,
+        (status = 200, description = "The facility", body = Facility), Forbidden,
         (status = 413, description = "Over 2 MiB", body = ErrorBody),
         (status = 422, description = "Not an image", body = ErrorBody)
-    ),
-    security(("bearer" = []))
+    )
 )]
 async fn upload(
     State(state): State<AppState>,
@@ -165,8 +163,7 @@ async fn upload(
     get, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Read the logo or background image",
     params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    responses((status = 200, description = "The image bytes", content_type = "image/*"), NotFound),
-    security(("bearer" = []))
+    responses((status = 200, description = "The image bytes", content_type = "image/*"))
 )]
 async fn read(
     State(state): State<AppState>,
@@ -216,8 +213,7 @@ async fn remove(
     delete, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Remove the logo or background image",
     params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    responses((status = 200, description = "The facility", body = Facility), Forbidden, NotFound),
-    security(("bearer" = []))
+    responses((status = 200, description = "The facility", body = Facility), Forbidden)
 )]
 async fn remove_by_path(
     state: State<AppState>,
@@ -231,8 +227,9 @@ async fn remove_by_path(
 #[utoipa::path(
     post, path = "/api/facility/removeLogo", tag = "facilities", summary = "Remove the logo",
     request_body = IdInput,
-    responses((status = 200, description = "The facility", body = Facility), Forbidden, NotFound),
-    security(("bearer" = []))
+    responses(
+        (status = 200, description = "The facility", body = Facility), Forbidden, NotFound
+    )
 )]
 async fn remove_logo(
     state: State<AppState>,
@@ -244,9 +241,11 @@ async fn remove_logo(
 
 #[utoipa::path(
     post, path = "/api/facility/removeBackgroundImage", tag = "facilities",
-    summary = "Remove the background image", request_body = IdInput,
-    responses((status = 200, description = "The facility", body = Facility), Forbidden, NotFound),
-    security(("bearer" = []))
+    summary = "Remove the background image",
+    request_body = IdInput,
+    responses(
+        (status = 200, description = "The facility", body = Facility), Forbidden, NotFound
+    )
 )]
 async fn remove_background(
     state: State<AppState>,

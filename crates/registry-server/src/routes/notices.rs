@@ -6,7 +6,7 @@ use crate::auth::Staff;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::routes::describe::{Routes, routes};
-use crate::routes::shared::{BadRequest, Forbidden, NotFound, PageParams};
+use crate::routes::shared::{Forbidden, NotFound, PageParams};
 use crate::state::AppState;
 use crate::store::material::Scope;
 use axum::Json;
@@ -31,7 +31,7 @@ pub fn routes() -> Routes {
     responses(
         (status = 200, description = "By facility name, then kind, then date",
             body = ListEnvelope<Notice>),
-        BadRequest, Forbidden, NotFound
+        Forbidden, NotFound
     )
 )]
 async fn list(

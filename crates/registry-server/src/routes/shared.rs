@@ -7,6 +7,10 @@
 //! anyway). A doc comment would become the description, so the types have none. They list no
 //! schema: `ErrorBody` reaches the components through the tuples that still name it.
 //!
+//! An attribute names only the errors its handler decides. `openapi.rs` adds to every operation
+//! those that the shared extractors and layers give: 401 wherever a token is read, 400/413/422
+//! wherever a body or query parameters are read, 404 wherever the path names a record, 429 and 503.
+//!
 //! Each parameter set stands for a run of `(name = Option<…>, Query)` tuples, in field order; a
 //! field's doc comment is the parameter's description (one line, as the tuples' strings are).
 
@@ -23,22 +27,15 @@ macro_rules! error_responses {
 }
 
 error_responses! {
-    // Without a description.
-    BadRequest = 400;
-    Forbidden = 403;
-    NotFound = 404;
+    BadRequest = 400, "Malformed JSON, wrong content type or an unreadable parameter";
+    Forbidden = 403, "The role may not do this";
+    NotFound = 404, "No such record, or not visible to the caller";
     Conflict = 409;
-    Unprocessable = 422;
-    // With the wording the routes share.
-    MalformedJson = 400, "Malformed JSON or wrong content type";
-    Unauthorized = 401, "Missing or invalid token";
-    RoleForbidden = 403, "The role may not do this";
-    NotVisible = 404, "No such record, or not visible to the caller";
+    Unprocessable = 422, "Field errors, all at once";
     UnknownFacility = 404, "facilityId names no facility the caller can read";
     DuplicateFacility = 409, "duplicate_facility";
     InvalidTransition = 409, "`invalid_transition`";
     VersionMismatch = 412, "version_mismatch";
-    FieldErrors = 422, "Field errors, all at once";
 }
 
 /// `pageNum` and `pageSize` (`ListParams` reads them), without descriptions.

@@ -6,7 +6,7 @@ use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::describe::{Routes, routes};
-use crate::routes::shared::{NotVisible, PageParams, RoleForbidden, SearchParams, Unauthorized};
+use crate::routes::shared::{Forbidden, PageParams, SearchParams};
 use crate::state::AppState;
 use crate::store::facilities::{self, FacilityFilter};
 use crate::store::users::{self, UserRow};
@@ -21,11 +21,7 @@ pub fn routes() -> Routes {
 #[utoipa::path(
     get, path = "/api/users", tag = "users", summary = "List users (staff)",
     params(SearchParams),
-    responses(
-        (status = 200, description = "OK", body = ListEnvelope<User>),
-        Unauthorized, RoleForbidden
-    ),
-    security(("bearer" = []))
+    responses((status = 200, description = "OK", body = ListEnvelope<User>), Forbidden)
 )]
 async fn list(
     State(state): State<AppState>,
@@ -58,8 +54,7 @@ async fn visible_user(state: &AppState, caller: &Caller, id: &str) -> Result<(Co
 #[utoipa::path(
     get, path = "/api/user/{id}", tag = "users", summary = "User details (staff or self)",
     params(("id" = String, Path)),
-    responses((status = 200, description = "OK", body = User), Unauthorized, NotVisible),
-    security(("bearer" = []))
+    responses((status = 200, description = "OK", body = User))
 )]
 async fn show(
     State(state): State<AppState>,
@@ -74,11 +69,7 @@ async fn show(
     get, path = "/api/user/{id}/facilities", tag = "users",
     summary = "Facilities of a user (staff or self)",
     params(("id" = String, Path), PageParams),
-    responses(
-        (status = 200, description = "OK", body = ListEnvelope<Facility>),
-        Unauthorized, NotVisible
-    ),
-    security(("bearer" = []))
+    responses((status = 200, description = "OK", body = ListEnvelope<Facility>))
 )]
 async fn user_facilities(
     State(state): State<AppState>,

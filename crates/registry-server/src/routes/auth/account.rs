@@ -7,7 +7,7 @@ use crate::db::Conn;
 use crate::db::now;
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
-use crate::routes::shared::{FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized};
+use crate::routes::shared::{Forbidden, NotFound};
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
@@ -51,13 +51,10 @@ async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Us
     post, path = "/api/edit", tag = "authentication", summary = "Edit a user",
     request_body = UserInput,
     responses(
-        (status = 200, description = "OK", body = User),
-        MalformedJson, Unauthorized, RoleForbidden, NotVisible,
+        (status = 200, description = "OK", body = User), Forbidden, NotFound,
         (status = 409, description = "E-mail already used, or last Administrator",
-            body = ErrorBody),
-        FieldErrors
-    ),
-    security(("bearer" = []))
+            body = ErrorBody)
+    )
 )]
 pub(super) async fn edit(
     State(state): State<AppState>,
@@ -117,11 +114,9 @@ pub(super) async fn edit(
     post, path = "/api/exclude", tag = "authentication", summary = "Deactivate a user",
     request_body = IdInput,
     responses(
-        (status = 200, description = "Deactivated", body = Message),
-        Unauthorized, RoleForbidden, NotVisible,
+        (status = 200, description = "Deactivated", body = Message), Forbidden, NotFound,
         (status = 409, description = "Last active Administrator", body = ErrorBody)
-    ),
-    security(("bearer" = []))
+    )
 )]
 pub(super) async fn exclude(
     State(state): State<AppState>,

@@ -5,7 +5,6 @@ use crate::auth::verify_password;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
-use crate::routes::shared::{FieldErrors, MalformedJson};
 use crate::state::AppState;
 use crate::store::users;
 use axum::Json;
@@ -38,9 +37,7 @@ async fn reserve_login(state: &AppState, email: &str) -> Result<()> {
     request_body = LoginRequest,
     responses(
         (status = 200, description = "OK", body = LoginResponse),
-        MalformedJson,
         (status = 401, description = "Wrong e-mail or password", body = ErrorBody),
-        FieldErrors,
         (status = 429, description = "Too many attempts from this client, or for this account \
             (Retry-After)", body = ErrorBody)
     )

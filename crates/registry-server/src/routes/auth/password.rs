@@ -7,7 +7,7 @@ use crate::db::{now, timestamp};
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
-use crate::routes::shared::{FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized};
+use crate::routes::shared::{Forbidden, NotFound};
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -65,12 +65,12 @@ async fn set_password(
 
 #[utoipa::path(
     post, path = "/api/changePassword", tag = "authentication",
-    summary = "Change a password (also /api/change_password)", request_body = ChangePasswordInput,
+    summary = "Change a password (also /api/change_password)",
+    request_body = ChangePasswordInput,
     responses(
         (status = 200, description = "Changed; a fresh token for the caller", body = Message),
-        Unauthorized, RoleForbidden, NotVisible, FieldErrors
-    ),
-    security(("bearer" = []))
+        Forbidden, NotFound
+    )
 )]
 pub(super) async fn change_password(
     State(state): State<AppState>,
@@ -134,7 +134,6 @@ fn token_hash(token: &str) -> String {
     responses(
         (status = 202, description = "Recovery e-mail sent if the account exists", body = Message),
         (status = 200, description = "Password set with a recovery code", body = Message),
-        MalformedJson, FieldErrors,
         (status = 429, description = "Too many requests from this client (Retry-After)",
             body = ErrorBody)
     )

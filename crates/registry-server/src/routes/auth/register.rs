@@ -7,7 +7,7 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
-use crate::routes::shared::{FieldErrors, MalformedJson, RoleForbidden};
+use crate::routes::shared::Forbidden;
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -31,11 +31,9 @@ use registry_core::user::{may_grant, read_user};
             whether or not the address already had an account", body = Message),
         (status = 429, description = "Too many registrations from this client (Retry-After)",
             body = ErrorBody),
-        MalformedJson, RoleForbidden,
-        (status = 409, description = "E-mail already used (staff only)", body = ErrorBody),
-        FieldErrors
-    ),
-    security(("bearer" = []))
+        Forbidden,
+        (status = 409, description = "E-mail already used (staff only)", body = ErrorBody)
+    )
 )]
 pub(super) async fn register(
     State(state): State<AppState>,

@@ -6,7 +6,7 @@ use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
 use crate::routes::audited;
-use crate::routes::shared::{Forbidden, NotFound, Unprocessable};
+use crate::routes::shared::{Forbidden, NotFound};
 use crate::state::AppState;
 use crate::store::documents as store;
 use axum::extract::State;
@@ -27,8 +27,7 @@ use registry_core::document::{
     responses(
         (status = 202, description = "Scheduled; see `scheduledEmail`", body = Document),
         Forbidden, NotFound,
-        (status = 409, description = "The document is not released", body = ErrorBody),
-        Unprocessable
+        (status = 409, description = "The document is not released", body = ErrorBody)
     )
 )]
 pub(super) async fn schedule_email(

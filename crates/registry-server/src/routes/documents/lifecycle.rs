@@ -8,7 +8,7 @@ use crate::db::Tx;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, Path};
-use crate::routes::shared::{Forbidden, InvalidTransition, NotFound, Unprocessable};
+use crate::routes::shared::{Forbidden, InvalidTransition, NotFound};
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::documents as store;
@@ -156,10 +156,7 @@ pub(super) async fn exclude(
     post, path = "/api/document/{id}/comment", tag = "documents",
     params(("id" = String, Path, description = "Document `_id`")),
     request_body = CommentBody,
-    responses(
-        (status = 201, description = "The document with its comments", body = Document),
-        NotFound, Unprocessable
-    )
+    responses((status = 201, description = "The document with its comments", body = Document))
 )]
 pub(super) async fn comment(
     State(state): State<AppState>,

@@ -4,7 +4,7 @@ use super::scope;
 use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::{ListParams, Path};
-use crate::routes::shared::{BadRequest, NotFound};
+use crate::routes::shared::BadRequest;
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentFilter};
 use axum::extract::State;
@@ -75,7 +75,7 @@ pub(super) async fn list(
         ("status" = String, Path, description = "A status value (`Falta assinar`) or its slug \
             (`falta-assinar`)")
     ),
-    responses((status = 200, body = ListEnvelope<Document>), NotFound)
+    responses((status = 200, body = ListEnvelope<Document>))
 )]
 pub(super) async fn list_by_status(
     State(state): State<AppState>,

@@ -4,7 +4,6 @@ use super::load;
 use crate::auth::Caller;
 use crate::error::{OrNotFound, Result};
 use crate::extract::{Path, Query};
-use crate::routes::shared::NotFound;
 use crate::state::AppState;
 use crate::store::documents as store;
 use axum::Json;
@@ -19,7 +18,7 @@ use serde::Deserialize;
 #[utoipa::path(
     get, path = "/api/document/{id}", tag = "documents",
     params(("id" = String, Path, description = "Document `_id`")),
-    responses((status = 200, body = Document), NotFound)
+    responses((status = 200, body = Document))
 )]
 pub(super) async fn show(
     State(state): State<AppState>,
@@ -44,8 +43,7 @@ pub(super) struct FileQuery {
     ),
     responses(
         (status = 200, description = "The file's bytes, with its content type",
-            content_type = "application/octet-stream"),
-        NotFound
+            content_type = "application/octet-stream")
     )
 )]
 pub(super) async fn download(

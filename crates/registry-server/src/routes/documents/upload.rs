@@ -9,7 +9,7 @@ use crate::extract::JSON_BODY_LIMIT;
 use crate::extract::JsonBody;
 use crate::objects::{StagedFile, sniff_document, stage};
 use crate::routes::audited;
-use crate::routes::shared::{BadRequest, Forbidden, InvalidTransition, NotFound, Unprocessable};
+use crate::routes::shared::{Forbidden, InvalidTransition, NotFound};
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentState, MetadataChanges};
 use axum::Json;
@@ -147,9 +147,7 @@ async fn check_references(
     responses(
         (status = 201, description = "Stored; starts `Falta assinar` (or `Em andamento` with \
             `draft`)", body = Document),
-        BadRequest, Forbidden,
-        (status = 413, description = "File over the upload limit", body = ErrorBody),
-        Unprocessable
+        Forbidden, (status = 413, description = "File over the upload limit", body = ErrorBody)
     )
 )]
 pub(super) async fn register(
@@ -289,10 +287,8 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
         `Falta assinar` → `Corrigir`. Signed and released documents cannot be edited.",
     request_body(content = Object, content_type = "application/json"),
     responses(
-        (status = 200, body = Document),
-        Forbidden, NotFound, InvalidTransition,
-        (status = 413, body = ErrorBody),
-        Unprocessable
+        (status = 200, body = Document), Forbidden, NotFound, InvalidTransition,
+        (status = 413, body = ErrorBody)
     )
 )]
 pub(super) async fn edit(

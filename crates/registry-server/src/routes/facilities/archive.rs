@@ -6,7 +6,7 @@ use crate::db::now;
 use crate::error::{OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::routes::archive;
-use crate::routes::shared::{NotVisible, RoleForbidden, Unauthorized};
+use crate::routes::shared::{Forbidden, NotFound};
 use crate::state::AppState;
 use crate::store::documents;
 use crate::store::facilities as store;
@@ -18,11 +18,7 @@ use registry_core::api::Message;
 #[utoipa::path(
     post, path = "/api/facility/exclude", tag = "facilities", summary = "Archive a facility",
     request_body = IdInput,
-    responses(
-        (status = 200, description = "Archived", body = Message),
-        Unauthorized, RoleForbidden, NotVisible
-    ),
-    security(("bearer" = []))
+    responses((status = 200, description = "Archived", body = Message), Forbidden, NotFound)
 )]
 pub(super) async fn exclude(
     State(state): State<AppState>,

@@ -8,10 +8,7 @@ use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::audited;
-use crate::routes::shared::{
-    DuplicateFacility, FieldErrors, MalformedJson, NotVisible, RoleForbidden, Unauthorized,
-    VersionMismatch,
-};
+use crate::routes::shared::{DuplicateFacility, Forbidden, NotFound, VersionMismatch};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, FacilityRecord};
@@ -107,11 +104,9 @@ async fn apply_edit(
     params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
     request_body = FacilityInput,
     responses(
-        (status = 200, description = "Edited", body = Facility),
-        MalformedJson, Unauthorized, RoleForbidden, NotVisible, DuplicateFacility, VersionMismatch,
-        FieldErrors
-    ),
-    security(("bearer" = []))
+        (status = 200, description = "Edited", body = Facility), Forbidden, NotFound,
+        DuplicateFacility, VersionMismatch
+    )
 )]
 pub(super) async fn edit_by_body(
     State(state): State<AppState>,
@@ -132,11 +127,9 @@ pub(super) async fn edit_by_body(
     ),
     request_body = FacilityInput,
     responses(
-        (status = 200, description = "Edited", body = Facility),
-        MalformedJson, Unauthorized, RoleForbidden, NotVisible, DuplicateFacility, VersionMismatch,
-        FieldErrors
-    ),
-    security(("bearer" = []))
+        (status = 200, description = "Edited", body = Facility), Forbidden, DuplicateFacility,
+        VersionMismatch
+    )
 )]
 pub(super) async fn edit_by_path(
     State(state): State<AppState>,
@@ -161,12 +154,9 @@ pub(super) async fn edit_by_path(
 
 #[utoipa::path(
     post, path = "/api/facility/users/edit", tag = "facilities",
-    summary = "Replace the user links of a facility", request_body = FacilityUsersInput,
-    responses(
-        (status = 200, description = "Edited", body = Facility),
-        MalformedJson, Unauthorized, RoleForbidden, NotVisible, FieldErrors
-    ),
-    security(("bearer" = []))
+    summary = "Replace the user links of a facility",
+    request_body = FacilityUsersInput,
+    responses((status = 200, description = "Edited", body = Facility), Forbidden, NotFound)
 )]
 pub(super) async fn edit_users(
     State(state): State<AppState>,

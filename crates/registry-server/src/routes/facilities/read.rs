@@ -8,9 +8,7 @@ use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::audited;
-use crate::routes::shared::{
-    FacilityFilters, MalformedJson, NotVisible, PageParams, RoleForbidden, Unauthorized,
-};
+use crate::routes::shared::{FacilityFilters, Forbidden, PageParams};
 use crate::state::AppState;
 use crate::store::facilities as store;
 use crate::versions::with_etag;
@@ -80,11 +78,7 @@ impl ListRequest {
 #[utoipa::path(
     get, path = "/api/facilities", tag = "facilities", summary = "List facilities, paginated",
     params(FacilityFilters),
-    responses(
-        (status = 200, description = "OK", body = ListEnvelope<Facility>),
-        MalformedJson, Unauthorized
-    ),
-    security(("bearer" = []))
+    responses((status = 200, description = "OK", body = ListEnvelope<Facility>))
 )]
 pub(super) async fn list_all(request: ListRequest) -> Result<Response> {
     request.answer(None).await
@@ -94,8 +88,7 @@ pub(super) async fn list_all(request: ListRequest) -> Result<Response> {
     get, path = "/api/nuclearmedicinefacilities", tag = "facilities",
     summary = "List nuclear-medicine facilities",
     params(FacilityFilters),
-    responses((status = 200, description = "OK", body = ListEnvelope<Facility>), Unauthorized),
-    security(("bearer" = []))
+    responses((status = 200, description = "OK", body = ListEnvelope<Facility>))
 )]
 pub(super) async fn list_nuclear_medicine(request: ListRequest) -> Result<Response> {
     request.answer(Some(Department::NuclearMedicine)).await
@@ -105,8 +98,7 @@ pub(super) async fn list_nuclear_medicine(request: ListRequest) -> Result<Respon
     get, path = "/api/radiodiagnosisfacilities", tag = "facilities",
     summary = "List radiodiagnosis facilities",
     params(FacilityFilters),
-    responses((status = 200, description = "OK", body = ListEnvelope<Facility>), Unauthorized),
-    security(("bearer" = []))
+    responses((status = 200, description = "OK", body = ListEnvelope<Facility>))
 )]
 pub(super) async fn list_radiodiagnosis(request: ListRequest) -> Result<Response> {
     request.answer(Some(Department::Radiodiagnosis)).await
@@ -117,10 +109,8 @@ pub(super) async fn list_radiodiagnosis(request: ListRequest) -> Result<Response
     params(("id" = String, Path)),
     responses(
         (status = 200, description = "The facility, with its ETag (W/\"version\")",
-            body = Facility),
-        Unauthorized, NotVisible
-    ),
-    security(("bearer" = []))
+            body = Facility)
+    )
 )]
 pub(super) async fn show(
     State(state): State<AppState>,
@@ -147,9 +137,8 @@ pub(super) async fn show(
     params(("id" = String, Path), PageParams),
     responses(
         (status = 200, description = "Audit events, newest first", body = ListEnvelope<AuditEvent>),
-        Unauthorized, RoleForbidden, NotVisible
-    ),
-    security(("bearer" = []))
+        Forbidden
+    )
 )]
 pub(super) async fn history(
     State(state): State<AppState>,

@@ -6,7 +6,7 @@ use crate::changes::Changed;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
-use crate::routes::shared::{FieldErrors, MalformedJson, RoleForbidden, Unauthorized};
+use crate::routes::shared::Forbidden;
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, FacilityRecord};
@@ -24,12 +24,10 @@ use registry_core::facility::{Mode, read_facility_partial};
     post, path = "/api/facility/register", tag = "facilities", summary = "Create a facility",
     request_body = FacilityInput,
     responses(
-        (status = 201, description = "Created", body = Facility),
-        MalformedJson, Unauthorized, RoleForbidden, FieldErrors,
+        (status = 201, description = "Created", body = Facility), Forbidden,
         (status = 409, description = "duplicate_facility: already registered; the body carries its \
             _id", body = ErrorBody)
-    ),
-    security(("bearer" = []))
+    )
 )]
 pub(super) async fn register(
     State(state): State<AppState>,

@@ -9,9 +9,7 @@ use crate::db::{new_id, timestamp};
 use crate::error::{ApiError, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::audited;
-use crate::routes::shared::{
-    BadRequest, Forbidden, NotFound, ReceiptFilters, UnknownFacility, Unprocessable,
-};
+use crate::routes::shared::{Forbidden, ReceiptFilters, UnknownFacility};
 use crate::state::AppState;
 use crate::store::material as store;
 use axum::Json;
@@ -50,7 +48,7 @@ fn unauthorised(r: Radioisotope) -> FieldError {
         activityReferenceTime?, supplier, lot?, receivedBy?, receivedAt?, notes?}`. The isotope \
         must be authorised at the facility (`invalid_radioisotope`). A receipt that takes its week \
         over the authorised quantity is stored with `overQuantity: true`."),
-    responses((status = 201, body = Receipt), Forbidden, NotFound, Unprocessable)
+    responses((status = 201, body = Receipt), Forbidden)
 )]
 pub(super) async fn receive(
     State(state): State<AppState>,
@@ -147,8 +145,7 @@ async fn receipts(
     get, path = "/api/facility/{id}/receipts", tag = "radioactive material",
     params(("id" = String, Path, description = "The facility"), ReceiptFilters),
     responses(
-        (status = 200, description = "Latest received first", body = ListEnvelope<Receipt>),
-        BadRequest, NotFound
+        (status = 200, description = "Latest received first", body = ListEnvelope<Receipt>)
     )
 )]
 pub(super) async fn list_for_facility(
@@ -166,7 +163,7 @@ pub(super) async fn list_for_facility(
     responses(
         (status = 200, description = "Receipts of every facility the caller can read, latest \
             received first", body = ListEnvelope<Receipt>),
-        BadRequest, UnknownFacility
+        UnknownFacility
     )
 )]
 pub(super) async fn list_all(
@@ -180,7 +177,7 @@ pub(super) async fn list_all(
 #[utoipa::path(
     get, path = "/api/receipt/{id}", tag = "radioactive material",
     params(("id" = String, Path)),
-    responses((status = 200, body = Receipt), NotFound)
+    responses((status = 200, body = Receipt))
 )]
 pub(super) async fn show_receipt(
     State(state): State<AppState>,
@@ -202,8 +199,7 @@ pub(super) async fn show_receipt(
     ),
     responses(
         (status = 200, description = "Per isotope: authorised weekly quantity, received total and \
-            remaining margin (mCi)", body = WeeklyUsage),
-        BadRequest, NotFound
+            remaining margin (mCi)", body = WeeklyUsage)
     )
 )]
 pub(super) async fn weekly_usage(

@@ -9,9 +9,7 @@ use crate::db::{new_id, now, timestamp};
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::audited;
-use crate::routes::shared::{
-    BadRequest, Conflict, Forbidden, NotFound, UnknownFacility, Unprocessable, WasteFilters,
-};
+use crate::routes::shared::{Conflict, Forbidden, UnknownFacility, WasteFilters};
 use crate::state::AppState;
 use crate::store::material::{self as store, WasteQuery};
 use axum::Json;
@@ -41,7 +39,7 @@ fn clearance(state: &AppState) -> &ClearanceLevels {
         [{radioisotope, activity (mCi at closure)}], mass (kg), closedAt?, location, \
         description?}`. The release date is computed from the half-lives and the clearance \
         levels."),
-    responses((status = 201, body = WastePackage), Forbidden, NotFound, Unprocessable)
+    responses((status = 201, body = WastePackage), Forbidden)
 )]
 pub(super) async fn store_waste(
     State(state): State<AppState>,
@@ -114,10 +112,7 @@ async fn waste_list(
 #[utoipa::path(
     get, path = "/api/facility/{id}/waste", tag = "radioactive material",
     params(("id" = String, Path, description = "The facility"), WasteFilters),
-    responses(
-        (status = 200, description = "Newest first", body = ListEnvelope<WastePackage>),
-        BadRequest, NotFound
-    )
+    responses((status = 200, description = "Newest first", body = ListEnvelope<WastePackage>))
 )]
 pub(super) async fn waste_for_facility(
     State(state): State<AppState>,
@@ -134,7 +129,7 @@ pub(super) async fn waste_for_facility(
     responses(
         (status = 200, description = "Packages of every facility the caller can read, newest first",
             body = ListEnvelope<WastePackage>),
-        BadRequest, UnknownFacility
+        UnknownFacility
     )
 )]
 pub(super) async fn waste_all(
@@ -154,7 +149,7 @@ async fn visible_waste(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Was
 #[utoipa::path(
     get, path = "/api/waste/{id}", tag = "radioactive material",
     params(("id" = String, Path)),
-    responses((status = 200, body = WastePackage), NotFound)
+    responses((status = 200, body = WastePackage))
 )]
 pub(super) async fn show_waste(
     State(state): State<AppState>,
@@ -191,7 +186,7 @@ async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
     request_body(content = Object, description = "Fields present replace the stored ones (`form`, \
         `contents`, `mass`, `closedAt`, `location`, `description`); the release date is computed \
         again. A released package answers 409 `invalid_transition`."),
-    responses((status = 200, body = WastePackage), Forbidden, NotFound, Conflict, Unprocessable)
+    responses((status = 200, body = WastePackage), Forbidden, Conflict)
 )]
 pub(super) async fn edit_waste(
     State(state): State<AppState>,
@@ -220,7 +215,7 @@ pub(super) async fn edit_waste(
     request_body(content = Object, description = "`{doseRate (µSv/h at the surface), releasedAt?, \
         notes?}`. Before the release date → 409 `conflict`; a package already released → 409 \
         `invalid_transition`."),
-    responses((status = 200, body = WastePackage), Forbidden, NotFound, Conflict, Unprocessable)
+    responses((status = 200, body = WastePackage), Forbidden, Conflict)
 )]
 pub(super) async fn release(
     State(state): State<AppState>,

@@ -9,7 +9,7 @@ use crate::changes::ReadOf;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
-use crate::routes::shared::{BadRequest, NotFound, PageParams};
+use crate::routes::shared::PageParams;
 use crate::state::AppState;
 use crate::store::qc_tests::{self as store, DueQuery};
 use axum::extract::{OriginalUri, State};
@@ -83,8 +83,7 @@ async fn answer(
     ),
     responses(
         (status = 200, description = "Every test type of the equipment's type, most urgent first",
-            body = ListEnvelope<DueTest>),
-        BadRequest, NotFound
+            body = ListEnvelope<DueTest>)
     )
 )]
 pub(super) async fn due_for_equipment(
@@ -121,7 +120,6 @@ pub(super) async fn due_for_equipment(
     responses(
         (status = 200, description = "Tests of active equipment in every facility the caller can \
             read, most urgent first", body = ListEnvelope<DueTest>),
-        BadRequest,
         (status = 401, body = ErrorBody)
     )
 )]

@@ -6,7 +6,7 @@ use crate::db::Conn;
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
-use crate::routes::shared::{BadRequest, NotFound, PageParams};
+use crate::routes::shared::PageParams;
 use crate::state::AppState;
 use crate::store::qc_tests as store;
 use crate::store::{equipment, equipment_types};
@@ -29,7 +29,7 @@ async fn visible_test(conn: &mut Conn, caller: &Caller, id: &str) -> Result<QcTe
 #[utoipa::path(
     get, path = "/api/test/{id}", tag = "QC tests",
     params(("id" = String, Path)),
-    responses((status = 200, body = QcTest), NotFound)
+    responses((status = 200, body = QcTest))
 )]
 pub(super) async fn show(
     State(state): State<AppState>,
@@ -46,8 +46,7 @@ pub(super) async fn show(
     responses(
         (status = 200, description = "A one-page PDF of the test: facility, equipment, readings, \
             figures, verdict, who and when; upload it as the test's document to sign it",
-            content_type = "application/pdf"),
-        NotFound
+            content_type = "application/pdf")
     )
 )]
 pub(super) async fn report(
@@ -107,10 +106,7 @@ fn date_filter(params: &ListParams, key: &str) -> Result<Option<NaiveDate>> {
         ("dateLt" = Option<String>, Query, description = "Before this day (YYYY-MM-DD)"),
         PageParams
     ),
-    responses(
-        (status = 200, description = "Newest first", body = ListEnvelope<QcTest>),
-        BadRequest, NotFound
-    )
+    responses((status = 200, description = "Newest first", body = ListEnvelope<QcTest>))
 )]
 pub(super) async fn history(
     State(state): State<AppState>,

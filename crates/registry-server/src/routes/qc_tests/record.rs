@@ -8,7 +8,7 @@ use crate::db::{new_id, now};
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
-use crate::routes::shared::{Forbidden, NotFound, Unprocessable};
+use crate::routes::shared::Forbidden;
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::qc_tests as store;
@@ -134,8 +134,7 @@ async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> 
         the registry stores the computed `figures` and sets `conclusion` itself: a `conclusion` \
         sent is refused (422 `conclusion` `invalid_value`)."),
     responses(
-        (status = 201, body = QcTest),
-        Forbidden,
+        (status = 201, body = QcTest), Forbidden,
         (status = 422, description = "Field errors, e.g. a test type of another equipment type",
             body = ErrorBody)
     )
@@ -183,7 +182,7 @@ pub(super) async fn create(
     params(("id" = String, Path)),
     request_body(content = Object, description = "Fields present replace the stored ones (same \
         rules as create)"),
-    responses((status = 200, body = QcTest), Forbidden, NotFound, Unprocessable)
+    responses((status = 200, body = QcTest), Forbidden)
 )]
 pub(super) async fn edit(
     State(state): State<AppState>,
@@ -222,7 +221,7 @@ pub(super) async fn edit(
     responses(
         (status = 200, description = "Deleted (kept in the database and the audit log)",
             body = Message),
-        Forbidden, NotFound
+        Forbidden
     )
 )]
 pub(super) async fn delete(
