@@ -14,6 +14,7 @@ mod document_email;
 mod documents;
 mod due_rule;
 mod equipment;
+mod every_error;
 mod facilities;
 mod groups;
 mod images;

@@ -127,6 +127,12 @@ async fn upload_sign_release_download_and_verify() {
             .unwrap();
     assert_eq!(piped.status.code(), Some(0));
     assert!(piped.stdout == original, "stdout carries the file's bytes");
+    // `… --file - | head -c 100`: the reader gone, the download stops quietly (exit 0).
+    let out = env
+        .run_into_closed_pipe(&["document", "download", &id, "--file", "-"])
+        .await
+        .expect(0);
+    assert_eq!(out.stderr, "");
 
     // Verify the good file (0) and a copy with one byte changed (4).
     let out = env

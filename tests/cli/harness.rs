@@ -143,6 +143,26 @@ impl Env {
         self.run_with(args, "", &[]).await
     }
 
+    /// Runs `registry args…` with its stdout a pipe whose reader is already gone (as in
+    /// `registry … | true`), so its first write to stdout finds a broken pipe. `Out::stdout` is
+    /// empty.
+    pub async fn run_into_closed_pipe(&self, args: &[&str]) -> Out {
+        let mut child = tokio::process::Command::from(self.command(args))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("registry starts");
+        // Closed at once, long before the command has talked to the server and has a result.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().await.expect("registry ends");
+        Out {
+            code: out.status.code().expect("an exit code, not a signal"),
+            stdout: String::new(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// Runs `registry args… -o json`, which must succeed: the JSON it printed.
     pub async fn json(&self, args: &[&str]) -> Value {
         let mut args = args.to_vec();

@@ -152,3 +152,33 @@ async fn completions_are_printed_for_each_shell() {
         assert!(out.stdout.contains("facility"), "{shell}");
     }
 }
+
+/// `registry … | head -1`, `registry … | true`: when the reader of stdout goes away, every kind of
+/// output (a record, a table, JSON, CSV, a bare line, an export, a completion script) stops
+/// quietly with exit 0 — no panic, no "Broken pipe" error.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_closed_stdout_ends_quietly_with_exit_0() {
+    let env = Env::logged_in().await;
+    let facility = env.facility("Clinica Pipe", 950).await;
+    let commands: &[&[&str]] = &[
+        &["whoami", "-o", "json"],
+        &["whoami"],
+        &["-o", "json", "facility", "list"],
+        &["facility", "list"],
+        &["facility", "list", "-o", "csv"],
+        &["facility", "show", &facility],
+        &["facility", "export"],
+        &["document", "signing-key"],
+        &["profiles"],
+        &["completions", "bash"],
+    ];
+    for args in commands {
+        let out = env.run_into_closed_pipe(args).await;
+        assert_eq!(
+            (out.code, out.stderr.as_str()),
+            (0, ""),
+            "registry {} into a closed pipe",
+            args.join(" ")
+        );
+    }
+}

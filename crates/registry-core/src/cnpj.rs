@@ -14,6 +14,8 @@ pub enum CnpjError {
     Punctuated { bare: String },
     #[error("may only contain digits and upper-case letters, with two digits at the end")]
     Characters,
+    #[error("letters must be upper-case: {upper}")]
+    LowerCase { upper: String },
     #[error("check digits do not match (expected {expected})")]
     CheckDigits { expected: String },
     #[error("is not a real CNPJ (all characters identical)")]
@@ -59,8 +61,18 @@ impl Cnpj {
                 .collect();
             return Err(CnpjError::Punctuated { bare });
         }
-        if bytes.len() != 14 {
-            return Err(CnpjError::Length(input.chars().count()));
+        let length = input.chars().count();
+        if length != 14 {
+            return Err(CnpjError::Length(length));
+        }
+        if !input.is_ascii() {
+            return Err(CnpjError::Characters);
+        }
+        if input.bytes().any(|c| c.is_ascii_lowercase()) {
+            let upper = input.to_ascii_uppercase();
+            if Cnpj::parse(&upper).is_ok() {
+                return Err(CnpjError::LowerCase { upper });
+            }
         }
         let base_ok = bytes[..12]
             .iter()
@@ -143,7 +155,18 @@ mod tests {
             Cnpj::parse("11.222.333/0001-81").unwrap_err().to_string(),
             "must be written without punctuation or spaces: 11222333000181"
         );
-        assert_eq!(Cnpj::parse("12abc34501de35"), Err(CnpjError::Characters));
+        // Lower-case letters are refused; the message shows the upper-case form when that one
+        // is a valid CNPJ.
+        assert_eq!(
+            Cnpj::parse("12abc34501de35").unwrap_err().to_string(),
+            "letters must be upper-case: 12ABC34501DE35"
+        );
+        assert_eq!(Cnpj::parse("12abc34501de36"), Err(CnpjError::Characters));
+        // Full-width digits are 14 characters, none of them allowed.
+        assert_eq!(
+            Cnpj::parse("１１２２２３３３０００１８１"),
+            Err(CnpjError::Characters)
+        );
         assert_eq!(
             Cnpj::parse(" 60701190000104\t"),
             Err(CnpjError::Punctuated {

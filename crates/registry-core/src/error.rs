@@ -122,4 +122,15 @@ impl FieldErrors {
     pub fn into_vec(self) -> Vec<FieldError> {
         self.0
     }
+
+    /// Whether an error names `field`.
+    pub fn has(&self, field: &str) -> bool {
+        self.0.iter().any(|e| e.field == field)
+    }
+}
+
+impl From<Vec<FieldError>> for FieldErrors {
+    fn from(errors: Vec<FieldError>) -> Self {
+        Self(errors)
+    }
 }

@@ -14,6 +14,7 @@ pub mod notice;
 pub mod nuclide;
 pub mod payload;
 pub mod qc;
+pub mod text;
 pub mod user;
 pub mod values;
 pub mod waste;

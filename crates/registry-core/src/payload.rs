@@ -311,6 +311,50 @@ pub fn update<T>(stored: &mut T, change: Option<T>) {
     }
 }
 
+/// Parses a JSON document, reading the bare `NaN`, `Infinity` and `-Infinity` that some
+/// encoders write for non-finite numbers (Python's `json`, JavaScript's `String(NaN)`) as the
+/// strings `"NaN"`, `"Infinity"` and `"-Infinity"`, so that the field they stand in is refused by
+/// its own rule (a radioisotope `quantity` → `invalid_quantity`) instead of the whole body being
+/// malformed. Any other syntax error is the parser's.
+pub fn parse_json(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    serde_json::from_slice(bytes).or_else(|e| match quote_non_finite(bytes) {
+        Some(quoted) => serde_json::from_slice(&quoted).map_err(|_| e),
+        None => Err(e),
+    })
+}
+
+/// `bytes` with each bare `NaN`, `Infinity` or `-Infinity` outside strings quoted, or `None`
+/// when there is none.
+fn quote_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
+    const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
+    let mut out = Vec::with_capacity(bytes.len() + 8);
+    let (mut in_string, mut escaped, mut found) = (false, false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if let Some(token) = TOKENS.iter().find(|t| bytes[i..].starts_with(t)) {
+            out.push(b'"');
+            out.extend_from_slice(token);
+            out.push(b'"');
+            i += token.len();
+            found = true;
+            continue;
+        }
+        out.push(b);
+        i += 1;
+    }
+    found.then_some(out)
+}
+
 /// A record reference given as `"id"` or `{"_id": "id"}`.
 pub fn reference_id(v: &Value) -> Option<String> {
     match v {
@@ -323,10 +367,51 @@ pub fn reference_id(v: &Value) -> Option<String> {
     }
 }
 
+/// The reference that a payload's `field` (its `value`) names, unless `errors` (its reader's)
+/// already name that field: what is left to look up when a payload failed, so that one answer
+/// reports every failing field, the references that name no record among them.
+pub fn unflagged_reference(
+    errors: &FieldErrors,
+    field: &str,
+    value: Option<&Value>,
+) -> Option<String> {
+    if errors.has(field) {
+        return None;
+    }
+    value.and_then(reference_id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn bare_non_finite_numbers_are_read_as_strings() {
+        let v = parse_json(br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN \" NaN", "d": 1}"#)
+            .unwrap();
+        assert_eq!(
+            v,
+            json!({"a": "NaN", "b": ["Infinity", "-Infinity"], "c": "NaN \" NaN", "d": 1})
+        );
+        // Other syntax errors stay errors, with the parser's message about the original text.
+        let e = parse_json(b"{\"a\": NaN,}").unwrap_err();
+        assert!(e.to_string().contains("line 1"), "{e}");
+        assert!(parse_json(b"{\"a\": nan}").is_err());
+        assert_eq!(parse_json(b"{\"a\": 1.5}").unwrap(), json!({"a": 1.5}));
+    }
+
+    #[test]
+    fn unflagged_reference_skips_fields_that_already_failed() {
+        let payload = json!({"facility": {"_id": " f1 "}, "equipment": "e1", "test": 5});
+        let mut errors = FieldErrors::default();
+        errors.push("equipment", FieldCode::InvalidValue, "bad");
+        let named = |field| unflagged_reference(&errors, field, payload.get(field));
+        assert_eq!(named("facility").as_deref(), Some("f1"));
+        assert_eq!(named("equipment"), None);
+        assert_eq!(named("test"), None);
+        assert_eq!(named("missing"), None);
+    }
 
     fn fields(errors: &[FieldError]) -> Vec<&str> {
         let mut f: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();

@@ -406,22 +406,7 @@ pub fn placeholders(start: usize, n: usize) -> String {
         .join(", ")
 }
 
-/// Lower-case, accent-free text for searching (`São Paulo` matches `sao paulo`).
-pub fn search_key(s: &str) -> String {
-    s.to_lowercase()
-        .chars()
-        .map(|c| match c {
-            'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'í' | 'ì' | 'î' | 'ï' => 'i',
-            'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
-            'ú' | 'ù' | 'û' | 'ü' => 'u',
-            'ç' => 'c',
-            'ñ' => 'n',
-            c => c,
-        })
-        .collect()
-}
+pub use registry_core::text::search_key;
 
 /// A `LIKE` pattern matching `s` anywhere, with `%`, `_` and `\` escaped (use `ESCAPE '\'`).
 pub fn contains_pattern(s: &str) -> String {

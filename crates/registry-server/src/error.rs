@@ -3,7 +3,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use registry_core::{ErrorBody, FieldCode, FieldError};
+use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
 
 pub type Result<T, E = ApiError> = std::result::Result<T, E>;
 
@@ -68,6 +68,22 @@ impl ApiError {
 
     pub fn denied() -> Self {
         ApiError::PermissionDenied("permission denied: your role may not do this".into())
+    }
+
+    /// The answer to a payload whose reader found `errors`, with the field errors that looking
+    /// up its references gave (`found`) on the other fields, so that one answer lists every
+    /// failing field.
+    pub fn with_reference_errors<T>(mut errors: FieldErrors, found: Result<T>) -> Self {
+        match found {
+            Err(ApiError::Validation(more)) => {
+                let more: Vec<FieldError> =
+                    more.into_iter().filter(|e| !errors.has(&e.field)).collect();
+                errors.extend(more);
+                ApiError::Validation(errors.into_vec())
+            }
+            Err(other) => other,
+            Ok(_) => ApiError::Validation(errors.into_vec()),
+        }
     }
 }
 

@@ -55,13 +55,26 @@ impl JsonBody {
                 "Expected a JSON body with Content-Type: application/json.".into(),
             ));
         }
-        let value: Value = serde_json::from_slice(&self.bytes)
+        let value = registry_core::payload::parse_json(&self.bytes)
             .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))?;
         let errors = registry_core::payload::check_body_limits(&value);
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors));
         }
         Ok(value)
+    }
+
+    /// The body as a JSON object; other JSON is a validation error of the whole body (field `""`),
+    /// as a field of the wrong type is.
+    pub fn object(&self) -> Result<Map<String, Value>, ApiError> {
+        match self.value()? {
+            Value::Object(fields) => Ok(fields),
+            _ => Err(ApiError::field(
+                "",
+                registry_core::FieldCode::InvalidValue,
+                "the body must be a JSON object",
+            )),
+        }
     }
 
     /// The body's `_id` (a required string), for the POST forms that carry the id in the body.
@@ -108,10 +121,12 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T
             .await
             .map(|axum::extract::Query(value)| Query(value))
             .map_err(|e| {
-                ApiError::BadRequest(format!(
-                    "The query string could not be read: {}",
-                    e.body_text()
-                ))
+                // axum's text names the failing parameter after a prefix of its own.
+                let text = e.body_text();
+                let detail = text
+                    .strip_prefix("Failed to deserialize query string: ")
+                    .unwrap_or(&text);
+                ApiError::BadRequest(format!("The query string could not be read: {detail}."))
             })
     }
 }
@@ -181,6 +196,14 @@ impl ListParams {
     }
 }
 
+fn is_blank(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
 fn positive_int(v: &Value, key: &str) -> Result<i64, ApiError> {
     let n = match v {
         Value::Number(n) => n.as_i64(),
@@ -199,6 +222,9 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
         let mut filters = Map::new();
         for (k, v) in pairs {
             if k == "filters" {
+                if v.trim().is_empty() {
+                    continue;
+                }
                 match serde_json::from_str::<Value>(&v) {
                     Ok(Value::Object(o)) => filters.extend(o),
                     Ok(Value::Null) => {}
@@ -212,8 +238,9 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
                 filters.insert(k, Value::String(v));
             }
         }
-        let page_num = filters
-            .get("pageNum")
+        // A paging key that is null or blank takes its default.
+        let given = |key| filters.get(key).filter(|v| !is_blank(v));
+        let page_num = given("pageNum")
             .map(|v| positive_int(v, "pageNum"))
             .transpose()?
             .unwrap_or(1);
@@ -222,9 +249,8 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
                 "pageNum must be a whole number from 1 to {MAX_PAGE_NUM}."
             )));
         }
-        let page_size = filters
-            .get("pageSize")
-            .or_else(|| filters.get("limit"))
+        let page_size = given("pageSize")
+            .or_else(|| given("limit"))
             .map(|v| positive_int(v, "pageSize"))
             .transpose()?
             .unwrap_or(DEFAULT_PAGE_SIZE)

@@ -1,12 +1,79 @@
 //! Checks made on every request before routing: no control characters in the path or the query
 //! string. A NUL byte cannot even be stored in PostgreSQL text, so such requests are answered here,
 //! the same way on both databases: 404 for a path (no record id holds one), 422 for a query value.
+//! And an answer given before the request's body was read to its end says `Connection: close`.
 
 use crate::error::ApiError;
+use axum::body::{Body, Bytes};
 use axum::extract::Request;
+use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use http_body::{Frame, SizeHint};
 use registry_core::FieldError;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+
+/// A request refused before its body was read (a JSON body sent to the upload, a file over its
+/// limit, a token missing) leaves the rest of the body on the connection, so hyper closes it
+/// after the answer; without a `Connection: close` the client would send its next request on a
+/// connection that is going away. The header makes the close announced, and the client opens a
+/// new connection instead of failing.
+pub async fn close_after_unread_body(req: Request, next: Next) -> Response {
+    let has_body = req.headers().contains_key(header::TRANSFER_ENCODING)
+        || req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0");
+    if !has_body {
+        return next.run(req).await;
+    }
+    let read = Arc::new(AtomicBool::new(false));
+    let (parts, body) = req.into_parts();
+    let body = Body::new(Watched {
+        inner: body,
+        read: read.clone(),
+    });
+    let mut response = next.run(Request::from_parts(parts, body)).await;
+    if !read.load(Ordering::Relaxed) {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// A request body that notes when it was read to its end.
+struct Watched {
+    inner: Body,
+    read: Arc<AtomicBool>,
+}
+
+impl http_body::Body for Watched {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(polled, Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.read.store(true, Ordering::Relaxed);
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
 
 pub async fn refuse_control_characters(req: Request, next: Next) -> Response {
     if has_encoded_control(req.uri().path()) {

@@ -13,6 +13,8 @@ use tokio::net::TcpStream;
 on_both_databases!(
     downloads_are_not_sniffed,
     tokens_issued_in_the_future_are_refused,
+    an_answer_before_the_body_is_read_closes_the_connection,
+    an_unreadable_query_names_the_parameter_in_plain_words,
 );
 
 /// How long until the server closes the connection (reading and dropping whatever it sends), or
@@ -115,6 +117,71 @@ async fn downloads_are_not_sniffed(app: TestApp) {
             "{path}"
         );
     }
+}
+
+/// The lower-cased head of the answer to `request`, sent on a connection of its own.
+async fn answer_head(addr: &str, request: &[u8]) -> String {
+    let mut stream = sent(addr, request).await;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).await.expect("an answer");
+        head.push(byte[0]);
+    }
+    String::from_utf8(head).unwrap().to_ascii_lowercase()
+}
+
+/// A request refused before its body was read leaves the rest of the body on the connection,
+/// which hyper then closes: the answer must say so, or a client reusing the connection fails.
+async fn an_answer_before_the_body_is_read_closes_the_connection(app: TestApp) {
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let with_body = |path: &str, content_type: &str, body: &[u8]| {
+        let mut request = format!(
+            "POST {path} HTTP/1.1\r\nHost: registry\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            app.admin,
+            body.len()
+        )
+        .into_bytes();
+        request.extend_from_slice(body);
+        request
+    };
+    let large = format!("{{\"name\": \"{}\"}}", "x".repeat(100_000));
+    let refused = answer_head(
+        &addr,
+        &with_body(
+            "/api/document/register/",
+            "application/json",
+            large.as_bytes(),
+        ),
+    )
+    .await;
+    assert!(refused.starts_with("http/1.1 400"), "{refused}");
+    assert!(refused.contains("connection: close"), "{refused}");
+    // A body read to its end keeps the connection.
+    let read = answer_head(
+        &addr,
+        &with_body("/api/group/register", "application/json", b"{\"name\": 5}"),
+    )
+    .await;
+    assert!(read.starts_with("http/1.1 422"), "{read}");
+    assert!(!read.contains("connection: close"), "{read}");
+}
+
+async fn an_unreadable_query_names_the_parameter_in_plain_words(app: TestApp) {
+    let facility = new_facility(&app, "Clínica Versões").await;
+    let doc = admin_upload(&app, &facility, pdf(1000, 4), &[]).await;
+    let path = format!(
+        "/api/document/{}/file?version=abc",
+        doc["_id"].as_str().unwrap()
+    );
+    let answer = app
+        .get(&path, &app.admin)
+        .await
+        .expect_error(400, "bad_request");
+    let message = answer.body["message"].as_str().unwrap();
+    assert!(message.contains("version"), "{message}");
+    assert!(!message.contains("Failed to deserialize"), "{message}");
 }
 
 fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {

@@ -41,7 +41,7 @@ pub async fn send_form(app: &TestApp, path: &str, token: &str, form: Form) -> An
     }
 }
 
-fn form(fields: &[(&str, &str)], file: Option<(Vec<u8>, &str)>) -> Form {
+pub(crate) fn form(fields: &[(&str, &str)], file: Option<(Vec<u8>, &str)>) -> Form {
     let mut form = Form::new();
     for (k, v) in fields {
         form = form.text(k.to_string(), v.to_string());

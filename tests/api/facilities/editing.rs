@@ -183,6 +183,21 @@ async fn if_match_guards_against_lost_updates(app: TestApp) {
     );
     assert_eq!(put("\"2\"").await.unwrap().status(), 200);
     assert_eq!(put("*").await.unwrap().status(), 200);
+    // An archive made on a stale copy is refused too; on the current one it goes through.
+    let archive = |tag: &'static str| {
+        app.client
+            .post(app.url("/api/facility/exclude"))
+            .bearer_auth(&app.admin)
+            .header("If-Match", tag)
+            .json(&json!({"_id": id}))
+            .send()
+    };
+    let stale = archive("W/\"3\"").await.unwrap();
+    assert_eq!(stale.status(), 412);
+    app.get_ok(&format!("/api/facility/{id}"), &app.admin).await;
+    assert_eq!(archive("W/\"4\"").await.unwrap().status(), 200);
+    app.assert_not_found(&format!("/api/facility/{id}"), &app.admin)
+        .await;
 }
 
 async fn archive_hides_and_history_keeps(app: TestApp) {

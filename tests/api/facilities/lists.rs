@@ -54,6 +54,19 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     assert_eq!(plain["paging"]["pageSize"], 10);
     let capped = app.admin_get("/api/facilities?pageSize=5000").await;
     assert_eq!(capped["paging"]["pageSize"], 200);
+    // An empty `filters`, and paging keys that are null or blank, take the defaults.
+    for defaults in [
+        "/api/facilities?filters=".to_owned(),
+        filters(json!({"pageNum": null, "pageSize": null})),
+        "/api/facilities?pageNum=&pageSize=".to_owned(),
+    ] {
+        let page = app.admin_get(&defaults).await;
+        assert_eq!(
+            page["paging"],
+            json!({"total": 25, "pageNum": 1, "pageSize": 20}),
+            "{defaults}"
+        );
+    }
     let radiodiagnosis_unidade_0 = filters(json!({"q": "unidade 0"}))
         .replace("/api/facilities", "/api/radiodiagnosisfacilities");
     assert_totals(
@@ -64,6 +77,12 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             (filters(json!({"q": ids[3].as_str()})), 0),
             ("/api/facilities?q=SAO%20PAULO".to_owned(), 20),
             ("/api/facilities?state=rs".to_owned(), 5),
+            // A state by abbreviation or by name finds both forms (spec §2.2).
+            (
+                "/api/facilities?state=Rio%20Grande%20do%20Sul".to_owned(),
+                5,
+            ),
+            ("/api/facilities?state=sao%20paulo".to_owned(), 20),
             ("/api/facilities?city=S%C3%A3o%20Paulo".to_owned(), 20),
             (filters(json!({"group": group["_id"]})), 5),
             (filters(json!({"radioisotope": "Y(90)"})), 5),

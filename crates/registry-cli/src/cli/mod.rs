@@ -98,6 +98,9 @@ enum Command {
 pub async fn run(cli: Cli) -> ExitCode {
     match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout went away (`registry … | head -1`): what failed is only the
+        // printing, which nobody reads; end quietly, like any Unix tool in a pipe.
+        Err(_) if output::stdout_closed() => ExitCode::SUCCESS,
         Err(fail) => {
             fail.print();
             ExitCode::from(fail.exit_code())
@@ -128,12 +131,10 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         Command::Waste(c) => waste::run(&Ctx::new(&globals)?, c).await,
         Command::Notices(a) => notices::run(&Ctx::new(&globals)?, a).await,
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "registry",
-                &mut std::io::stdout(),
-            );
+            // Into memory first: `generate` panics when its writer fails.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "registry", &mut script);
+            std::io::Write::write_all(&mut output::stdout(), &script)?;
             Ok(())
         }
     }

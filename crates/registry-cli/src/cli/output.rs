@@ -1,11 +1,81 @@
 //! How results and errors are printed: tables on a terminal, JSON with the API's field names, CSV;
-//! the paging flags of long lists; and the progress bars of long commands.
+//! the paging flags of long lists; and the progress bars of long commands. Results go to stdout
+//! only through [`stdout`] (or [`async_stdout`]), never `println!`, so that a reader that went
+//! away (`registry … | head -1`) ends the command quietly instead of a panic ([`stdout_closed`]).
 
 use clap::{Args, ValueEnum};
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use std::io::Write;
+use std::io::{self, Write};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+
+/// Standard output, where results are printed. Its writes return errors where `println!` would
+/// panic, and one that finds the reader gone (a broken pipe) is remembered for
+/// [`stdout_closed`].
+pub struct Stdout<W>(W);
+
+/// The (locked) standard output.
+pub fn stdout() -> Stdout<io::StdoutLock<'static>> {
+    Stdout(io::stdout().lock())
+}
+
+/// The standard output for async writers (`document download --file -`).
+pub fn async_stdout() -> Stdout<tokio::io::Stdout> {
+    Stdout(tokio::io::stdout())
+}
+
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a write to stdout found its reader gone. `cli::run` then ends with exit 0 and says
+/// nothing: the reader has all it wanted, as with any Unix tool in a pipe.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+fn watch<T>(result: io::Result<T>) -> io::Result<T> {
+    if let Err(e) = &result
+        && e.kind() == io::ErrorKind::BrokenPipe
+    {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+    result
+}
+
+impl<W: Write> Write for Stdout<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        watch(self.0.write(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        watch(self.0.flush())
+    }
+}
+
+impl<W: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Stdout<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write(cx, buf).map(watch)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx).map(watch)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx).map(watch)
+    }
+}
+
+/// A line of text on stdout: `println!` that returns its error.
+pub fn print_line(text: impl std::fmt::Display) -> io::Result<()> {
+    writeln!(stdout(), "{text}")
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -57,7 +127,7 @@ fn print_rows<T: Serialize>(
     headers: &[&str],
     cells: Vec<Vec<String>>,
 ) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = stdout();
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut out, records)?;
@@ -97,7 +167,7 @@ pub fn print_record<T: Serialize>(
             for (k, v) in fields {
                 table.add_row(vec![k.to_owned(), v]);
             }
-            println!("{table}");
+            print_line(table)?;
             Ok(())
         }
         Format::Json => print_json(record),
@@ -111,7 +181,7 @@ pub fn print_record<T: Serialize>(
 
 /// A value as pretty JSON on stdout.
 pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    print_line(serde_json::to_string_pretty(value)?)?;
     Ok(())
 }
 

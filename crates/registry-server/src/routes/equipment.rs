@@ -19,7 +19,8 @@ use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, ListEnvelope, Message};
 use registry_core::audit::Action;
 use registry_core::equipment::{Equipment, Reference, read_equipment};
-use registry_core::{FieldCode, FieldError};
+use registry_core::payload::unflagged_reference;
+use registry_core::{FieldCode, FieldError, FieldErrors};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -134,8 +135,18 @@ async fn register(
     Staff(caller): Staff,
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Equipment>)> {
-    let changes = read_equipment(&body.value()?, true).map_err(ApiError::Validation)?;
+    let value = body.value()?;
     let mut tx = state.db.begin().await?;
+    let changes = match read_equipment(&value, true) {
+        Ok(changes) => changes,
+        Err(errors) => {
+            let errors = FieldErrors::from(errors);
+            let named = |field| unflagged_reference(&errors, field, value.get(field));
+            let (facility, equipment_type) = (named("facility"), named("typeOfEquipment"));
+            let found = references(&mut tx, facility.as_deref(), equipment_type.as_deref()).await;
+            return Err(ApiError::with_reference_errors(errors, found));
+        }
+    };
     let (Some(facility), Some(type_of_equipment)) = references(
         &mut tx,
         changes.facility_id.as_deref(),

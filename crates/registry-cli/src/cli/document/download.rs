@@ -70,7 +70,7 @@ pub async fn run(ctx: &Ctx, a: DownloadArgs) -> Result<(), Fail> {
     // never leaves a truncated file under the real name.
     let partial = partial_path(&target);
     let mut out: Box<dyn tokio::io::AsyncWrite + Unpin> = if to_stdout {
-        Box::new(tokio::io::stdout())
+        Box::new(output::async_stdout())
     } else {
         Box::new(tokio::fs::File::create(&partial).await.map_err(|e| {
             Fail::Other(anyhow::anyhow!("cannot create {}: {e}", partial.display()))

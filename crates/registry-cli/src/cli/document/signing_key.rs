@@ -6,7 +6,7 @@ use crate::cli::output::{self, Format};
 pub async fn run(ctx: &Ctx) -> Result<(), Fail> {
     let k = ctx.client.signing_key().await?;
     match ctx.format {
-        Format::Table => println!("{}", k.public_key),
+        Format::Table => output::print_line(&k.public_key)?,
         format => output::print_record(
             format,
             &k,

@@ -91,7 +91,7 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
         )?,
         Format::Table => {
             if outcome.is_ok() {
-                println!(
+                output::print_line(format_args!(
                     "OK: {} is the file of document {} ({}), signed by {} at {}, code {}",
                     a.file.display(),
                     document.name,
@@ -103,7 +103,7 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
                         .unwrap_or("?"),
                     document.signed_at.as_deref().unwrap_or("?"),
                     document.code.as_deref().unwrap_or("?")
-                );
+                ))?;
             }
         }
     }

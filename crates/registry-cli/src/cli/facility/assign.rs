@@ -85,7 +85,7 @@ pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
         }
     }
     if ctx.format == Format::Table {
-        println!("{message}");
+        output::print_line(message)?;
         Ok(())
     } else {
         output::note(message);

@@ -47,7 +47,7 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
     bar.finish_and_clear();
     let out: Box<dyn std::io::Write> = match &a.file {
         Some(path) => Box::new(std::fs::File::create(path)?),
-        None => Box::new(std::io::stdout().lock()),
+        None => Box::new(output::stdout()),
     };
     match a.format {
         ExportFormat::Json => {

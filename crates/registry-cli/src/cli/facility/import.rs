@@ -12,6 +12,7 @@ use registry_core::api::Facility;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
@@ -272,17 +273,18 @@ fn print_summary(format: Format, s: &Summary) -> Result<(), Fail> {
     } else {
         ("created", "already registered (skipped)")
     };
-    println!("{:>6} {created}", s.created);
-    println!("{:>6} {existing}", s.already_registered);
-    println!("{:>6} failed", s.failed);
+    let mut out = output::stdout();
+    writeln!(out, "{:>6} {created}", s.created)?;
+    writeln!(out, "{:>6} {existing}", s.already_registered)?;
+    writeln!(out, "{:>6} failed", s.failed)?;
     for f in s.failures.iter().take(20) {
-        println!("  row {}: {} {} — {}", f.row, f.name, f.cnpj, f.reason);
+        writeln!(out, "  row {}: {} {} — {}", f.row, f.name, f.cnpj, f.reason)?;
     }
     if s.failures.len() > 20 {
-        println!("  … and {} more", s.failures.len() - 20);
+        writeln!(out, "  … and {} more", s.failures.len() - 20)?;
     }
     if let Some(path) = &s.failures_file {
-        println!("failures written to {path}");
+        writeln!(out, "failures written to {path}")?;
     }
     Ok(())
 }

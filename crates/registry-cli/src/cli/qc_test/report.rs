@@ -26,7 +26,9 @@ pub async fn run(
     }
     if to_stdout {
         use std::io::Write;
-        std::io::stdout().lock().write_all(&pdf)?;
+        let mut out = output::stdout();
+        out.write_all(&pdf)?;
+        out.flush()?;
     } else {
         std::fs::write(&target, &pdf)?;
         output::note(format!(

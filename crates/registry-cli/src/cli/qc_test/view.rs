@@ -80,7 +80,7 @@ pub fn show(format: Format, t: &QcTest) -> Result<(), Fail> {
         ],
     )?;
     if let Some(f) = figures {
-        println!("{}", figures_text(f));
+        output::print_line(figures_text(f))?;
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! Logging in, under the per-client and per-account failed-login limits.
 
-use super::{required_str, token_for};
+use super::{required_strs, token_for};
 use crate::auth::verify_password;
 use crate::error::{ApiError, Result};
 use crate::extract::JsonBody;
@@ -49,8 +49,8 @@ pub(super) async fn login(
 ) -> Result<Json<LoginResponse>> {
     state.limiters.login_failures.check(&client)?;
     let value = body.value()?;
-    let email = required_str(&value, "email")?.trim().to_lowercase();
-    let password = required_str(&value, "password")?.to_owned();
+    let [email, password] = required_strs(&value, ["email", "password"])?;
+    let (email, password) = (email.trim().to_lowercase(), password.to_owned());
     // Counted before the check (and cleared by a success), one login of the account at a time.
     let _turn = state.limiters.account_turn(&email).await;
     reserve_login(&state, &email).await?;

@@ -14,8 +14,9 @@ use crate::routes::describe::{Routes, route, routes};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::users::UserRow;
-use registry_core::FieldCode;
 use registry_core::audit::Action;
+use registry_core::values::password_problem;
+use registry_core::{FieldCode, FieldErrors};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -29,18 +30,29 @@ pub fn routes() -> Routes {
     .route(route!(password::change_password).also_at("/api/change_password"))
 }
 
-fn required_str<'a>(v: &'a Value, key: &str) -> Result<&'a str> {
-    match v.get(key) {
-        Some(Value::String(s)) if !s.is_empty() => Ok(s),
-        Some(Value::String(_)) | Some(Value::Null) | None => {
-            Err(ApiError::field(key, FieldCode::Required, "is required"))
+/// The non-empty strings `keys` of an authentication body, or a field error for every one that
+/// is missing or not a string, and for a `newPassword` too weak (all at once). `v` is an object.
+fn required_strs<'a, const N: usize>(v: &'a Value, keys: [&str; N]) -> Result<[&'a str; N]> {
+    let mut errs = FieldErrors::default();
+    let found = keys.map(|key| match v.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => {
+            if key == "newPassword"
+                && let Some(problem) = password_problem(s)
+            {
+                errs.push(key, FieldCode::WeakPassword, problem);
+            }
+            s.as_str()
         }
-        Some(_) => Err(ApiError::field(
-            key,
-            FieldCode::InvalidValue,
-            "must be a string",
-        )),
-    }
+        Some(Value::String(_) | Value::Null) | None => {
+            errs.push(key, FieldCode::Required, "is required");
+            ""
+        }
+        Some(_) => {
+            errs.push(key, FieldCode::InvalidValue, "must be a string");
+            ""
+        }
+    });
+    errs.finish(found).map_err(ApiError::Validation)
 }
 
 async fn audit_user(

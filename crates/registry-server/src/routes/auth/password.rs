@@ -1,7 +1,7 @@
 //! Changing a password (one's own, or anyone's for an Administrator) and recovery with an e-mailed
 //! code.
 
-use super::{audit_user, required_str, token_for};
+use super::{audit_user, required_strs, token_for};
 use crate::auth::{Caller, hash_password, verify_password};
 use crate::db::{now, timestamp};
 use crate::error::{ApiError, OrNotFound, Result};
@@ -19,22 +19,9 @@ use registry_core::ErrorBody;
 use registry_core::api::Message;
 use registry_core::api::{ChangePasswordInput, PasswordRecoverInput};
 use registry_core::audit::Action;
-use registry_core::values::password_problem;
 use registry_core::{FieldCode, Role};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-fn new_password(value: &Value) -> Result<String> {
-    let p = required_str(value, "newPassword")?;
-    match password_problem(p) {
-        Some(problem) => Err(ApiError::field(
-            "newPassword",
-            FieldCode::WeakPassword,
-            problem,
-        )),
-        None => Ok(p.to_owned()),
-    }
-}
 
 /// Sets a password and invalidates every token issued before.
 async fn set_password(
@@ -88,7 +75,8 @@ pub(super) async fn change_password(
     let mut conn = state.db.read().await?;
     match target {
         Some(id) => {
-            let password = new_password(&value)?;
+            let [password] = required_strs(&value, ["newPassword"])?;
+            let password = password.to_owned();
             let user = users::by_id(&mut conn, &id).await?.or_not_found("user")?;
             drop(conn);
             set_password(&state, Some(&caller.id), user, password).await?;
@@ -99,8 +87,8 @@ pub(super) async fn change_password(
             }))
         }
         None => {
-            let current = required_str(&value, "currentPassword")?.to_owned();
-            let password = new_password(&value)?;
+            let [current, password] = required_strs(&value, ["currentPassword", "newPassword"])?;
+            let (current, password) = (current.to_owned(), password.to_owned());
             let user = users::by_id(&mut conn, &caller.id)
                 .await?
                 .or_not_found("user")?;
@@ -146,8 +134,8 @@ pub(super) async fn password_recover(
     client.take(&state.limiters.recovery)?;
     let value = body.value()?;
     if value.get("token").is_some() {
-        let token = required_str(&value, "token")?;
-        let password = new_password(&value)?;
+        let [token, password] = required_strs(&value, ["token", "newPassword"])?;
+        let password = password.to_owned();
         let mut tx = state.db.begin().await?;
         let user_id = users::take_reset(&mut tx, &token_hash(token), &now()).await?;
         let invalid = || {
@@ -173,7 +161,8 @@ pub(super) async fn password_recover(
             }),
         ));
     }
-    let email = required_str(&value, "email")?.trim().to_lowercase();
+    let [email] = required_strs(&value, ["email"])?;
+    let email = email.trim().to_lowercase();
     let user = {
         let mut conn = state.db.read().await?;
         users::by_email(&mut conn, &email).await?

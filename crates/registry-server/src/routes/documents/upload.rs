@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use futures::TryStreamExt;
 use registry_core::audit::Action;
 use registry_core::document::{self, Document, DocumentDraft, DocumentStatus, FileInfo, Move};
+use registry_core::payload::unflagged_reference;
 use registry_core::{ErrorBody, FieldCode, FieldErrors};
 use serde_json::{Map, Value};
 
@@ -64,7 +65,7 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
             ));
         }
         if name == "data" {
-            match serde_json::from_str::<Value>(&text) {
+            match registry_core::payload::parse_json(text.as_bytes()) {
                 Ok(Value::Object(o)) => fields.extend(o),
                 _ => {
                     return Err(ApiError::BadRequest(
@@ -179,22 +180,20 @@ pub(super) async fn register(
             "is required: a PDF or an image",
         );
     }
-    let (Some(draft), Some((staged, file_name))) = (draft, upload.file) else {
-        return Err(ApiError::Validation(errs.into_vec()));
+    // The references are checked even when other fields failed, so that one answer lists every
+    // failing field.
+    let (facility_id, equipment, test) = match &draft {
+        Some(d) => (
+            d.facility.clone(),
+            d.equipment.clone().flatten(),
+            d.test.clone().flatten(),
+        ),
+        None => {
+            let named = |field| unflagged_reference(&errs, field, upload.fields.get(field));
+            (named("facility"), named("equipment"), named("test"))
+        }
     };
-    let DocumentDraft {
-        name: Some(name),
-        facility: Some(facility_id),
-        date: Some(date),
-        validity: Some(validity),
-        ..
-    } = &draft
-    else {
-        return Err(ApiError::Validation(errs.into_vec()));
-    };
-    let equipment = draft.equipment.clone().flatten();
-    let test = draft.test.clone().flatten();
-    {
+    if let Some(facility_id) = &facility_id {
         let mut conn = state.db.read().await?;
         if visible(&mut conn, &caller, facility_id).await.is_err() {
             errs.push(
@@ -214,9 +213,20 @@ pub(super) async fn register(
             .await?;
         }
     }
-    if !errs.is_empty() {
+    let (Some(draft), Some((staged, file_name)), true) = (draft, upload.file, errs.is_empty())
+    else {
         return Err(ApiError::Validation(errs.into_vec()));
-    }
+    };
+    let DocumentDraft {
+        name: Some(name),
+        facility: Some(facility_id),
+        date: Some(date),
+        validity: Some(validity),
+        ..
+    } = &draft
+    else {
+        return Err(anyhow::anyhow!("a create draft lacks a required field").into());
+    };
     let file = store_file(&state, &staged, file_name).await?;
     let id = new_id();
     let at = now();
@@ -270,14 +280,8 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
             ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
         })?;
     let body = JsonBody::from_request(Request::from_parts(parts, Body::from(bytes)), state).await?;
-    match body.value()? {
-        Value::Object(fields) => Ok(Upload { fields, file: None }),
-        _ => Err(ApiError::field(
-            "",
-            FieldCode::InvalidValue,
-            "the body must be a JSON object",
-        )),
-    }
+    let fields = body.object()?;
+    Ok(Upload { fields, file: None })
 }
 
 #[utoipa::path(

@@ -22,8 +22,8 @@ use registry_core::equipment::{
     Conclusion, QcTest, QcTestChanges, Reference, TestType, read_qc_test_of,
 };
 use registry_core::facility::{UserState, check_linked_user};
-use registry_core::payload::reference_id;
-use registry_core::{ErrorBody, FieldCode, FieldError};
+use registry_core::payload::{reference_id, unflagged_reference};
+use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
 use serde_json::Value;
 
 /// The equipment, test type and (when the payload names one) performer of a record, checked
@@ -111,6 +111,31 @@ async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges)
         .map_err(ApiError::Validation)
 }
 
+/// The answer to a payload its reader refused (`errors`): with the errors of the references it
+/// names, or on an edit keeps from `record`, so that one answer lists every failing field.
+async fn refused(
+    conn: &mut Conn,
+    value: &Value,
+    record: Option<&QcTest>,
+    errors: Vec<FieldError>,
+) -> ApiError {
+    let errors = FieldErrors::from(errors);
+    let named = |field| unflagged_reference(&errors, field, value.get(field));
+    let equipment = named("equipment").or_else(|| record.map(|r| r.equipment.clone()));
+    let test_type = named("typeOfTest").or_else(|| record.map(|r| r.type_of_test.id.clone()));
+    let performer = named("performedBy");
+    // An id the payload lacks was reported by the reader; "" names no record and its error is
+    // dropped as a repeat.
+    let found = resolve(
+        conn,
+        equipment.as_deref().unwrap_or_default(),
+        test_type.as_deref().unwrap_or_default(),
+        performer.as_deref(),
+    )
+    .await;
+    ApiError::with_reference_errors(errors, found)
+}
+
 /// Whether the test type a payload names (or, when it names none, `default`) is computed: its
 /// records then carry readings and no conclusion.
 async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> Result<bool> {
@@ -147,7 +172,10 @@ pub(super) async fn create(
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     let computed = computed_type(&mut tx, &value, None).await?;
-    let changes = read_qc_test_of(&value, true, today(), computed).map_err(ApiError::Validation)?;
+    let changes = match read_qc_test_of(&value, true, today(), computed) {
+        Ok(changes) => changes,
+        Err(errors) => return Err(refused(&mut tx, &value, None, errors).await),
+    };
     let at = now();
     let blank = Reference {
         id: String::new(),
@@ -203,8 +231,10 @@ pub(super) async fn edit(
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
-    let changes =
-        read_qc_test_of(&value, false, today(), computed).map_err(ApiError::Validation)?;
+    let changes = match read_qc_test_of(&value, false, today(), computed) {
+        Ok(changes) => changes,
+        Err(errors) => return Err(refused(&mut tx, &value, Some(&before), errors).await),
+    };
     let mut record = before.clone();
     apply(&mut tx, &mut record, changes).await?;
     if record != before {

@@ -9,6 +9,7 @@ use super::facility_ranks as ranks;
 use super::Connection;
 use crate::store::types::Columns;
 use crate::db::{placeholders, search_key};
+use registry_core::text::state_keys;
 use crate::store::model::facilities::*;
 use registry_core::api::{Facility, GroupRef};
 use registry_core::{Department, Practice};
@@ -121,43 +122,53 @@ impl ListPlan {
     pub(crate) fn new(filter: &FacilityFilter) -> ListPlan {
         let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
         let mut binds: Vec<String> = Vec::new();
-        let mut add = |clause: &str, value: String| {
-            binds.push(value);
-            clauses.push(clause.replace("$?", &format!("${}", binds.len())));
+        // Each `$?` of a clause takes the next value.
+        let mut add = |clause: &str, values: Vec<String>| {
+            let mut clause = clause.to_owned();
+            for value in values {
+                binds.push(value);
+                clause = clause.replacen("$?", &format!("${}", binds.len()), 1);
+            }
+            clauses.push(clause);
         };
         if let Some(d) = &filter.department {
-            add("f.department = $?", d.clone());
+            add("f.department = $?", vec![d.clone()]);
         }
         let linked = "EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = f.id AND m.user_id = $?)";
         for user in [&filter.member, &filter.user_id].into_iter().flatten() {
-            add(linked, user.clone());
+            add(linked, vec![user.clone()]);
         }
         if let Some(q) = &filter.q {
             let (clause, value) = super::dialect::facility_search(q);
-            add(clause, value);
+            add(clause, vec![value]);
         }
-        let address = |key| {
-            format!("EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.{key} = $?)")
+        let address = |key, n| {
+            format!(
+                "EXISTS (SELECT 1 FROM facility_addresses a WHERE a.facility_id = f.id AND a.{key} IN ({}))",
+                vec!["$?"; n].join(", ")
+            )
         };
         if let Some(state) = &filter.state {
-            add(&address("state_key"), search_key(state));
+            // `PE` and `Pernambuco` find each other (spec §2.2: abbreviation or full name).
+            let keys = state_keys(state);
+            add(&address("state_key", keys.len()), keys);
         }
         if let Some(city) = &filter.city {
-            add(&address("city_key"), search_key(city));
+            add(&address("city_key", 1), vec![search_key(city)]);
         }
         if let Some(group) = &filter.group_id {
-            add("f.group_id = $?", group.clone());
+            add("f.group_id = $?", vec![group.clone()]);
         }
         if let Some(iso) = &filter.radioisotope {
             add(
                 "EXISTS (SELECT 1 FROM facility_radioisotopes r WHERE r.facility_id = f.id AND r.name = $?)",
-                iso.clone(),
+                vec![iso.clone()],
             );
         }
         if let Some(practice) = &filter.practice {
             add(
                 "EXISTS (SELECT 1 FROM facility_practices p WHERE p.facility_id = f.id AND p.practice = $?)",
-                practice.clone(),
+                vec![practice.clone()],
             );
         }
         if clauses.len() == 1 + usize::from(filter.department.is_some()) {

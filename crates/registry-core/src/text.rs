@@ -1,0 +1,89 @@
+//! Text as the registry searches it: accent- and case-free keys, and the Brazilian states, which
+//! an address may name by abbreviation or in full (spec §2.2).
+
+/// Lower-case, accent-free text for searching (`São Paulo` matches `sao paulo`).
+pub fn search_key(s: &str) -> String {
+    s.to_lowercase()
+        .chars()
+        .map(|c| match c {
+            'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
+            'é' | 'è' | 'ê' | 'ë' => 'e',
+            'í' | 'ì' | 'î' | 'ï' => 'i',
+            'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
+            'ú' | 'ù' | 'û' | 'ü' => 'u',
+            'ç' => 'c',
+            'ñ' => 'n',
+            c => c,
+        })
+        .collect()
+}
+
+/// The 26 states and the Federal District: abbreviation (UF) and name.
+const STATES: [(&str, &str); 27] = [
+    ("AC", "Acre"),
+    ("AL", "Alagoas"),
+    ("AP", "Amapá"),
+    ("AM", "Amazonas"),
+    ("BA", "Bahia"),
+    ("CE", "Ceará"),
+    ("DF", "Distrito Federal"),
+    ("ES", "Espírito Santo"),
+    ("GO", "Goiás"),
+    ("MA", "Maranhão"),
+    ("MT", "Mato Grosso"),
+    ("MS", "Mato Grosso do Sul"),
+    ("MG", "Minas Gerais"),
+    ("PA", "Pará"),
+    ("PB", "Paraíba"),
+    ("PR", "Paraná"),
+    ("PE", "Pernambuco"),
+    ("PI", "Piauí"),
+    ("RJ", "Rio de Janeiro"),
+    ("RN", "Rio Grande do Norte"),
+    ("RS", "Rio Grande do Sul"),
+    ("RO", "Rondônia"),
+    ("RR", "Roraima"),
+    ("SC", "Santa Catarina"),
+    ("SP", "São Paulo"),
+    ("SE", "Sergipe"),
+    ("TO", "Tocantins"),
+];
+
+/// The search keys a state filter matches: the key of `state` as given and, when it names a
+/// Brazilian state by abbreviation or by name, the key of the other form (`PE` and `Pernambuco`
+/// find each other).
+pub fn state_keys(state: &str) -> Vec<String> {
+    let key = search_key(state.trim());
+    let other = STATES.iter().find_map(|&(uf, name)| {
+        if key == search_key(uf) {
+            Some(name)
+        } else if key == search_key(name) {
+            Some(uf)
+        } else {
+            None
+        }
+    });
+    std::iter::once(key).chain(other.map(search_key)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_fold_case_and_accents() {
+        assert_eq!(search_key("São Paulo"), "sao paulo");
+        assert_eq!(search_key("CEARÁ"), "ceara");
+    }
+
+    #[test]
+    fn a_state_finds_its_other_form() {
+        assert_eq!(state_keys("PE"), ["pe", "pernambuco"]);
+        assert_eq!(state_keys(" pernambuco "), ["pernambuco", "pe"]);
+        assert_eq!(state_keys("Sao Paulo"), ["sao paulo", "sp"]);
+        assert_eq!(state_keys("rio grande do sul"), ["rio grande do sul", "rs"]);
+        // Anything else is matched as given.
+        assert_eq!(state_keys("Buenos Aires"), ["buenos aires"]);
+        assert_eq!(state_keys("XX"), ["xx"]);
+    }
+}

@@ -1,0 +1,191 @@
+//! One answer lists every failing field (product.md §1): a payload with badly formed fields and
+//! references that name no record reports both kinds at once, on every create that takes
+//! references and on the authentication bodies.
+
+use crate::documents::{form, pdf, send_form};
+use crate::helpers::{Answer, TestApp, facility_payload};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(
+    references_are_reported_with_the_other_field_errors,
+    authentication_bodies_report_every_missing_field,
+    bare_nan_in_a_quantity_is_an_invalid_quantity
+);
+
+/// The `(field, code)` pairs of a 422 answer, sorted.
+#[track_caller]
+fn errors_of(answer: Answer) -> Vec<(String, String)> {
+    let mut errors = answer.expect_error(422, "validation_failed").field_errors();
+    errors.sort();
+    errors
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut v: Vec<_> = expected
+        .iter()
+        .map(|(f, c)| (f.to_string(), c.to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+async fn references_are_reported_with_the_other_field_errors(app: TestApp) {
+    let admin = app.admin.clone();
+    let equipment = app
+        .post(
+            "/api/equipment/register",
+            &admin,
+            json!({"facility": "nope", "typeOfEquipment": "nope", "manufacturer": 5}),
+        )
+        .await;
+    assert_eq!(
+        errors_of(equipment),
+        pairs(&[
+            ("facility", "invalid_value"),
+            ("manufacturer", "invalid_value"),
+            ("typeOfEquipment", "invalid_value"),
+        ])
+    );
+
+    let test = app
+        .post(
+            "/api/test/",
+            &admin,
+            json!({"equipment": "nope", "typeOfTest": "nope", "date": "2026-11-01", "conclusion": "Bom"}),
+        )
+        .await;
+    assert_eq!(
+        errors_of(test),
+        pairs(&[
+            ("conclusion", "invalid_value"),
+            ("equipment", "invalid_value"),
+            ("typeOfTest", "invalid_value"),
+        ])
+    );
+
+    // A document with an empty name, a date that does not exist and references to nothing.
+    let facility = app.create_facility(facility_payload("Documentada")).await;
+    let fid = facility["_id"].as_str().unwrap();
+    let fields = [
+        ("name", ""),
+        ("facility", fid),
+        ("date", "2026-02-30"),
+        ("validity", "2027-11-01"),
+        ("equipment", "nope"),
+        ("test", "nope"),
+    ];
+    let upload = send_form(
+        &app,
+        "/api/document/register/",
+        &admin,
+        form(&fields, Some((pdf(2048, 1), "r.pdf"))),
+    )
+    .await;
+    assert_eq!(
+        errors_of(upload),
+        pairs(&[
+            ("date", "invalid_value"),
+            ("equipment", "invalid_value"),
+            ("name", "required"),
+            ("test", "invalid_value"),
+        ])
+    );
+    let mut unknown_facility = fields;
+    unknown_facility[1] = ("facility", "nope");
+    let upload = send_form(
+        &app,
+        "/api/document/register/",
+        &admin,
+        form(&unknown_facility, None),
+    )
+    .await;
+    assert_eq!(
+        errors_of(upload),
+        pairs(&[
+            ("date", "invalid_value"),
+            ("facility", "invalid_value"),
+            ("file", "required"),
+            ("name", "required"),
+        ])
+    );
+}
+
+async fn authentication_bodies_report_every_missing_field(app: TestApp) {
+    for body in [json!({}), json!({"email": "", "password": ""})] {
+        let login = app.post_anon("/api/login/", body).await;
+        assert_eq!(
+            errors_of(login),
+            pairs(&[("email", "required"), ("password", "required")])
+        );
+    }
+    let change = app
+        .post("/api/changePassword/", &app.admin, json!({}))
+        .await;
+    assert_eq!(
+        errors_of(change),
+        pairs(&[("currentPassword", "required"), ("newPassword", "required")])
+    );
+    let change = app
+        .post(
+            "/api/changePassword/",
+            &app.admin,
+            json!({"currentPassword": 7, "newPassword": "short"}),
+        )
+        .await;
+    assert_eq!(
+        errors_of(change),
+        pairs(&[
+            ("currentPassword", "invalid_value"),
+            ("newPassword", "weak_password")
+        ])
+    );
+    let recover = app
+        .post_anon(
+            "/api/password_recover/",
+            json!({"token": "", "newPassword": ""}),
+        )
+        .await;
+    assert_eq!(
+        errors_of(recover),
+        pairs(&[("newPassword", "required"), ("token", "required")])
+    );
+}
+
+/// Python's `json` writes a float NaN as a bare `NaN`: the quantity is refused by its own rule,
+/// not the whole body as malformed JSON.
+async fn bare_nan_in_a_quantity_is_an_invalid_quantity(app: TestApp) {
+    let mut payload = facility_payload("Quantidade NaN");
+    payload["radioisotopes"] = json!([{"name": "Tc(99m)", "quantity": 1}]);
+    let text = payload
+        .to_string()
+        .replace(r#""quantity":1"#, r#""quantity": NaN"#);
+    assert!(text.contains("NaN"), "{text}");
+    for quantity in ["NaN", "Infinity", "-Infinity"] {
+        let body = text.replace("NaN", quantity);
+        let res = app
+            .client
+            .post(app.url("/api/facility/register/"))
+            .bearer_auth(&app.admin)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 422, "{quantity}");
+        let answer: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(answer["errors"][0]["field"], "radioisotopes[0].quantity");
+        assert_eq!(answer["errors"][0]["code"], "invalid_quantity");
+    }
+    // Other syntax errors stay malformed JSON.
+    let res = app
+        .client
+        .post(app.url("/api/facility/register/"))
+        .bearer_auth(&app.admin)
+        .header("content-type", "application/json")
+        .body(text.replace("NaN", "nan"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+}
