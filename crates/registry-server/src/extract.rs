@@ -162,7 +162,12 @@ impl ListParams {
     }
 
     /// A filter as text (strings as given, numbers and booleans written out); blank is absent.
+    /// `key` is one of [`FILTER_KEYS`], whose values the extractor checked.
     pub fn text(&self, key: &str) -> Option<String> {
+        debug_assert!(
+            FILTER_KEYS.contains(&key),
+            "{key} is missing from FILTER_KEYS"
+        );
         match self.filters.get(key)? {
             Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_owned()),
             Value::Number(n) => Some(n.to_string()),
@@ -193,6 +198,56 @@ impl ListParams {
             page_num: self.page_num,
             page_size: self.page_size,
         }
+    }
+}
+
+/// Every filter key a list reads (through [`ListParams::text`]). A value of one of them must be
+/// text, a number, a boolean, null, or a reference `{"_id": "…"}`: anything else (an array, another
+/// object) is a 400, not a filter silently ignored. Other keys are ignored, whatever they hold.
+const FILTER_KEYS: &[&str] = &[
+    "active",
+    "city",
+    "dateGte",
+    "dateLt",
+    "department",
+    "equipment",
+    "equipmentId",
+    "facility",
+    "facilityId",
+    "failing",
+    "group",
+    "kind",
+    "overQuantity",
+    "practice",
+    "q",
+    "radioisotope",
+    "releasable",
+    "released",
+    "role",
+    "state",
+    "status",
+    "test",
+    "testId",
+    "typeOfEquipment",
+    "userId",
+    "week",
+];
+
+/// A 400 naming the first filter key whose value no list can read.
+fn check_filter_types(filters: &Map<String, Value>) -> Result<(), ApiError> {
+    let unreadable = filters.iter().find(|(key, value)| {
+        FILTER_KEYS.contains(&key.as_str())
+            && match value {
+                Value::Array(_) => true,
+                Value::Object(o) => !matches!(o.get("_id"), Some(Value::String(_))),
+                _ => false,
+            }
+    });
+    match unreadable {
+        Some((key, _)) => Err(ApiError::BadRequest(format!(
+            "The filter {key} must be text, a number or a boolean."
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -255,6 +310,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             .transpose()?
             .unwrap_or(DEFAULT_PAGE_SIZE)
             .min(MAX_PAGE_SIZE);
+        check_filter_types(&filters)?;
         let errors = registry_core::payload::check_object_limits(&filters);
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors));

@@ -98,10 +98,28 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
         ],
     )
     .await;
-    app.assert_bad_requests(&[
+    // A filter value no list can read is refused, not ignored; keys no list reads are ignored.
+    let unreadable = [
+        filters(json!({"q": {}})),
+        filters(json!({"state": ["SP"]})),
+        filters(json!({"userId": {"id": u}})),
+    ];
+    let mut bad: Vec<&str> = vec![
         "/api/facilities?filters=%7Bnot-json",
         "/api/facilities?pageNum=zero",
-    ])
+    ];
+    bad.extend(unreadable.iter().map(String::as_str));
+    app.assert_bad_requests(&bad).await;
+    assert_totals(
+        &app,
+        [
+            (filters(json!({"group": {"_id": group["_id"]}})), 5),
+            (
+                filters(json!({"sort": [["name", 1]], "fields": {"name": 1}})),
+                25,
+            ),
+        ],
+    )
     .await;
 
     // Walking every page (deep pages are read from the other end) gives the newest-first order.
