@@ -3,6 +3,7 @@
 //! references and on the authentication bodies.
 
 use crate::documents::{form, pdf, send_form};
+use crate::equipment::{DOSE_CALIBRATOR, days_ago, equipment, record, test_type};
 use crate::helpers::{Answer, TestApp, facility_payload};
 use crate::on_both_databases;
 use serde_json::json;
@@ -10,7 +11,8 @@ use serde_json::json;
 on_both_databases!(
     references_are_reported_with_the_other_field_errors,
     authentication_bodies_report_every_missing_field,
-    bare_nan_in_a_quantity_is_an_invalid_quantity
+    bare_nan_in_a_quantity_is_an_invalid_quantity,
+    a_body_id_may_not_name_another_record_than_the_path
 );
 
 /// The `(field, code)` pairs of a 422 answer, sorted.
@@ -188,4 +190,47 @@ async fn bare_nan_in_a_quantity_is_an_invalid_quantity(app: TestApp) {
         .await
         .unwrap();
     assert_eq!(res.status(), 400);
+}
+
+/// `PUT /facility/{id}/edit` and `PUT /test/{id}`: an `_id` in the body may repeat the path's,
+/// never name another record (422 `_id`), and nothing is changed.
+async fn a_body_id_may_not_name_another_record_than_the_path(app: TestApp) {
+    let facility = app.create_facility(facility_payload("Caminho")).await;
+    let other = app.create_facility(facility_payload("Outra")).await;
+    let (fid, other_id) = (
+        facility["_id"].as_str().unwrap(),
+        other["_id"].as_str().unwrap(),
+    );
+    let path = format!("/api/facility/{fid}/edit");
+    app.put(
+        &path,
+        &app.admin,
+        json!({"_id": other_id, "name": "Trocada"}),
+    )
+    .await
+    .expect_field_errors(&[("_id", "invalid_value")]);
+    app.put_ok(&path, &app.admin, json!({"_id": fid, "name": "Mesma"}))
+        .await;
+    assert_eq!(
+        app.admin_get(&format!("/api/facility/{other_id}")).await["name"],
+        "Outra"
+    );
+
+    let eq = equipment(&app, fid, DOSE_CALIBRATOR).await;
+    let tt = test_type(&app, DOSE_CALIBRATOR, "Exatidão", 30).await;
+    let first = record(&app, &eq, &tt, &days_ago(3)).await;
+    let second = record(&app, &eq, &tt, &days_ago(2)).await;
+    let (first, second) = (
+        first["_id"].as_str().unwrap(),
+        second["_id"].as_str().unwrap(),
+    );
+    app.put(
+        &format!("/api/test/{first}"),
+        &app.admin,
+        json!({"_id": second, "notes": "trocada"}),
+    )
+    .await
+    .expect_field_errors(&[("_id", "invalid_value")]);
+    let stored = app.admin_get(&format!("/api/test/{second}")).await;
+    assert_ne!(stored["notes"], "trocada");
 }

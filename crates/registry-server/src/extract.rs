@@ -77,6 +77,22 @@ impl JsonBody {
         }
     }
 
+    /// The body of a request whose path names the record (`PUT /facility/{id}/edit`): an `_id`
+    /// in the body may repeat the path's, never name another record (422 `_id`).
+    pub fn value_for(&self, path_id: &str) -> Result<Value, ApiError> {
+        let value = self.value()?;
+        if let Some(Value::String(body_id)) = value.get("_id")
+            && body_id.trim() != path_id
+        {
+            return Err(ApiError::field(
+                "_id",
+                registry_core::FieldCode::InvalidValue,
+                format!("does not match the record in the path ({path_id})"),
+            ));
+        }
+        Ok(value)
+    }
+
     /// The body's `_id` (a required string), for the POST forms that carry the id in the body.
     pub fn id(value: &Value) -> Result<String, ApiError> {
         match value.get("_id") {

@@ -138,17 +138,7 @@ pub(super) async fn edit_by_path(
     headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response> {
-    let value = body.value()?;
-    match value.get("_id") {
-        Some(Value::String(body_id)) if body_id.trim() != id => {
-            return Err(ApiError::field(
-                "_id",
-                FieldCode::InvalidValue,
-                format!("does not match the facility in the path ({id})"),
-            ));
-        }
-        _ => {}
-    }
+    let value = body.value_for(&id)?;
     apply_edit(&state, &caller, &id, &value, &headers, Action::Edit).await
 }
 

@@ -194,7 +194,7 @@ pub(super) async fn edit_waste(
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<WastePackage>> {
-    let value = body.value()?;
+    let value = body.value_for(&id)?;
     let at = Utc::now();
     let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
     let (mut tx, before) = unreleased(&state, &id).await?;

@@ -218,16 +218,7 @@ pub(super) async fn edit(
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<QcTest>> {
-    let value = body.value()?;
-    if let Some(Value::String(body_id)) = value.get("_id")
-        && body_id.trim() != id
-    {
-        return Err(ApiError::field(
-            "_id",
-            FieldCode::InvalidValue,
-            format!("does not match the test in the path ({id})"),
-        ));
-    }
+    let value = body.value_for(&id)?;
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
