@@ -108,10 +108,25 @@ pub enum Move {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("a document in \"{from}\" cannot be moved to \"{to}\"")]
+#[error("a document in \"{from}\" {}", refusal(*to))]
 pub struct InvalidTransition {
     pub from: DocumentStatus,
     pub to: DocumentStatus,
+}
+
+/// Why a move to `to` was refused, said as the rule (the moves of product.md §5).
+fn refusal(to: DocumentStatus) -> &'static str {
+    match to {
+        DocumentStatus::Signed => "cannot be signed: only one in \"Falta assinar\" can",
+        DocumentStatus::Released => "cannot be released: only one in \"Assinado\" can",
+        DocumentStatus::AwaitingSignature => {
+            "cannot be handed in for signing: only one in \"Em andamento\" or \"Corrigir\" can"
+        }
+        DocumentStatus::ToCorrect => {
+            "cannot be sent back for correction: only one in \"Falta assinar\" can"
+        }
+        DocumentStatus::InProgress => "cannot be moved back to \"Em andamento\"",
+    }
 }
 
 impl Move {

@@ -55,6 +55,17 @@ fn every_allowed_move_and_every_refused_one() {
     }
     assert_eq!(Move::towards(InProgress), None);
     assert!(Signed.is_frozen() && Released.is_frozen() && !AwaitingSignature.is_frozen());
+    // A refusal says which move and what it needs, not a move from a status to itself.
+    assert_eq!(
+        transition(Signed, Move::Sign).unwrap_err().to_string(),
+        "a document in \"Assinado\" cannot be signed: only one in \"Falta assinar\" can"
+    );
+    assert_eq!(
+        transition(AwaitingSignature, Move::Liberate)
+            .unwrap_err()
+            .to_string(),
+        "a document in \"Falta assinar\" cannot be released: only one in \"Assinado\" can"
+    );
 }
 
 #[test]
