@@ -233,4 +233,20 @@ async fn a_body_id_may_not_name_another_record_than_the_path(app: TestApp) {
     .expect_field_errors(&[("_id", "invalid_value")]);
     let stored = app.admin_get(&format!("/api/test/{second}")).await;
     assert_ne!(stored["notes"], "trocada");
+    // An edit's references are reported with its other field errors too.
+    let edit = app
+        .put(
+            &format!("/api/test/{first}"),
+            &app.admin,
+            json!({"conclusion": "Bom", "typeOfTest": "nope", "performedBy": "nope"}),
+        )
+        .await;
+    assert_eq!(
+        errors_of(edit),
+        pairs(&[
+            ("conclusion", "invalid_value"),
+            ("performedBy", "user_not_found"),
+            ("typeOfTest", "invalid_value"),
+        ])
+    );
 }
