@@ -212,9 +212,23 @@ async fn upload_sign_release_download_and_verify() {
 
     // Comment, e-mail, archive.
     let commented = env
-        .json(&["document", "comment", &id, "--text", "Conferido"])
-        .await;
-    assert_eq!(commented["comments"][0]["text"], "Conferido");
+        .run(&[
+            "document",
+            "comment",
+            &id,
+            "--text",
+            "Conferido",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(0)
+        .says("(1 comment)");
+    assert_eq!(commented.json()["comments"][0]["text"], "Conferido");
+    env.run(&["document", "comment", &id, "--text", "Visto"])
+        .await
+        .expect(0)
+        .says("(2 comments)");
     let scheduled = env
         .json(&[
             "document",

@@ -156,6 +156,11 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         .await
         .expect(4)
         .says("- date:");
+    // An unknown conclusion: refused locally (4), naming the allowed values.
+    record(days_ago(1), "Bom")
+        .await
+        .expect(4)
+        .says("- conclusion: must be one of: Satisfatório, Satisfatório com observações");
     // No conclusion and no terminal: usage error naming the flag.
     env.run(&record_args(&equipment, "Uniformidade", &[]))
         .await
@@ -212,6 +217,10 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         .json(&["test", "edit", &second_id, "--notes", "colimador trocado"])
         .await;
     assert_eq!(edited["notes"], "colimador trocado");
+    env.run(&["test", "edit", &second_id, "--conclusion", "Ótimo"])
+        .await
+        .expect(4)
+        .says("- conclusion: must be one of");
     env.run(&["test", "delete", &second_id, "--yes"])
         .await
         .expect(0);

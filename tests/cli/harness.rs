@@ -195,6 +195,37 @@ impl Env {
         .expect(0);
     }
 
+    /// `registry --profile PROFILE login` as `email` (password `PASSWORD`): the profile becomes
+    /// the active one.
+    pub async fn login_as(&self, profile: &str, email: &str) {
+        self.run_with(
+            &[
+                "--profile",
+                profile,
+                "login",
+                "--server",
+                &self.server,
+                "--email",
+                email,
+                "--password-stdin",
+            ],
+            &format!("{PASSWORD}\n"),
+            &[],
+        )
+        .await
+        .expect(0);
+    }
+
+    /// A token of `email` (password `PASSWORD`), got through the API.
+    pub async fn token_of(&self, email: &str) -> String {
+        Client::new(&self.server)
+            .expect("client")
+            .login(email, PASSWORD)
+            .await
+            .expect("logs in")
+            .token
+    }
+
     /// A facility registered through the CLI from `facility_flags`: its cnpj (`cnpj(n)`), which
     /// the other commands accept as its name.
     pub async fn facility(&self, name: &str, n: u64) -> String {

@@ -1,8 +1,9 @@
 //! `registry facility import`: a dry run, a summary, a failures file, and a second run that
 //! creates nothing.
 
-use crate::harness::{Env, cnpj};
+use crate::harness::{Env, PASSWORD, cnpj, facility_flags, strs};
 use registry_client::ListQuery;
+use registry_core::api::UserInput;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn importing_a_csv_twice_creates_nothing_the_second_time() {
@@ -79,4 +80,87 @@ async fn importing_a_csv_twice_creates_nothing_the_second_time() {
     }]);
     let path = env.write("facilities.json", &json.to_string());
     env.run(&["facility", "import", &path]).await.expect(0);
+}
+
+/// An export is importable on another server: the group goes by name (an `_id` is the exporting
+/// server's own), and the linked users of a JSON export are found by e-mail.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_export_imports_on_another_server() {
+    let a = Env::logged_in().await;
+    a.run(&["group", "create", "--name", "Rede Centro"])
+        .await
+        .expect(0);
+    let (_, linked) = a.user("Titular Export", &["Cliente"]).await;
+    for (name, n) in [("Export Um", 810), ("Export Dois", 811)] {
+        let mut flags = facility_flags(name, &cnpj(n));
+        flags.extend(["--group".into(), "Rede Centro".into()]);
+        a.run(&strs(&flags)).await.expect(0);
+    }
+    a.run(&[
+        "facility",
+        "assign",
+        &cnpj(811),
+        "--user",
+        &linked,
+        "--role",
+        "Titular",
+    ])
+    .await
+    .expect(0);
+    let csv = a.run(&["facility", "export"]).await.expect(0).stdout;
+    assert!(csv.contains(",Rede Centro,"), "the group by name:\n{csv}");
+    let json = a
+        .run(&["facility", "export", "--format", "json"])
+        .await
+        .expect(0)
+        .stdout;
+
+    let b = Env::logged_in().await;
+    let csv_path = b.write("export.csv", &csv);
+    let json_path = b.write("export.json", &json);
+    // No such group here yet: each row fails, naming it; nothing is registered.
+    b.run(&["facility", "import", &csv_path])
+        .await
+        .expect(1)
+        .says("2 facilities failed");
+    let failures = std::fs::read_to_string(format!("{csv_path}.failures.csv")).unwrap();
+    assert!(failures.contains("group `Rede Centro`"), "{failures}");
+    assert_eq!(b.facility_count().await, 0);
+
+    // The same group name (case aside) and a user with the same e-mail on this server.
+    b.run(&["group", "create", "--name", "rede centro"])
+        .await
+        .expect(0);
+    b.admin
+        .register_user(&UserInput {
+            name: Some("Titular Aqui".into()),
+            email: Some(linked.clone()),
+            password: Some(PASSWORD.into()),
+            ..UserInput::default()
+        })
+        .await
+        .unwrap();
+    let created = b
+        .run(&["facility", "import", &json_path, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(created["created"], 2);
+    let two = &b
+        .admin
+        .facilities(&ListQuery::default().filter("q", "Export Dois"))
+        .await
+        .unwrap()
+        .list[0];
+    assert_eq!(two.group.as_ref().unwrap().name, "rede centro");
+    assert_eq!(two.users.len(), 1);
+    assert_eq!(two.users[0].email, linked);
+    assert_eq!(two.users[0].responsabilities, ["Titular"]);
+    // The CSV names the same facilities: all already registered.
+    let again = b
+        .run(&["facility", "import", &csv_path, "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(again["alreadyRegistered"], 2);
 }

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod accounts;
 mod documents;
 mod equipment;
 mod facilities;

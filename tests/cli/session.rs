@@ -113,10 +113,18 @@ async fn each_exit_code() {
         .unwrap()
         .token;
     let flags2 = facility_flags("Clinica Cliente", &cnpj(901));
-    env.run_with(&strs(&flags2), "", &[("REGISTRY_TOKEN", &token)])
+    let denied = env
+        .run_with(&strs(&flags2), "", &[("REGISTRY_TOKEN", &token)])
         .await
         .expect(3)
         .says("permission denied");
+    assert!(
+        !denied
+            .stderr
+            .contains("permission denied: permission denied"),
+        "said once: {}",
+        denied.stderr
+    );
 
     // 4: validation, field by field in plain words.
     let mut bad = facility_flags("Clinica Bad", "11222333000100");
@@ -181,4 +189,60 @@ async fn a_closed_stdout_ends_quietly_with_exit_0() {
             args.join(" ")
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_that_is_not_a_registry_token_is_an_auth_error() {
+    let env = Env::start().await;
+    for (args, envs) in [
+        (vec!["--token", "garbage", "whoami"], vec![]),
+        (vec!["whoami"], vec![("REGISTRY_TOKEN", "garbage")]),
+        (vec!["--token", "garbage", "facility", "list"], vec![]),
+    ] {
+        let mut all = vec!["--server", env.server.as_str()];
+        all.extend(args);
+        env.run_with(&all, "", &envs).await.expect(3);
+    }
+    env.run(&["--server", &env.server, "--token", "garbage", "whoami"])
+        .await
+        .expect(3)
+        .says("not a registry token");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_invalid_server_url_is_a_usage_error_naming_where_it_came_from() {
+    let env = Env::start().await;
+    env.run(&["--server", "not a url", "facility", "list"])
+        .await
+        .expect(2)
+        .says("`not a url` (from --server)")
+        .says("http://host:port");
+    env.run(&["facility", "list", "--server", "ftp://example.org"])
+        .await
+        .expect(2)
+        .says("(from --server)")
+        .says("not http or https");
+    env.run_with(
+        &["facility", "list"],
+        "",
+        &[("REGISTRY_URL", "localhost:8080")],
+    )
+    .await
+    .expect(2)
+    .says("(from REGISTRY_URL)");
+    env.run(&["login", "--server", "http://", "--email", "a@example.com"])
+        .await
+        .expect(2)
+        .says("(from --server)");
+    // A profile holding a bad URL (written by hand).
+    std::fs::write(
+        env.config.path().join("profiles.json"),
+        r#"{"current": "broken", "profiles": {"broken": {"server": "127.0.0.1:8080"}}}"#,
+    )
+    .unwrap();
+    env.run(&["facility", "list"])
+        .await
+        .expect(2)
+        .says("(from profile `broken`)")
+        .says("http://");
 }

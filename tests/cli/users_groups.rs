@@ -101,3 +101,100 @@ async fn groups_are_created_edited_and_deleted() {
     env.run(&["group", "delete", id, "--yes"]).await.expect(0);
     env.run(&["group", "show", id]).await.expect(5);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_role_is_refused_locally_with_the_allowed_ones() {
+    let env = Env::logged_in().await;
+    let allowed = "must be one of: Administrator, Admin, Físico, Laudos, Cliente";
+    env.run_with(
+        &[
+            "user",
+            "create",
+            "--name",
+            "Role Bogus",
+            "--email",
+            "bogus@example.com",
+            "--role",
+            "Físico",
+            "--role",
+            "Bogus",
+            "--password-stdin",
+        ],
+        &format!("{PASSWORD}\n"),
+        &[],
+    )
+    .await
+    .expect(4)
+    .says(&format!("- role `Bogus`: {allowed}"));
+    let users = env.json(&["user", "list"]).await;
+    assert!(
+        !users.to_string().contains("bogus@example.com"),
+        "nothing was sent"
+    );
+    let (_, email) = env.user("Role Edit", &["Cliente"]).await;
+    env.run(&["user", "edit", &email, "--role", "Chefe"])
+        .await
+        .expect(4)
+        .says("- role `Chefe`:");
+    // --help still shows the allowed values.
+    let help = env.run(&["user", "create", "--help"]).await.expect(0);
+    assert!(
+        help.stdout
+            .contains("Administrator, Admin, Físico, Laudos, Cliente"),
+        "{}",
+        help.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn groups_are_named_by_id_or_name() {
+    let env = Env::logged_in().await;
+    let id = env
+        .json(&["group", "create", "--name", "Rede Agreste"])
+        .await["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let shown = env.json(&["group", "show", "rede agreste"]).await;
+    assert_eq!(shown["_id"], id.as_str());
+    let edited = env
+        .json(&["group", "edit", "Rede Agreste", "--description", "Interior"])
+        .await;
+    assert_eq!(edited["_id"], id.as_str());
+    assert_eq!(edited["description"], "Interior");
+    // A facility's --group and the list filter take the name too.
+    let mut flags = crate::harness::facility_flags("Clinica Agreste", &crate::harness::cnpj(41));
+    flags.extend([
+        "--group".into(),
+        "Rede Agreste".into(),
+        "-o".into(),
+        "json".into(),
+    ]);
+    let f = env
+        .run(&crate::harness::strs(&flags))
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(f["group"]["_id"], id.as_str());
+    let listed = env
+        .json(&["facility", "list", "--group", "rede agreste"])
+        .await;
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    env.run(&["group", "show", "Rede Sertao"])
+        .await
+        .expect(5)
+        .says("Rede Agreste");
+    env.run(&[
+        "facility",
+        "edit",
+        f["_id"].as_str().unwrap(),
+        "--group",
+        "",
+    ])
+    .await
+    .expect(0);
+    env.run(&["group", "delete", "REDE AGRESTE", "--yes"])
+        .await
+        .expect(0);
+    env.run(&["group", "show", &id]).await.expect(5);
+}

@@ -1,7 +1,10 @@
 //! Prompts driven through a pseudo-terminal, as a person would use them: the facility wizard,
 //! and equipment, test types and conclusions picked from lists.
 
-use crate::harness::{Env, answer, cnpj, dialogue, ends_saying, punctuated, reply, spawn};
+use crate::harness::{
+    Env, PASSWORD, answer, cnpj, dialogue, ends_saying, facility_flags, punctuated, reply, spawn,
+    strs,
+};
 use registry_client::ListQuery;
 use serde_json::json;
 
@@ -88,4 +91,98 @@ async fn equipment_and_a_test_are_picked_from_lists_at_the_terminal() {
     assert_eq!(due[0].type_of_test.name, "Reprodutibilidade");
     assert_eq!(due[0].equipment.serial_number.as_deref(), Some("G-9"));
     assert_eq!(due[0].equipment.model, None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn user_create_offers_only_the_roles_the_caller_may_grant() {
+    let env = Env::logged_in().await;
+    let (_, fisico) = env.user("Fisico Wizard", &["Físico"]).await;
+    let fisico_token = env.token_of(&fisico).await;
+    // The Administrator may grant any role: they are offered, Cliente marked.
+    let by_admin = env.at_terminal(&["user", "create"]);
+    // A Físico may grant only Cliente: nothing to ask, straight to the password.
+    let mut by_fisico = env.at_terminal(&["user", "create"]);
+    by_fisico.env("REGISTRY_TOKEN", &fisico_token);
+    dialogue("the user wizards", move || {
+        let mut p = spawn(by_admin)?;
+        reply(&mut p, "Name", "Dora Wizard")?;
+        reply(&mut p, "E-mail", "dora.wizard@example.com")?;
+        // Administrator, Admin, Físico, Laudos, Cliente: mark Físico, unmark Cliente.
+        answer(&mut p, "Roles", "jj jj \r")?;
+        reply(&mut p, "Password", PASSWORD)?;
+        reply(&mut p, "Repeat it", PASSWORD)?;
+        ends_saying(&mut p, "Created Dora Wizard")?;
+
+        let mut p = spawn(by_fisico)?;
+        reply(&mut p, "Name", "Ivo Wizard")?;
+        reply(&mut p, "E-mail", "ivo.wizard@example.com")?;
+        reply(&mut p, "Password", PASSWORD)?;
+        reply(&mut p, "Repeat it", PASSWORD)?;
+        ends_saying(&mut p, "Created Ivo Wizard")
+    })
+    .await;
+    let roles = |email: &'static str| {
+        let admin = env.admin.clone();
+        async move {
+            let users = admin
+                .users(&ListQuery::default().filter("q", email))
+                .await
+                .unwrap()
+                .list;
+            users[0]
+                .roles
+                .iter()
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        }
+    };
+    assert_eq!(roles("dora.wizard@example.com").await, "Físico");
+    assert_eq!(roles("ivo.wizard@example.com").await, "Cliente");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn facility_create_asks_for_the_group_when_there_are_groups() {
+    let env = Env::logged_in().await;
+    for name in ["Rede Leste", "Rede Oeste"] {
+        env.admin.register_group(name, None).await.unwrap();
+    }
+    let flags = facility_flags("Clinica Grupo", &cnpj(79));
+    let with_group = env.at_terminal(&strs(&flags));
+    let other = facility_flags("Clinica Sem Grupo", &cnpj(80));
+    let without_group = env.at_terminal(&strs(&other));
+    dialogue("the group question", move || {
+        let mut p = spawn(with_group)?;
+        reply(&mut p, "CNEN registry", "")?;
+        answer(&mut p, "Group", "Leste\r")?;
+        answer(&mut p, "Link a user", "n")?;
+        ends_saying(&mut p, "Registered facility Clinica Grupo")?;
+
+        let mut p = spawn(without_group)?;
+        reply(&mut p, "CNEN registry", "")?;
+        answer(&mut p, "Group", "\r")?; // the first choice: no group
+        answer(&mut p, "Link a user", "n")?;
+        ends_saying(&mut p, "Registered facility Clinica Sem Grupo")
+    })
+    .await;
+    let group_of = |q: &'static str| {
+        let admin = env.admin.clone();
+        async move {
+            let list = admin
+                .facilities(&ListQuery::default().filter("q", q))
+                .await
+                .unwrap()
+                .list;
+            list[0].group.as_ref().map(|g| g.name.clone())
+        }
+    };
+    assert_eq!(
+        group_of("Clinica Grupo").await.as_deref(),
+        Some("Rede Leste")
+    );
+    assert_eq!(group_of("Clinica Sem Grupo").await, None);
+    // Without a terminal nothing is asked: flags alone register it, without a group.
+    env.run(&strs(&facility_flags("Clinica Script", &cnpj(81))))
+        .await
+        .expect(0);
 }

@@ -15,8 +15,9 @@ pub enum ClientError {
     /// 401: no token, a bad or expired one, or a deactivated account.
     #[error("not logged in or session expired: {}", .0.message)]
     Unauthorized(ErrorBody),
-    /// 403: logged in, but the role may not do this.
-    #[error("permission denied: {}", .0.message)]
+    /// 403: logged in, but the role may not do this. "permission denied: " comes first once, also
+    /// when the server's message starts with it.
+    #[error("permission denied: {}", strip_prefix_ci(&.0.message, "permission denied:"))]
     PermissionDenied(ErrorBody),
     /// 400 or 422: the request was refused field by field (or as a whole).
     #[error("{}", .0.message)]
@@ -44,6 +45,14 @@ pub enum ClientError {
     /// A 2xx answer that is not the expected JSON (e.g. a server of another version).
     #[error("unexpected answer from {url}: {message}")]
     Decode { url: String, message: String },
+}
+
+/// `text` without a leading `prefix` (ASCII case ignored) and the spaces after it.
+fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> &'a str {
+    match text.get(..prefix.len()) {
+        Some(head) if head.eq_ignore_ascii_case(prefix) => text[prefix.len()..].trim_start(),
+        _ => text,
+    }
 }
 
 impl ClientError {
@@ -102,5 +111,32 @@ impl ClientError {
             409 | 412 => ClientError::Conflict(body),
             _ => ClientError::Server { status, body },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn denied(message: &str) -> String {
+        ClientError::PermissionDenied(ErrorBody {
+            message: message.into(),
+            code: "permission_denied".into(),
+            errors: None,
+            id: None,
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn permission_denied_is_said_once() {
+        assert_eq!(
+            denied("permission denied: your role may not do this"),
+            "permission denied: your role may not do this"
+        );
+        assert_eq!(
+            denied("You may not grant or remove these roles."),
+            "permission denied: You may not grant or remove these roles."
+        );
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! Columns (header row required, any order, unknown columns ignored): `name`, `companyName`,
 //! `cnpj`, `telephone`, `department`, `street`, `city`, `state`, `complement`, `zipCode`,
-//! `CNENregistry`, `group` (a group `_id`), `practices` (`;`-separated) and `radioisotopes`
+//! `CNENregistry`, `group` (export: the group's name; import: its name or `_id`, which the CLI
+//! looks up on the server), `practices` (`;`-separated) and `radioisotopes`
 //! (`Tc(99m)=1500;I(131)=200.5`, mCi per week). Empty cells are absent fields.
 
 use registry_core::Cnpj;
@@ -110,7 +111,8 @@ pub fn row_from_facility(f: &Facility) -> Vec<String> {
         a(|x| x.complement.as_deref()),
         a(|x| x.zip_code.as_deref()),
         f.cnen_registry.clone().unwrap_or_default(),
-        f.group.as_ref().map(|g| g.id.clone()).unwrap_or_default(),
+        // By name: an `_id` means nothing to another server (import takes either).
+        f.group.as_ref().map(|g| g.name.clone()).unwrap_or_default(),
         f.practices
             .iter()
             .map(|p| p.as_str())

@@ -2,11 +2,10 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let parsed = cli::Cli::parse();
+    let parsed = cli::Cli::parse_args();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

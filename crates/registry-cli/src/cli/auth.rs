@@ -1,11 +1,12 @@
 //! `login`, `logout`, `whoami` and `profiles`: the token of each profile.
 
-use super::context::{Ctx, Fail, Globals};
+use super::context::{Ctx, Fail, Globals, check_server_url};
 use super::output::{self, or_empty};
 use super::prompt;
 use base64::Engine;
 use clap::Args;
 use registry_client::Client;
+use registry_core::api::User;
 
 #[derive(Debug, Args)]
 pub struct LoginArgs {
@@ -18,7 +19,12 @@ pub struct LoginArgs {
 }
 
 pub async fn login(g: &mut Globals, args: LoginArgs) -> Result<(), Fail> {
+    let origin = match &g.server {
+        Some(_) => g.server_origin.clone(),
+        None => "the prompt".to_owned(),
+    };
     let server = prompt::text_or_ask(g.server.clone(), g.interactive, "--server", "Server URL")?;
+    check_server_url(&server, &origin)?;
     let email = prompt::text_or_ask(args.email, g.interactive, "--email", "E-mail")?;
     let password = prompt::password(args.password_stdin, g.interactive, "Password", false)?;
     let client = Client::new(&server)?;
@@ -62,7 +68,7 @@ fn roles(roles: &[registry_core::Role]) -> String {
 }
 
 /// The user id inside the token (its payload is readable without the key).
-fn token_user_id(token: &str) -> Option<String> {
+pub fn token_user_id(token: &str) -> Option<String> {
     let payload = token.split('.').nth(1)?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(payload.trim_end_matches('='))
@@ -85,8 +91,12 @@ pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
             },
         )));
     };
-    let id = token_user_id(token)
-        .ok_or_else(|| Fail::Usage("the token is not a registry token".into()))?;
+    let id = token_user_id(token).ok_or_else(|| {
+        Fail::Auth(format!(
+            "the token {} is not a registry token; log in with `registry login`",
+            token_origin(g)
+        ))
+    })?;
     let user = ctx.client.user(&id).await?;
     output::print_record(
         ctx.format,
@@ -101,6 +111,25 @@ pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
         ],
     )?;
     Ok(())
+}
+
+/// Where the token in use came from, for messages.
+fn token_origin(g: &Globals) -> String {
+    if g.token_from_profile {
+        format!("of profile `{}`", g.profile)
+    } else {
+        "given by --token / REGISTRY_TOKEN".to_owned()
+    }
+}
+
+/// The user the client's token belongs to, read fresh from the server (`GET /user/:id`, which
+/// anyone may ask about themself); `None` without a token or with one that is not a registry
+/// token (the server then refuses the request that needed it).
+pub async fn caller(ctx: &Ctx) -> Result<Option<User>, Fail> {
+    let Some(id) = ctx.client.token().and_then(token_user_id) else {
+        return Ok(None);
+    };
+    Ok(Some(ctx.client.user(&id).await?))
 }
 
 pub fn profiles(g: &Globals) -> Result<(), Fail> {

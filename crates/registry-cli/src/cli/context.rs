@@ -14,17 +14,24 @@ pub struct Globals {
     pub profile: String,
     pub profiles: config::Profiles,
     pub server: Option<String>,
+    /// Where `server` came from, for messages: `--server`, `REGISTRY_URL` or the profile.
+    pub server_origin: String,
     pub token: Option<String>,
+    /// The token is the profile's (not `--token` / `REGISTRY_TOKEN`), so a fresh one the server
+    /// gives (after a password change) replaces it there.
+    pub token_from_profile: bool,
     pub format: Format,
     /// A person is at the terminal (stdin and stdout) and prompts are allowed.
     pub interactive: bool,
 }
 
 impl Globals {
-    /// `profile`, `server` and `token` as the flags gave them; `no_input` forbids prompts.
+    /// `profile`, `server` and `token` as the flags (or environment variables) gave them, with
+    /// `server_origin` naming which of the two gave `server`; `no_input` forbids prompts.
     pub fn new(
         profile: Option<&str>,
         server: Option<String>,
+        server_origin: &str,
         token: Option<String>,
         format: Format,
         no_input: bool,
@@ -32,8 +39,14 @@ impl Globals {
         let profiles = config::Profiles::load()?;
         let profile = profiles.active_name(profile);
         let stored = profiles.profiles.get(&profile).cloned().unwrap_or_default();
+        let server_origin = match &server {
+            Some(_) => server_origin.to_owned(),
+            None => format!("profile `{profile}`"),
+        };
         Ok(Globals {
             server: server.or(stored.server),
+            server_origin,
+            token_from_profile: token.is_none() && stored.token.is_some(),
             token: token.or(stored.token),
             format,
             interactive: !no_input
@@ -45,15 +58,39 @@ impl Globals {
     }
 }
 
+/// A usage error (exit 2) unless `server` is an `http(s)://host[:port][/path]` URL; `origin`
+/// names where it came from (`--server`, `REGISTRY_URL`, a profile).
+pub fn check_server_url(server: &str, origin: &str) -> Result<(), Fail> {
+    let problem = match reqwest::Url::parse(server.trim()) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+            return Ok(());
+        }
+        _ if !server.contains("://") => "it does not start with http:// or https://".to_owned(),
+        Ok(url) if !matches!(url.scheme(), "http" | "https") => {
+            format!("the scheme is `{}`, not http or https", url.scheme())
+        }
+        Ok(_) => "it names no host".to_owned(),
+        Err(e) => e.to_string(),
+    };
+    Err(Fail::Usage(format!(
+        "the server URL `{server}` (from {origin}) is not valid: {problem}; give one like \
+         http://host:port, e.g. http://127.0.0.1:8080 or https://registry.example.org"
+    )))
+}
+
 /// What a command that talks to the server needs: the client and how to talk to the person.
 pub struct Ctx {
     pub client: Client,
     pub format: Format,
     pub interactive: bool,
+    /// The profile whose stored token the client uses; `None` when the token came from
+    /// `--token` / `REGISTRY_TOKEN` (or there is none).
+    pub token_profile: Option<String>,
 }
 
 impl Ctx {
-    /// Refuses to guess a server: it comes from the profile, `--server` or `REGISTRY_URL`.
+    /// Refuses to guess a server: it comes from the profile, `--server` or `REGISTRY_URL`, and
+    /// must be an http(s) URL.
     pub fn new(g: &Globals) -> Result<Ctx, Fail> {
         let Some(server) = &g.server else {
             return Err(Fail::Usage(format!(
@@ -61,6 +98,7 @@ impl Ctx {
                 g.profile
             )));
         };
+        check_server_url(server, &g.server_origin)?;
         let client = Client::new(server)?;
         Ok(Ctx {
             client: match &g.token {
@@ -69,6 +107,7 @@ impl Ctx {
             },
             format: g.format,
             interactive: g.interactive,
+            token_profile: g.token_from_profile.then(|| g.profile.clone()),
         })
     }
 }
@@ -78,6 +117,8 @@ impl Ctx {
 pub enum Fail {
     /// Wrong or missing input that prompts could not ask for (exit 2).
     Usage(String),
+    /// Found by the CLI itself before asking the server: a token that is not a registry token (exit 3).
+    Auth(String),
     /// Refused before sending, by the same rules the server applies (exit 4).
     Invalid(Vec<FieldError>),
     /// Checked and found wrong, e.g. a file that does not verify against its signature (exit 4).
@@ -116,6 +157,7 @@ impl Fail {
     pub fn exit_code(&self) -> u8 {
         match self {
             Fail::Usage(_) => 2,
+            Fail::Auth(_) => 3,
             Fail::Invalid(_) | Fail::Rejected(_) => 4,
             Fail::NotFound(_) => 5,
             Fail::Other(_) => 1,
@@ -134,7 +176,7 @@ impl Fail {
     pub fn print(&self) {
         match self {
             Fail::Usage(m) => eprintln!("error: {m}"),
-            Fail::NotFound(m) | Fail::Rejected(m) => eprintln!("error: {m}"),
+            Fail::NotFound(m) | Fail::Rejected(m) | Fail::Auth(m) => eprintln!("error: {m}"),
             Fail::Other(e) => eprintln!("error: {e:#}"),
             Fail::Invalid(errors) => {
                 eprintln!("error: the input is not valid:");

@@ -19,7 +19,8 @@ mod resolve;
 mod user;
 mod waste;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use context::{Ctx, Fail, Globals};
 use output::Format;
 use std::process::ExitCode;
@@ -50,6 +51,23 @@ pub struct Cli {
     no_input: bool,
     #[command(subcommand)]
     command: Command,
+    /// Where `--server` came from (`--server` or `REGISTRY_URL`), for messages.
+    #[arg(skip)]
+    server_origin: &'static str,
+}
+
+impl Cli {
+    /// The command line of this process (`Cli::parse`), noting whether the server URL came from
+    /// `--server` or `REGISTRY_URL`.
+    pub fn parse_args() -> Cli {
+        let matches = Cli::command().get_matches();
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        cli.server_origin = match matches.value_source("server") {
+            Some(ValueSource::EnvVariable) => "REGISTRY_URL",
+            _ => "--server",
+        };
+        cli
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,6 +108,7 @@ enum Command {
     Notices(notices::NoticesArgs),
     /// Shell completion script.
     Completions {
+        /// The shell to write the script for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -112,6 +131,7 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
     let mut globals = Globals::new(
         cli.profile.as_deref(),
         cli.server,
+        cli.server_origin,
         cli.token,
         cli.output,
         cli.no_input,
@@ -137,5 +157,66 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
             std::io::Write::write_all(&mut output::stdout(), &script)?;
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every option and positional argument of every command, walked from the command tree,
+    /// says in a line what it is for (`registry <cmd> --help` shows no bare flag).
+    #[test]
+    fn every_argument_of_every_command_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                if help.trim().is_empty() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            // `help` (clap's own) repeats the tree without arguments.
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                let about = sub.get_about().map(|h| h.to_string()).unwrap_or_default();
+                if about.trim().is_empty() {
+                    missing.push(format!("{path} {} (the command itself)", sub.get_name()));
+                }
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut missing = Vec::new();
+        walk(&cmd, "registry", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "without a help line:\n{}",
+            missing.join("\n")
+        );
+    }
+
+    /// `registry facility import --help` lists the CSV columns it reads instead of pointing at
+    /// itself.
+    #[test]
+    fn import_help_lists_the_csv_columns() {
+        let mut cmd = Cli::command();
+        let help = cmd
+            .find_subcommand_mut("facility")
+            .and_then(|f| f.find_subcommand_mut("import"))
+            .expect("facility import")
+            .render_long_help()
+            .to_string();
+        for column in registry_client::facility_csv::COLUMNS {
+            assert!(help.contains(column), "{column} missing from:\n{help}");
+        }
+        assert!(
+            !help.contains("see `registry facility import --help`"),
+            "{help}"
+        );
     }
 }

@@ -87,8 +87,10 @@ pub enum Format {
 /// Which page of a long list to print (`--page`, `--page-size`), or every page (`--all`).
 #[derive(Debug, Args)]
 pub struct Paging {
+    /// The page to show, from 1.
     #[arg(long, default_value_t = 1)]
     pub page: u32,
+    /// Records per page (at most 200).
     #[arg(long, default_value_t = 20)]
     pub page_size: u32,
     /// Every page.

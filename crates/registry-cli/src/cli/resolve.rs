@@ -3,10 +3,10 @@
 //! picking one from a list when the flag is missing. Every command looks records up here.
 
 use super::context::{Ctx, Fail};
-use super::prompt;
+use super::{auth, prompt};
 use registry_client::facility_csv::strip_cnpj_punctuation;
 use registry_client::{ClientError, ListQuery};
-use registry_core::api::{Facility, User};
+use registry_core::api::{Facility, Group, User};
 use registry_core::document::Document;
 use registry_core::equipment::{Equipment, EquipmentType, TestType};
 
@@ -88,20 +88,36 @@ pub async fn facility_or_pick(
 }
 
 /// A user by `_id`, else by exact e-mail, else by the one name or e-mail containing `text`.
+/// The caller's own e-mail (or, for a `Cliente`, their name) is found without listing users,
+/// which only staff may do: a `Cliente` can name themself by `_id`, e-mail or name.
 pub async fn user(ctx: &Ctx, text: &str) -> Result<User, Fail> {
     match ctx.client.user(text).await {
         Ok(u) => return Ok(u),
         Err(ClientError::NotFound(_)) => {}
         Err(e) => return Err(e.into()),
     }
+    let wanted = text.trim();
+    let me = auth::caller(ctx).await?;
+    if let Some(me) = &me {
+        let staff = registry_core::user::is_staff(&me.roles);
+        if me.email.eq_ignore_ascii_case(wanted)
+            || (!staff && me.name.to_lowercase() == wanted.to_lowercase())
+        {
+            return Ok(me.clone());
+        }
+        if !staff {
+            return Err(Fail::NotFound(format!(
+                "no user `{text}` that you may see: you can name yourself by _id, e-mail or name \
+                 ({} <{}>); only staff look other users up",
+                me.name, me.email
+            )));
+        }
+    }
     let found: Vec<User> = ctx
         .client
         .all_pages("/users", &ListQuery::default().filter("q", text))
         .await?;
-    if let Some(u) = found
-        .iter()
-        .find(|u| u.email.eq_ignore_ascii_case(text.trim()))
-    {
+    if let Some(u) = found.iter().find(|u| u.email.eq_ignore_ascii_case(wanted)) {
         return Ok(u.clone());
     }
     match found.len() {
@@ -264,6 +280,34 @@ pub async fn test_type_or_pick(
             })
         }
         None => Err(prompt::missing(flag)),
+    }
+}
+
+/// A group by `_id`, else by exact name (case ignored).
+pub async fn group(ctx: &Ctx, text: &str) -> Result<Group, Fail> {
+    match ctx.client.group(text).await {
+        Ok(g) => return Ok(g),
+        Err(ClientError::NotFound(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let wanted = text.trim().to_lowercase();
+    let all: Vec<Group> = ctx
+        .client
+        .all_pages("/group", &ListQuery::default())
+        .await?;
+    match all.iter().find(|g| g.name.to_lowercase() == wanted) {
+        // Read again by `_id`: the list does not carry the group's facilities.
+        Some(g) => Ok(ctx.client.group(&g.id).await?),
+        None if all.is_empty() => Err(Fail::NotFound(format!(
+            "no group with _id or name `{text}` (there are no groups)"
+        ))),
+        None => Err(Fail::NotFound(format!(
+            "no group with _id or name `{text}`; one of: {}",
+            all.iter()
+                .map(|g| g.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
     }
 }
 

@@ -7,10 +7,11 @@ use crate::cli::{output, prompt};
 pub async fn run(ctx: &Ctx, document: &str, text: Option<String>) -> Result<(), Fail> {
     let text = prompt::text(ctx, text, "--text", "Comment")?;
     let d = ctx.client.comment_document(document, &text).await?;
+    let n = d.comments.len();
     output::note(format!(
-        "Commented on {} ({} comments)",
+        "Commented on {} ({n} comment{})",
         d.name,
-        d.comments.len()
+        if n == 1 { "" } else { "s" }
     ));
     view::show(ctx.format, &d)
 }

@@ -10,6 +10,7 @@ use tokio::io::AsyncWriteExt;
 
 #[derive(Debug, Args)]
 pub struct DownloadArgs {
+    /// The document's _id.
     document: String,
     /// Where to write it ("-" for stdout); default: the stored file name in this folder.
     #[arg(long)]

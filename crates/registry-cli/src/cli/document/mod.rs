@@ -23,23 +23,35 @@ pub enum DocumentCommand {
     /// List documents, newest first (one page, or all with --all).
     List(list::ListArgs),
     /// Show one document with its signature, comments and file versions.
-    Show { document: String },
+    Show {
+        /// The document's _id.
+        document: String,
+    },
     /// Upload a PDF or image report (streamed from disk).
     Upload(upload::UploadArgs),
     /// Download a document's file (streamed to disk, checked against its SHA-256).
     Download(download::DownloadArgs),
     /// Sign a document awaiting signature (Físico, Administrator).
-    Sign { document: String },
+    Sign {
+        /// The document's _id.
+        document: String,
+    },
     /// Release a signed document to the facility (Administrator, Admin, Físico).
-    Release { document: String },
+    Release {
+        /// The document's _id.
+        document: String,
+    },
     /// Add a comment.
     Comment {
+        /// The document's _id.
         document: String,
+        /// The comment (prompted when missing).
         #[arg(long)]
         text: Option<String>,
     },
     /// E-mail a released document (default: now, to the facility's active users).
     ScheduleEmail {
+        /// The document's _id.
         document: String,
         /// A recipient (repeat for several).
         #[arg(long)]
@@ -55,7 +67,9 @@ pub enum DocumentCommand {
     SigningKey,
     /// Delete a document (it leaves every list; its files and the audit log keep it).
     Archive {
+        /// The document's _id.
         document: String,
+        /// Do not ask for confirmation.
         #[arg(long, short)]
         yes: bool,
     },

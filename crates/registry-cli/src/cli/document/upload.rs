@@ -32,6 +32,7 @@ pub struct UploadArgs {
     /// Valid until, YYYY-MM-DD, after --date.
     #[arg(long)]
     validity: Option<String>,
+    /// The report's conclusion, free text (e.g. Conforme).
     #[arg(long)]
     conclusion: Option<String>,
     /// Start as "Em andamento" (work in progress) instead of "Falta assinar".

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
+    /// The equipment's _id.
     equipment: String,
     /// Equipment type: _id or name (refused once QC tests were recorded).
     #[arg(long = "type")]

@@ -7,12 +7,16 @@ use serde_json::{Map, Value, json};
 /// The equipment fields as flags; "" clears a text field on edit.
 #[derive(Debug, Args, Default)]
 pub struct EquipmentFields {
+    /// Manufacturer, e.g. Siemens ("" clears it on edit).
     #[arg(long)]
     manufacturer: Option<String>,
+    /// Model, e.g. Symbia ("" clears it on edit).
     #[arg(long)]
     model: Option<String>,
+    /// Serial number ("" clears it on edit).
     #[arg(long)]
     serial_number: Option<String>,
+    /// Patrimonial (asset) number ("" clears it on edit).
     #[arg(long)]
     patrimonial_number: Option<String>,
     /// Where it stands, e.g. "Sala 2".

@@ -19,14 +19,19 @@ pub enum EquipmentCommand {
     /// A facility's equipment (picked from a list at the terminal when --facility is missing).
     List(list::ListArgs),
     /// Show one piece of equipment by _id.
-    Show { equipment: String },
+    Show {
+        /// The equipment's _id.
+        equipment: String,
+    },
     /// Register equipment at a facility.
     Create(create::CreateArgs),
     /// Edit equipment: only the fields given change.
     Edit(edit::EditArgs),
     /// Archive equipment (it and its QC tests leave every list; the audit log keeps them).
     Archive {
+        /// The equipment's _id.
         equipment: String,
+        /// Do not ask for confirmation.
         #[arg(long, short)]
         yes: bool,
     },

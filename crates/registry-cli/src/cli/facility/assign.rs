@@ -11,6 +11,7 @@ use registry_core::api::FacilityUserInput;
 
 #[derive(Debug, Args)]
 pub struct AssignArgs {
+    /// The facility: _id, cnpj or exact name.
     facility: String,
     /// The user: _id, e-mail or part of the name (prompted when missing).
     #[arg(long)]

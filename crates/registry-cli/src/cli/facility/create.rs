@@ -26,6 +26,7 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
         }
     }
     fields::clean_cnpj(&mut obj);
+    fields::group_to_id(ctx, &mut obj).await?;
     if by_flags && ctx.interactive {
         wizard::fill_create(ctx, &mut obj).await?;
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
+    /// The facility: _id, cnpj or exact name.
     facility: String,
     #[command(flatten)]
     fields: FacilityFields,
@@ -34,6 +35,7 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
         ));
     }
     fields::clean_cnpj(&mut obj);
+    fields::group_to_id(ctx, &mut obj).await?;
     let payload = Value::Object(obj);
     fields::check_locally(&payload, Mode::Edit)?;
     let f = ctx

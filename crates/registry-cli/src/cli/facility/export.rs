@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    /// csv (the import format) or json (the API's records).
     #[arg(long, value_enum, default_value = "csv")]
     format: ExportFormat,
     /// Write here instead of stdout.
@@ -68,6 +69,10 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
             w.flush()?;
         }
     }
-    output::note(format!("Exported {} facilities.", all.len()));
+    let n = all.len();
+    output::note(format!(
+        "Exported {n} {}.",
+        if n == 1 { "facility" } else { "facilities" }
+    ));
     Ok(())
 }

@@ -1,9 +1,9 @@
 //! The facility fields of `create` and `edit` as flags and as a payload, the checks run before
 //! sending, and the user links as the API takes them.
 
-use crate::cli::context::Fail;
-use crate::cli::output;
+use crate::cli::context::{Ctx, Fail};
 use crate::cli::payload::insert_given;
+use crate::cli::{output, resolve};
 use clap::Args;
 use registry_client::facility_csv::{self, strip_cnpj_punctuation};
 use registry_core::api::{FacilityUserInput, FacilityUserView};
@@ -16,8 +16,10 @@ use std::path::PathBuf;
 /// The facility fields as flags; any given flag overrides the same field of --from-file.
 #[derive(Debug, Args, Default)]
 pub struct FacilityFields {
+    /// The facility's name.
     #[arg(long)]
     name: Option<String>,
+    /// The legal name of the company.
     #[arg(long)]
     company_name: Option<String>,
     /// 14 characters; punctuation (12.345.678/0001-95) is removed before sending.
@@ -29,19 +31,25 @@ pub struct FacilityFields {
     /// "Medicina Nuclear" or "Radiodiagnóstico".
     #[arg(long)]
     department: Option<String>,
-    /// Group _id ("" clears it).
+    /// The group: _id or exact name ("" clears it on edit).
     #[arg(long)]
     group: Option<String>,
+    /// Street and number of the (first) address.
     #[arg(long)]
     street: Option<String>,
+    /// City of the address.
     #[arg(long)]
     city: Option<String>,
+    /// State of the address, e.g. PE.
     #[arg(long)]
     state: Option<String>,
+    /// Complement of the address, e.g. "Sala 3".
     #[arg(long)]
     complement: Option<String>,
+    /// Postal code (CEP) of the address.
     #[arg(long)]
     zip_code: Option<String>,
+    /// The CNEN registry number.
     #[arg(long = "cnen-registry")]
     cnen_registry: Option<String>,
     /// An authorised practice (repeat for several); replaces the stored set on edit.
@@ -178,6 +186,18 @@ pub fn missing_required_flags(obj: &Map<String, Value>) -> Vec<&'static str> {
         }
     }
     missing
+}
+
+/// The group a payload names by `_id` or exact name (`--group`, a file's `group`) as its `_id`,
+/// which is what the API takes; "" and null (no group) stay as they are.
+pub async fn group_to_id(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), Fail> {
+    if let Some(Value::String(g)) = obj.get("group")
+        && !g.trim().is_empty()
+    {
+        let id = resolve::group(ctx, g).await?.id;
+        obj.insert("group".into(), json!(id));
+    }
+    Ok(())
 }
 
 /// The API accepts only the bare CNPJ; a punctuated one is cleaned, and the person told so.

@@ -6,19 +6,34 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
-use registry_client::ClientError;
 use registry_client::facility_csv::{payload_from_row, strip_cnpj_punctuation};
-use registry_core::api::Facility;
+use registry_client::{ClientError, ListQuery};
+use registry_core::api::{Facility, Group, User};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The CSV columns, shown by `registry facility import --help`.
+pub const CSV_COLUMNS_HELP: &str = "\
+CSV columns (header row required; any order; unknown columns, such as an export's _id, ignored;
+empty cells are absent fields):
+  name, companyName, cnpj, telephone   text; cnpj with or without punctuation
+  department                           Medicina Nuclear | Radiodiagnóstico
+  street, city, state, complement, zipCode   the address
+  CNENregistry                         text
+  group                                the group's _id or exact name (on this server)
+  practices                            ;-separated, e.g. Diagnóstico;Terapia Ambulatorial
+  radioisotopes                        NAME=QUANTITY in mCi/week, ;-separated, e.g. Tc(99m)=1500;I(131)=200.5
+A .json file holds an array of facility payloads; a group or linked user given by an _id this
+server does not know is looked up by its name or e-mail (as `facility export` writes them).";
+
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// A .csv file (columns: see `registry facility import --help` / docs/cli.md) or a .json array
-    /// of facility payloads.
+    /// A .csv file with a header row (columns below) or a .json array of facility payloads (the
+    /// API's field names).
     file: PathBuf,
     /// Check every row and tell what would happen, without registering anything.
     #[arg(long)]
@@ -58,6 +73,152 @@ struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     failures_file: Option<String>,
     failures: Vec<Failure>,
+}
+
+/// Fields of an exported facility (`facility export --format json`) that belong to the server it
+/// came from: left out when importing.
+const EXPORT_ONLY: &[&str] = &[
+    "_id",
+    "version",
+    "createdAt",
+    "updatedAt",
+    "logo",
+    "backgroundImage",
+];
+
+/// The server's rules run on a payload before sending: why it would be refused, in one line.
+fn check_locally(payload: &Value) -> Result<(), String> {
+    fields::local_field_errors(payload, registry_core::facility::Mode::Create).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| format!("{} {}", e.field, e.message))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// The groups and users of this server, read once when some row names one, to find a row's
+/// group by `_id` or exact name and its linked users by `_id` or e-mail: an export from another
+/// server carries that server's `_id`s, with the group's name and the users' e-mails beside them.
+#[derive(Default)]
+struct Directory {
+    groups: Option<Vec<Group>>,
+    users: Option<Vec<User>>,
+}
+
+/// `slot`, read from `path` (every page) the first time it is asked for.
+async fn read_once<'a, T: DeserializeOwned>(
+    slot: &'a mut Option<Vec<T>>,
+    ctx: &Ctx,
+    path: &str,
+) -> Result<&'a [T], ClientError> {
+    if slot.is_none() {
+        *slot = Some(ctx.client.all_pages(path, &ListQuery::default()).await?);
+    }
+    Ok(slot.as_deref().unwrap_or_default())
+}
+
+impl Directory {
+    async fn groups(&mut self, ctx: &Ctx) -> Result<&[Group], ClientError> {
+        read_once(&mut self.groups, ctx, "/group").await
+    }
+
+    async fn users(&mut self, ctx: &Ctx) -> Result<&[User], ClientError> {
+        read_once(&mut self.users, ctx, "/users").await
+    }
+
+    /// `payload`'s `group` (an `_id`, a name, or `{"_id", "name"}` as an export has it) as the
+    /// `_id` of this server's group; its `users` as `[{_id, responsabilities}]` with each user
+    /// found by `_id`, else by `email`. `Ok(Err(reason))` when one is not on this server.
+    async fn resolve(
+        &mut self,
+        ctx: &Ctx,
+        payload: &mut Value,
+    ) -> Result<Result<(), String>, ClientError> {
+        let Some(obj) = payload.as_object_mut() else {
+            return Ok(Ok(()));
+        };
+        let group = match obj.get("group") {
+            Some(Value::String(s)) if !s.trim().is_empty() => Some((Some(s.clone()), None)),
+            Some(Value::Object(o)) => Some((
+                o.get("_id").and_then(Value::as_str).map(str::to_owned),
+                o.get("name").and_then(Value::as_str).map(str::to_owned),
+            )),
+            _ => None,
+        };
+        if let Some((id, name)) = group {
+            let groups = self.groups(ctx).await?;
+            let by_id = id
+                .as_deref()
+                .and_then(|id| groups.iter().find(|g| g.id == id.trim()));
+            // A plain string may be the name too.
+            let named = name
+                .as_deref()
+                .or(id.as_deref())
+                .map(|n| n.trim().to_lowercase());
+            let by_name = || {
+                named
+                    .as_deref()
+                    .and_then(|n| groups.iter().find(|g| g.name.to_lowercase() == n))
+            };
+            match by_id.or_else(by_name) {
+                Some(g) => {
+                    obj.insert("group".into(), json!(g.id));
+                }
+                None => {
+                    let shown = name.or(id).unwrap_or_default();
+                    return Ok(Err(format!(
+                        "group `{shown}`: no group with this _id or name on this server"
+                    )));
+                }
+            }
+        }
+        if let Some(Value::Array(links)) = obj.get("users")
+            && !links.is_empty()
+        {
+            let links = links.clone();
+            let users = self.users(ctx).await?;
+            let mut resolved = Vec::new();
+            for link in &links {
+                let text = |k: &str| link.get(k).and_then(Value::as_str).map(str::trim);
+                let (id, email) = (text("_id"), text("email"));
+                let found = id
+                    .and_then(|id| users.iter().find(|u| u.id == id))
+                    .or_else(|| {
+                        email.and_then(|e| users.iter().find(|u| u.email.eq_ignore_ascii_case(e)))
+                    });
+                let Some(u) = found else {
+                    let shown = email.or(id).unwrap_or_default();
+                    return Ok(Err(format!(
+                        "user `{shown}`: no user with this _id or e-mail on this server"
+                    )));
+                };
+                let responsibilities = link.get("responsabilities").cloned().unwrap_or(json!([]));
+                resolved.push(json!({"_id": u.id, "responsabilities": responsibilities}));
+            }
+            obj.insert("users".into(), Value::Array(resolved));
+        }
+        Ok(Ok(()))
+    }
+}
+
+/// Each valid item's group and users found on this server ([`Directory::resolve`]), then the
+/// server's rules run on it: an item that fails either carries the reason instead.
+async fn prepare(ctx: &Ctx, items: &mut [Item]) -> Result<(), Fail> {
+    let mut directory = Directory::default();
+    for item in items.iter_mut() {
+        let Ok(payload) = &mut item.payload else {
+            continue;
+        };
+        let checked = match directory.resolve(ctx, payload).await? {
+            Ok(()) => check_locally(payload),
+            Err(reason) => Err(reason),
+        };
+        if let Err(reason) = checked {
+            item.payload = Err(reason);
+        }
+    }
+    Ok(())
 }
 
 fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
@@ -116,21 +277,17 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
             };
             let (name, raw_cnpj) = (text("name"), text("cnpj"));
             let cnpj = strip_cnpj_punctuation(&raw_cnpj).unwrap_or(raw_cnpj);
-            let payload = payload.and_then(|mut p| {
-                if let Some(obj) = p.as_object_mut()
-                    && obj.contains_key("cnpj")
-                {
-                    obj.insert("cnpj".into(), json!(cnpj));
+            let payload = payload.map(|mut p| {
+                if let Some(obj) = p.as_object_mut() {
+                    if obj.contains_key("cnpj") {
+                        obj.insert("cnpj".into(), json!(cnpj));
+                    }
+                    // What a JSON export carries that is this server's own, not a facility's data.
+                    for key in EXPORT_ONLY {
+                        obj.remove(*key);
+                    }
                 }
-                fields::local_field_errors(&p, registry_core::facility::Mode::Create)
-                    .map(|()| p)
-                    .map_err(|errors| {
-                        errors
-                            .iter()
-                            .map(|e| format!("{} {}", e.field, e.message))
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    })
+                p
             });
             Item {
                 row,
@@ -166,7 +323,8 @@ fn stops_the_import(e: &ClientError) -> bool {
 }
 
 pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
-    let items = read_items(&args.file)?;
+    let mut items = read_items(&args.file)?;
+    prepare(ctx, &mut items).await?;
     let mut summary = Summary {
         total: items.len(),
         dry_run: args.dry_run,

@@ -13,18 +13,22 @@ pub struct ListArgs {
     /// Text in the name, company name, cnpj or city.
     #[arg(long)]
     q: Option<String>,
+    /// "Medicina Nuclear" or "Radiodiagnóstico".
     #[arg(long, value_parser = parse_department)]
     department: Option<Department>,
+    /// State, abbreviation or full name (e.g. PE).
     #[arg(long)]
     state: Option<String>,
+    /// City.
     #[arg(long)]
     city: Option<String>,
-    /// Group _id.
+    /// The group: _id or exact name.
     #[arg(long)]
     group: Option<String>,
     /// e.g. "Tc(99m)".
     #[arg(long)]
     radioisotope: Option<String>,
+    /// An authorised practice, e.g. "Diagnóstico".
     #[arg(long)]
     practice: Option<String>,
     /// Facilities a user (by _id or e-mail) is linked to.
@@ -39,6 +43,10 @@ fn parse_department(s: &str) -> Result<Department, String> {
 }
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
+    let group = match &a.group {
+        Some(g) => Some(resolve::group(ctx, g).await?.id),
+        None => None,
+    };
     let mut q = ListQuery {
         page_num: Some(a.paging.page),
         page_size: Some(a.paging.page_size),
@@ -48,7 +56,7 @@ pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
     .filter_opt("department", a.department.map(|d| d.to_string()))
     .filter_opt("state", a.state)
     .filter_opt("city", a.city)
-    .filter_opt("group", a.group)
+    .filter_opt("group", group)
     .filter_opt("radioisotope", a.radioisotope)
     .filter_opt("practice", a.practice);
     if let Some(u) = a.user {

@@ -24,13 +24,17 @@ pub enum FacilityCommand {
     /// List facilities (one page, or all with --all).
     List(list::ListArgs),
     /// Show one facility (by _id, or by cnpj or exact name).
-    Show { facility: String },
+    Show {
+        /// The facility: _id, cnpj or exact name.
+        facility: String,
+    },
     /// Register a facility: by flags, --from-file, or a wizard at the terminal.
     Create(create::CreateArgs),
     /// Edit a facility: only the fields given change.
     Edit(edit::EditArgs),
     /// Archive a facility (it leaves lists; the record and its history are kept).
     Archive {
+        /// The facility: _id, cnpj or exact name.
         facility: String,
         /// Do not ask for confirmation.
         #[arg(long, short)]
@@ -41,10 +45,17 @@ pub enum FacilityCommand {
     /// Take a responsibility (or, without --role, the whole link) away from a user.
     Unassign(unassign::UnassignArgs),
     /// The users linked to a facility, with their responsibilities and licences.
-    Users { facility: String },
+    Users {
+        /// The facility: _id, cnpj or exact name.
+        facility: String,
+    },
     /// The audit history of a facility (staff).
-    History { facility: String },
+    History {
+        /// The facility: _id, cnpj or exact name.
+        facility: String,
+    },
     /// Register many facilities from a CSV or JSON file; a re-run skips those already registered.
+    #[command(after_help = import::CSV_COLUMNS_HELP)]
     Import(import::ImportArgs),
     /// Every facility (all pages) as CSV (the import format) or JSON.
     Export(export::ExportArgs),

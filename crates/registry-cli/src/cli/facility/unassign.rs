@@ -9,7 +9,9 @@ use registry_core::api::FacilityUserInput;
 
 #[derive(Debug, Args)]
 pub struct UnassignArgs {
+    /// The facility: _id, cnpj or exact name.
     facility: String,
+    /// The user: _id, e-mail or part of the name.
     #[arg(long)]
     user: String,
     /// Only this responsibility; without it the user is unlinked.

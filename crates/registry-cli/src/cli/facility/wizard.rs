@@ -6,9 +6,10 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::output;
 use crate::cli::prompt::theme;
 use crate::cli::resolve;
-use dialoguer::{Confirm, Input, MultiSelect, Select};
+use dialoguer::{Confirm, FuzzySelect, Input, MultiSelect, Select};
+use registry_client::ListQuery;
 use registry_client::facility_csv::strip_cnpj_punctuation;
-use registry_core::api::{Facility, FacilityUserInput};
+use registry_core::api::{Facility, FacilityUserInput, Group};
 use registry_core::values::{Telephone, WeeklyQuantity};
 use registry_core::{Cnpj, Department, MainRole, Practice, Radioisotope};
 use serde_json::{Map, Value, json};
@@ -122,6 +123,35 @@ fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
     Ok(Value::Array(out))
 }
 
+/// The group picked among the existing ones, or "no group" (`None`); nothing is asked when there
+/// are no groups. `current` (an `_id`) is offered first on edit.
+async fn group(ctx: &Ctx, current: Option<&str>) -> Result<Option<String>, Fail> {
+    let groups: Vec<Group> = ctx
+        .client
+        .all_pages("/group", &ListQuery::default())
+        .await?;
+    if groups.is_empty() {
+        return Ok(None);
+    }
+    let mut items = vec![NO_GROUP.to_owned()];
+    items.extend(groups.iter().map(|g| match &g.description {
+        Some(d) if !d.is_empty() => format!("{} — {d}", g.name),
+        _ => g.name.clone(),
+    }));
+    let default = current
+        .and_then(|id| groups.iter().position(|g| g.id == id))
+        .map_or(0, |i| i + 1);
+    let i = FuzzySelect::with_theme(&theme())
+        .with_prompt("Group (type to filter)")
+        .items(&items)
+        .default(default)
+        .interact()?;
+    Ok(i.checked_sub(1).map(|i| groups[i].id.clone()))
+}
+
+/// The first choice of the group question.
+const NO_GROUP: &str = "(no group)";
+
 /// Links picked by fuzzy search on name or e-mail, each with its responsibilities.
 async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(), Fail> {
     let roles: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
@@ -181,6 +211,11 @@ pub async fn fill_create(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), 
         && let Some(r) = optional_text("CNEN registry (optional)", "")?
     {
         obj.insert("CNENregistry".into(), json!(r));
+    }
+    if !obj.contains_key("group")
+        && let Some(id) = group(ctx, None).await?
+    {
+        obj.insert("group".into(), json!(id));
     }
     if !obj.contains_key("practices") {
         obj.insert("practices".into(), json!(practices(&[])?));
@@ -250,6 +285,12 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
         "CNENregistry",
         json!(f.cnen_registry),
         json!(optional_text("CNEN registry (optional)", &registry)?),
+    );
+    let current_group = f.group.as_ref().map(|g| g.id.clone());
+    changed(
+        "group",
+        json!(current_group),
+        json!(group(ctx, current_group.as_deref()).await?),
     );
     let old_practices: Vec<&str> = f.practices.iter().map(|p| p.as_str()).collect();
     changed(

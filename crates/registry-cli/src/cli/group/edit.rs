@@ -2,11 +2,11 @@
 
 use super::{GroupFields, view};
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output;
+use crate::cli::{output, resolve};
 use serde_json::json;
 
 pub async fn run(ctx: &Ctx, group: &str, fields: GroupFields) -> Result<(), Fail> {
-    let mut body = json!({"_id": group});
+    let mut body = json!({"_id": null});
     if let Some(n) = fields.name {
         body["name"] = json!(n);
     }
@@ -18,6 +18,7 @@ pub async fn run(ctx: &Ctx, group: &str, fields: GroupFields) -> Result<(), Fail
             "nothing to change: give --name or --description".into(),
         ));
     }
+    body["_id"] = json!(resolve::group(ctx, group).await?.id);
     let g = ctx.client.edit_group(&body).await?;
     output::note(format!("Saved group {}", g.name));
     view::show(ctx, &g)

@@ -12,6 +12,7 @@ use clap::{Args, Subcommand};
 
 #[derive(Debug, Subcommand)]
 pub enum GroupCommand {
+    /// List groups.
     List {
         /// Text in the name.
         #[arg(long)]
@@ -19,18 +20,23 @@ pub enum GroupCommand {
     },
     /// A group and its facilities.
     Show {
+        /// The group: _id or exact name (case ignored).
         group: String,
     },
+    /// Create a group.
     Create(GroupFields),
     /// Change the name and/or description ("" clears the description).
     Edit {
+        /// The group: _id or exact name (case ignored).
         group: String,
         #[command(flatten)]
         fields: GroupFields,
     },
     /// Delete a group (Administrator); refused while facilities use it.
     Delete {
+        /// The group: _id or exact name (case ignored).
         group: String,
+        /// Do not ask for confirmation.
         #[arg(long, short)]
         yes: bool,
     },
@@ -39,8 +45,10 @@ pub enum GroupCommand {
 // The flags of `create` and `edit`.
 #[derive(Debug, Args)]
 pub struct GroupFields {
+    /// The group's name (unique).
     #[arg(long)]
     name: Option<String>,
+    /// What the group is ("" clears it on edit).
     #[arg(long)]
     description: Option<String>,
 }

@@ -2,7 +2,8 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::resolve;
 
 pub async fn run(ctx: &Ctx, group: &str) -> Result<(), Fail> {
-    view::show(ctx, &ctx.client.group(group).await?)
+    view::show(ctx, &resolve::group(ctx, group).await?)
 }

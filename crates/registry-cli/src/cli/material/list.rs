@@ -14,6 +14,7 @@ pub struct ListArgs {
     /// Only this ISO week, YYYY-Www.
     #[arg(long)]
     week: Option<String>,
+    /// Only this radioisotope, e.g. "Tc(99m)".
     #[arg(long)]
     radioisotope: Option<String>,
     /// Only receipts that took their week over the authorised quantity.

@@ -28,8 +28,10 @@ pub struct ReceiveArgs {
     /// When the declared activity holds (RFC 3339 or YYYY-MM-DD); default: the time received.
     #[arg(long)]
     reference_time: Option<String>,
+    /// Who supplied it, e.g. IPEN.
     #[arg(long)]
     supplier: Option<String>,
+    /// The supplier's lot number.
     #[arg(long)]
     lot: Option<String>,
     /// Who took delivery (default: you).
@@ -38,6 +40,7 @@ pub struct ReceiveArgs {
     /// When it arrived (RFC 3339 or YYYY-MM-DD); default: now.
     #[arg(long)]
     received_at: Option<String>,
+    /// Free notes.
     #[arg(long)]
     notes: Option<String>,
 }

@@ -10,12 +10,14 @@ use serde_json::Value;
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
+    /// The QC test record's _id.
     test: String,
     #[command(flatten)]
     fields: TestFields,
 }
 
 pub async fn run(ctx: &Ctx, mut a: EditArgs) -> Result<(), Fail> {
+    a.fields.check_conclusion()?;
     if a.fields.readings.is_some() {
         let current = ctx.client.qc_test(&a.test).await?;
         a.fields.kind = ctx.client.test_type(&current.type_of_test.id).await?.kind;

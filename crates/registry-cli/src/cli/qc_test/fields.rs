@@ -6,7 +6,7 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::equipment::fields::put_texts;
 use crate::cli::resolve;
 use clap::Args;
-use registry_core::equipment::{Conclusion, local_date};
+use registry_core::equipment::{local_date, read_qc_test};
 use registry_core::qc::TestKind;
 use serde_json::{Map, Value, json};
 
@@ -19,9 +19,9 @@ pub struct TestFields {
     /// The day it was done, YYYY-MM-DD (default on record: today in Brasília).
     #[arg(long)]
     date: Option<String>,
-    /// Satisfatório, "Satisfatório com observações" or Insatisfatório.
-    #[arg(long, value_parser = parse_conclusion)]
-    pub conclusion: Option<Conclusion>,
+    /// Satisfatório, "Satisfatório com observações" or Insatisfatório (another value: exit 4).
+    #[arg(long)]
+    pub conclusion: Option<String>,
     /// Who did it: _id, e-mail or name (default: you).
     #[arg(long)]
     performed_by: Option<String>,
@@ -41,17 +41,30 @@ pub struct TestFields {
     document: Option<String>,
 }
 
-fn parse_conclusion(s: &str) -> Result<Conclusion, String> {
-    Conclusion::parse(s).ok_or_else(|| format!("must be one of: {}", Conclusion::allowed()))
-}
-
 impl TestFields {
+    /// Refuses an unknown `--conclusion` (exit 4, naming the allowed values) by the server's
+    /// own reader, before anything is looked up or sent.
+    pub fn check_conclusion(&self) -> Result<(), Fail> {
+        let Some(c) = &self.conclusion else {
+            return Ok(());
+        };
+        match read_qc_test(&json!({ "conclusion": c }), false, today()) {
+            Ok(_) => Ok(()),
+            Err(errors) => Err(Fail::Invalid(
+                errors
+                    .into_iter()
+                    .filter(|e| e.field == "conclusion")
+                    .collect(),
+            )),
+        }
+    }
+
     pub async fn payload(&self, ctx: &Ctx, clear_empty: bool) -> Result<Map<String, Value>, Fail> {
         let mut obj = Map::new();
         if let Some(d) = &self.date {
             obj.insert("date".into(), json!(d));
         }
-        if let Some(c) = self.conclusion {
+        if let Some(c) = &self.conclusion {
             obj.insert("conclusion".into(), json!(c));
         }
         if let Some(u) = &self.performed_by {

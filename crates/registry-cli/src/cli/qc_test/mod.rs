@@ -22,9 +22,13 @@ pub enum TestCommand {
     /// Record a QC test done on one equipment (picked from lists at the terminal).
     Record(record::RecordArgs),
     /// Show one QC test record (with the figures of a computed test).
-    Show { test: String },
+    Show {
+        /// The QC test record's _id.
+        test: String,
+    },
     /// Save the one-page PDF report of a test (to upload as its document and sign).
     Report {
+        /// The QC test record's _id.
         test: String,
         /// Where to write it (default qc-test-<id>.pdf; - for stdout).
         #[arg(long)]
@@ -42,7 +46,9 @@ pub enum TestCommand {
     Edit(edit::EditArgs),
     /// Delete a record (it leaves the history and the due dates; the audit log keeps it).
     Delete {
+        /// The QC test record's _id.
         test: String,
+        /// Do not ask for confirmation.
         #[arg(long, short)]
         yes: bool,
     },

@@ -1,22 +1,26 @@
-//! `registry user create`: the password is prompted, or read with --password-stdin.
+//! `registry user create`: the password is prompted, or read with --password-stdin; at the
+//! terminal the roles are picked from those the caller may grant.
 
 use super::fields::UserFields;
 use super::view;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, prompt};
+use crate::cli::{auth, output, prompt};
 use clap::Args;
-use registry_core::user::read_user;
+use dialoguer::MultiSelect;
+use registry_core::Role;
+use registry_core::user::{may_grant, read_user};
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
     #[command(flatten)]
     fields: UserFields,
+    /// Read the password from the first line of stdin instead of prompting.
     #[arg(long)]
     password_stdin: bool,
 }
 
 pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
-    let mut input = a.fields.input();
+    let mut input = a.fields.input()?;
     for (value, flag, label) in [
         (&mut input.name, "--name", "Name"),
         (&mut input.email, "--email", "E-mail"),
@@ -25,6 +29,9 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
             *value = Some(prompt::text(ctx, None, flag, label)?);
         }
     }
+    if input.roles.is_none() && ctx.interactive {
+        input.roles = ask_roles(ctx).await?;
+    }
     let password = prompt::password(a.password_stdin, ctx.interactive, "Password", true)?;
     input.password = Some(password);
     let payload = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
@@ -32,4 +39,33 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let u = ctx.client.register_user(&input).await?;
     output::note(format!("Created {} <{}> ({})", u.name, u.email, u.id));
     view::show(ctx, &u)
+}
+
+/// At the terminal: the roles of the new user, picked among those the caller may grant
+/// (product.md §3: an Administrator any, other staff only `Cliente`), `Cliente` marked. Nothing
+/// is asked when `Cliente` is all the caller may grant (or nobody is logged in: self-registration).
+async fn ask_roles(ctx: &Ctx) -> Result<Option<Vec<Role>>, Fail> {
+    let Some(me) = auth::caller(ctx).await? else {
+        return Ok(None);
+    };
+    let grantable: Vec<Role> = Role::ALL
+        .iter()
+        .copied()
+        .filter(|r| may_grant(&me.roles, *r))
+        .collect();
+    if grantable.iter().all(|r| *r == Role::Client) {
+        return Ok(None);
+    }
+    let items: Vec<&str> = grantable.iter().map(|r| r.as_str()).collect();
+    let defaults: Vec<bool> = grantable.iter().map(|r| *r == Role::Client).collect();
+    let chosen = MultiSelect::with_theme(&prompt::theme())
+        .with_prompt("Roles (space to mark, enter to go on)")
+        .items(&items)
+        .defaults(&defaults)
+        .interact()?;
+    if chosen.is_empty() {
+        output::note("No role marked: the user is a Cliente.");
+        return Ok(Some(vec![Role::Client]));
+    }
+    Ok(Some(chosen.into_iter().map(|i| grantable[i]).collect()))
 }

@@ -9,6 +9,7 @@ use registry_core::user::read_user;
 
 #[derive(Debug, Args)]
 pub struct EditArgs {
+    /// The user: _id, e-mail or name (a Cliente: only themself).
     user: String,
     #[command(flatten)]
     fields: UserFields,
@@ -18,8 +19,7 @@ pub struct EditArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: EditArgs) -> Result<(), Fail> {
-    let u = resolve::user(ctx, &a.user).await?;
-    let mut input = a.fields.input();
+    let mut input = a.fields.input()?;
     input.active = a.active;
     let payload = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
     if payload.as_object().is_some_and(|o| o.is_empty()) {
@@ -28,6 +28,7 @@ pub async fn run(ctx: &Ctx, a: EditArgs) -> Result<(), Fail> {
         ));
     }
     read_user(&payload, false).map_err(Fail::Invalid)?;
+    let u = resolve::user(ctx, &a.user).await?;
     input.id = Some(u.id);
     let u = ctx.client.edit_user(&input).await?;
     output::note(format!("Saved {} <{}>", u.name, u.email));

@@ -1,28 +1,40 @@
 //! The user fields of `create` and `edit` as flags, and as the API's user payload.
 
+use crate::cli::context::Fail;
 use clap::Args;
 use registry_core::Role;
 use registry_core::api::{Licences, UserInput};
+use registry_core::user::read_user;
+use serde_json::json;
 
 #[derive(Debug, Args)]
 pub struct UserFields {
+    /// Full name.
     #[arg(long)]
     name: Option<String>,
+    /// E-mail (the login; unique).
     #[arg(long)]
     email: Option<String>,
+    /// Telephone with the area code, e.g. "(11) 98765-4321".
     #[arg(long)]
     telephone: Option<String>,
+    /// CPF (optional; checked).
     #[arg(long)]
     cpf: Option<String>,
-    /// A role (repeat for several): Administrator, Admin, Físico, Laudos, Cliente.
-    #[arg(long = "role", value_parser = parse_role)]
-    roles: Vec<Role>,
+    /// A role (repeat for several): Administrator, Admin, Físico, Laudos, Cliente (another
+    /// value: exit 4).
+    #[arg(long = "role")]
+    pub roles: Vec<String>,
+    /// Number of the AN licence.
     #[arg(long = "an-license-number")]
     an_number: Option<String>,
+    /// Validity of the AN licence, YYYY-MM-DD.
     #[arg(long = "an-license-validity")]
     an_validity: Option<String>,
+    /// Number of the FM licence.
     #[arg(long = "fm-license-number")]
     fm_number: Option<String>,
+    /// Validity of the FM licence, YYYY-MM-DD.
     #[arg(long = "fm-license-validity")]
     fm_validity: Option<String>,
 }
@@ -32,14 +44,41 @@ pub fn parse_role(s: &str) -> Result<Role, String> {
 }
 
 impl UserFields {
-    /// The payload of the fields given (absent ones are left out).
-    pub fn input(&self) -> UserInput {
-        UserInput {
+    /// The roles given, each checked by the server's own reader: an unknown one is refused
+    /// (exit 4, naming the allowed values) before anything is asked or sent.
+    pub fn roles(&self) -> Result<Vec<Role>, Fail> {
+        read_user(&json!({ "roles": self.roles }), false)
+            .map(|changes| changes.roles.unwrap_or_default())
+            .map_err(|errors| {
+                let errors: Vec<_> = errors
+                    .into_iter()
+                    .map(|mut e| {
+                        // `roles[1]` → role `Bogus`: the value as the person typed it.
+                        if let Some(given) = e
+                            .field
+                            .strip_prefix("roles[")
+                            .and_then(|i| i.trim_end_matches(']').parse::<usize>().ok())
+                            .and_then(|i| self.roles.get(i))
+                        {
+                            e.field = format!("role `{given}`");
+                        }
+                        e
+                    })
+                    .collect();
+                Fail::Invalid(errors)
+            })
+    }
+
+    /// The payload of the fields given (absent ones are left out); the roles checked by
+    /// [`UserFields::roles`].
+    pub fn input(&self) -> Result<UserInput, Fail> {
+        let roles = self.roles()?;
+        Ok(UserInput {
             name: self.name.clone(),
             email: self.email.clone(),
             telephone: self.telephone.clone(),
             cpf: self.cpf.clone(),
-            roles: Some(self.roles.clone()).filter(|r| !r.is_empty()),
+            roles: Some(roles).filter(|r| !r.is_empty()),
             licences: Licences {
                 an_number: self.an_number.clone(),
                 an_validity: self.an_validity.clone(),
@@ -47,6 +86,6 @@ impl UserFields {
                 fm_validity: self.fm_validity.clone(),
             },
             ..UserInput::default()
-        }
+        })
     }
 }

@@ -24,6 +24,7 @@ pub enum UserCommand {
         /// Text in the name or e-mail.
         #[arg(long)]
         q: Option<String>,
+        /// Only users with this role: Administrator, Admin, Físico, Laudos, Cliente.
         #[arg(long, value_parser = fields::parse_role)]
         role: Option<Role>,
         /// Only active (true) or only deactivated (false) users.
@@ -31,21 +32,30 @@ pub enum UserCommand {
         active: Option<bool>,
     },
     /// Show a user (by _id, e-mail or name).
-    Show { user: String },
+    Show {
+        /// The user: _id, e-mail or name (a Cliente: only themself).
+        user: String,
+    },
     /// Create a user; the password is prompted, or read with --password-stdin.
     Create(create::CreateArgs),
     /// Edit a user: only the fields given change.
     Edit(edit::EditArgs),
     /// Deactivate a user (their tokens stop working; history is kept).
     Deactivate {
+        /// The user: _id, e-mail or name.
         user: String,
+        /// Do not ask for confirmation.
         #[arg(long, short)]
         yes: bool,
     },
     /// The facilities a user is linked to.
-    Facilities { user: String },
+    Facilities {
+        /// The user: _id, e-mail or name (a Cliente: only themself).
+        user: String,
+    },
     /// Change your password, or (Administrator) another user's with --user.
     Password {
+        /// Administrator: whose password to set (_id, e-mail or name); default: your own.
         #[arg(long)]
         user: Option<String>,
         /// Read the new password from stdin (your current one first, on its own line, when
@@ -54,11 +64,16 @@ pub enum UserCommand {
         password_stdin: bool,
     },
     /// Ask for a password recovery e-mail.
-    Recover { email: String },
+    Recover {
+        /// The e-mail of the account.
+        email: String,
+    },
     /// Set a new password with the code of a recovery e-mail.
     ResetPassword {
+        /// The code of the recovery e-mail.
         #[arg(long)]
         token: String,
+        /// Read the new password from the first line of stdin instead of prompting.
         #[arg(long)]
         password_stdin: bool,
     },

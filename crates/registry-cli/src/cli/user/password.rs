@@ -1,5 +1,8 @@
-//! `registry user password`: change your password, or (Administrator) another user's.
+//! `registry user password`: change your password, or (Administrator) another user's. After a
+//! change of your own the server ends older sessions and answers a fresh token, which replaces
+//! the profile's so that it stays logged in.
 
+use crate::cli::config;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::{output, prompt, resolve};
 
@@ -27,8 +30,28 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
         )
         .await?;
     output::note(&m.message);
-    if m.token.is_some() {
-        output::note("Log in again with `registry login` (older sessions were ended).");
+    if let Some(token) = m.token {
+        match &ctx.token_profile {
+            Some(name) => {
+                save_token(name, token)?;
+                output::note(format!(
+                    "Profile `{name}` stays logged in with the new token."
+                ));
+            }
+            None => output::note(
+                "Older sessions were ended, including the token given by --token / REGISTRY_TOKEN: \
+                 log in again with `registry login`.",
+            ),
+        }
     }
+    Ok(())
+}
+
+/// The profiles file read again (it may have changed since the command started) with profile
+/// `name`'s token replaced.
+fn save_token(name: &str, token: String) -> Result<(), Fail> {
+    let mut profiles = config::Profiles::load()?;
+    profiles.profiles.entry(name.to_owned()).or_default().token = Some(token);
+    profiles.save()?;
     Ok(())
 }

@@ -18,6 +18,7 @@ pub struct ListArgs {
     /// Only released packages.
     #[arg(long)]
     released: bool,
+    /// Only packages holding this radioisotope, e.g. "I(131)".
     #[arg(long)]
     radioisotope: Option<String>,
 }

@@ -18,6 +18,7 @@ pub struct ReleaseArgs {
     /// When it was released (RFC 3339 or YYYY-MM-DD); default: now.
     #[arg(long)]
     released_at: Option<String>,
+    /// Free notes.
     #[arg(long)]
     notes: Option<String>,
 }

@@ -26,8 +26,10 @@ pub struct StoreArgs {
     /// When the package was closed (RFC 3339, or YYYY-MM-DD meaning the end of that day); default: now.
     #[arg(long)]
     closed_at: Option<String>,
+    /// Where it is stored, e.g. "Abrigo A".
     #[arg(long)]
     location: Option<String>,
+    /// What the package holds, in a few words.
     #[arg(long)]
     description: Option<String>,
 }
