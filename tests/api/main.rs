@@ -26,5 +26,6 @@ mod qc_calc;
 mod schema;
 mod service;
 mod sqlite_readers;
+mod startup;
 mod test_servers;
 mod users;

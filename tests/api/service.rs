@@ -9,6 +9,9 @@ async fn health_docs_and_unknown_routes(app: TestApp) {
         let res = app.call(Method::GET, path, None, None).await;
         assert_eq!(res.status, 200, "{path}");
     }
+    // /readyz says which deployment answers (REGISTRY_ENV; the tests run the default).
+    let ready = app.call(Method::GET, "/readyz", None, None).await;
+    assert_eq!(ready.body["environment"], "development");
     let doc = app.openapi().await;
     let paths = doc["paths"].as_object().unwrap();
     for path in [

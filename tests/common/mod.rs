@@ -65,7 +65,7 @@ pub fn postgres_admin_url() -> String {
 }
 
 /// The URL of a new, empty database, or `None` (said once on stderr) when no PostgreSQL answers.
-async fn fresh_postgres_database() -> Option<String> {
+pub async fn fresh_postgres_database() -> Option<String> {
     use sqlx::Connection;
     let admin_url = postgres_admin_url();
     let mut conn = match sqlx::PgConnection::connect(&admin_url).await {

@@ -39,7 +39,13 @@ impl Application {
     /// Connects the database (running migrations), prepares secrets and binds the listener
     /// (`127.0.0.1:0` in tests gives a free port).
     pub async fn build(config: Config) -> anyhow::Result<Self> {
-        std::fs::create_dir_all(&config.data_dir).with_context(|| {
+        // Created readable by its owner only: it holds the database, the kept secrets, the
+        // outbox (recovery codes) and the uploaded files.
+        let mut folder = std::fs::DirBuilder::new();
+        folder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut folder, 0o700);
+        folder.create(&config.data_dir).with_context(|| {
             format!(
                 "cannot create the data folder {}",
                 config.data_dir.display()
@@ -261,7 +267,11 @@ async fn method_not_allowed() -> impl IntoResponse {
 async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
     let mut conn = state.db.read().await?;
     crate::store::ping(&mut conn).await?;
-    Ok(Json(serde_json::json!({"status": "ready"})))
+    // Which deployment answers: production and staging run side by side (product.md §6).
+    let environment = state.config.environment.as_str();
+    Ok(Json(
+        serde_json::json!({"status": "ready", "environment": environment}),
+    ))
 }
 
 /// Creates the first Administrator from `REGISTRY_ADMIN_EMAIL`/`REGISTRY_ADMIN_PASSWORD` when the
@@ -299,8 +309,21 @@ async fn ensure_first_administrator(state: &AppState) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{e}"))?,
         token_version: 0,
     };
-    users::save(&mut tx, &admin, true).await?;
-    tx.commit().await?;
-    tracing::info!(email = %admin.profile.email, "created the first Administrator");
-    Ok(())
+    // Instances started together on one empty database each see no user; the first insert wins
+    // and the others go on with its Administrator.
+    let saved = match users::save(&mut tx, &admin, true).await {
+        Ok(()) => tx.commit().await,
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(()) => {
+            tracing::info!(email = %admin.profile.email, "created the first Administrator");
+            Ok(())
+        }
+        Err(e) if crate::db::is_unique_violation(&e) => {
+            tracing::info!("another instance created the first Administrator");
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -13,6 +13,17 @@ pub enum Environment {
     Development,
 }
 
+impl Environment {
+    /// The value of `REGISTRY_ENV` that selects it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Environment::Production => "production",
+            Environment::Staging => "staging",
+            Environment::Development => "development",
+        }
+    }
+}
+
 /// A secret that never prints.
 #[derive(Clone)]
 pub struct Secret(pub String);
@@ -233,7 +244,11 @@ impl Config {
         env: impl Fn(&str) -> Option<String>,
         file: &toml::Table,
     ) -> anyhow::Result<Self> {
+        // The file's keys that a setting reads: any other key is a typo to report.
+        let asked = std::cell::RefCell::new(std::collections::HashSet::new());
         let var = |name: &str| {
+            let key = name.trim_start_matches("REGISTRY_").to_ascii_lowercase();
+            asked.borrow_mut().insert(key);
             env(name)
                 .or_else(|| {
                     let key = name.trim_start_matches("REGISTRY_").to_ascii_lowercase();
@@ -295,13 +310,17 @@ impl Config {
         if let Some(v) = var("REGISTRY_TOKEN_TTL_MINUTES") {
             let minutes: u64 = v
                 .parse()
-                .context("REGISTRY_TOKEN_TTL_MINUTES must be a whole number")?;
+                .ok()
+                .filter(|m| *m >= 1)
+                .context("REGISTRY_TOKEN_TTL_MINUTES must be a whole number of at least 1")?;
             c.token_ttl = Duration::from_secs(minutes * 60);
         }
         if let Some(v) = var("REGISTRY_UPLOAD_LIMIT_MIB") {
             let mib: u64 = v
                 .parse()
-                .context("REGISTRY_UPLOAD_LIMIT_MIB must be a whole number")?;
+                .ok()
+                .filter(|m| *m >= 1)
+                .context("REGISTRY_UPLOAD_LIMIT_MIB must be a whole number of at least 1")?;
             c.documents.upload_limit = mib * 1024 * 1024;
         }
         c.documents.signing_key = var("REGISTRY_SIGNING_KEY").map(Secret);
@@ -319,6 +338,27 @@ impl Config {
         read_limits(&var, &mut c.limits)?;
         if c.admin_email.is_some() != c.admin_password.is_some() {
             bail!("set both REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD, or neither");
+        }
+        if let Some(main) = c.extra_responsibilities.iter().find(|extra| {
+            registry_core::MainRole::ALL
+                .iter()
+                .any(|m| m.as_str().eq_ignore_ascii_case(extra))
+        }) {
+            bail!(
+                "REGISTRY_EXTRA_RESPONSIBILITIES names {main:?}, one of the four responsibilities \
+                 of the spec; list only custom ones"
+            );
+        }
+        let asked = asked.into_inner();
+        let mut unknown: Vec<&String> = file.keys().filter(|k| !asked.contains(*k)).collect();
+        unknown.sort();
+        if !unknown.is_empty() {
+            let names: Vec<String> = unknown.iter().map(|k| format!("{k:?}")).collect();
+            bail!(
+                "the configuration file has unknown settings: {} (each key is a REGISTRY_ \
+                 variable without the prefix, in lower case: bind, database_url, data_dir, …)",
+                names.join(", ")
+            );
         }
         Ok(c)
     }
@@ -443,6 +483,36 @@ mod tests {
         assert_eq!(c.bind, "127.0.0.1:8080");
         assert!(c.self_registration);
         assert_eq!(c.notices.digest_hour, Some(7));
+    }
+
+    #[test]
+    fn values_that_would_break_the_service_are_refused() {
+        for (bad, named) in [
+            (
+                ("REGISTRY_TOKEN_TTL_MINUTES", "0"),
+                "REGISTRY_TOKEN_TTL_MINUTES",
+            ),
+            (
+                ("REGISTRY_UPLOAD_LIMIT_MIB", "0"),
+                "REGISTRY_UPLOAD_LIMIT_MIB",
+            ),
+            (
+                ("REGISTRY_EXTRA_RESPONSIBILITIES", "Enfermeiro, titular"),
+                "REGISTRY_EXTRA_RESPONSIBILITIES",
+            ),
+        ] {
+            let e = config(&[bad], "").unwrap_err();
+            assert!(e.to_string().contains(named), "{e}");
+        }
+        // A key of the file that no setting reads is a typo, not a default silently taken.
+        let e = config(
+            &[],
+            "databse_url = \"postgres://x/y\"\nbind = \"0.0.0.0:1\"",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("\"databse_url\""), "{e}");
+        assert!(!e.to_string().contains("\"bind\""), "{e}");
+        assert!(config(&[], "database_url = \"postgres://x/y\"\ndigest_hour = 3").is_ok());
     }
 
     #[test]

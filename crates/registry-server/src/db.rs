@@ -45,6 +45,8 @@ enum Pools {
         readers: SqlitePool,
         threads: SqliteReaders,
         writer: SqlitePool,
+        /// Held while the database is open: no second process opens it (`lock_database`).
+        _lock: Arc<std::fs::File>,
     },
     Postgres(PgPool),
 }
@@ -205,6 +207,7 @@ impl Db {
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10))
             .pragma("cache_size", "-4000");
+        let lock = lock_database(options.get_filename())?;
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(options.clone())
@@ -228,6 +231,7 @@ impl Db {
                 readers,
                 threads,
                 writer,
+                _lock: Arc::new(lock),
             },
             backend: Backend::Sqlite,
             generations: Arc::default(),
@@ -335,19 +339,55 @@ impl Db {
     }
 }
 
+/// A SQLite database belongs to one process (its writes queue on one in-process connection, and
+/// its read cache is cleared in-process): a second server on the same file would answer stale
+/// reads and fail writes with "database is locked". So the first holds an exclusive lock on
+/// `<file>.lock` while it runs, and a second one refuses to start.
+fn lock_database(db: &Path) -> anyhow::Result<std::fs::File> {
+    let mut path = db.as_os_str().to_owned();
+    path.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", Path::new(&path).display()))?;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor that `file` owns and keeps open.
+        let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        anyhow::ensure!(
+            locked == 0,
+            "{} is in use by another registry-server: a SQLite database belongs to one process \
+             (run several instances on PostgreSQL)",
+            db.display()
+        );
+    }
+    Ok(file)
+}
+
 /// The facility search (`q`, a substring of name, company name, cnpj and cities) uses a trigram
 /// index on PostgreSQL (pg_trgm, an extension, so it is created here rather than in the
 /// migrations). It is optional: without the extension, search still works, reading the table.
 /// Its pending list is off (`fastupdate = off`): each write updates the index at once, so
 /// searches do not slow down as writes pile up in the pending list between vacuums.
 async fn ensure_search_index(pool: &PgPool) {
-    let created = sqlx::raw_sql(
-        "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
-         CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
-         ALTER INDEX facilities_search_trgm SET (fastupdate = off);",
-    )
-    .execute(pool)
-    .await;
+    let create = || {
+        sqlx::raw_sql(
+            "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
+             CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
+             ALTER INDEX facilities_search_trgm SET (fastupdate = off);",
+        )
+        .execute(pool)
+    };
+    // `IF NOT EXISTS` is not safe against another instance creating the same thing at the same
+    // moment (a unique violation in the catalogue): then it exists, which a second try sees.
+    let mut created = create().await;
+    if created.is_err() {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        created = create().await;
+    }
     if let Err(e) = created {
         tracing::warn!(error = %e, "no pg_trgm index for facility search; searches will read the whole table");
     }

@@ -36,9 +36,21 @@ fn tame_the_allocator() {
     }
 }
 
+/// What the server writes — the SQLite database, kept secrets, the outbox's e-mails with their
+/// recovery codes, uploaded files — is readable by its owner only, whatever the umask it was
+/// started with.
+fn private_files() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: umask only sets this process's file-creation mask.
+    unsafe {
+        libc::umask(0o077);
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     Args::parse();
     tame_the_allocator();
+    private_files();
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
@@ -46,19 +58,39 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_env("REGISTRY_LOG")
-                .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=info")),
-        )
-        .init();
+    let filter = match std::env::var("REGISTRY_LOG") {
+        Ok(text) if !text.trim().is_empty() => EnvFilter::try_new(&text)
+            .map_err(|e| anyhow::anyhow!("REGISTRY_LOG is not a log filter ({e}): {text:?}"))?,
+        _ => EnvFilter::new("info,sqlx=warn,tower_http=info"),
+    };
+    tracing_subscriber::fmt().with_env_filter(filter).init();
     let config = Config::from_env()?;
+    let environment = config.environment;
     let app = Application::build(config).await?;
-    tracing::info!(address = %app.local_addr(), "listening; API under /api/, docs at /api/docs");
+    tracing::info!(address = %app.local_addr(), ?environment, "listening; API under /api/, docs at /api/docs");
     app.run_until(async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
+        stop_signal().await;
+        tracing::info!("shutting down: open requests finish, new connections are refused");
     })
     .await?;
     Ok(())
+}
+
+/// Ctrl-C, or SIGTERM (what a service manager or an orchestrator sends to stop or roll).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot listen for SIGTERM"),
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

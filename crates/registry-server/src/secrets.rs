@@ -30,23 +30,32 @@ impl JwtKeys {
 const JWT_FILE: &str = "jwt-secret";
 const SIGNING_KEY_FILE: &str = "signing-key";
 
+/// The shortest JWT secret accepted, whether set or kept in the data folder.
+const MIN_JWT_SECRET: usize = 32;
+
 pub fn jwt_secret(config: &Config) -> anyhow::Result<Vec<u8>> {
     if let Some(secret) = &config.jwt_secret {
         anyhow::ensure!(
-            secret.0.len() >= 32,
-            "REGISTRY_JWT_SECRET must have at least 32 characters"
+            secret.0.len() >= MIN_JWT_SECRET,
+            "REGISTRY_JWT_SECRET must have at least {MIN_JWT_SECRET} characters"
         );
         return Ok(secret.0.as_bytes().to_vec());
     }
-    let secret = kept(
-        &config.data_dir.join(JWT_FILE),
-        "REGISTRY_JWT_SECRET",
-        || {
-            let mut raw = [0u8; 48];
-            rand::rng().fill_bytes(&mut raw);
-            hex::encode(raw)
-        },
-    )?;
+    let path = config.data_dir.join(JWT_FILE);
+    let secret = kept(&path, "REGISTRY_JWT_SECRET", || {
+        let mut raw = [0u8; 48];
+        rand::rng().fill_bytes(&mut raw);
+        hex::encode(raw)
+    })?;
+    // An empty or short file (cut short by a crash, or edited) would make tokens forgeable.
+    anyhow::ensure!(
+        secret.len() >= MIN_JWT_SECRET,
+        "{} holds a JWT secret of {} characters; at least {MIN_JWT_SECRET} are needed. Delete the \
+         file to have a new one generated (tokens issued before stop working), or set \
+         REGISTRY_JWT_SECRET",
+        path.display(),
+        secret.len()
+    );
     Ok(secret.into_bytes())
 }
 
@@ -63,23 +72,32 @@ pub fn signing_key(config: &Config) -> anyhow::Result<SigningKey> {
     parse_seed(&seed).with_context(|| format!("{}", path.display()))
 }
 
-/// The secret stored at `path`, or a new one from `generate`, stored there first. Another
-/// instance sharing the data folder may create it at the same moment: then its secret is used.
+/// The secret stored at `path`, or a new one from `generate`, stored there first. The file
+/// appears whole or not at all (written aside, then linked into place), so another instance
+/// starting at the same moment reads either nothing or the complete secret; when it created the
+/// file first, its secret is used.
 fn kept(path: &Path, setting: &str, generate: impl FnOnce() -> String) -> anyhow::Result<String> {
     if let Ok(existing) = std::fs::read_to_string(path) {
         return Ok(existing.trim().to_owned());
     }
     let secret = generate();
-    if let Err(e) = write_private(path, secret.as_bytes()) {
-        return std::fs::read_to_string(path)
-            .map(|existing| existing.trim().to_owned())
-            .map_err(|_| e);
+    let aside = path.with_extension(format!("new-{}", uuid::Uuid::new_v4().simple()));
+    write_private(&aside, secret.as_bytes())?;
+    let linked = std::fs::hard_link(&aside, path);
+    let _ = std::fs::remove_file(&aside);
+    match linked {
+        Ok(()) => {
+            tracing::warn!(path = %path.display(), "{setting} is not set; generated one and kept it in the data folder");
+            Ok(secret)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Ok(std::fs::read_to_string(path)?.trim().to_owned())
+        }
+        Err(e) => Err(e).with_context(|| format!("cannot create {}", path.display())),
     }
-    tracing::warn!(path = %path.display(), "{setting} is not set; generated one and kept it in the data folder");
-    Ok(secret)
 }
 
-/// Writes a new file readable only by its owner.
+/// Writes a new file readable only by its owner, flushed to disk.
 fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
@@ -90,6 +108,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .open(path)
         .with_context(|| format!("cannot create {}", path.display()))?;
     file.write_all(bytes)?;
+    file.sync_all()?;
     Ok(())
 }
 
@@ -102,4 +121,63 @@ fn parse_seed(text: &str) -> anyhow::Result<SigningKey> {
         .try_into()
         .map_err(|_| anyhow::anyhow!("must be the base64 of exactly 32 bytes"))?;
     Ok(SigningKey::from_bytes(&seed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_jwt_secret_is_generated_once_and_must_be_long_enough() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::new(dir.path());
+        let first = jwt_secret(&config).unwrap();
+        assert_eq!(first.len(), 96);
+        assert_eq!(jwt_secret(&config).unwrap(), first, "kept across starts");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join(JWT_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // An empty or short file would make tokens forgeable: the server refuses to start.
+        for short in ["", "short", &"x".repeat(31)] {
+            std::fs::write(dir.path().join(JWT_FILE), short).unwrap();
+            let e = jwt_secret(&config).unwrap_err().to_string();
+            assert!(e.contains("at least 32"), "{e}");
+        }
+        std::fs::write(dir.path().join(JWT_FILE), "y".repeat(32)).unwrap();
+        assert_eq!(jwt_secret(&config).unwrap(), b"y".repeat(32));
+    }
+
+    #[test]
+    fn instances_starting_together_share_one_whole_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::new(dir.path());
+        let keys: Vec<Vec<u8>> = std::thread::scope(|s| {
+            let started: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| (jwt_secret(&config).unwrap(), signing_key(&config).unwrap())))
+                .collect();
+            started
+                .into_iter()
+                .map(|h| {
+                    let (jwt, signing) = h.join().unwrap();
+                    [jwt, signing.to_bytes().to_vec()].concat()
+                })
+                .collect()
+        });
+        assert!(
+            keys.windows(2).all(|w| w[0] == w[1]),
+            "every instance reads the same secrets"
+        );
+        // No file is left aside.
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
 }
