@@ -1,4 +1,6 @@
-use crate::helpers::{ADMIN_EMAIL, ADMIN_PASSWORD, Backend, PASSWORD, TestApp};
+use crate::helpers::{
+    ADMIN_EMAIL, ADMIN_PASSWORD, Backend, PASSWORD, TestApp, eventually, outbox, recovery_code_in,
+};
 use crate::on_both_databases;
 use base64::Engine;
 use serde_json::{Value, json};
@@ -229,21 +231,13 @@ async fn password_recovery_by_mail(app: TestApp) {
     assert_eq!(unknown.status, 202);
     assert_eq!(known.status, 202);
     assert_eq!(unknown.body, known.body, "no account enumeration");
-    let outbox = app.data_dir.path().join("outbox");
-    let mails: Vec<_> = std::fs::read_dir(&outbox)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
-        .collect();
+    // Sent in the background, a moment after the answer.
+    eventually("the recovery mail", || outbox(&app), |m| !m.is_empty()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let mails = outbox(&app);
     assert_eq!(mails.len(), 1, "exactly one mail, for the known address");
-    let mail = std::fs::read_to_string(&mails[0]).unwrap();
-    assert!(mail.contains(&email));
-    let token = mail
-        .lines()
-        .map(str::trim)
-        .find(|l| l.len() == 64 && l.chars().all(|c| c.is_ascii_hexdigit()))
-        .expect("token in mail")
-        .to_owned();
+    assert!(mails[0].contains(&email));
+    let token = recovery_code_in(&mails[0]).expect("token in mail");
     let set = |t: &str, p: &str| {
         app.post_anon(
             "/api/password_recover/",

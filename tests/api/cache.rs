@@ -1,11 +1,13 @@
 //! The read cache (`registry_server::cache`): answers are reused between writes, and every
 //! committed write — of this instance, or on PostgreSQL of another — makes the next read of what
-//! it changed fresh; a facility write leaves the other facilities, the token users and (unless
-//! what they show changed) the due lists cached.
+//! it changed fresh; a facility write leaves the other facilities, the token users (on SQLite; on
+//! PostgreSQL they are always read afresh) and (unless what they show changed) the due lists
+//! cached.
 
 use crate::equipment::{DOSE_CALIBRATOR, equipment, id, test_type};
 use crate::helpers::{Backend, TestApp, facility_payload, list_strs};
 use crate::on_both_databases;
+use crate::test_servers::LateNotifications;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -182,10 +184,17 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
     assert_eq!(edited["telephone"], "(11) 4444-5555");
     assert_eq!(edited["name"], "Um Por Fora");
     assert_eq!(search_names().await, ["Dois Por Fora", "Um Por Fora"]);
-    // …kept: the other facility, the due list (the telephone is not in it), the token user.
+    // …kept: the other facility, the due list (the telephone is not in it), and on SQLite the
+    // token user (on PostgreSQL it is never cached: another instance may have changed it).
     assert_eq!(name_of(&two_path).await, "Clínica Precisa Dois");
     assert_eq!(due_facility().await, "Clínica Precisa Um");
-    app.get_ok("/api/facilities", &token).await;
+    let token_user_cached = async || match app.backend {
+        Backend::Sqlite => {
+            app.get_ok("/api/facilities", &token).await;
+        }
+        Backend::Postgres => app.assert_unauthorized("/api/facilities", &token).await,
+    };
+    token_user_cached().await;
 
     // Renaming facility one changes what the due lists show: they are dropped too.
     app.admin_put(
@@ -201,7 +210,7 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
         .await;
     assert_eq!(app.admin_get(search).await["paging"]["total"], 3);
     assert_eq!(name_of(&two_path).await, "Clínica Precisa Dois");
-    app.get_ok("/api/facilities", &token).await;
+    token_user_cached().await;
 
     // Any other write drops everything.
     app.create_group("Rede Precisa").await;
@@ -267,6 +276,74 @@ async fn instances_on_one_postgres_see_each_others_writes() {
         status == 401
     })
     .await;
+}
+
+/// Who may make a request is never answered from memory on PostgreSQL: right after a user is
+/// deactivated or demoted through one instance, the very next request with their old token on
+/// another instance is refused (before that instance hears of the commit), and a demoted user is
+/// not served the answers cached for their former role. Several rounds, each warming the other
+/// instance's cache with the user's token first. The other instance hears of commits 300 ms late
+/// (its notifications pass a lagging relay), so that the notification surely comes after the next
+/// request: on one machine it often comes first, and a cache would pass unnoticed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_instance_refuses_a_deactivated_or_demoted_user_at_once() {
+    let Some(first) = TestApp::spawn(Backend::Postgres).await else {
+        return;
+    };
+    let mut url = reqwest::Url::parse(first.state.config.database_url.as_deref().unwrap()).unwrap();
+    let upstream = format!(
+        "{}:{}",
+        url.host_str().unwrap_or("127.0.0.1"),
+        url.port().unwrap_or(5432)
+    );
+    let relay = LateNotifications::start(upstream, Duration::from_millis(300)).await;
+    url.set_host(Some("127.0.0.1")).unwrap();
+    url.set_port(Some(relay.port)).unwrap();
+    let secret = first.state.config.jwt_secret.clone();
+    let second = TestApp::spawn_with(Backend::Postgres, |c| {
+        c.database_url = Some(url.to_string());
+        c.jwt_secret = secret;
+    })
+    .await
+    .expect("second instance");
+    // A facility no test user is linked to: staff see it, a Cliente does not.
+    first
+        .create_facility(facility_payload("Clínica Só Equipe"))
+        .await;
+    let search = "/api/facilities?q=s%C3%B3%20equipe";
+    for round in 0..10 {
+        let (user, token) = first
+            .user_with(&["Físico"], &format!("Saindo {round}"))
+            .await;
+        for _ in 0..2 {
+            second.get_ok(search, &token).await;
+        }
+        first.admin_post_id("/api/exclude/", &user).await;
+        second
+            .get(search, &token)
+            .await
+            .expect_error(401, "unauthorized");
+
+        let (user, token) = first
+            .user_with(&["Físico"], &format!("Rebaixado {round}"))
+            .await;
+        for _ in 0..2 {
+            second.get_ok("/api/users", &token).await;
+            assert_eq!(second.total(search, &token).await, 1, "staff see it");
+        }
+        first
+            .admin_post("/api/edit/", json!({"_id": user, "roles": ["Cliente"]}))
+            .await;
+        assert_eq!(
+            second.total(search, &token).await,
+            0,
+            "round {round}: a Cliente served the answer cached for the Físico they were"
+        );
+        second
+            .get("/api/users", &token)
+            .await
+            .expect_error(403, "permission_denied");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -344,6 +344,47 @@ pub fn list_ids(list: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Calls `read` until `done` holds for what it returns (an e-mail sent in the background arrives
+/// a moment after the answer): that value. Panics after 10 s, naming `what`.
+pub async fn eventually<T: std::fmt::Debug>(
+    what: &str,
+    mut read: impl FnMut() -> T,
+    done: impl Fn(&T) -> bool,
+) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let value = read();
+        if done(&value) {
+            return value;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: still {value:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// The raw messages in the server's mail outbox (`<data>/outbox/*.eml`, used without SMTP).
+pub fn outbox(app: &TestApp) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(app.data_dir.path().join("outbox")) else {
+        return Vec::new();
+    };
+    entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// The recovery code in a recovery e-mail (a line of 64 hex digits).
+pub fn recovery_code_in(mail: &str) -> Option<String> {
+    mail.lines()
+        .map(str::trim)
+        .find(|l| l.len() == 64 && l.chars().all(|c| c.is_ascii_hexdigit()))
+        .map(str::to_owned)
+}
+
 /// Percent-encodes a query value (every byte outside the unreserved ASCII characters).
 pub fn urlencode(s: &str) -> String {
     s.bytes()

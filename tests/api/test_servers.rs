@@ -188,6 +188,88 @@ impl S3Server {
     }
 }
 
+/// A TCP relay on loopback to PostgreSQL that passes everything at once, except what the server
+/// sends on a connection that has asked to `LISTEN`: that arrives `lag` late (in order). An
+/// instance behind it hears of other instances' commits late, as over a busy network, while its
+/// own queries stay fast. Relays until dropped.
+pub struct LateNotifications {
+    pub port: u16,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for LateNotifications {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}
+
+impl LateNotifications {
+    pub async fn start(upstream: String, lag: Duration) -> LateNotifications {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accept = tokio::spawn(async move {
+            while let Ok((inbound, _)) = listener.accept().await {
+                let Ok(outbound) = tokio::net::TcpStream::connect(&upstream).await else {
+                    continue;
+                };
+                let (from_client, to_client) = inbound.into_split();
+                let (from_server, to_server) = outbound.into_split();
+                let listening = Arc::new(AtomicBool::new(false));
+                tokio::spawn(Self::carry(from_client, to_server, listening.clone(), None));
+                tokio::spawn(Self::carry(from_server, to_client, listening, Some(lag)));
+            }
+        });
+        LateNotifications { port, accept }
+    }
+
+    /// Copies `from` to `to`. From the client (`lag` `None`), marks the connection `listening`
+    /// when it sends `LISTEN`; from the server, passes each chunk `lag` after it was read once
+    /// the connection is listening.
+    async fn carry(
+        mut from: tokio::net::tcp::OwnedReadHalf,
+        mut to: tokio::net::tcp::OwnedWriteHalf,
+        listening: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        lag: Option<Duration>,
+    ) {
+        use std::sync::atomic::Ordering;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::time::Instant;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
+        let write = tokio::spawn(async move {
+            while let Some((due, chunk)) = rx.recv().await {
+                tokio::time::sleep_until(due).await;
+                if to.write_all(&chunk).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n) = from.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+            let chunk = buf[..n].to_vec();
+            let due = match lag {
+                None => {
+                    if chunk.windows(7).any(|w| w.eq_ignore_ascii_case(b"LISTEN ")) {
+                        listening.store(true, Ordering::SeqCst);
+                    }
+                    Instant::now()
+                }
+                Some(lag) if listening.load(Ordering::SeqCst) => Instant::now() + lag,
+                Some(_) => Instant::now(),
+            };
+            if tx.send((due, chunk)).is_err() {
+                break;
+            }
+        }
+        drop(tx);
+        let _ = write.await;
+    }
+}
+
 /// Runs each named `async fn(Backend)` on SQLite and on PostgreSQL; for tests that configure
 /// their own servers.
 #[macro_export]

@@ -1,5 +1,6 @@
-//! The read cache: answers of the read-heavy GET endpoints and the token's user row, kept in
-//! memory and valid only while no write they depend on has been committed since they were read.
+//! The read cache: answers of the read-heavy GET endpoints and (on SQLite) the token's user row,
+//! kept in memory and valid only while no write they depend on has been committed since they were
+//! read.
 //!
 //! Every entry is filed under the stamp ([`Db::stamp`]) of what it was read from, taken *before*
 //! its data was read; a committed write advances the stamps of what it changed (on PostgreSQL,
@@ -10,9 +11,18 @@
 //! Answers therefore always reflect the latest write this instance has seen. The memory is
 //! bounded (`REGISTRY_READ_CACHE_MIB`, least recently used entries go first; 0 turns the cache
 //! off).
+//!
+//! On PostgreSQL another instance's write is seen only when its notification arrives, a moment
+//! after its commit. That is acceptable for what a request reads, not for who may make it: the
+//! token's user (active, token version, roles) is then always read from the database, so that a
+//! deactivation, a demotion or a password change made through any instance holds on every
+//! instance from its commit on. On SQLite (one process, whose commits advance the stamps before
+//! they return) it stays cached. Answers are cached per caller *and roles*, so that a demoted user
+//! is never served an answer cached for the role they no longer hold.
 
+use crate::auth::Caller;
 use crate::changes::ReadOf;
-use crate::db::Db;
+use crate::db::{Backend, Db};
 use crate::error::Result;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
@@ -69,14 +79,19 @@ impl ReadCache {
         }))
     }
 
-    /// The user row behind a token, from the cache or from `load`.
+    /// The user row behind a token: from `load` on PostgreSQL (another instance's commit may not
+    /// have been announced here yet), from the cache or `load` on SQLite.
     pub async fn user<F, Fut>(&self, db: &Db, id: &str, load: F) -> Result<Option<Arc<UserAuth>>>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Option<UserAuth>>>,
     {
+        let caches = match (&self.0, db.backend) {
+            (Some(caches), Backend::Sqlite) => caches,
+            _ => return Ok(load().await?.map(Arc::new)),
+        };
         let generation = db.stamp(ReadOf::Other);
-        if let Some((at, user)) = self.0.as_ref().and_then(|c| c.users.get(id))
+        if let Some((at, user)) = caches.users.get(id)
             && at == generation
         {
             return Ok(Some(user));
@@ -84,11 +99,9 @@ impl ReadCache {
         let Some(user) = load().await?.map(Arc::new) else {
             return Ok(None);
         };
-        if let Some(caches) = &self.0 {
-            caches
-                .users
-                .insert(id.to_owned(), (generation, user.clone()));
-        }
+        caches
+            .users
+            .insert(id.to_owned(), (generation, user.clone()));
         Ok(Some(user))
     }
 
@@ -134,11 +147,13 @@ impl ReadCache {
     }
 }
 
-/// The cache key of a GET answer: who asks, what, and `extra` (such as the date the answer
-/// depends on).
-pub fn key(caller: &str, uri: &axum::http::Uri, extra: &str) -> String {
+/// The cache key of a GET answer: who asks (and with which roles: a demoted user's next answer
+/// is read afresh, even before the demotion's notification reaches this instance), what, and
+/// `extra` (such as the date the answer depends on).
+pub fn key(caller: &Caller, uri: &axum::http::Uri, extra: &str) -> String {
     let what = uri.path_and_query().map(|p| p.as_str()).unwrap_or("");
-    format!("{caller} {extra} {what}")
+    let roles: Vec<&str> = caller.roles.iter().map(|r| r.as_str()).collect();
+    format!("{}/{} {extra} {what}", caller.id, roles.join(","))
 }
 
 fn rebuild(headers: HeaderMap, body: Bytes) -> Response {

@@ -34,6 +34,10 @@ pub enum ApiError {
     /// The database cannot be reached (or has no free connection) right now.
     #[error("the database is unavailable: {0}")]
     Unavailable(String),
+    /// The object store (the S3 service, or the files folder) cannot be reached or used right
+    /// now; answered like [`ApiError::Unavailable`].
+    #[error("the file storage is unavailable: {0}")]
+    StorageUnavailable(String),
     #[error("internal error: {0:#}")]
     Internal(#[from] anyhow::Error),
 }
@@ -87,7 +91,7 @@ impl ApiError {
     }
 }
 
-/// Seconds a client is asked to wait when the database is unavailable.
+/// Seconds a client is asked to wait when the database or the file storage is unavailable.
 const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 5;
 
 impl From<sqlx::Error> for ApiError {
@@ -168,6 +172,14 @@ impl IntoResponse for ApiError {
                     format!("The service cannot reach its database right now; retry in {UNAVAILABLE_RETRY_AFTER_SECS} seconds."),
                 )
             }
+            ApiError::StorageUnavailable(cause) => {
+                tracing::warn!(error = %cause, "file storage unavailable");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    format!("The service cannot reach its file storage right now; retry in {UNAVAILABLE_RETRY_AFTER_SECS} seconds."),
+                )
+            }
             ApiError::Internal(e) => {
                 tracing::error!(error = format!("{e:#}"), "internal error");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal", "Internal server error; it has been logged.".into())
@@ -197,7 +209,7 @@ impl IntoResponse for ApiError {
                     .headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
             }
-            ApiError::Unavailable(_) => {
+            ApiError::Unavailable(_) | ApiError::StorageUnavailable(_) => {
                 response.headers_mut().insert(
                     header::RETRY_AFTER,
                     HeaderValue::from(UNAVAILABLE_RETRY_AFTER_SECS),

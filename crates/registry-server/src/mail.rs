@@ -5,6 +5,7 @@ use anyhow::Context;
 use lettre::message::{Mailbox, Message, header::ContentType};
 use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub enum Transport {
     Smtp(AsyncSmtpTransport<Tokio1Executor>),
@@ -56,6 +57,24 @@ impl Mailer {
             .body(body)
             .context("cannot build the message")?;
         self.deliver(message).await
+    }
+
+    /// Sends in a background task, so that the request's answer neither waits for the mail
+    /// server (a slow or unreachable one would show in the answer's timing which addresses have
+    /// accounts) nor tells of a failure, which is logged as `what`.
+    pub fn send_in_background(
+        self: &Arc<Self>,
+        to: String,
+        subject: &'static str,
+        body: String,
+        what: &'static str,
+    ) {
+        let mailer = self.clone();
+        tokio::spawn(async move {
+            if let Err(e) = mailer.send(&to, subject, body).await {
+                tracing::error!(error = format!("{e:#}"), "{what} not sent");
+            }
+        });
     }
 
     pub async fn deliver(&self, message: Message) -> anyhow::Result<()> {

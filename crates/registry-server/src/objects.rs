@@ -1,6 +1,12 @@
 //! Document file storage: content-addressed by SHA-256 in an `object_store` — a local folder
 //! (`<data>/objects`) by default, an S3-compatible bucket when `REGISTRY_OBJECT_STORE_URL` is set —
 //! and the streaming intake that stages an upload in a temporary file while hashing it.
+//!
+//! A store that cannot be reached or used right now (connection failures, timeouts and server
+//! errors of S3 once its few retries are spent; I/O errors of the folder other than a missing file)
+//! is answered 503 `unavailable` with `Retry-After`, as a database outage is
+//! ([`ApiError::StorageUnavailable`]); any other failure, a missing object included, stays an
+//! internal error.
 
 use crate::error::ApiError;
 use anyhow::Context;
@@ -8,13 +14,18 @@ use axum::body::Bytes;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::client::{HttpError, HttpErrorKind};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
 use object_store::prefix::PrefixStore;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{
+    BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
+    WriteMultipart,
+};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Parts of a multipart upload to the store. S3 needs at least 5 MiB per part; one part in
@@ -59,55 +70,67 @@ impl Objects {
     }
 
     /// Stores a staged file under its hash; an identical file already stored is not sent again.
-    pub async fn put_staged(&self, staged: &StagedFile) -> anyhow::Result<()> {
+    pub async fn put_staged(&self, staged: &StagedFile) -> Result<(), ApiError> {
         let location = Self::location(&staged.sha256);
-        if self.store.head(&location).await.is_ok() {
-            return Ok(());
+        match self.store.head(&location).await {
+            Ok(_) => return Ok(()),
+            // Unreachable now: the put would fail the same way, after its own retries.
+            Err(e) if is_unavailable(&e) => return Err(failure(e, "cannot look for the file")),
+            // Not stored yet (or the head is not allowed): the put says.
+            Err(_) => {}
         }
         let mut file = tokio::fs::File::open(staged.path())
             .await
             .context("cannot reopen the staged upload")?;
         if (staged.size as usize) <= PART_SIZE {
             let mut bytes = Vec::with_capacity(staged.size as usize);
-            file.read_to_end(&mut bytes).await?;
+            file.read_to_end(&mut bytes)
+                .await
+                .context("cannot read the staged upload")?;
             self.store
                 .put(&location, PutPayload::from(bytes))
                 .await
-                .context("cannot store the file")?;
+                .map_err(|e| failure(e, "cannot store the file"))?;
             return Ok(());
         }
         let upload = self
             .store
             .put_multipart(&location)
             .await
-            .context("cannot start storing the file")?;
+            .map_err(|e| failure(e, "cannot start storing the file"))?;
         let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
         let mut buf = vec![0u8; 256 * 1024];
         loop {
-            let n = file.read(&mut buf).await?;
+            let n = file
+                .read(&mut buf)
+                .await
+                .context("cannot read the staged upload")?;
             if n == 0 {
                 break;
             }
             writer
                 .wait_for_capacity(1)
                 .await
-                .context("cannot store the file")?;
+                .map_err(|e| failure(e, "cannot store the file"))?;
             writer.write(&buf[..n]);
         }
-        writer.finish().await.context("cannot store the file")?;
+        writer
+            .finish()
+            .await
+            .map_err(|e| failure(e, "cannot store the file"))?;
         Ok(())
     }
 
-    /// The stored bytes as a stream.
+    /// The stored bytes as a stream (a failure once it has begun ends the stream).
     pub async fn stream(
         &self,
         sha256: &str,
-    ) -> anyhow::Result<BoxStream<'static, Result<Bytes, object_store::Error>>> {
+    ) -> Result<BoxStream<'static, Result<Bytes, object_store::Error>>, ApiError> {
         let result = self
             .store
             .get(&Self::location(sha256))
             .await
-            .with_context(|| format!("stored file {sha256} is missing"))?;
+            .map_err(|e| failure(e, &format!("cannot read stored file {sha256}")))?;
         Ok(result.into_stream())
     }
 
@@ -136,7 +159,20 @@ fn s3_store(raw: &str) -> anyhow::Result<(Arc<dyn ObjectStore>, String)> {
         .host_str()
         .filter(|b| !b.is_empty())
         .context("REGISTRY_OBJECT_STORE_URL names no bucket (s3://BUCKET)")?;
-    let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+    // A request waits for an unreachable store about as long as for an unreachable database
+    // (2 s), then is answered 503; the URL may set its own `connect_timeout`/`timeout`.
+    let mut builder = AmazonS3Builder::from_env()
+        .with_bucket_name(bucket)
+        .with_client_options(ClientOptions::new().with_connect_timeout(Duration::from_secs(2)))
+        .with_retry(RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(1),
+                base: 2.0,
+            },
+            max_retries: 3,
+            retry_timeout: Duration::from_secs(5),
+        });
     for (key, value) in url.query_pairs() {
         let key: AmazonS3ConfigKey = key
             .parse()
@@ -155,6 +191,52 @@ fn s3_store(raw: &str) -> anyhow::Result<(Arc<dyn ObjectStore>, String)> {
             Arc::new(PrefixStore::new(store, prefix.as_str())),
             format!("{description}, prefix {prefix}"),
         ))
+    }
+}
+
+/// Whether `e` says that the store cannot be reached or used right now (so that retrying later
+/// may work): a connection failure, a timeout, a broken or unreadable response or a server error
+/// (5xx) of S3 after its retries, an I/O error of the folder other than a missing file. A missing
+/// object (`NotFound`), a refused request (403, 401) or a bad path are not.
+fn is_unavailable(e: &object_store::Error) -> bool {
+    if !matches!(e, object_store::Error::Generic { .. }) {
+        return false;
+    }
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(cause) = next {
+        if let Some(http) = cause.downcast_ref::<HttpError>() {
+            return matches!(
+                http.kind(),
+                HttpErrorKind::Connect
+                    | HttpErrorKind::Request
+                    | HttpErrorKind::Timeout
+                    | HttpErrorKind::Interrupted
+                    | HttpErrorKind::Decode
+            );
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return io.kind() != std::io::ErrorKind::NotFound;
+        }
+        // `object_store` keeps the HTTP status of a failed S3 request in a private type: its
+        // message is the only public trace of it.
+        if cause
+            .to_string()
+            .starts_with("Server returned non-2xx status code: 5")
+        {
+            return true;
+        }
+        next = cause.source();
+    }
+    false
+}
+
+/// A store failure while `doing`: 503 when the store is unavailable ([`is_unavailable`]), else
+/// an internal error. Either way the details are logged, never answered.
+fn failure(e: object_store::Error, doing: &str) -> ApiError {
+    if is_unavailable(&e) {
+        ApiError::StorageUnavailable(format!("{doing}: {e}"))
+    } else {
+        ApiError::Internal(anyhow::Error::new(e).context(doing.to_owned()))
     }
 }
 
@@ -237,5 +319,42 @@ pub fn sniff_image(bytes: &[u8]) -> Option<&'static str> {
         Some("image/webp")
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn staged(objects: &Objects, bytes: &'static [u8]) -> StagedFile {
+        let chunks = futures::stream::iter([Ok::<_, ApiError>(Bytes::from_static(bytes))]);
+        stage(objects.staging_dir(), chunks, 1024).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_broken_folder_is_unavailable_and_a_missing_file_is_not() {
+        let data = tempfile::tempdir().unwrap();
+        let objects = Objects::open(None, data.path()).unwrap();
+        let file = staged(&objects, b"%PDF-1.4 one").await;
+        // Not stored (yet): an internal error, as before.
+        assert!(matches!(
+            objects.stream(&file.sha256).await.err(),
+            Some(ApiError::Internal(_))
+        ));
+        objects.put_staged(&file).await.unwrap();
+        assert_eq!(objects.read(&file.sha256).await.unwrap(), b"%PDF-1.4 one");
+        // The folder replaced by a file: every access is an I/O error other than "not found".
+        let dir = data.path().join("objects");
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::write(&dir, b"not a folder").unwrap();
+        assert!(matches!(
+            objects.stream(&file.sha256).await.err(),
+            Some(ApiError::StorageUnavailable(_))
+        ));
+        let other = staged(&objects, b"%PDF-1.4 two").await;
+        assert!(matches!(
+            objects.put_staged(&other).await,
+            Err(ApiError::StorageUnavailable(_))
+        ));
     }
 }

@@ -125,7 +125,7 @@ async fn failed_logins_slow_the_account_without_locking_the_owner_out(app: TestA
     app.post_anon("/api/password_recover/", json!({"email": email}))
         .await
         .expect(202);
-    let code = recovery_code(&app, email);
+    let code = recovery_code(&app, email).await;
     app.post_anon(
         "/api/password_recover/",
         json!({"token": code, "newPassword": "recovered-pass-1"}),

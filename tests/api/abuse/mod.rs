@@ -7,7 +7,7 @@ mod accounts;
 mod hardening;
 mod logins;
 
-use crate::helpers::{Answer, PASSWORD, TestApp};
+use crate::helpers::{Answer, PASSWORD, TestApp, eventually, outbox, recovery_code_in};
 use serde_json::json;
 
 /// A client whose connections come from another loopback address: another client to the server.
@@ -47,29 +47,21 @@ async fn client_user(app: &TestApp, email: &str) -> String {
         .to_owned()
 }
 
-/// The raw messages in the mail outbox.
-fn outbox(app: &TestApp) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(app.data_dir.path().join("outbox")) else {
-        return Vec::new();
-    };
-    entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect()
-}
-
-/// The recovery code of the newest recovery mail to `email`.
-fn recovery_code(app: &TestApp, email: &str) -> String {
-    outbox(app)
-        .iter()
-        .filter(|m| m.contains(email) && m.contains("recovery code"))
-        .flat_map(|m| {
-            m.lines()
-                .map(str::trim)
-                .map(str::to_owned)
+/// The recovery code of the newest recovery mail to `email` (sent in the background: waited for).
+async fn recovery_code(app: &TestApp, email: &str) -> String {
+    let mails = eventually(
+        "a recovery code in the outbox",
+        || {
+            outbox(app)
+                .into_iter()
+                .filter(|m| m.contains(email) && m.contains("recovery code"))
                 .collect::<Vec<_>>()
-        })
-        .find(|l| l.len() == 64 && l.chars().all(|c| c.is_ascii_hexdigit()))
-        .expect("a recovery code in the outbox")
+        },
+        |mails| !mails.is_empty(),
+    )
+    .await;
+    mails
+        .iter()
+        .find_map(|m| recovery_code_in(m))
+        .expect("a recovery code in the mail")
 }

@@ -114,8 +114,9 @@ fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// `{email}` mails a single-use token (always 202, so accounts cannot be discovered);
-/// `{token, newPassword}` sets the password.
+/// `{email}` mails a single-use token (always 202, so accounts cannot be discovered; the code is
+/// stored, hashed, before the answer, and mailed in the background); `{token, newPassword}` sets
+/// the password.
 #[utoipa::path(
     post, path = "/api/password_recover", tag = "authentication", summary = "Password recovery",
     request_body = PasswordRecoverInput,
@@ -187,20 +188,15 @@ pub(super) async fn password_recover(
              or `registry user reset-password --token <code>`.\n\nIf you did not ask for this, ignore this message.\n",
             user.profile.name, state.config.public_url
         );
-        if let Err(e) = state
-            .mailer
-            .send(
-                &user.profile.email,
-                "Password recovery — Facility Registry",
-                body,
-            )
-            .await
-        {
-            tracing::error!(
-                error = format!("{e:#}"),
-                "password recovery e-mail not sent"
-            );
-        }
+        // Sent in the background: waiting for the mail server here would make the answer for an
+        // account slower than for an unknown address (by up to the SMTP timeout when the server
+        // is down), telling anyone which addresses have accounts. A failure is only logged.
+        state.mailer.send_in_background(
+            user.profile.email.clone(),
+            "Password recovery — Facility Registry",
+            body,
+            "password recovery e-mail",
+        );
     }
     Ok((
         StatusCode::ACCEPTED,

@@ -146,23 +146,18 @@ fn tell_owner_of_registration(state: &AppState, email: &str) {
     if !crate::limits::allowed(&state.limiters.mails, &email.to_owned()) {
         return;
     }
-    let state = state.clone();
-    let email = email.to_owned();
-    tokio::spawn(async move {
-        let body = format!(
-            "Hello,\n\nSomeone tried to register a new Facility Registry account with this e-mail \
-             address, which already has an account. Nothing was changed.\n\n\
-             If it was you, log in as usual, or ask for a password recovery code with \
-             POST {}/api/password_recover/ {{\"email\": \"{email}\"}} or `registry user reset-password`.\n\
-             If it was not you, you can ignore this message.\n",
-            state.config.public_url
-        );
-        if let Err(e) = state
-            .mailer
-            .send(&email, "Registration attempt — Facility Registry", body)
-            .await
-        {
-            tracing::error!(error = format!("{e:#}"), "registration notice not sent");
-        }
-    });
+    let body = format!(
+        "Hello,\n\nSomeone tried to register a new Facility Registry account with this e-mail \
+         address, which already has an account. Nothing was changed.\n\n\
+         If it was you, log in as usual, or ask for a password recovery code with \
+         POST {}/api/password_recover/ {{\"email\": \"{email}\"}} or `registry user reset-password`.\n\
+         If it was not you, you can ignore this message.\n",
+        state.config.public_url
+    );
+    state.mailer.send_in_background(
+        email.to_owned(),
+        "Registration attempt — Facility Registry",
+        body,
+        "registration notice",
+    );
 }

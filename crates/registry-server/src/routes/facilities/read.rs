@@ -57,7 +57,7 @@ impl ListRequest {
             uri,
             params,
         } = self;
-        let key = cache::key(&caller.id, &uri, "");
+        let key = cache::key(&caller, &uri, "");
         state
             .cache
             .answer(&state.db, ReadOf::FacilityLists, key, async {
@@ -118,7 +118,7 @@ pub(super) async fn show(
     OriginalUri(uri): OriginalUri,
     Path(id): Path<String>,
 ) -> Result<Response> {
-    let key = cache::key(&caller.id, &uri, "");
+    let key = cache::key(&caller, &uri, "");
     state
         .cache
         .answer(&state.db, ReadOf::Facility(&id), key, async {

@@ -57,7 +57,7 @@ async fn answer(
     query: &DueQuery,
     equipment: Option<&str>,
 ) -> Result<Response> {
-    let key = cache::key(&caller.id, uri, &query.today.to_string());
+    let key = cache::key(caller, uri, &query.today.to_string());
     state
         .cache
         .answer(&state.db, ReadOf::DueLists, key, async {
