@@ -30,28 +30,27 @@ async fn instances_started_together_on_one_empty_database_all_come_up() {
     for app in apps {
         let base = format!("http://{}", app.local_addr());
         tokio::spawn(app.run_until(std::future::pending()));
-        let login: serde_json::Value = client
-            .post(format!("{base}/api/login/"))
-            .json(&serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let login = answer(
+            client
+                .post(format!("{base}/api/login/"))
+                .json(&serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})),
+        )
+        .await;
         tokens.push((base, login["token"].as_str().unwrap().to_owned()));
     }
     let (_, first_token) = &tokens[0];
     for (base, _) in &tokens {
-        let users: serde_json::Value = client
-            .get(format!("{base}/api/users"))
-            .bearer_auth(first_token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let users = answer(
+            client
+                .get(format!("{base}/api/users"))
+                .bearer_auth(first_token),
+        )
+        .await;
         assert_eq!(users["paging"]["total"], 1, "{users}");
     }
+}
+
+/// The JSON body of the answer to `request`.
+async fn answer(request: reqwest::RequestBuilder) -> serde_json::Value {
+    request.send().await.unwrap().json().await.unwrap()
 }
