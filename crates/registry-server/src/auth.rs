@@ -135,6 +135,17 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// The read cache's key of a GET answer: who asks (and with which roles: a demoted user's
+    /// next answer is read afresh, even before the demotion's notification reaches this
+    /// instance), what, and `extra` (such as the date the answer depends on).
+    pub fn cache_key(&self, uri: &axum::http::Uri, extra: &str) -> String {
+        let what = uri.path_and_query().map(|p| p.as_str()).unwrap_or("");
+        let roles: Vec<&str> = self.roles.iter().map(|r| r.as_str()).collect();
+        format!("{}/{} {extra} {what}", self.id, roles.join(","))
+    }
+}
+
+impl Caller {
     pub fn is_staff(&self) -> bool {
         is_staff(&self.roles)
     }

@@ -20,7 +20,6 @@
 //! they return) it stays cached. Answers are cached per caller *and roles*, so that a demoted user
 //! is never served an answer cached for the role they no longer hold.
 
-use crate::auth::Caller;
 use crate::changes::ReadOf;
 use crate::db::{Backend, Db};
 use crate::error::Result;
@@ -145,15 +144,6 @@ impl ReadCache {
         }
         Ok(Response::from_parts(parts, Body::from(body)))
     }
-}
-
-/// The cache key of a GET answer: who asks (and with which roles: a demoted user's next answer
-/// is read afresh, even before the demotion's notification reaches this instance), what, and
-/// `extra` (such as the date the answer depends on).
-pub fn key(caller: &Caller, uri: &axum::http::Uri, extra: &str) -> String {
-    let what = uri.path_and_query().map(|p| p.as_str()).unwrap_or("");
-    let roles: Vec<&str> = caller.roles.iter().map(|r| r.as_str()).collect();
-    format!("{}/{} {extra} {what}", caller.id, roles.join(","))
 }
 
 fn rebuild(headers: HeaderMap, body: Bytes) -> Response {

@@ -2,7 +2,6 @@
 
 use crate::access::{scope_for, visible};
 use crate::auth::Caller;
-use crate::cache;
 use crate::changes::ReadOf;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
@@ -57,7 +56,7 @@ impl ListRequest {
             uri,
             params,
         } = self;
-        let key = cache::key(&caller, &uri, "");
+        let key = caller.cache_key(&uri, "");
         state
             .cache
             .answer(&state.db, ReadOf::FacilityLists, key, async {
@@ -118,7 +117,7 @@ pub(super) async fn show(
     OriginalUri(uri): OriginalUri,
     Path(id): Path<String>,
 ) -> Result<Response> {
-    let key = cache::key(&caller, &uri, "");
+    let key = caller.cache_key(&uri, "");
     state
         .cache
         .answer(&state.db, ReadOf::Facility(&id), key, async {

@@ -4,7 +4,6 @@ use super::today;
 use crate::access::scope_for;
 use crate::access::visible_equipment;
 use crate::auth::Caller;
-use crate::cache;
 use crate::changes::ReadOf;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
@@ -57,7 +56,7 @@ async fn answer(
     query: &DueQuery,
     equipment: Option<&str>,
 ) -> Result<Response> {
-    let key = cache::key(caller, uri, &query.today.to_string());
+    let key = caller.cache_key(uri, &query.today.to_string());
     state
         .cache
         .answer(&state.db, ReadOf::DueLists, key, async {
