@@ -307,20 +307,10 @@ impl Config {
             c.self_registration =
                 parse_bool(&v).context("REGISTRY_SELF_REGISTRATION must be true or false")?;
         }
-        if let Some(v) = var("REGISTRY_TOKEN_TTL_MINUTES") {
-            let minutes: u64 = v
-                .parse()
-                .ok()
-                .filter(|m| *m >= 1)
-                .context("REGISTRY_TOKEN_TTL_MINUTES must be a whole number of at least 1")?;
+        if let Some(minutes) = positive(&var, "REGISTRY_TOKEN_TTL_MINUTES")? {
             c.token_ttl = Duration::from_secs(minutes * 60);
         }
-        if let Some(v) = var("REGISTRY_UPLOAD_LIMIT_MIB") {
-            let mib: u64 = v
-                .parse()
-                .ok()
-                .filter(|m| *m >= 1)
-                .context("REGISTRY_UPLOAD_LIMIT_MIB must be a whole number of at least 1")?;
+        if let Some(mib) = positive(&var, "REGISTRY_UPLOAD_LIMIT_MIB")? {
             c.documents.upload_limit = mib * 1024 * 1024;
         }
         c.documents.signing_key = var("REGISTRY_SIGNING_KEY").map(Secret);
@@ -373,6 +363,14 @@ fn number<T: std::str::FromStr>(
         .map(|v| v.trim().parse::<T>())
         .transpose()
         .map_err(|_| anyhow::anyhow!("{name} must be a whole number"))
+}
+
+/// A whole number of at least 1 from `name`, when set.
+fn positive(var: &impl Fn(&str) -> Option<String>, name: &str) -> anyhow::Result<Option<u64>> {
+    match number::<u64>(var, name) {
+        Ok(Some(0)) | Err(_) => bail!("{name} must be a whole number of at least 1"),
+        n => n,
+    }
 }
 
 fn read_limits(var: &impl Fn(&str) -> Option<String>, l: &mut Limits) -> anyhow::Result<()> {
