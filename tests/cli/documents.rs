@@ -147,6 +147,18 @@ async fn upload_sign_release_download_and_verify() {
         .await
         .expect(4)
         .says("SHA-256");
+    // The verdict outranks a closed stdout: `verify … -o json | head -0` still exits 4.
+    env.run_into_closed_pipe(&[
+        "document",
+        "verify",
+        "adulterado.pdf",
+        "--document",
+        &id,
+        "-o",
+        "json",
+    ])
+    .await
+    .expect(4);
     let report = env
         .run(&[
             "document",

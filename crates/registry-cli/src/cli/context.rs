@@ -154,6 +154,27 @@ impl From<dialoguer::Error> for Fail {
 }
 
 impl Fail {
+    /// Whether this failure is only that stdout's reader went away while a result was printed
+    /// (a broken pipe, however the writer wrapped it), rather than the command's own outcome.
+    pub fn is_closed_stdout(&self) -> bool {
+        use std::io::ErrorKind::BrokenPipe;
+        let Fail::Other(e) = self else {
+            return false;
+        };
+        e.chain().any(|cause| {
+            cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == BrokenPipe)
+                || cause
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+                    == Some(BrokenPipe)
+                || cause.downcast_ref::<csv::Error>().is_some_and(
+                    |e| matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == BrokenPipe),
+                )
+        })
+    }
+
     pub fn exit_code(&self) -> u8 {
         match self {
             Fail::Usage(_) => 2,

@@ -118,8 +118,9 @@ pub async fn run(cli: Cli) -> ExitCode {
     match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout went away (`registry … | head -1`): what failed is only the
-        // printing, which nobody reads; end quietly, like any Unix tool in a pipe.
-        Err(_) if output::stdout_closed() => ExitCode::SUCCESS,
+        // printing, which nobody reads; end quietly, like any Unix tool in a pipe. A command's
+        // own outcome (a file that does not verify, rows that failed) keeps its exit code.
+        Err(fail) if output::stdout_closed() && fail.is_closed_stdout() => ExitCode::SUCCESS,
         Err(fail) => {
             fail.print();
             ExitCode::from(fail.exit_code())

@@ -77,8 +77,9 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
         "signedAt": document.signed_at,
         "error": outcome.as_ref().err().map(|e| e.to_string()),
     });
-    match format {
-        Format::Json => output::print_json(&report)?,
+    // The verdict outranks a failed print (stdout's reader gone): exit 4 stays exit 4.
+    let printed: Result<(), Fail> = match format {
+        Format::Json => output::print_json(&report).map_err(Fail::from),
         Format::Csv => output::print_record(
             Format::Csv,
             &report,
@@ -88,25 +89,24 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
                 ("document", document.id.clone()),
                 ("code", or_empty(&document.code)),
             ],
-        )?,
-        Format::Table => {
-            if outcome.is_ok() {
-                output::print_line(format_args!(
-                    "OK: {} is the file of document {} ({}), signed by {} at {}, code {}",
-                    a.file.display(),
-                    document.name,
-                    document.id,
-                    document
-                        .signed_by
-                        .as_ref()
-                        .map(|p| p.name.as_str())
-                        .unwrap_or("?"),
-                    document.signed_at.as_deref().unwrap_or("?"),
-                    document.code.as_deref().unwrap_or("?")
-                ))?;
-            }
-        }
-    }
+        )
+        .map_err(Fail::from),
+        Format::Table if outcome.is_ok() => output::print_line(format_args!(
+            "OK: {} is the file of document {} ({}), signed by {} at {}, code {}",
+            a.file.display(),
+            document.name,
+            document.id,
+            document
+                .signed_by
+                .as_ref()
+                .map(|p| p.name.as_str())
+                .unwrap_or("?"),
+            document.signed_at.as_deref().unwrap_or("?"),
+            document.code.as_deref().unwrap_or("?")
+        ))
+        .map_err(Fail::from),
+        Format::Table => Ok(()),
+    };
     outcome.map_err(|e| {
         Fail::Rejected(format!(
             "{} does not verify against document {} ({}): {e}",
@@ -114,5 +114,6 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
             document.name,
             document.id
         ))
-    })
+    })?;
+    printed
 }

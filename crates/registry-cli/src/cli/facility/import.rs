@@ -409,7 +409,8 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
         w.flush()?;
         summary.failures_file = Some(path.display().to_string());
     }
-    print_summary(ctx.format, &summary)?;
+    // Rows that failed outrank a failed print of the summary (stdout's reader gone).
+    let printed = print_summary(ctx.format, &summary);
     if summary.failed > 0 {
         return Err(Fail::Other(anyhow::anyhow!(
             "{} of {} facilities failed (listed in {})",
@@ -418,7 +419,7 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
             summary.failures_file.as_deref().unwrap_or_default()
         )));
     }
-    Ok(())
+    printed
 }
 
 fn print_summary(format: Format, s: &Summary) -> Result<(), Fail> {
