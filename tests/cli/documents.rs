@@ -147,8 +147,7 @@ async fn upload_sign_release_download_and_verify() {
         .await
         .expect(4)
         .says("SHA-256");
-    // The verdict outranks a closed stdout: `verify … -o json | head -0` still exits 4.
-    env.run_into_closed_pipe(&[
+    let verify_tampered_json = [
         "document",
         "verify",
         "adulterado.pdf",
@@ -156,22 +155,12 @@ async fn upload_sign_release_download_and_verify() {
         &id,
         "-o",
         "json",
-    ])
-    .await
-    .expect(4);
-    let report = env
-        .run(&[
-            "document",
-            "verify",
-            "adulterado.pdf",
-            "--document",
-            &id,
-            "-o",
-            "json",
-        ])
+    ];
+    let report = env.run(&verify_tampered_json).await.expect(4).json();
+    // The verdict outranks a closed stdout: `verify … -o json | head -0` still exits 4.
+    env.run_into_closed_pipe(&verify_tampered_json)
         .await
-        .expect(4)
-        .json();
+        .expect(4);
     assert_eq!(report["valid"], false);
 
     // Fully offline: the document's JSON and the key, no server configured at all.
