@@ -85,6 +85,16 @@ async fn search_follows_creates_edits_and_archives(app: TestApp) {
         ],
     )
     .await;
+    // An edit that leaves the search text as it was keeps the entry; a city alone rewrites it.
+    let edit = format!("/api/facility/{aurora}/edit");
+    app.admin_put(&edit, json!({"telephone": "(48) 3333-0000"}))
+        .await;
+    assert_index_in_step(&app).await;
+    assert_search_totals(&app, &[("clinica solar", 1), ("blumenau", 1)]).await;
+    let address = json!([{"street": "Rua C, 3", "city": "Itajaí", "state": "SC"}]);
+    app.admin_put(&edit, json!({"address": address})).await;
+    assert_index_in_step(&app).await;
+    assert_search_totals(&app, &[("blumenau", 0), ("itajai", 1), ("solar", 1)]).await;
     // Archived: no longer found.
     app.admin_post_id("/api/facility/exclude", &other).await;
     assert_index_in_step(&app).await;
@@ -290,4 +300,29 @@ async fn pages_follow_creates_archives_and_department_moves(app: TestApp) {
         live.push((id, DEPARTMENTS[i % 2]));
     }
     assert_pages(&app, &live).await;
+    // One whose id comes before every live one (through the store: the server's ids are always
+    // the latest): the ranks of all the others move up.
+    let oldest = "00000000-0000-7000-8000-00000000000a";
+    insert_with_id(&app, &live[0].0, oldest).await;
+    live.push((oldest.to_owned(), live[0].1));
+    assert_pages(&app, &live).await;
+}
+
+/// Stores a copy of facility `like` (with a new cnpj) under `id`, through the storage interface.
+async fn insert_with_id(app: &TestApp, like: &str, id: &str) {
+    use registry_server::store::facilities::{self as store, FacilityRecord};
+    let mut tx = app.state.db.begin().await.unwrap();
+    let view = store::view(&mut tx, like).await.unwrap().unwrap();
+    let mut fields = store::fields_of(&view).unwrap();
+    fields.cnpj = crate::helpers::unique_cnpj();
+    fields.users.clear();
+    let record = FacilityRecord {
+        id: id.to_owned(),
+        fields,
+        version: 1,
+        created_at: view.created_at.clone(),
+        updated_at: view.created_at,
+    };
+    store::insert(&mut tx, &record).await.unwrap();
+    tx.commit().await.unwrap();
 }

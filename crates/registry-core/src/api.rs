@@ -185,7 +185,14 @@ pub struct AuditEvent {
     pub entity_id: String,
     pub action: String,
     pub actor: Option<Actor>,
+    /// When the change was made.
     pub at: String,
+    /// The same instant as `at`: every record carries `createdAt` and `updatedAt` (product.md
+    /// §1), and an audit event never changes after it is written.
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    #[serde(rename = "updatedAt")]
+    pub updated_at: String,
     pub before: Option<serde_json::Value>,
     pub after: Option<serde_json::Value>,
     /// Main-role holder changes (to be notified to the regulator within 30 days).

@@ -7,6 +7,7 @@ use serde_json::json;
 
 on_both_databases!(
     both_edit_forms_apply_partial_changes,
+    each_part_edited_alone_is_saved,
     main_role_holders_are_replaced_on_edit,
     users_edit_replaces_links_with_the_same_rules,
     if_match_guards_against_lost_updates,
@@ -62,6 +63,50 @@ async fn both_edit_forms_apply_partial_changes(app: TestApp) {
         )
         .await;
     assert_eq!(same["version"], 3);
+}
+
+/// An edit writes only the parts of the facility that changed: each part changed alone is saved
+/// (as the answer and a later read show) and the others are kept.
+async fn each_part_edited_alone_is_saved(app: TestApp) {
+    let (user, _) = app.user_with(&["Físico"], "Parte Única").await;
+    let f = app.create_facility(facility_payload("Partes")).await;
+    let id = f["_id"].as_str().unwrap();
+    let path = format!("/api/facility/{id}");
+    let changes = [
+        ("telephone", json!("(31) 3222-1111")),
+        (
+            "address",
+            json!([{"street": "Rua Um, 1", "city": "Belo Horizonte", "state": "MG"}]),
+        ),
+        (
+            "users",
+            json!([{"_id": user, "responsabilities": ["Supervisor"]}]),
+        ),
+        (
+            "radioisotopes",
+            json!([{"name": "F(18)", "quantity": 42.5}]),
+        ),
+        ("practices", json!(["Terapia com Internação"])),
+    ];
+    let mut expected = f.clone();
+    for (key, value) in changes {
+        let edited = app
+            .admin_put(&format!("{path}/edit"), json!({ key: value.clone() }))
+            .await;
+        expected["version"] = edited["version"].clone();
+        expected["updatedAt"] = edited["updatedAt"].clone();
+        expected[key] = edited[key].clone();
+        assert_eq!(edited, expected, "after an edit of {key} alone");
+        assert_eq!(app.admin_get(&path).await, expected, "{key} as stored");
+    }
+    assert_eq!(expected["users"][0]["_id"], user);
+    assert_eq!(
+        expected["radioisotopes"],
+        json!([{"name": "F(18)", "quantity": 42.5}])
+    );
+    assert_eq!(expected["practices"], json!(["Terapia com Internação"]));
+    assert_eq!(expected["address"][0]["city"], "Belo Horizonte");
+    assert_eq!(expected["version"], 6);
 }
 
 async fn main_role_holders_are_replaced_on_edit(app: TestApp) {
@@ -228,4 +273,11 @@ async fn archive_hides_and_history_keeps(app: TestApp) {
     assert_eq!(history["list"][1]["before"]["name"], "Arquivável");
     assert_eq!(history["list"][1]["after"]["name"], "Arquivável 2");
     assert_eq!(history["list"][1]["actor"]["name"], "Administrator");
+    // An event is a record like any other: `createdAt` and `updatedAt` (product.md §1), the
+    // instant of the change.
+    for event in history["list"].as_array().unwrap() {
+        assert!(event["at"].as_str().unwrap().ends_with('Z'), "{event}");
+        assert_eq!(event["createdAt"], event["at"], "{event}");
+        assert_eq!(event["updatedAt"], event["at"], "{event}");
+    }
 }

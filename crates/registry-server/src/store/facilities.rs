@@ -49,8 +49,9 @@ pub async fn list(
 backend_fns! { facilities;
     pub async fn insert(r: &FacilityRecord) -> Result<(), sqlx::Error>;
 
-    /// Saves the row and replaces its children.
-    pub async fn update(r: &FacilityRecord) -> Result<(), sqlx::Error>;
+    /// Saves the row of `r`, whose stored fields are `stored`, and replaces the children that
+    /// differ.
+    pub async fn update(stored: &FacilityFields, r: &FacilityRecord) -> Result<(), sqlx::Error>;
 
     /// Inserts `rows` (each with one value per column) into `table` in one statement.
     pub async fn insert_rows(table: &str, columns: &[&str], rows: Vec<Vec<Param>>) -> Result<(), sqlx::Error>;

@@ -59,7 +59,7 @@ async fn apply_edit(
         created_at: before.created_at.clone(),
         updated_at: now(),
     };
-    if let Err(e) = store::update(&mut tx, &record).await {
+    if let Err(e) = store::update(&mut tx, &current, &record).await {
         drop(tx);
         return Err(duplicate_after_race(
             state,

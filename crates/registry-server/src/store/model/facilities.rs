@@ -3,7 +3,8 @@
 
 use registry_core::Responsibility;
 use registry_core::api::Facility;
-use registry_core::facility::{FacilityFields, RadioisotopeGrant, UserLink};
+pub use registry_core::facility::FacilityFields;
+use registry_core::facility::{RadioisotopeGrant, UserLink};
 use registry_core::values::WeeklyQuantity;
 /// A facility as stored, before enrichment: its fields (the core aggregate's) with its id,
 /// version and times.

@@ -66,6 +66,7 @@ pub async fn history(
         .map(|r| {
             let actor_id: Option<String> = r.try_get("actor_id")?;
             let actor_name: Option<String> = r.try_get("actor_name")?;
+            let at = ts(&r, "at")?;
             Ok(AuditEvent {
                 id: r.try_get("id")?,
                 entity: entity.to_owned(),
@@ -75,7 +76,9 @@ pub async fn history(
                     id,
                     name: actor_name.unwrap_or_default(),
                 }),
-                at: ts(&r, "at")?,
+                created_at: at.clone(),
+                updated_at: at.clone(),
+                at,
                 before: parse(json_opt(&r, "before_json")?),
                 after: parse(json_opt(&r, "after_json")?),
                 role_changes: json_opt(&r, "role_changes")?

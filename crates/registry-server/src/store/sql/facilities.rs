@@ -17,8 +17,8 @@ use sqlx::{AssertSqlSafe, Row};
 /// facility's cnpj is locked. Archived records still count: they are history.
 const RECORD_LINKS: &[&str] = &["equipment", "qc_tests", "documents"];
 
-/// Binds the stored fields of `r` as the next eight parameters: name, company name, cnpj,
-/// telephone, department, group, CNEN registry and search text.
+/// Binds the stored fields of `r` as the next seven parameters: name, company name, cnpj,
+/// telephone, department, group and CNEN registry.
 fn bind_fields<'q>(
     q: Query<'q, Db, <Db as sqlx::Database>::Arguments>,
     r: &'q FacilityRecord,
@@ -31,16 +31,17 @@ fn bind_fields<'q>(
         .bind(f.department.as_str())
         .bind(&f.group_id)
         .bind(&f.cnen_registry)
-        .bind(search_text(r))
 }
 
-fn search_text(r: &FacilityRecord) -> String {
-    let cities: Vec<&str> = r.fields.address.iter().map(|a| a.city.as_str()).collect();
+/// What a search finds the facility by (`q` of product.md §2): its name, company name, cnpj and
+/// cities, lower-case and without accents.
+fn search_text(f: &FacilityFields) -> String {
+    let cities: Vec<&str> = f.address.iter().map(|a| a.city.as_str()).collect();
     search_key(&format!(
         "{} {} {} {}",
-        r.fields.name,
-        r.fields.company_name,
-        r.fields.cnpj,
+        f.name,
+        f.company_name,
+        f.cnpj,
         cities.join(" ")
     ))
 }
@@ -56,6 +57,7 @@ pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     )
     .bind(&r.id);
     bind_fields(insert, r)
+    .bind(search_text(&r.fields))
     .bind(r.version)
     .bind(Ts(&r.created_at))
     .bind(Ts(&r.updated_at))
@@ -63,7 +65,7 @@ pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     .bind(department_rank)
     .execute(&mut *conn)
     .await?;
-    insert_children(conn, r).await?;
+    insert_children(conn, r, |_| true).await?;
     adjust_count(conn, r.fields.department, 1).await
 }
 
@@ -81,24 +83,25 @@ async fn adjust_count(
     Ok(())
 }
 
-/// Saves the row and replaces its children.
-pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
-    let previous: String = sqlx::query_scalar("SELECT department FROM facilities WHERE id = $1")
-        .bind(&r.id)
-        .fetch_one(&mut *conn)
-        .await?;
+/// Saves the row of `r`, whose stored fields are `stored`, and replaces the children that
+/// differ: an edit of the telephone writes one row, not five tables (nor, on SQLite, the search
+/// index: its trigger runs only when the search text changes).
+pub async fn update(
+    conn: &mut Connection,
+    stored: &FacilityFields,
+    r: &FacilityRecord,
+) -> Result<(), sqlx::Error> {
+    let (before, after) = (stored.department, r.fields.department);
     // A move to the other department: out of the old one's ranking, a place in the new one's.
     let mut department_rank: Option<i64> = None;
-    if previous != r.fields.department.as_str() {
-        let previous = Department::parse(&previous)
-            .ok_or_else(|| decode_err(format!("unknown department {previous}")))?;
+    if before != after {
         ranks::lock(conn).await?;
         if let Some((old, _, Some(within))) = ranks::of(conn, &r.id).await? {
             ranks::leave(conn, &old, None, Some(within)).await?;
         }
-        department_rank = Some(ranks::for_move(conn, &r.id, r.fields.department.as_str()).await?);
-        adjust_count(conn, previous, -1).await?;
-        adjust_count(conn, r.fields.department, 1).await?;
+        department_rank = Some(ranks::for_move(conn, &r.id, after.as_str()).await?);
+        adjust_count(conn, before, -1).await?;
+        adjust_count(conn, after, 1).await?;
     }
     let update = sqlx::query(
         "UPDATE facilities SET name = $2, company_name = $3, cnpj = $4, telephone = $5, department = $6, group_id = $7, \
@@ -107,17 +110,20 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
     )
     .bind(&r.id);
     bind_fields(update, r)
+    .bind(search_text(&r.fields))
     .bind(r.version)
     .bind(Ts(&r.updated_at))
     .bind(department_rank)
     .execute(&mut *conn)
     .await?;
-    for table in [
-        "facility_addresses",
-        "facility_users",
-        "facility_radioisotopes",
-        "facility_practices",
-    ] {
+    let new = &r.fields;
+    let changed = [
+        ("facility_addresses", stored.address != new.address),
+        ("facility_users", stored.users != new.users),
+        ("facility_radioisotopes", stored.radioisotopes != new.radioisotopes),
+        ("facility_practices", stored.practices != new.practices),
+    ];
+    for (table, _) in changed.iter().filter(|(_, changed)| *changed) {
         sqlx::query(AssertSqlSafe(format!(
             "DELETE FROM {table} WHERE facility_id = $1"
         )))
@@ -125,7 +131,7 @@ pub async fn update(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sql
         .execute(&mut *conn)
         .await?;
     }
-    insert_children(conn, r).await
+    insert_children(conn, r, |table| changed.contains(&(table, true))).await
 }
 
 /// Inserts `rows` (each with one value per column) into `table` in one statement.
@@ -155,98 +161,98 @@ pub async fn insert_rows(
     Ok(())
 }
 
-async fn insert_children(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
-    let addresses = r
-        .fields
-        .address
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            vec![
-                Param::text(&r.id),
-                Param::Int(i as i64),
-                Param::text(&a.street),
-                Param::text(&a.city),
-                Param::text(&a.state),
-                Param::Text(a.complement.clone()),
-                Param::Text(a.zip_code.clone()),
-                Param::text(&search_key(&a.city)),
-                Param::text(&search_key(&a.state)),
-            ]
-        })
-        .collect();
-    let columns = [
-        "facility_id",
-        "position",
-        "street",
-        "city",
-        "state",
-        "complement",
-        "zip_code",
-        "city_key",
-        "state_key",
-    ];
-    insert_rows(conn, "facility_addresses", &columns, addresses).await?;
-    let users = r
-        .fields
-        .users
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let resp: Vec<&str> = l
-                .responsibilities
-                .iter()
-                .map(Responsibility::as_str)
-                .collect();
-            vec![
-                Param::text(&r.id),
-                Param::text(&l.user_id),
-                Param::Int(i as i64),
-                Param::Json(serde_json::to_string(&resp).expect("strings serialise")),
-            ]
-        })
-        .collect();
-    insert_rows(
-        conn,
-        "facility_users",
-        &["facility_id", "user_id", "position", "responsibilities"],
-        users,
-    )
-    .await?;
-    let isotopes = r
-        .fields
-        .radioisotopes
-        .iter()
-        .enumerate()
-        .map(|(i, g)| {
-            vec![
-                Param::text(&r.id),
-                Param::text(g.name.as_str()),
-                Param::Int(i as i64),
-                Param::Real(g.quantity.mci()),
-            ]
-        })
-        .collect();
-    insert_rows(
-        conn,
-        "facility_radioisotopes",
-        &["facility_id", "name", "position", "quantity"],
-        isotopes,
-    )
-    .await?;
-    let practices = r
-        .fields
-        .practices
-        .iter()
-        .map(|p| vec![Param::text(&r.id), Param::text(p.as_str())])
-        .collect();
-    insert_rows(
-        conn,
-        "facility_practices",
-        &["facility_id", "practice"],
-        practices,
-    )
-    .await
+/// Inserts the child rows of `r` (addresses, user links, radioisotopes, practices) into the
+/// tables `wanted` names.
+async fn insert_children(
+    conn: &mut Connection,
+    r: &FacilityRecord,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<(), sqlx::Error> {
+    let (id, f) = (&r.id, &r.fields);
+    let mut tables: Vec<(&str, &[&str], Vec<Vec<Param>>)> = Vec::new();
+    if wanted("facility_addresses") {
+        let rows = f
+            .address
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                vec![
+                    Param::text(id),
+                    Param::Int(i as i64),
+                    Param::text(&a.street),
+                    Param::text(&a.city),
+                    Param::text(&a.state),
+                    Param::Text(a.complement.clone()),
+                    Param::Text(a.zip_code.clone()),
+                    Param::text(&search_key(&a.city)),
+                    Param::text(&search_key(&a.state)),
+                ]
+            })
+            .collect();
+        let columns: &[&str] = &[
+            "facility_id",
+            "position",
+            "street",
+            "city",
+            "state",
+            "complement",
+            "zip_code",
+            "city_key",
+            "state_key",
+        ];
+        tables.push(("facility_addresses", columns, rows));
+    }
+    if wanted("facility_users") {
+        let rows = f
+            .users
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let resp: Vec<&str> = l
+                    .responsibilities
+                    .iter()
+                    .map(Responsibility::as_str)
+                    .collect();
+                vec![
+                    Param::text(id),
+                    Param::text(&l.user_id),
+                    Param::Int(i as i64),
+                    Param::Json(serde_json::to_string(&resp).expect("strings serialise")),
+                ]
+            })
+            .collect();
+        let columns: &[&str] = &["facility_id", "user_id", "position", "responsibilities"];
+        tables.push(("facility_users", columns, rows));
+    }
+    if wanted("facility_radioisotopes") {
+        let rows = f
+            .radioisotopes
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                vec![
+                    Param::text(id),
+                    Param::text(g.name.as_str()),
+                    Param::Int(i as i64),
+                    Param::Real(g.quantity.mci()),
+                ]
+            })
+            .collect();
+        let columns: &[&str] = &["facility_id", "name", "position", "quantity"];
+        tables.push(("facility_radioisotopes", columns, rows));
+    }
+    if wanted("facility_practices") {
+        let rows = f
+            .practices
+            .iter()
+            .map(|p| vec![Param::text(id), Param::text(p.as_str())])
+            .collect();
+        tables.push(("facility_practices", &["facility_id", "practice"], rows));
+    }
+    for (table, columns, rows) in tables {
+        insert_rows(conn, table, columns, rows).await?;
+    }
+    Ok(())
 }
 
 /// The live facility already registered with this cnpj in this department, if any.

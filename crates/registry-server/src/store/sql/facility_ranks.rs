@@ -86,15 +86,35 @@ async fn make_room(
     Ok(rank)
 }
 
-/// The ranks `(overall, in its department)` of a new live facility, not stored yet.
+/// The ranks `(overall, in its department)` of a new live facility, not stored yet. Its id is
+/// normally the latest (time-ordered ids), so it ranks last in both: one statement reads the
+/// ranks of the live facilities just before it and whether a live one comes after it; only then
+/// do ranks move up (`make_room`).
 pub async fn for_new(
     conn: &mut Connection,
     id: &str,
     department: &str,
 ) -> Result<(i64, i64), sqlx::Error> {
-    let overall = make_room(conn, Ranking::All, id).await?;
-    let within = make_room(conn, Ranking::Department(department), id).await?;
-    Ok((overall, within))
+    let row = sqlx::query(
+        "SELECT (SELECT live_rank FROM facilities WHERE archived_at IS NULL AND id < $2 \
+                 ORDER BY id DESC LIMIT 1) AS overall, \
+                (SELECT department_rank FROM facilities WHERE department = $1 AND archived_at IS NULL \
+                 AND id < $2 ORDER BY id DESC LIMIT 1) AS within, \
+                (SELECT COUNT(*) FROM (SELECT 1 FROM facilities WHERE archived_at IS NULL AND id > $2 \
+                 LIMIT 1) x) AS later",
+    )
+    .bind(department)
+    .bind(id)
+    .fetch_one(&mut *conn)
+    .await?;
+    if row.try_get::<i64, _>("later")? > 0 {
+        let overall = make_room(conn, Ranking::All, id).await?;
+        let within = make_room(conn, Ranking::Department(department), id).await?;
+        return Ok((overall, within));
+    }
+    let overall: Option<i64> = row.try_get("overall")?;
+    let within: Option<i64> = row.try_get("within")?;
+    Ok((overall.unwrap_or(0) + 1, within.unwrap_or(0) + 1))
 }
 
 /// The rank in `department` of the live facility `id` moving there (still stored in its old
