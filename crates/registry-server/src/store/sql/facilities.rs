@@ -161,6 +161,9 @@ pub async fn insert_rows(
     Ok(())
 }
 
+/// A child table, its columns and the rows to insert.
+type ChildRows<'a> = (&'a str, &'a [&'a str], Vec<Vec<Param>>);
+
 /// Inserts the child rows of `r` (addresses, user links, radioisotopes, practices) into the
 /// tables `wanted` names.
 async fn insert_children(
@@ -169,7 +172,7 @@ async fn insert_children(
     wanted: impl Fn(&str) -> bool,
 ) -> Result<(), sqlx::Error> {
     let (id, f) = (&r.id, &r.fields);
-    let mut tables: Vec<(&str, &[&str], Vec<Vec<Param>>)> = Vec::new();
+    let mut tables: Vec<ChildRows> = Vec::new();
     if wanted("facility_addresses") {
         let rows = f
             .address
