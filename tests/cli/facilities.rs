@@ -1,7 +1,7 @@
 //! Facilities through the CLI: create by flags and by file, edit, list as table/JSON/CSV, assign
 //! a Responsável Técnico replacing the previous holder, unassign, archive, export.
 
-use crate::harness::{Env, cnpj, facility_flags, punctuated, strs};
+use crate::harness::{Env, PASSWORD, cnpj, facility_flags, punctuated, strs};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn create_by_flags_and_by_file_then_edit_and_list() {
@@ -251,4 +251,183 @@ async fn export_gives_every_page_as_csv_or_json() {
 /// `registry facility assign|unassign` (`verb`) of `role` at facility `id` to or from `user`.
 fn role_args<'a>(verb: &'a str, id: &'a str, user: &'a str, role: &'a str) -> [&'a str; 7] {
     ["facility", verb, id, "--user", user, "--role", role]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn facilities_are_named_by_names_with_spaces_and_punctuation_and_past_the_first_page() {
+    let env = Env::logged_in().await;
+    for (name, n) in [
+        ("Clínica Boa Vista", 20),
+        ("Radio-Centro S.A.", 21),
+        ("Nova 1/2", 22),
+    ] {
+        env.facility(name, n).await;
+        let shown = env.json(&["facility", "show", name]).await;
+        assert_eq!(shown["name"], name);
+    }
+    env.run(&["facility", "edit", "Clínica Boa Vista", "--city", "Olinda"])
+        .await
+        .expect(0);
+    env.run(&["equipment", "list", "--facility", "Radio-Centro S.A."])
+        .await
+        .expect(0);
+
+    // `Hosp` is older than the 21 facilities whose names begin with it.
+    env.facility("Hosp", 300).await;
+    let mut csv = String::from("name,companyName,cnpj,telephone,department,street,city,state\n");
+    for n in 1..=21 {
+        csv.push_str(&format!(
+            "Hosp{n},Hosp Ltda,{},(81) 3333-4444,Medicina Nuclear,Rua,Recife,PE\n",
+            cnpj(300 + n)
+        ));
+    }
+    let path = env.write("hosp.csv", &csv);
+    env.run(&["facility", "import", &path]).await.expect(0);
+    assert_eq!(
+        env.json(&["facility", "show", "Hosp"]).await["name"],
+        "Hosp"
+    );
+
+    // A path segment stays one: no other endpoint is reached.
+    env.run(&["facility", "show", "../users"]).await.expect(5);
+    env.run(&["user", "show", "../facilities"]).await.expect(5);
+    env.run(&["document", "show", "../documents"])
+        .await
+        .expect(5);
+    env.run(&["equipment", "show", ".."]).await.expect(5);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn list_paging_flags_and_notes() {
+    let env = Env::logged_in().await;
+    for n in 0..3 {
+        env.facility(&format!("Paged {n}"), 40 + n).await;
+    }
+    // The "more pages" note in every format, on stderr; stdout stays the records.
+    for format in ["table", "json", "csv"] {
+        let out = env
+            .run(&["facility", "list", "--page-size", "2", "-o", format])
+            .await
+            .expect(0)
+            .says("page 1 of 2 (3 facilities, 2 per page); next: --page 2, or --all");
+        assert!(!out.stdout.contains("page 1 of"), "{}", out.stdout);
+    }
+    env.run(&["facility", "list", "--page", "0"])
+        .await
+        .expect(2)
+        .says("--page");
+    env.run(&["facility", "list", "--page-size", "0"])
+        .await
+        .expect(2)
+        .says("--page-size");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_value_outside_a_flags_set_is_exit_4_in_filters_and_in_records() {
+    let env = Env::logged_in().await;
+    let mut bad_department = facility_flags("Clinica Dept", &cnpj(50));
+    let at = bad_department
+        .iter()
+        .position(|f| f == "Medicina Nuclear")
+        .unwrap();
+    bad_department[at] = "Foo".into();
+    env.run(&strs(&bad_department)).await.expect(4);
+    env.run(&["facility", "list", "--department", "Foo"])
+        .await
+        .expect(4)
+        .says("--department `Foo`");
+    env.run_with(
+        &[
+            "user",
+            "create",
+            "--name",
+            "X",
+            "--email",
+            "x@example.com",
+            "--role",
+            "Bogus",
+            "--password-stdin",
+        ],
+        &format!("{PASSWORD}\n"),
+        &[],
+    )
+    .await
+    .expect(4);
+    env.run(&["user", "list", "--role", "Bogus"])
+        .await
+        .expect(4)
+        .says("--role `Bogus`");
+    env.run(&["document", "list", "--status", "nope"])
+        .await
+        .expect(4);
+    env.run(&["test", "due", "--state", "ok,nope"])
+        .await
+        .expect(4)
+        .says("--state `nope`");
+    env.run(&["notices", "--kind", "nope"]).await.expect(4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deactivated_linked_user_is_named_when_the_links_are_refused() {
+    let env = Env::logged_in().await;
+    let (_, carla) = env.user("Carla Dias", &["Físico"]).await;
+    let (_, bruno) = env.user("Bruno Lima", &["Físico"]).await;
+    let c = env.facility("Clinica Links", 60).await;
+    env.run(&role_args("assign", &c, &carla, "Supervisor"))
+        .await
+        .expect(0);
+    env.run(&["user", "deactivate", &carla, "--yes"])
+        .await
+        .expect(0);
+    let out = env
+        .run(&role_args("assign", &c, &bruno, "Titular"))
+        .await
+        .expect(4)
+        .says(&format!("Carla Dias <{carla}>"))
+        .says("is deactivated")
+        .says(&format!("--user {carla}"));
+    assert!(!out.stderr.contains("users["), "{}", out.stderr);
+    // As the message says: unlink her, then the assignment goes through.
+    let id = env.json(&["facility", "show", &c]).await["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    env.run(&["facility", "unassign", &id, "--user", &carla])
+        .await
+        .expect(0);
+    env.run(&role_args("assign", &c, &bruno, "Titular"))
+        .await
+        .expect(0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn export_follows_the_global_output_and_does_not_overwrite() {
+    let env = Env::logged_in().await;
+    env.facility("Clinica Export", 70).await;
+    let path = env.work.path().join("all.json");
+    let file = path.to_str().unwrap();
+    env.run(&["facility", "export", "-o", "json", "--file", file])
+        .await
+        .expect(0);
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(written[0]["name"], "Clinica Export");
+    env.run(&["facility", "export", "-o", "json", "--file", file])
+        .await
+        .expect(2)
+        .says("--force");
+    env.run(&[
+        "facility", "export", "--format", "csv", "--file", file, "--force",
+    ])
+    .await
+    .expect(0);
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .starts_with("_id,name")
+    );
+    env.run(&["facility", "export", "--format", "csv", "-o", "json"])
+        .await
+        .expect(2)
+        .says("disagree");
 }

@@ -78,7 +78,15 @@ impl Out {
 
 impl Env {
     pub async fn start() -> Env {
-        let started = common::start(Backend::Sqlite, |_| {})
+        Env::start_configured(|_| {}).await
+    }
+
+    /// [`Env::start`] with the server's configuration adjusted by `configure` (e.g. the QC
+    /// catalogue on).
+    pub async fn start_configured(
+        configure: impl FnOnce(&mut registry_server::config::Config),
+    ) -> Env {
+        let started = common::start(Backend::Sqlite, configure)
             .await
             .expect("SQLite is always there");
         let server = started.base;
@@ -105,9 +113,15 @@ impl Env {
     }
 
     pub fn command(&self, args: &[&str]) -> std::process::Command {
-        let mut cmd = std::process::Command::new(registry_bin());
-        cmd.args(args)
-            .current_dir(self.work.path())
+        let mut cmd = self.environment(std::process::Command::new(registry_bin()));
+        cmd.args(args);
+        cmd
+    }
+
+    /// `cmd` in the work folder with the private config folder, and none of the `REGISTRY_*`
+    /// variables of the environment the tests run in.
+    fn environment(&self, mut cmd: std::process::Command) -> std::process::Command {
+        cmd.current_dir(self.work.path())
             .env("REGISTRY_CONFIG_DIR", self.config.path())
             .env("NO_COLOR", "1")
             .env_remove("REGISTRY_URL")
@@ -118,7 +132,23 @@ impl Env {
 
     /// Runs `registry args…` with `stdin` (not a terminal), extra environment variables set.
     pub async fn run_with(&self, args: &[&str], stdin: &str, envs: &[(&str, &str)]) -> Out {
-        let mut cmd = tokio::process::Command::from(self.command(args));
+        Self::run_command(self.command(args), stdin, envs).await
+    }
+
+    /// Runs a shell `script` (`sh -c`, as a person would paste it) with `registry` on its `PATH`.
+    pub async fn run_shell(&self, script: &str) -> Out {
+        let bin_dir = registry_bin().parent().expect("a folder").to_owned();
+        let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
+        .expect("a PATH");
+        let mut cmd = self.environment(std::process::Command::new("sh"));
+        cmd.args(["-c", script]).env("PATH", path);
+        Self::run_command(cmd, "", &[]).await
+    }
+
+    async fn run_command(cmd: std::process::Command, stdin: &str, envs: &[(&str, &str)]) -> Out {
+        let mut cmd = tokio::process::Command::from(cmd);
         for (k, v) in envs {
             cmd.env(k, v);
         }
@@ -179,20 +209,25 @@ impl Env {
 
     /// `registry login` as the Administrator into the default profile.
     pub async fn login_admin(&self) {
-        self.run_with(
-            &[
-                "login",
-                "--server",
-                &self.server,
-                "--email",
-                ADMIN_EMAIL,
-                "--password-stdin",
-            ],
-            &format!("{ADMIN_PASSWORD}\n"),
-            &[],
-        )
-        .await
-        .expect(0);
+        self.admin_login(None, &[]).await.expect(0);
+    }
+
+    /// `registry [--profile PROFILE] login` as the Administrator, with `envs` set: what it gave.
+    pub async fn admin_login(&self, profile: Option<&str>, envs: &[(&str, &str)]) -> Out {
+        let mut args = Vec::new();
+        if let Some(p) = profile {
+            args.extend(["--profile", p]);
+        }
+        args.extend([
+            "login",
+            "--server",
+            &self.server,
+            "--email",
+            ADMIN_EMAIL,
+            "--password-stdin",
+        ]);
+        self.run_with(&args, &format!("{ADMIN_PASSWORD}\n"), envs)
+            .await
     }
 
     /// `registry --profile PROFILE login` as `email` (password `PASSWORD`): the profile becomes

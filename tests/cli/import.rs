@@ -164,3 +164,44 @@ async fn an_export_imports_on_another_server() {
         .json();
     assert_eq!(again["alreadyRegistered"], 2);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_predicts_repeated_rows_writes_nothing_and_stripping_is_said() {
+    let env = Env::logged_in().await;
+    let header = "name,companyName,cnpj,telephone,department,street,city,state\n";
+    let row = |name: &str, cnpj: &str| {
+        format!("{name},X Ltda,{cnpj},(81) 3333-4444,Medicina Nuclear,Rua,Recife,PE\n")
+    };
+    let punctuated = crate::harness::punctuated(&cnpj(80));
+    let mut csv = String::from(header);
+    csv.push_str(&row("V1", &punctuated));
+    csv.push_str(&row("V2", &cnpj(81)));
+    csv.push_str(&row("V9", &cnpj(80)));
+    csv.push_str(&row("Bad", "123"));
+    let path = env.write("v.csv", &csv);
+    let failures = format!("{path}.failures.csv");
+
+    let dry = env
+        .run(&["facility", "import", &path, "--dry-run", "-o", "json"])
+        .await
+        .expect(1)
+        .says("1 cnpj sent without punctuation")
+        .says("row 2");
+    let dry = dry.json();
+    assert_eq!(dry["created"], 2);
+    assert_eq!(dry["alreadyRegistered"], 1);
+    assert_eq!(dry["failed"], 1);
+    assert!(
+        !std::path::Path::new(&failures).exists(),
+        "a dry run writes no failures file"
+    );
+
+    let real = env
+        .run(&["facility", "import", &path, "-o", "json"])
+        .await
+        .expect(1)
+        .json();
+    assert_eq!(real["created"], dry["created"]);
+    assert_eq!(real["alreadyRegistered"], dry["alreadyRegistered"]);
+    assert!(std::path::Path::new(&failures).exists());
+}

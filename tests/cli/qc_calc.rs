@@ -147,3 +147,40 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
     let due = env.json(&["test", "due", "--equipment", &equipment]).await;
     assert_eq!(due[0]["lastConclusion"], "Satisfatório com observações");
 }
+
+/// The `registry …` command of docs/cli.md that begins with `start`, its `\`-continued lines
+/// joined, as a person would paste it.
+fn docs_example(start: &str) -> String {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cli.md"))
+        .expect("docs/cli.md");
+    let mut lines = docs.lines().skip_while(|l| !l.starts_with(start));
+    let mut command = String::new();
+    for line in lines.by_ref() {
+        command.push_str(line.trim_end_matches('\\'));
+        if !line.ends_with('\\') {
+            break;
+        }
+    }
+    assert!(!command.is_empty(), "no `{start}` in docs/cli.md");
+    command
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_qc_example_of_the_docs_works_on_a_fresh_database() {
+    // A fresh database as a deployment has it: the seeded QC catalogue.
+    let env = Env::start_configured(|c| c.qc_catalogue = true).await;
+    env.login_admin().await;
+    let c = env.facility("Clinica Docs", 72).await;
+    let equipment = env
+        .run(&equipment_args(
+            &c,
+            &["--type", "Gama Câmara", "-o", "json"],
+        ))
+        .await
+        .expect(0)
+        .id();
+    let example = docs_example("registry test record --equipment EQUIPMENT_ID")
+        .replace("EQUIPMENT_ID", &equipment);
+    let out = env.run_shell(&format!("{example} -o json")).await.expect(0);
+    assert_eq!(out.json()["notes"], "colimador LEHR");
+}

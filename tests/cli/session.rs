@@ -246,3 +246,171 @@ async fn an_invalid_server_url_is_a_usage_error_naming_where_it_came_from() {
         .says("(from profile `broken`)")
         .says("http://");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_profiles_token_goes_only_to_the_profiles_server() {
+    let env = Env::logged_in().await;
+    // The same server spelled with `/api/`: the profile's token is sent.
+    let with_api = format!("{}/api/", env.server);
+    let same = env
+        .run(&["--server", &with_api, "facility", "list"])
+        .await
+        .expect(0);
+    assert!(!same.stderr.contains("not sent"), "{}", same.stderr);
+
+    // Another server (here the same port under another host name): no token, and a note.
+    let other = env.server.replace("127.0.0.1", "localhost");
+    let out = env
+        .run(&["--server", &other, "facility", "list"])
+        .await
+        .expect(3)
+        .says("token of profile `production`")
+        .says("is not sent to");
+    assert_eq!(
+        out.stderr.matches("is not sent to").count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    env.run_with(&["facility", "list"], "", &[("REGISTRY_URL", &other)])
+        .await
+        .expect(3)
+        .says("(from REGISTRY_URL)");
+    // An explicit token goes wherever it is told.
+    let token = env.admin.token().unwrap().to_owned();
+    env.run(&["--server", &other, "--token", &token, "facility", "list"])
+        .await
+        .expect(0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn empty_environment_variables_count_as_unset() {
+    let env = Env::logged_in().await;
+    let who = env
+        .run_with(
+            &["whoami", "-o", "json"],
+            "",
+            &[
+                ("REGISTRY_TOKEN", ""),
+                ("REGISTRY_URL", ""),
+                ("REGISTRY_PROFILE", ""),
+            ],
+        )
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(who["email"], ADMIN_EMAIL);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_connection_error_gives_its_cause_and_a_wrong_password_is_no_expired_session() {
+    let env = Env::start().await;
+    env.run(&[
+        "--server",
+        "http://127.0.0.1:9",
+        "--token",
+        "x.y.z",
+        "facility",
+        "list",
+    ])
+    .await
+    .expect(1)
+    .says("Connection refused");
+    let out = env
+        .run_with(
+            &[
+                "login",
+                "--server",
+                &env.server,
+                "--email",
+                ADMIN_EMAIL,
+                "--password-stdin",
+            ],
+            "wrong-password\n",
+            &[],
+        )
+        .await
+        .expect(3)
+        .says("refused");
+    assert!(!out.stderr.contains("session expired"), "{}", out.stderr);
+    assert!(!out.stderr.contains("log in again"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn parallel_logins_into_different_profiles_keep_each_other() {
+    let env = Env::start().await;
+    let logins = (1..=6).map(|i| {
+        let env = &env;
+        async move {
+            let profile = format!("p{i}");
+            env.admin_login(Some(&profile), &[]).await.expect(0);
+        }
+    });
+    futures::future::join_all(logins).await;
+    let listed = env.json(&["profiles"]).await;
+    let mut names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["p1", "p2", "p3", "p4", "p5", "p6"]);
+    let leftovers: Vec<_> = std::fs::read_dir(env.config.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn profiles_use_switches_the_active_profile() {
+    let env = Env::logged_in().await;
+    env.admin_login(Some("staging"), &[]).await.expect(0);
+    let active = |listed: serde_json::Value| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["active"] == true)
+            .map(|p| p["name"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(active(env.json(&["profiles"]).await), ["staging"]);
+    env.run(&["profiles", "use", "production"])
+        .await
+        .expect(0)
+        .says("`production` is now the active one");
+    assert_eq!(active(env.json(&["profiles"]).await), ["production"]);
+    env.run(&["profiles", "use", "nowhere"])
+        .await
+        .expect(5)
+        .says("production, staging");
+
+    // CSV: the active marker in its own column, the name alone.
+    let csv = env.run(&["profiles", "-o", "csv"]).await.expect(0).stdout;
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "active,profile,server,email,loggedIn"
+    );
+    assert!(
+        lines.any(|l| l.starts_with(&format!("*,production,{}", env.server))),
+        "{csv}"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn the_config_folder_is_created_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::start().await;
+    let folder = env.config.path().join("new").join("registry");
+    let folder_text = folder.to_str().unwrap().to_owned();
+    env.admin_login(None, &[("REGISTRY_CONFIG_DIR", &folder_text)])
+        .await
+        .expect(0);
+    let mode = std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+}

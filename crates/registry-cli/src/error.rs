@@ -5,8 +5,9 @@ use registry_core::{ErrorBody, FieldError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// The server could not be reached (refused, DNS, TLS, timeout).
-    #[error("could not reach the server at {url}: {source}")]
+    /// The server could not be reached (refused, DNS, TLS, timeout). The message gives every
+    /// cause down to the system's ("Connection refused", a DNS failure, a timeout).
+    #[error("could not reach the server at {url}: {}", causes(source))]
     Connection {
         url: String,
         #[source]
@@ -45,6 +46,22 @@ pub enum ClientError {
     /// A 2xx answer that is not the expected JSON (e.g. a server of another version).
     #[error("unexpected answer from {url}: {message}")]
     Decode { url: String, message: String },
+}
+
+/// `error` and each error under it, joined by `: `; a cause whose message its parent already
+/// repeats is left out.
+fn causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        let message = cause.to_string();
+        if !text.contains(&message) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        next = cause.source();
+    }
+    text
 }
 
 /// `text` without a leading `prefix` (ASCII case ignored) and the spaces after it.
@@ -126,6 +143,19 @@ mod tests {
             id: None,
         })
         .to_string()
+    }
+
+    #[test]
+    fn causes_are_chained_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("error sending request")]
+        struct Outer(#[source] std::io::Error);
+        let refused =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
+        assert_eq!(
+            causes(&Outer(refused)),
+            "error sending request: Connection refused"
+        );
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! `login`, `logout`, `whoami` and `profiles`: the token of each profile.
 
+use super::config::Profiles;
 use super::context::{Ctx, Fail, Globals, check_server_url};
 use super::output::{self, or_empty};
 use super::prompt;
 use base64::Engine;
-use clap::Args;
-use registry_client::Client;
+use clap::{Args, Subcommand};
+use registry_client::{Client, ClientError};
 use registry_core::api::User;
 
 #[derive(Debug, Args)]
@@ -18,7 +19,23 @@ pub struct LoginArgs {
     password_stdin: bool,
 }
 
-pub async fn login(g: &mut Globals, args: LoginArgs) -> Result<(), Fail> {
+/// `registry profiles`: list them; `registry profiles use NAME`: switch the active one.
+#[derive(Debug, Args)]
+pub struct ProfilesArgs {
+    #[command(subcommand)]
+    command: Option<ProfilesCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+enum ProfilesCommand {
+    /// Make a profile the active one (used when no --profile is given), without logging in again.
+    Use {
+        /// The profile's name, as `registry profiles` lists it.
+        name: String,
+    },
+}
+
+pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
     let origin = match &g.server {
         Some(_) => g.server_origin.clone(),
         None => "the prompt".to_owned(),
@@ -28,13 +45,26 @@ pub async fn login(g: &mut Globals, args: LoginArgs) -> Result<(), Fail> {
     let email = prompt::text_or_ask(args.email, g.interactive, "--email", "E-mail")?;
     let password = prompt::password(args.password_stdin, g.interactive, "Password", false)?;
     let client = Client::new(&server)?;
-    let answer = client.login(&email, &password).await?;
-    let profile = g.profiles.profiles.entry(g.profile.clone()).or_default();
-    profile.server = Some(server.clone());
-    profile.token = Some(answer.token);
-    profile.email = Some(answer.user.email.clone());
-    g.profiles.current = Some(g.profile.clone());
-    let path = g.profiles.save()?;
+    let answer = match client.login(&email, &password).await {
+        Ok(answer) => answer,
+        // A refused login is no expired session: say what the server said (exit 3 all the same).
+        Err(ClientError::Unauthorized(body)) => {
+            return Err(Fail::Auth(format!(
+                "login to {} refused: {}",
+                client.base(),
+                body.message
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let name = g.profile.clone();
+    let (_, path) = Profiles::update(|all| {
+        let profile = all.profiles.entry(name.clone()).or_default();
+        profile.server = Some(server.clone());
+        profile.token = Some(answer.token);
+        profile.email = Some(answer.user.email.clone());
+        all.current = Some(name);
+    })?;
     output::note(format!(
         "Logged in to {} as {} <{}> ({}); profile `{}` saved in {}",
         client.base(),
@@ -47,16 +77,46 @@ pub async fn login(g: &mut Globals, args: LoginArgs) -> Result<(), Fail> {
     Ok(())
 }
 
-pub fn logout(g: &mut Globals) -> Result<(), Fail> {
-    match g.profiles.profiles.get_mut(&g.profile) {
-        Some(p) if p.token.is_some() => {
-            p.token = None;
-            g.profiles.save()?;
-            output::note(format!("Logged out of profile `{}`.", g.profile));
-        }
-        _ => output::note(format!("Profile `{}` was not logged in.", g.profile)),
-    }
+pub fn logout(g: &Globals) -> Result<(), Fail> {
+    let name = &g.profile;
+    let (was_logged_in, _) = Profiles::update(|all| {
+        all.profiles
+            .get_mut(name)
+            .and_then(|p| p.token.take())
+            .is_some()
+    })?;
+    output::note(if was_logged_in {
+        format!("Logged out of profile `{name}`.")
+    } else {
+        format!("Profile `{name}` was not logged in.")
+    });
     Ok(())
+}
+
+/// `registry profiles use NAME`: profile `NAME` becomes the active one, as after a `login` into it.
+fn use_profile(name: &str) -> Result<(), Fail> {
+    let (known, _) = Profiles::update(|all| {
+        let known: Vec<String> = all.profiles.keys().cloned().collect();
+        if all.profiles.contains_key(name) {
+            all.current = Some(name.to_owned());
+            Ok(())
+        } else {
+            Err(known)
+        }
+    })?;
+    match known {
+        Ok(()) => {
+            output::note(format!("Profile `{name}` is now the active one."));
+            Ok(())
+        }
+        Err(known) if known.is_empty() => Err(Fail::NotFound(format!(
+            "no profile `{name}` (there are none yet): log into it with `registry --profile {name} login`"
+        ))),
+        Err(known) => Err(Fail::NotFound(format!(
+            "no profile `{name}`; one of: {} (a new one: `registry --profile {name} login`)",
+            known.join(", ")
+        ))),
+    }
 }
 
 fn roles(roles: &[registry_core::Role]) -> String {
@@ -82,7 +142,7 @@ pub fn token_user_id(token: &str) -> Option<String> {
 
 pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
     let Some(token) = ctx.client.token() else {
-        return Err(Fail::Client(registry_client::ClientError::Unauthorized(
+        return Err(Fail::Client(ClientError::Unauthorized(
             registry_core::ErrorBody {
                 message: format!("profile `{}` has no token", g.profile),
                 code: "unauthorized".into(),
@@ -132,7 +192,10 @@ pub async fn caller(ctx: &Ctx) -> Result<Option<User>, Fail> {
     Ok(Some(ctx.client.user(&id).await?))
 }
 
-pub fn profiles(g: &Globals) -> Result<(), Fail> {
+pub fn profiles(g: &Globals, args: ProfilesArgs) -> Result<(), Fail> {
+    if let Some(ProfilesCommand::Use { name }) = args.command {
+        return use_profile(&name);
+    }
     #[derive(serde::Serialize)]
     struct Line {
         name: String,
@@ -142,17 +205,14 @@ pub fn profiles(g: &Globals) -> Result<(), Fail> {
         logged_in: bool,
         active: bool,
     }
+    // The active marker in a column of its own, and headers as the JSON names them, so the
+    // CSV reads like the JSON.
     const COLUMNS: &[output::Column<Line>] = &[
-        ("profile", |l| {
-            if l.active {
-                format!("* {}", l.name)
-            } else {
-                l.name.clone()
-            }
-        }),
+        ("active", |l| output::mark(l.active, "*")),
+        ("profile", |l| l.name.clone()),
         ("server", |l| or_empty(&l.server)),
         ("email", |l| or_empty(&l.email)),
-        ("logged in", |l| output::yes_no(l.logged_in)),
+        ("loggedIn", |l| output::yes_no(l.logged_in)),
     ];
     let lines: Vec<Line> = g
         .profiles

@@ -39,6 +39,42 @@ pub fn dir() -> anyhow::Result<PathBuf> {
         .ok_or_else(|| anyhow::anyhow!("no config folder found; set REGISTRY_CONFIG_DIR"))
 }
 
+/// The config folder, created (with its parents) readable by its owner only when missing.
+fn ensure_dir() -> anyhow::Result<PathBuf> {
+    let dir = dir()?;
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(&dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// An exclusive advisory lock on `profiles.json.lock` beside the profiles file, held until
+/// dropped, so that two commands changing profiles at once (logins into `production` and
+/// `staging` in parallel) do not overwrite each other's change.
+struct FileLock {
+    _file: std::fs::File,
+}
+
+impl FileLock {
+    fn acquire(dir: &std::path::Path) -> anyhow::Result<FileLock> {
+        let path = dir.join(format!("{FILE_NAME}.lock"));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
+        #[cfg(unix)]
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| anyhow::anyhow!("cannot lock {}: {e}", path.display()))?;
+        Ok(FileLock { _file: file })
+    }
+}
+
 impl Profiles {
     pub fn load() -> anyhow::Result<Self> {
         let path = dir()?.join(FILE_NAME);
@@ -51,19 +87,29 @@ impl Profiles {
         }
     }
 
-    /// Writes the file readable by its owner only, since it holds tokens.
-    pub fn save(&self) -> anyhow::Result<PathBuf> {
-        let dir = dir()?;
-        std::fs::create_dir_all(&dir)?;
+    /// Reads the profiles file as it is now, applies `change` and writes the result, all under
+    /// an exclusive lock: what another command saved meanwhile is kept. Returns what `change`
+    /// returned and the file's path.
+    pub fn update<T>(change: impl FnOnce(&mut Profiles) -> T) -> anyhow::Result<(T, PathBuf)> {
+        let dir = ensure_dir()?;
+        let _lock = FileLock::acquire(&dir)?;
+        let mut profiles = Profiles::load()?;
+        let answer = change(&mut profiles);
+        let path = profiles.write(&dir)?;
+        Ok((answer, path))
+    }
+
+    /// Writes the file readable by its owner only, since it holds tokens: into a temporary file
+    /// of this process's own, renamed into place, so a reader never sees half a file.
+    fn write(&self, dir: &std::path::Path) -> anyhow::Result<PathBuf> {
         let path = dir.join(FILE_NAME);
-        let tmp = dir.join(format!("{FILE_NAME}.tmp"));
+        let tmp = dir.join(format!("{FILE_NAME}.{}.tmp", std::process::id()));
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create(true).truncate(true);
         #[cfg(unix)]
         {
             use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
             options.mode(0o600);
-            let _ = std::fs::remove_file(&tmp);
             let mut f = options.open(&tmp)?;
             f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
             f.write_all(&serde_json::to_vec_pretty(self)?)?;
@@ -74,7 +120,9 @@ impl Profiles {
             let mut f = options.open(&tmp)?;
             f.write_all(&serde_json::to_vec_pretty(self)?)?;
         }
-        std::fs::rename(&tmp, &path)?;
+        std::fs::rename(&tmp, &path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })?;
         Ok(path)
     }
 

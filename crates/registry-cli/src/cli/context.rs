@@ -3,9 +3,9 @@
 //! code, product.md §7).
 
 use super::config;
-use super::output::Format;
-use registry_client::{Client, ClientError};
-use registry_core::FieldError;
+use super::output::{self, Format};
+use registry_client::{Client, ClientError, api_base};
+use registry_core::{FieldCode, FieldError};
 use std::io::IsTerminal;
 
 /// The resolved global options: the active profile and its stored server and token, overridden
@@ -20,6 +20,9 @@ pub struct Globals {
     /// The token is the profile's (not `--token` / `REGISTRY_TOKEN`), so a fresh one the server
     /// gives (after a password change) replaces it there.
     pub token_from_profile: bool,
+    /// The profile's token was left out because `server` (from `--server` / `REGISTRY_URL`) is
+    /// not the profile's server: `(profile's server, server given)`, for the note that says so.
+    pub token_withheld: Option<(String, String)>,
     pub format: Format,
     /// A person is at the terminal (stdin and stdout) and prompts are allowed.
     pub interactive: bool,
@@ -38,15 +41,23 @@ impl Globals {
     ) -> Result<Globals, Fail> {
         let profiles = config::Profiles::load()?;
         let profile = profiles.active_name(profile);
-        let stored = profiles.profiles.get(&profile).cloned().unwrap_or_default();
+        let mut stored = profiles.profiles.get(&profile).cloned().unwrap_or_default();
         let server_origin = match &server {
             Some(_) => server_origin.to_owned(),
             None => format!("profile `{profile}`"),
+        };
+        // The profile's token belongs to the profile's server: never sent to another one.
+        let token_withheld = match (&server, &stored.server) {
+            (Some(given), Some(own)) if token.is_none() && !same_server(given, own) => {
+                stored.token.take().map(|_| (own.clone(), given.clone()))
+            }
+            _ => None,
         };
         Ok(Globals {
             server: server.or(stored.server),
             server_origin,
             token_from_profile: token.is_none() && stored.token.is_some(),
+            token_withheld,
             token: token.or(stored.token),
             format,
             interactive: !no_input
@@ -56,6 +67,19 @@ impl Globals {
             profiles,
         })
     }
+}
+
+/// Whether two server URLs name the same API: compared as API bases (`/api` added when missing,
+/// trailing `/` dropped), with the host's case and a default port ignored.
+pub fn same_server(a: &str, b: &str) -> bool {
+    let normalised = |s: &str| {
+        let base = api_base(s);
+        match reqwest::Url::parse(&base) {
+            Ok(url) => url.as_str().trim_end_matches('/').to_owned(),
+            Err(_) => base,
+        }
+    };
+    normalised(a) == normalised(b)
 }
 
 /// A usage error (exit 2) unless `server` is an `http(s)://host[:port][/path]` URL; `origin`
@@ -99,6 +123,13 @@ impl Ctx {
             )));
         };
         check_server_url(server, &g.server_origin)?;
+        if let Some((own, given)) = &g.token_withheld {
+            output::note(format!(
+                "note: the token of profile `{}` (for {own}) is not sent to {given} (from {}); \
+                 pass --token / REGISTRY_TOKEN, or log into that server with its own --profile",
+                g.profile, g.server_origin
+            ));
+        }
         let client = Client::new(server)?;
         Ok(Ctx {
             client: match &g.token {
@@ -223,6 +254,55 @@ impl Fail {
             }
         }
     }
+}
+
+/// The values of a filter flag with a closed set of values (`--role`, `--department`,
+/// `--status`, `--state`, `--kind`), each read by `parse`: every value outside the set is a
+/// validation error naming the flag (exit 4), as for the flags of `create` and `edit`
+/// (docs/cli.md, exit codes).
+pub fn allowed_values<T>(
+    flag: &str,
+    values: Vec<String>,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, Fail> {
+    let mut read = Vec::new();
+    let mut errors = Vec::new();
+    for value in values {
+        match parse(&value) {
+            Ok(v) => read.push(v),
+            Err(message) => errors.push(FieldError::new(
+                format!("{flag} `{value}`"),
+                FieldCode::InvalidValue,
+                message,
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(read)
+    } else {
+        Err(Fail::Invalid(errors))
+    }
+}
+
+/// [`allowed_values`] for a flag given at most once.
+pub fn allowed_value<T>(
+    flag: &str,
+    value: Option<String>,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, Fail> {
+    Ok(allowed_values(flag, value.into_iter().collect(), parse)?.pop())
+}
+
+/// A usage error (exit 2) when `target` exists and `--force` was not given: a command never
+/// overwrites a file unasked.
+pub fn refuse_to_overwrite(target: &std::path::Path, force: bool) -> Result<(), Fail> {
+    if !force && target.exists() {
+        return Err(Fail::Usage(format!(
+            "{} exists: pass --force to overwrite it, or --file PATH",
+            target.display()
+        )));
+    }
+    Ok(())
 }
 
 /// One line per failing field, in plain words: `  - telephone: must include the area code...`.

@@ -58,13 +58,25 @@ pub struct Cli {
 
 impl Cli {
     /// The command line of this process (`Cli::parse`), noting whether the server URL came from
-    /// `--server` or `REGISTRY_URL`.
+    /// `--server` or `REGISTRY_URL`. An empty `REGISTRY_PROFILE`, `REGISTRY_URL` or
+    /// `REGISTRY_TOKEN` (as CI templates often export them) counts as unset.
     pub fn parse_args() -> Cli {
         let matches = Cli::command().get_matches();
         let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-        cli.server_origin = match matches.value_source("server") {
-            Some(ValueSource::EnvVariable) => "REGISTRY_URL",
-            _ => "--server",
+        let from_env = |id: &str| matches.value_source(id) == Some(ValueSource::EnvVariable);
+        for (id, value) in [
+            ("profile", &mut cli.profile),
+            ("server", &mut cli.server),
+            ("token", &mut cli.token),
+        ] {
+            if from_env(id) && value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                *value = None;
+            }
+        }
+        cli.server_origin = if from_env("server") {
+            "REGISTRY_URL"
+        } else {
+            "--server"
         };
         cli
     }
@@ -78,8 +90,8 @@ enum Command {
     Logout,
     /// Who the profile's token belongs to.
     Whoami,
-    /// List the profiles and the active one.
-    Profiles,
+    /// List the profiles and the active one; `profiles use NAME` switches the active one.
+    Profiles(auth::ProfilesArgs),
     /// Facilities: list, show, create, edit, archive, assign responsibilities, import, export.
     #[command(subcommand)]
     Facility(facility::FacilityCommand),
@@ -129,7 +141,7 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> Result<(), Fail> {
-    let mut globals = Globals::new(
+    let globals = Globals::new(
         cli.profile.as_deref(),
         cli.server,
         cli.server_origin,
@@ -138,9 +150,9 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         cli.no_input,
     )?;
     match cli.command {
-        Command::Login(args) => auth::login(&mut globals, args).await,
-        Command::Logout => auth::logout(&mut globals),
-        Command::Profiles => auth::profiles(&globals),
+        Command::Login(args) => auth::login(&globals, args).await,
+        Command::Logout => auth::logout(&globals),
+        Command::Profiles(args) => auth::profiles(&globals, args),
         Command::Whoami => auth::whoami(&Ctx::new(&globals)?, &globals).await,
         Command::Facility(c) => facility::run(&Ctx::new(&globals)?, c).await,
         Command::User(c) => user::run(&Ctx::new(&globals)?, c).await,

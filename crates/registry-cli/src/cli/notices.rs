@@ -1,7 +1,7 @@
 //! `registry notices`: what needs the facilities' responsible people today — the items of the
 //! daily digest, on demand.
 
-use super::context::{Ctx, Fail};
+use super::context::{Ctx, Fail, allowed_values};
 use super::output;
 use super::resolve;
 use clap::Args;
@@ -28,8 +28,8 @@ pub struct NoticesArgs {
     facility: Option<String>,
     /// qc_overdue, qc_due_soon, licence_expiring, document_expiring, waste_releasable,
     /// quantity_exceeded (repeat or comma-separate).
-    #[arg(long, value_delimiter = ',', value_parser = parse_kind)]
-    kind: Vec<NoticeKind>,
+    #[arg(long, value_delimiter = ',')]
+    kind: Vec<String>,
 }
 
 fn parse_kind(s: &str) -> Result<NoticeKind, String> {
@@ -40,10 +40,11 @@ fn parse_kind(s: &str) -> Result<NoticeKind, String> {
 }
 
 pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
+    let kind = allowed_values("--kind", a.kind, parse_kind)?;
     let mut query =
         ListQuery::default().filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?);
-    if !a.kind.is_empty() {
-        let kinds: Vec<&str> = a.kind.iter().map(|k| k.as_str()).collect();
+    if !kind.is_empty() {
+        let kinds: Vec<&str> = kind.iter().map(|k| k.as_str()).collect();
         query = query.filter("kind", kinds.join(","));
     }
     let list = ctx.client.notices(&query).await?;

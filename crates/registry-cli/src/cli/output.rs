@@ -6,6 +6,7 @@
 use clap::{Args, ValueEnum};
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use registry_client::{ListQuery, MAX_PAGE_SIZE};
 use serde::Serialize;
 use std::io::{self, Write};
 use std::pin::Pin;
@@ -84,18 +85,49 @@ pub enum Format {
     Csv,
 }
 
-/// Which page of a long list to print (`--page`, `--page-size`), or every page (`--all`).
+/// Which page of a long list to print (`--page`, `--page-size`), or every page (`--all`). A 0 is
+/// a usage error naming the flag (exit 2).
 #[derive(Debug, Args)]
 pub struct Paging {
     /// The page to show, from 1.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub page: u32,
     /// Records per page (at most 200).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub page_size: u32,
     /// Every page.
     #[arg(long)]
     pub all: bool,
+}
+
+impl Paging {
+    /// `filters` asking for the page of `--page` and `--page-size` (at most 200 a page).
+    pub fn query(&self, filters: ListQuery) -> ListQuery {
+        ListQuery {
+            page_num: Some(self.page),
+            page_size: Some(self.page_size.min(MAX_PAGE_SIZE)),
+            ..filters
+        }
+    }
+
+    /// After one page of `what` (`facilities`, `documents`) was read: a note on stderr, in every
+    /// output format, when the list holds more than that page.
+    pub fn note_more(&self, paging: &registry_core::api::Paging, shown: usize, what: &str) {
+        if paging.total <= shown as i64 {
+            return;
+        }
+        let size = paging.page_size.max(1);
+        let pages = (paging.total + size - 1) / size;
+        let next = if i64::from(self.page) < pages {
+            format!("next: --page {}, or --all", self.page + 1)
+        } else {
+            "--all lists every page".to_owned()
+        };
+        note(format!(
+            "page {} of {pages} ({} {what}, {size} per page); {next}",
+            self.page, paging.total
+        ));
+    }
 }
 
 /// A list of records: JSON as the API gives them, or a table or CSV under `headers` with one row

@@ -6,6 +6,7 @@ use super::context::{Ctx, Fail};
 use super::{auth, prompt};
 use registry_client::facility_csv::strip_cnpj_punctuation;
 use registry_client::{ClientError, ListQuery};
+use registry_core::Cnpj;
 use registry_core::api::{Facility, Group, User};
 use registry_core::document::Document;
 use registry_core::equipment::{Equipment, EquipmentType, TestType};
@@ -24,15 +25,22 @@ pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
         Err(ClientError::NotFound(_)) => {}
         Err(e) => return Err(e.into()),
     }
-    let bare = strip_cnpj_punctuation(text).unwrap_or_else(|| text.to_owned());
-    let found = ctx
+    // The bare form only when it is a CNPJ: a name with spaces, dots, slashes or dashes
+    // ("Clínica Boa Vista") is searched as given.
+    let cnpj = strip_cnpj_punctuation(text)
+        .filter(|bare| Cnpj::parse(bare).is_ok())
+        .unwrap_or_else(|| text.trim().to_owned());
+    // Every page: a name may be the start of many newer ones (`Hosp`, `Hosp1`…`Hosp25`).
+    let found: Vec<Facility> = ctx
         .client
-        .facilities(&ListQuery::default().filter("q", bare.clone()))
-        .await?
-        .list;
+        .all_pages(
+            "/facilities",
+            &ListQuery::default().filter("q", cnpj.clone()),
+        )
+        .await?;
     let exact: Vec<Facility> = found
         .into_iter()
-        .filter(|f| f.cnpj == bare || f.name.eq_ignore_ascii_case(text))
+        .filter(|f| f.cnpj == cnpj || f.name.trim().eq_ignore_ascii_case(text.trim()))
         .collect();
     match exact.len() {
         0 => Err(Fail::NotFound(format!(
@@ -178,12 +186,9 @@ pub async fn equipment_or_pick(
         },
         None if ctx.interactive => {
             let f = facility_or_pick(ctx, None, "--facility").await?;
-            let list: Vec<Equipment> = ctx
+            let list = ctx
                 .client
-                .all_pages(
-                    &format!("/facility/{}/equipments", f.id),
-                    &ListQuery::default(),
-                )
+                .all_facility_equipment(&f.id, &ListQuery::default())
                 .await?;
             if list.is_empty() {
                 return Err(Fail::NotFound(format!("{} has no equipment", f.name)));

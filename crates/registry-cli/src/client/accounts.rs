@@ -1,6 +1,6 @@
 //! Authentication, users and groups (spec §4.1, §4.2, §4.7).
 
-use super::http::{Client, ListQuery, Result, id_body};
+use super::http::{Client, ListQuery, Result, api_path, id_body};
 use registry_core::api::{
     ChangePasswordInput, Facility, Group, ListEnvelope, LoginRequest, LoginResponse, Message,
     PasswordRecoverInput, User, UserInput,
@@ -15,11 +15,11 @@ impl Client {
         fn edit_user(body: &UserInput) -> User = post("/edit/", body);
         fn deactivate_user(id: &str) -> Message = post("/exclude/", &id_body(id));
         fn users(query: &ListQuery) -> ListEnvelope<User> = get("/users", query);
-        fn user(id: &str) -> User = fetch(&format!("/user/{id}"));
+        fn user(id: &str) -> User = fetch(&api_path(&["user", id])?);
         fn user_facilities(id: &str) -> Vec<Facility> =
-            all_pages(&format!("/user/{id}/facilities"), &ListQuery::default());
+            all_pages(&api_path(&["user", id, "facilities"])?, &ListQuery::default());
         fn groups(query: &ListQuery) -> ListEnvelope<Group> = get("/group", query);
-        fn group(id: &str) -> Group = fetch(&format!("/group/{id}"));
+        fn group(id: &str) -> Group = fetch(&api_path(&["group", id])?);
         fn register_group(name: &str, description: Option<&str>) -> Group =
             post("/group/register", &json!({"name": name, "description": description}));
         /// `POST /group/edit`: `body` carries `_id` and the fields to change.

@@ -1,6 +1,6 @@
 //! Documents (spec §4.5): streamed uploads and downloads, signatures, release, e-mail.
 
-use super::http::{Client, FileDownload, ListQuery, Result, id_body};
+use super::http::{Client, FileDownload, ListQuery, Result, api_path, id_body};
 use crate::error::ClientError;
 use futures::StreamExt;
 use registry_core::api::{ListEnvelope, Message};
@@ -15,12 +15,12 @@ impl Client {
         /// One page of documents; filters `status` (value or slug), `facilityId`, `equipmentId`,
         /// `testId`, `dateGte`, `dateLt`, `q`.
         fn documents(query: &ListQuery) -> ListEnvelope<Document> = get("/documents", query);
-        fn document(id: &str) -> Document = fetch(&format!("/document/{id}"));
+        fn document(id: &str) -> Document = fetch(&api_path(&["document", id])?);
         fn sign_document(id: &str) -> Document = post("/document/sign/", &id_body(id));
         fn release_document(id: &str) -> Document = post("/document/liberate/", &id_body(id));
         fn archive_document(id: &str) -> Message = post("/document/exclude", &id_body(id));
         fn comment_document(id: &str, text: &str) -> Document =
-            post(&format!("/document/{id}/comment"), &json!({"text": text}));
+            post(&api_path(&["document", id, "comment"])?, &json!({"text": text}));
         /// The server's Ed25519 public key that document signatures are checked with.
         fn signing_key() -> SigningKeyInfo = fetch("/signing-key");
     }
@@ -45,7 +45,8 @@ impl Client {
     /// chunk so a large file is never held in memory.
     pub async fn document_file(&self, id: &str, version: Option<i64>) -> Result<FileDownload> {
         let query = ListQuery::default().filter_opt("version", version.map(|v| v.to_string()));
-        self.download(&format!("/document/{id}/file"), &query).await
+        self.download(&api_path(&["document", id, "file"])?, &query)
+            .await
     }
 
     /// `POST /document/scheduleEmail/`: at `send_at` (RFC 3339; default now) to `to` (default the

@@ -1,6 +1,6 @@
 //! Facilities (spec §4.3).
 
-use super::http::{Client, ListQuery, Result, id_body};
+use super::http::{Client, ListQuery, Result, api_path, id_body};
 use registry_core::api::{
     AuditEvent, Facility, FacilityUserInput, FacilityUsersInput, ListEnvelope, Message,
 };
@@ -10,14 +10,14 @@ use serde_json::Value;
 impl Client {
     endpoints! {
         fn facilities(query: &ListQuery) -> ListEnvelope<Facility> = get("/facilities", query);
-        fn facility(id: &str) -> Facility = fetch(&format!("/facility/{id}"));
+        fn facility(id: &str) -> Facility = fetch(&api_path(&["facility", id])?);
         /// `POST /facility/register/`. A facility already registered with this cnpj in this
         /// department answers [`ClientError::Conflict`] with code `duplicate_facility` and its
         /// `_id`.
         fn register_facility(payload: &Value) -> Facility = post("/facility/register/", payload);
         fn archive_facility(id: &str) -> Message = post("/facility/exclude", &id_body(id));
         fn facility_history(id: &str) -> Vec<AuditEvent> =
-            all_pages(&format!("/facility/{id}/history"), &ListQuery::default());
+            all_pages(&api_path(&["facility", id, "history"])?, &ListQuery::default());
     }
 
     /// `PUT /facility/:id/edit`: keys present replace, absent keys stay. With `version`, the edit
@@ -28,7 +28,7 @@ impl Client {
         payload: &Value,
         version: Option<i64>,
     ) -> Result<Facility> {
-        let path = format!("/facility/{id}/edit");
+        let path = api_path(&["facility", id, "edit"])?;
         let mut req = self.request(Method::PUT, &path).json(payload);
         if let Some(v) = version {
             req = req.header(reqwest::header::IF_MATCH, format!("W/\"{v}\""));

@@ -2,6 +2,7 @@
 //! [`ClientError`], pages of lists, and streamed downloads.
 
 use crate::error::ClientError;
+use registry_core::ErrorBody;
 use registry_core::api::{IdInput, ListEnvelope};
 use reqwest::{Method, RequestBuilder};
 use serde::Serialize;
@@ -13,6 +14,28 @@ pub type Result<T, E = ClientError> = std::result::Result<T, E>;
 /// The body of the requests that only name a record: `{"_id": id}`.
 pub(super) fn id_body(id: &str) -> IdInput {
     IdInput { id: id.to_owned() }
+}
+
+/// A path of the API (`/facility/ID/edit`) from its segments, each percent-encoded as one
+/// segment (`/` → `%2F`, `?` → `%3F`, a space → `%20`…), so that an `_id` or name a person typed
+/// never changes which endpoint is asked: `facility show ../users` asks for
+/// `/facility/..%2Fusers`, a 404. A segment that is empty, `.` or `..` names no record (URLs
+/// resolve the dots away): [`ClientError::NotFound`] without asking.
+pub fn api_path(segments: &[&str]) -> Result<String> {
+    if let Some(bad) = segments.iter().find(|s| matches!(**s, "" | "." | "..")) {
+        return Err(ClientError::NotFound(ErrorBody {
+            message: format!("no record with _id `{bad}`"),
+            code: "not_found".into(),
+            errors: None,
+            id: None,
+        }));
+    }
+    let mut url = reqwest::Url::parse("http://registry.invalid/").expect("a valid URL");
+    url.path_segments_mut()
+        .expect("an http URL has a path")
+        .clear()
+        .extend(segments);
+    Ok(url.path().to_owned())
 }
 
 /// The largest page the server gives (product.md §1); walking every page uses it.
@@ -228,5 +251,26 @@ impl FileDownload {
                 url: self.url.clone(),
                 source,
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::api_path;
+
+    #[test]
+    fn path_segments_are_encoded_one_each() {
+        assert_eq!(api_path(&["facility", "abc"]).unwrap(), "/facility/abc");
+        assert_eq!(
+            api_path(&["facility", "../users"]).unwrap(),
+            "/facility/..%2Fusers"
+        );
+        assert_eq!(
+            api_path(&["user", "a b?c#d", "facilities"]).unwrap(),
+            "/user/a%20b%3Fc%23d/facilities"
+        );
+        for bad in ["..", ".", ""] {
+            assert!(api_path(&["test", bad]).is_err(), "{bad}");
+        }
     }
 }

@@ -25,4 +25,4 @@ mod facilities;
 mod http;
 mod material;
 
-pub use http::{Client, FileDownload, ListQuery, MAX_PAGE_SIZE, Result, api_base};
+pub use http::{Client, FileDownload, ListQuery, MAX_PAGE_SIZE, Result, api_base, api_path};

@@ -1,7 +1,7 @@
 //! `registry document download`: a document's file, streamed to disk and checked against its
 //! SHA-256.
 
-use crate::cli::context::{Ctx, Fail};
+use crate::cli::context::{Ctx, Fail, refuse_to_overwrite};
 use crate::cli::{output, resolve};
 use clap::Args;
 use sha2::{Digest, Sha256};
@@ -55,11 +55,8 @@ pub async fn run(ctx: &Ctx, a: DownloadArgs) -> Result<(), Fail> {
         ),
     };
     let to_stdout = target.as_os_str() == "-";
-    if !to_stdout && !a.force && target.exists() {
-        return Err(Fail::Usage(format!(
-            "{} exists: pass --force to overwrite it, or --file PATH",
-            target.display()
-        )));
+    if !to_stdout {
+        refuse_to_overwrite(&target, a.force)?;
     }
     let mut stream = ctx.client.document_file(&d.id, a.version).await?;
     let bar = output::byte_bar(

@@ -1,18 +1,18 @@
 //! `registry document list`: newest first (one page, or all with --all).
 
 use super::view;
-use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Paging};
+use crate::cli::context::{Ctx, Fail, allowed_value};
+use crate::cli::output::Paging;
 use crate::cli::resolve;
 use clap::Args;
-use registry_client::{ListQuery, MAX_PAGE_SIZE};
+use registry_client::ListQuery;
 use registry_core::document::{Document, DocumentStatus};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// A status or its slug: "Falta assinar" / falta-assinar, assinado, liberado, corrigir, em-andamento.
-    #[arg(long, value_parser = parse_status)]
-    status: Option<DocumentStatus>,
+    #[arg(long)]
+    status: Option<String>,
     /// Facility: _id, cnpj or exact name.
     #[arg(long)]
     facility: Option<String>,
@@ -41,8 +41,9 @@ fn parse_status(s: &str) -> Result<DocumentStatus, String> {
 }
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
+    let status = allowed_value("--status", a.status, parse_status)?;
     let filters = ListQuery::default()
-        .filter_opt("status", a.status.map(|s| s.slug()))
+        .filter_opt("status", status.map(|s| s.slug()))
         .filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?)
         .filter_opt("equipmentId", a.equipment)
         .filter_opt("testId", a.test)
@@ -53,23 +54,8 @@ pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
     let list: Vec<Document> = if p.all {
         ctx.client.all_pages("/documents", &filters).await?
     } else {
-        let page = ctx
-            .client
-            .documents(&ListQuery {
-                page_num: Some(p.page),
-                page_size: Some(p.page_size.min(MAX_PAGE_SIZE)),
-                ..filters
-            })
-            .await?;
-        let shown = (i64::from(p.page) - 1) * page.paging.page_size + page.list.len() as i64;
-        if shown < page.paging.total {
-            output::note(format!(
-                "{} of {} documents; next: --page {}, or --all",
-                page.list.len(),
-                page.paging.total,
-                p.page + 1
-            ));
-        }
+        let page = ctx.client.documents(&p.query(filters)).await?;
+        p.note_more(&page.paging, page.list.len(), "documents");
         page.list
     };
     view::print_list(ctx.format, &list)

@@ -6,7 +6,6 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
-use registry_core::equipment::Equipment;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -36,9 +35,6 @@ pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
     query = query
         .filter_opt("active", a.active.map(|active| active.to_string()))
         .filter_opt("q", a.q);
-    let list: Vec<Equipment> = ctx
-        .client
-        .all_pages(&format!("/facility/{}/equipments", f.id), &query)
-        .await?;
+    let list = ctx.client.all_facility_equipment(&f.id, &query).await?;
     view::print_list(ctx.format, &list)
 }

@@ -61,7 +61,7 @@ pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
             responsabilities: vec![role.clone()],
         }),
     }
-    let after = ctx.client.edit_facility_users(&before.id, &users).await?;
+    let after = fields::save_links(ctx, &before, &users, Some(&target)).await?;
     let mut message = format!(
         "{role} of {}: {} <{}>",
         after.name, target.name, target.email

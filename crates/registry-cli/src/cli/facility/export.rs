@@ -1,7 +1,7 @@
 //! `registry facility export`: every facility (all pages) as CSV (the import format) or JSON.
 
-use crate::cli::context::{Ctx, Fail};
-use crate::cli::output;
+use crate::cli::context::{Ctx, Fail, refuse_to_overwrite};
+use crate::cli::output::{self, Format};
 use clap::Args;
 use registry_client::ListQuery;
 use registry_client::facility_csv;
@@ -11,22 +11,58 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// csv (the import format) or json (the API's records).
-    #[arg(long, value_enum, default_value = "csv")]
-    format: ExportFormat,
+    /// csv (the import format) or json (the API's records); default: json with `-o json`, else
+    /// csv.
+    #[arg(long, value_enum)]
+    format: Option<ExportFormat>,
     /// Write here instead of stdout.
     #[arg(long)]
     file: Option<PathBuf>,
+    /// Overwrite the --file when it exists.
+    #[arg(long)]
+    force: bool,
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     Csv,
     Json,
 }
 
+/// `--format`, else what the global `-o` asks for (a table is no export format: csv). The two
+/// disagreeing is a usage error.
+fn export_format(given: Option<ExportFormat>, output: Format) -> Result<ExportFormat, Fail> {
+    let implied = match output {
+        Format::Json => Some(ExportFormat::Json),
+        Format::Csv => Some(ExportFormat::Csv),
+        Format::Table => None,
+    };
+    match (given, implied) {
+        (Some(g), Some(i)) if g != i => Err(Fail::Usage(format!(
+            "--format {} and -o {} disagree: give one of them",
+            g.name(),
+            i.name()
+        ))),
+        (Some(f), _) | (None, Some(f)) => Ok(f),
+        (None, None) => Ok(ExportFormat::Csv),
+    }
+}
+
+impl ExportFormat {
+    fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+        }
+    }
+}
+
 pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
-    let bar = output::progress_bar(0, "pages");
+    let format = export_format(a.format, ctx.format)?;
+    if let Some(path) = &a.file {
+        refuse_to_overwrite(path, a.force)?;
+    }
+    let bar = output::progress_bar(0, "facilities");
     let mut all: Vec<Facility> = Vec::new();
     let mut page = 1;
     loop {
@@ -50,7 +86,7 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
         Some(path) => Box::new(std::fs::File::create(path)?),
         None => Box::new(output::stdout()),
     };
-    match a.format {
+    match format {
         ExportFormat::Json => {
             let mut out = out;
             serde_json::to_writer_pretty(&mut out, &all).map_err(anyhow::Error::from)?;
@@ -75,4 +111,23 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
         if n == 1 { "facility" } else { "facilities" }
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ExportFormat, export_format};
+    use crate::cli::output::Format;
+
+    #[test]
+    fn the_global_output_picks_the_export_format_unless_told() {
+        let pick = |given, output| export_format(given, output).ok();
+        assert_eq!(pick(None, Format::Table), Some(ExportFormat::Csv));
+        assert_eq!(pick(None, Format::Json), Some(ExportFormat::Json));
+        assert_eq!(pick(None, Format::Csv), Some(ExportFormat::Csv));
+        assert_eq!(
+            pick(Some(ExportFormat::Json), Format::Table),
+            Some(ExportFormat::Json)
+        );
+        assert_eq!(pick(Some(ExportFormat::Csv), Format::Json), None);
+    }
 }

@@ -5,8 +5,9 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::payload::insert_given;
 use crate::cli::{output, resolve};
 use clap::Args;
+use registry_client::ClientError;
 use registry_client::facility_csv::{self, strip_cnpj_punctuation};
-use registry_core::api::{FacilityUserInput, FacilityUserView};
+use registry_core::api::{Facility, FacilityUserInput, FacilityUserView, User};
 use registry_core::facility::{Mode, read_facility};
 use registry_core::{FieldCode, FieldError};
 use serde_json::{Map, Value, json};
@@ -243,4 +244,63 @@ pub fn links(users: &[FacilityUserView]) -> Vec<FacilityUserInput> {
             responsabilities: u.responsabilities.clone(),
         })
         .collect()
+}
+
+/// The place in the links sent that a server's field names, and the rest of the field:
+/// `users[2].responsabilities[0]` → (2, `responsabilities[0]`).
+fn link_index(field: &str) -> Option<(usize, &str)> {
+    let (index, rest) = field.strip_prefix("users[")?.split_once(']')?;
+    Some((index.parse().ok()?, rest.trim_start_matches('.')))
+}
+
+/// Sends `users` as the links of `facility` (`POST /facility/users/edit`; `added` is a user
+/// not linked before). The server names a refused link by its place in that list
+/// (`users[2]._id`), which the person never wrote: the refusal names the user instead, and for
+/// a deactivated one says how to unlink them, since every change of the links is refused while
+/// they stay linked.
+pub async fn save_links(
+    ctx: &Ctx,
+    facility: &Facility,
+    users: &[FacilityUserInput],
+    added: Option<&User>,
+) -> Result<Facility, Fail> {
+    let body = match ctx.client.edit_facility_users(&facility.id, users).await {
+        Err(ClientError::Validation(body)) => body,
+        other => return Ok(other?),
+    };
+    let errors = body.errors.clone().unwrap_or_default();
+    if !errors.iter().any(|e| link_index(&e.field).is_some()) {
+        return Err(ClientError::Validation(body).into());
+    }
+    let label = |id: &str| match (
+        facility.users.iter().find(|u| u.id == id),
+        added.filter(|u| u.id == id),
+    ) {
+        (Some(u), _) => (format!("{} <{}>", u.name, u.email), u.email.clone()),
+        (None, Some(u)) => (format!("{} <{}>", u.name, u.email), u.email.clone()),
+        (None, None) => (format!("_id {id}"), id.to_owned()),
+    };
+    let errors = errors
+        .into_iter()
+        .map(|mut e| {
+            let place = link_index(&e.field).map(|(i, rest)| (users.get(i), rest.to_owned()));
+            if let Some((Some(link), rest)) = place {
+                let (who, email) = label(&link.id);
+                e.field = match rest.as_str() {
+                    "" | "_id" => format!("linked user {who}"),
+                    part => format!("{part} of linked user {who}"),
+                };
+                e.message = match e.code {
+                    FieldCode::UserInactive => format!(
+                        "is deactivated, and the facility's links cannot change while they \
+                         stay linked; unlink them first: `registry facility unassign {} --user {email}`",
+                        facility.id
+                    ),
+                    _ => e.message.replace(&link.id, &email),
+                };
+            }
+            e
+        })
+        .collect();
+    Err(Fail::Invalid(errors))
 }

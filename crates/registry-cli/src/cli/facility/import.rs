@@ -51,6 +51,8 @@ struct Item {
     row: usize,
     name: String,
     cnpj: String,
+    /// The cnpj was written with punctuation, which was taken out (the API takes the bare form).
+    cnpj_stripped: bool,
     payload: Result<Value, String>,
 }
 
@@ -276,7 +278,9 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
                 Err(_) => String::new(),
             };
             let (name, raw_cnpj) = (text("name"), text("cnpj"));
-            let cnpj = strip_cnpj_punctuation(&raw_cnpj).unwrap_or(raw_cnpj);
+            let stripped = strip_cnpj_punctuation(&raw_cnpj);
+            let cnpj_stripped = stripped.is_some();
+            let cnpj = stripped.unwrap_or(raw_cnpj);
             let payload = payload.map(|mut p| {
                 if let Some(obj) = p.as_object_mut() {
                     if obj.contains_key("cnpj") {
@@ -293,10 +297,30 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
                 row,
                 name,
                 cnpj,
+                cnpj_stripped,
                 payload,
             }
         })
         .collect())
+}
+
+/// Says on stderr which rows had a cnpj written with punctuation, taken out before sending (as
+/// `facility create` says it).
+fn note_stripped_cnpjs(items: &[Item]) {
+    let rows: Vec<String> = items
+        .iter()
+        .filter(|i| i.cnpj_stripped)
+        .map(|i| i.row.to_string())
+        .collect();
+    if !rows.is_empty() {
+        output::note(format!(
+            "note: {} cnpj{} sent without punctuation (the API accepts only the bare form): {} {}",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" },
+            if rows.len() == 1 { "row" } else { "rows" },
+            rows.join(", ")
+        ));
+    }
 }
 
 fn reason(e: &ClientError) -> String {
@@ -324,6 +348,7 @@ fn stops_the_import(e: &ClientError) -> bool {
 
 pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
     let mut items = read_items(&args.file)?;
+    note_stripped_cnpjs(&items);
     prepare(ctx, &mut items).await?;
     let mut summary = Summary {
         total: items.len(),
@@ -345,7 +370,7 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
             .client
             .all_pages("/facilities", &Default::default())
             .await?;
-        let known: HashSet<(String, String)> = existing
+        let mut known: HashSet<(String, String)> = existing
             .into_iter()
             .map(|f| (f.cnpj, f.department.to_string()))
             .collect();
@@ -355,7 +380,9 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
                 i.cnpj.clone(),
                 p["department"].as_str().unwrap_or_default().to_owned(),
             );
-            if known.contains(&key) {
+            // A row repeating an earlier one of the file (same cnpj and department) is what the
+            // real run finds already registered by then.
+            if !known.insert(key) {
                 summary.already_registered += 1;
             } else {
                 summary.created += 1;
@@ -396,7 +423,8 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
     }
     summary.failures.sort_by_key(|f| f.row);
     summary.failed = summary.failures.len();
-    if summary.failed > 0 {
+    // A dry run writes nothing: its failures are in the summary only.
+    if summary.failed > 0 && !args.dry_run {
         let path = args.failures.clone().unwrap_or_else(|| {
             let mut p = args.file.clone().into_os_string();
             p.push(".failures.csv");
@@ -412,11 +440,15 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
     // Rows that failed outrank a failed print of the summary (stdout's reader gone).
     let printed = print_summary(ctx.format, &summary);
     if summary.failed > 0 {
+        let listed = match &summary.failures_file {
+            Some(path) => format!("listed in {path}"),
+            None => "listed above".to_owned(),
+        };
         return Err(Fail::Other(anyhow::anyhow!(
-            "{} of {} facilities failed (listed in {})",
+            "{} of {} facilities {} ({listed})",
             summary.failed,
             summary.total,
-            summary.failures_file.as_deref().unwrap_or_default()
+            if args.dry_run { "would fail" } else { "failed" }
         )));
     }
     printed

@@ -1,8 +1,8 @@
 //! `registry facility list`: one page of facilities, or all with --all.
 
 use super::view;
-use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Format, Paging};
+use crate::cli::context::{Ctx, Fail, allowed_value};
+use crate::cli::output::Paging;
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
@@ -14,8 +14,8 @@ pub struct ListArgs {
     #[arg(long)]
     q: Option<String>,
     /// "Medicina Nuclear" or "Radiodiagnóstico".
-    #[arg(long, value_parser = parse_department)]
-    department: Option<Department>,
+    #[arg(long)]
+    department: Option<String>,
     /// State, abbreviation or full name (e.g. PE).
     #[arg(long)]
     state: Option<String>,
@@ -47,31 +47,24 @@ pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
         Some(g) => Some(resolve::group(ctx, g).await?.id),
         None => None,
     };
-    let mut q = ListQuery {
-        page_num: Some(a.paging.page),
-        page_size: Some(a.paging.page_size),
-        filters: Vec::new(),
-    }
-    .filter_opt("q", a.q)
-    .filter_opt("department", a.department.map(|d| d.to_string()))
-    .filter_opt("state", a.state)
-    .filter_opt("city", a.city)
-    .filter_opt("group", group)
-    .filter_opt("radioisotope", a.radioisotope)
-    .filter_opt("practice", a.practice);
+    let department = allowed_value("--department", a.department, parse_department)?;
+    let mut q = ListQuery::default()
+        .filter_opt("q", a.q)
+        .filter_opt("department", department.map(|d| d.to_string()))
+        .filter_opt("state", a.state)
+        .filter_opt("city", a.city)
+        .filter_opt("group", group)
+        .filter_opt("radioisotope", a.radioisotope)
+        .filter_opt("practice", a.practice);
     if let Some(u) = a.user {
         q = q.filter("userId", resolve::user(ctx, &u).await?.id);
     }
     let facilities = if a.paging.all {
         ctx.client.all_pages("/facilities", &q).await?
     } else {
-        let page = ctx.client.facilities(&q).await?;
-        if ctx.format == Format::Table && page.paging.total > page.list.len() as i64 {
-            output::note(format!(
-                "page {} of {} facilities ({} per page); --all lists every page",
-                page.paging.page_num, page.paging.total, page.paging.page_size
-            ));
-        }
+        let page = ctx.client.facilities(&a.paging.query(q)).await?;
+        a.paging
+            .note_more(&page.paging, page.list.len(), "facilities");
         page.list
     };
     view::print_list(ctx.format, &facilities)

@@ -51,7 +51,7 @@ pub async fn run(ctx: &Ctx, a: UnassignArgs) -> Result<(), Fail> {
             .filter(|u| u.id != target.id)
             .collect(),
     };
-    let after = ctx.client.edit_facility_users(&before.id, &users).await?;
+    let after = fields::save_links(ctx, &before, &users, None).await?;
     output::note(match &a.role {
         Some(role) => format!("{} no longer holds {role} at {}", target.name, after.name),
         None => format!("{} unlinked from {}", target.name, after.name),

@@ -1,7 +1,7 @@
 //! `registry test due`: what falls due, on one equipment or across the facilities you can read.
 
 use super::view;
-use crate::cli::context::{Ctx, Fail};
+use crate::cli::context::{Ctx, Fail, allowed_values};
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
@@ -14,8 +14,8 @@ pub struct DueArgs {
     equipment: Option<String>,
     /// ok, due_soon, overdue, never_done (repeat or comma-separate); across facilities the
     /// default is what needs attention (due_soon, overdue, never_done).
-    #[arg(long, value_delimiter = ',', value_parser = parse_state)]
-    state: Vec<DueState>,
+    #[arg(long, value_delimiter = ',')]
+    state: Vec<String>,
     /// Only this facility (_id, cnpj or exact name).
     #[arg(long, conflicts_with = "equipment")]
     facility: Option<String>,
@@ -35,9 +35,10 @@ fn parse_state(s: &str) -> Result<DueState, String> {
 }
 
 pub async fn run(ctx: &Ctx, a: DueArgs) -> Result<(), Fail> {
+    let state = allowed_values("--state", a.state, parse_state)?;
     let mut query = ListQuery::default();
-    if !a.state.is_empty() {
-        let states: Vec<&str> = a.state.iter().map(|s| s.as_str()).collect();
+    if !state.is_empty() {
+        let states: Vec<&str> = state.iter().map(|s| s.as_str()).collect();
         query = query.filter("state", states.join(","));
     }
     if a.failing {

@@ -1,17 +1,18 @@
 //! `registry user list` (staff).
 
+use super::fields::parse_role;
 use super::view;
-use crate::cli::context::{Ctx, Fail};
+use crate::cli::context::{Ctx, Fail, allowed_value};
 use registry_client::ListQuery;
-use registry_core::Role;
 use registry_core::api::User;
 
 pub async fn run(
     ctx: &Ctx,
     q: Option<String>,
-    role: Option<Role>,
+    role: Option<String>,
     active: Option<bool>,
 ) -> Result<(), Fail> {
+    let role = allowed_value("--role", role, parse_role)?;
     let query = ListQuery::default()
         .filter_opt("q", q)
         .filter_opt("role", role.map(|r| r.as_str()))

@@ -15,7 +15,6 @@ mod view;
 
 use super::context::{Ctx, Fail};
 use clap::Subcommand;
-use registry_core::Role;
 
 #[derive(Debug, Subcommand)]
 pub enum UserCommand {
@@ -25,8 +24,8 @@ pub enum UserCommand {
         #[arg(long)]
         q: Option<String>,
         /// Only users with this role: Administrator, Admin, Físico, Laudos, Cliente.
-        #[arg(long, value_parser = fields::parse_role)]
-        role: Option<Role>,
+        #[arg(long)]
+        role: Option<String>,
         /// Only active (true) or only deactivated (false) users.
         #[arg(long)]
         active: Option<bool>,

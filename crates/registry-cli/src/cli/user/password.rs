@@ -47,11 +47,11 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
     Ok(())
 }
 
-/// The profiles file read again (it may have changed since the command started) with profile
-/// `name`'s token replaced.
+/// Profile `name`'s token replaced in the profiles file as it is now (it may have changed since
+/// the command started).
 fn save_token(name: &str, token: String) -> Result<(), Fail> {
-    let mut profiles = config::Profiles::load()?;
-    profiles.profiles.entry(name.to_owned()).or_default().token = Some(token);
-    profiles.save()?;
+    config::Profiles::update(|all| {
+        all.profiles.entry(name.to_owned()).or_default().token = Some(token);
+    })?;
     Ok(())
 }
