@@ -88,8 +88,9 @@ async fn make_room(
 
 /// The ranks `(overall, in its department)` of a new live facility, not stored yet. Its id is
 /// normally the latest (time-ordered ids), so it ranks last in both: one statement reads the
-/// ranks of the live facilities just before it and whether a live one comes after it; only then
-/// do ranks move up (`make_room`).
+/// ranks of the live facilities just before it and whether a live one comes after it (the last
+/// id, an index's end: PostgreSQL's generic plan for "any id after it" scanned the table); only
+/// then do ranks move up (`make_room`).
 pub async fn for_new(
     conn: &mut Connection,
     id: &str,
@@ -100,8 +101,8 @@ pub async fn for_new(
                  ORDER BY id DESC LIMIT 1) AS overall, \
                 (SELECT department_rank FROM facilities WHERE department = $1 AND archived_at IS NULL \
                  AND id < $2 ORDER BY id DESC LIMIT 1) AS within, \
-                (SELECT COUNT(*) FROM (SELECT 1 FROM facilities WHERE archived_at IS NULL AND id > $2 \
-                 LIMIT 1) x) AS later",
+                (SELECT CAST(CASE WHEN MAX(id) > $2 THEN 1 ELSE 0 END AS BIGINT) FROM facilities \
+                 WHERE archived_at IS NULL) AS later",
     )
     .bind(department)
     .bind(id)
