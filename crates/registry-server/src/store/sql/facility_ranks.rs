@@ -6,8 +6,8 @@
 //!
 //! New ids are time-ordered (UUIDv7), so a new facility normally ranks last and no other row
 //! moves; archiving shifts the ranks above it down by one (an update of those rows: archives are
-//! rare). The writers serialise on the `facility_counts` rows (`dialect::LOCK_RANKS`), which
-//! the same transactions update.
+//! rare). The writers serialise on one lock (`dialect::LOCK_RANKS`); they alone update
+//! `facility_counts`.
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
