@@ -415,3 +415,38 @@ async fn export_follows_the_global_output_and_does_not_overwrite() {
         .expect(2)
         .says("disagree");
 }
+
+/// With `-o json` a failure prints the error envelope on stdout (the `_id` of the facility
+/// already registered, the failing fields), with the exit code unchanged and the text on stderr.
+#[tokio::test(flavor = "multi_thread")]
+async fn json_output_prints_the_error_envelope() {
+    let env = Env::logged_in().await;
+    let flags = facility_flags("Clinica Envelope", &cnpj(41));
+    let mut args = strs(&flags);
+    args.extend(["-o", "json"]);
+    let id = env.run(&args).await.expect(0).id();
+
+    let again = env.run(&args).await.expect(5).says("already registered");
+    let envelope = again.json();
+    assert_eq!(envelope["code"], "duplicate_facility");
+    assert_eq!(envelope["_id"], id.as_str());
+    assert!(envelope["message"].as_str().is_some_and(|m| !m.is_empty()));
+
+    let missing = env
+        .run(&["facility", "show", "nope", "-o", "json"])
+        .await
+        .expect(5);
+    assert!(missing.json()["message"].is_string(), "{}", missing.stdout);
+
+    let invalid = env
+        .run(&["facility", "edit", &id, "--telephone", "123", "-o", "json"])
+        .await
+        .expect(4);
+    let envelope = invalid.json();
+    assert_eq!(envelope["code"], "validation_failed");
+    assert_eq!(envelope["errors"][0]["field"], "telephone", "{envelope}");
+
+    // Without `-o json` stdout stays empty.
+    let table = env.run(&strs(&flags)).await.expect(5);
+    assert!(table.stdout.is_empty(), "{}", table.stdout);
+}

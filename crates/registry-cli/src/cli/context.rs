@@ -5,7 +5,7 @@
 use super::config;
 use super::output::{self, Format};
 use registry_client::{Client, ClientError, api_base};
-use registry_core::{FieldCode, FieldError};
+use registry_core::{ErrorBody, FieldCode, FieldError};
 use std::io::IsTerminal;
 
 /// The resolved global options: the active profile and its stored server and token, overridden
@@ -222,6 +222,42 @@ impl Fail {
                 | ClientError::Io { .. }
                 | ClientError::Decode { .. } => 1,
             },
+        }
+    }
+
+    /// The failure as the server's error envelope `{"message","code","errors"?,"_id"?}`: the
+    /// server's own for an answer that carried one, else one made the same way for a failure the
+    /// CLI found itself (`usage`, `validation_failed`, `not_found`...). Printed on stdout under
+    /// `-o json` (docs/cli.md, scripts).
+    pub fn envelope(&self) -> ErrorBody {
+        let made = |code: &str, message: String, errors: Option<Vec<FieldError>>| ErrorBody {
+            message,
+            code: code.to_owned(),
+            errors,
+            id: None,
+        };
+        match self {
+            Fail::Client(e) => match e.body() {
+                Some(body) => body.clone(),
+                None => {
+                    let code = match e {
+                        ClientError::Connection { .. } => "connection_failed",
+                        ClientError::Io { .. } => "io_error",
+                        _ => "unexpected_answer",
+                    };
+                    made(code, e.to_string(), None)
+                }
+            },
+            Fail::Usage(m) => made("usage", m.clone(), None),
+            Fail::Auth(m) => made("unauthorized", m.clone(), None),
+            Fail::Invalid(errors) => made(
+                "validation_failed",
+                "the input is not valid".to_owned(),
+                Some(errors.clone()),
+            ),
+            Fail::Rejected(m) => made("rejected", m.clone(), None),
+            Fail::NotFound(m) => made("not_found", m.clone(), None),
+            Fail::Other(e) => made("error", format!("{e:#}"), None),
         }
     }
 

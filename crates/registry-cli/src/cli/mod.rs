@@ -127,6 +127,7 @@ enum Command {
 }
 
 pub async fn run(cli: Cli) -> ExitCode {
+    let format = cli.output;
     match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout went away (`registry … | head -1`): what failed is only the
@@ -135,6 +136,11 @@ pub async fn run(cli: Cli) -> ExitCode {
         Err(fail) if output::stdout_closed() && fail.is_closed_stdout() => ExitCode::SUCCESS,
         Err(fail) => {
             fail.print();
+            if format == Format::Json {
+                // A script reads the envelope (the `_id` of a duplicate); a failure to print it
+                // changes nothing: the exit code and stderr already tell.
+                let _ = output::print_json(&fail.envelope());
+            }
             ExitCode::from(fail.exit_code())
         }
     }
