@@ -186,3 +186,33 @@ async fn facility_create_asks_for_the_group_when_there_are_groups() {
         .await
         .expect(0);
 }
+
+/// Walking the edit wizard keeping every stored value saves nothing, also when the stored
+/// radioisotopes (Tc(99m), I(131)) are not in the order the wizard lists them: "Nothing
+/// changed.", the facility, exit 0, the version unchanged.
+#[tokio::test(flavor = "multi_thread")]
+async fn walking_the_edit_wizard_without_changes_saves_nothing() {
+    let env = Env::logged_in().await;
+    let c = env.facility("Clinica Intacta", 82).await;
+    let cmd = env.at_terminal(&["facility", "edit", &c]);
+    dialogue("the unchanged edit", move || {
+        let mut p = spawn(cmd)?;
+        for prompt in ["Name", "Company name", "CNPJ", "Telephone"] {
+            reply(&mut p, prompt, "")?;
+        }
+        answer(&mut p, "Department", "\r")?;
+        for prompt in ["Street", "City", "State", "CNEN registry"] {
+            reply(&mut p, prompt, "")?;
+        }
+        answer(&mut p, "Authorised practices", "\r")?;
+        answer(&mut p, "Authorised radioisotopes", "\r")?;
+        reply(&mut p, "mCi per week", "")?;
+        reply(&mut p, "mCi per week", "")?;
+        answer(&mut p, "Link a user", "n")?;
+        p.exp_string("Nothing changed.")?;
+        ends_saying(&mut p, "Clinica Intacta")
+    })
+    .await;
+    let shown = env.json(&["facility", "show", &c]).await;
+    assert_eq!(shown["version"], 1, "{shown}");
+}

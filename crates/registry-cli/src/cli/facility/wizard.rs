@@ -233,6 +233,12 @@ pub async fn fill_create(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), 
     Ok(())
 }
 
+/// `items` in order, for comparing two lists as sets.
+fn sorted<T: PartialOrd>(mut items: Vec<T>) -> Vec<T> {
+    items.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    items
+}
+
 /// Walks every field with the stored value to keep or change; returns only what changed.
 pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
     let mut out = Map::new();
@@ -292,26 +298,38 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
         json!(current_group),
         json!(group(ctx, current_group.as_deref()).await?),
     );
+    // Practices and radioisotopes are sets: the wizard lists them in the catalogue's order,
+    // which need not be the stored one, so only a different set is a change.
     let old_practices: Vec<&str> = f.practices.iter().map(|p| p.as_str()).collect();
-    changed(
-        "practices",
-        json!(old_practices),
-        json!(practices(&f.practices)?),
-    );
+    let new_practices = practices(&f.practices)?;
+    if sorted(old_practices) != sorted(new_practices.clone()) {
+        out.insert("practices".into(), json!(new_practices));
+    }
     let current: Vec<(Radioisotope, f64)> = f
         .radioisotopes
         .iter()
         .map(|r| (r.name, r.quantity))
         .collect();
     let new_isotopes = radioisotopes(&current)?;
-    let unchanged = new_isotopes.as_array().is_some_and(|list| {
-        list.len() == current.len()
-            && list.iter().zip(&current).all(|(n, (iso, q))| {
-                n["name"] == iso.as_str()
-                    && n["quantity"].as_str().and_then(|s| s.parse::<f64>().ok()) == Some(*q)
+    let old_set = sorted(
+        current
+            .iter()
+            .map(|(iso, q)| (iso.as_str().to_owned(), Some(*q)))
+            .collect(),
+    );
+    let new_set = sorted(
+        new_isotopes
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|n| {
+                let name = n["name"].as_str().unwrap_or_default().to_owned();
+                let quantity = n["quantity"].as_str().and_then(|s| s.parse::<f64>().ok());
+                (name, quantity)
             })
-    });
-    if !unchanged {
+            .collect(),
+    );
+    if old_set != new_set {
         out.insert("radioisotopes".into(), new_isotopes);
     }
     let mut users = fields::links(&f.users);
