@@ -245,3 +245,39 @@ async fn upload_sign_release_download_and_verify() {
         .expect(0);
     env.run(&["document", "show", &id]).await.expect(5);
 }
+
+/// A draft is handed in for signing with `submit`, sent back with `return --text` (a comment
+/// saying why), handed in again and signed: the review's moves through the document edit.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_draft_is_submitted_returned_and_signed() {
+    let env = Env::logged_in().await;
+    let facility = env.facility("Clinica Rascunho", 22).await;
+    std::fs::write(env.work.path().join("rascunho.pdf"), pdf(2048)).unwrap();
+    let draft = env
+        .json(&upload_args(
+            "rascunho.pdf",
+            "Rascunho",
+            &facility,
+            &["--validity", "2027-11-01", "--draft"],
+        ))
+        .await;
+    assert_eq!(draft["status"], "Em andamento");
+    let id = draft["_id"].as_str().unwrap().to_owned();
+    env.run(&["document", "sign", &id]).await.expect(5);
+
+    let submitted = env.json(&["document", "submit", &id]).await;
+    assert_eq!(submitted["status"], "Falta assinar");
+    let returned = env
+        .json(&["document", "return", &id, "--text", "Falta a tabela 2"])
+        .await;
+    assert_eq!(returned["status"], "Corrigir");
+    assert_eq!(returned["comments"][0]["text"], "Falta a tabela 2");
+    // Only from "Falta assinar": a second return is a conflict.
+    env.run(&["document", "return", &id, "--text", "de novo"])
+        .await
+        .expect(5);
+
+    env.run(&["document", "submit", &id]).await.expect(0);
+    let signed = env.json(&["document", "sign", &id]).await;
+    assert_eq!(signed["status"], "Assinado");
+}

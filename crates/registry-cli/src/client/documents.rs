@@ -4,7 +4,7 @@ use super::http::{Client, FileDownload, ListQuery, Result, api_path, id_body};
 use crate::error::ClientError;
 use futures::StreamExt;
 use registry_core::api::{ListEnvelope, Message};
-use registry_core::document::{Document, SigningKeyInfo};
+use registry_core::document::{Document, DocumentStatus, SigningKeyInfo};
 use reqwest::multipart::{Form, Part};
 use reqwest::{Body, Method};
 use serde_json::{Value, json};
@@ -18,6 +18,11 @@ impl Client {
         fn document(id: &str) -> Document = fetch(&api_path(&["document", id])?);
         fn sign_document(id: &str) -> Document = post("/document/sign/", &id_body(id));
         fn release_document(id: &str) -> Document = post("/document/liberate/", &id_body(id));
+        /// `POST /document/edit/` with only a `status`: hand a draft in for signing (`Em
+        /// andamento`/`Corrigir` → `Falta assinar`), or, by a signer, send it back (`Falta
+        /// assinar` → `Corrigir`).
+        fn move_document(id: &str, status: DocumentStatus) -> Document =
+            post("/document/edit/", &json!({"_id": id, "status": status.as_str()}));
         fn archive_document(id: &str) -> Message = post("/document/exclude", &id_body(id));
         fn comment_document(id: &str, text: &str) -> Document =
             post(&api_path(&["document", id, "comment"])?, &json!({"text": text}));

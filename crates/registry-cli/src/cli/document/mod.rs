@@ -7,6 +7,7 @@ mod comment;
 mod download;
 mod list;
 mod release;
+mod review;
 mod schedule_email;
 mod show;
 mod sign;
@@ -35,6 +36,21 @@ pub enum DocumentCommand {
     Sign {
         /// The document's _id.
         document: String,
+    },
+    /// Hand a draft ("Em andamento") or a document to correct ("Corrigir") in for signing
+    /// ("Falta assinar").
+    Submit {
+        /// The document's _id.
+        document: String,
+    },
+    /// Send a document awaiting signature back for correction ("Corrigir"), with a comment on
+    /// what to correct (Físico, Administrator).
+    Return {
+        /// The document's _id.
+        document: String,
+        /// What to correct, kept as a comment (prompted when missing).
+        #[arg(long)]
+        text: Option<String>,
     },
     /// Release a signed document to the facility (Administrator, Admin, Físico).
     Release {
@@ -91,6 +107,8 @@ pub async fn run(globals: &Globals, command: DocumentCommand) -> Result<(), Fail
         DocumentCommand::Upload(a) => upload::run(ctx, a).await,
         DocumentCommand::Download(a) => download::run(ctx, a).await,
         DocumentCommand::Sign { document } => sign::run(ctx, &document).await,
+        DocumentCommand::Submit { document } => review::submit(ctx, &document).await,
+        DocumentCommand::Return { document, text } => review::send_back(ctx, &document, text).await,
         DocumentCommand::Release { document } => release::run(ctx, &document).await,
         DocumentCommand::Comment { document, text } => comment::run(ctx, &document, text).await,
         DocumentCommand::ScheduleEmail { document, to, at } => {
