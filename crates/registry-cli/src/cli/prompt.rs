@@ -3,6 +3,7 @@
 
 use super::context::{Ctx, Fail};
 use super::output;
+use dialoguer::console::{Term, truncate_str};
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, FuzzySelect, Input, Password};
 use registry_client::ClientError;
@@ -155,11 +156,40 @@ pub async fn confirm_and_send(
     Ok(Some(m))
 }
 
+/// How many entries a pick list (`Select`, `FuzzySelect`, `MultiSelect`) shows at once: what
+/// fits the terminal, so a list longer than the screen pages instead of leaving a copy of itself
+/// at every keystroke. Prompts are drawn on stderr.
+pub fn list_rows() -> usize {
+    rows_fitting(Term::stderr().size().0)
+}
+
+/// The entries of a list on a terminal of `rows` rows: the prompt line, the page marker and a
+/// margin left free, and never fewer than 5.
+fn rows_fitting(rows: u16) -> usize {
+    usize::from(rows).saturating_sub(4).max(5)
+}
+
+/// The labels of a pick list cut to the terminal's width, so that none wraps (a wrapped line
+/// breaks the list's redraw).
+pub fn fit_labels<S: AsRef<str>>(items: &[S]) -> Vec<String> {
+    labels_fitting(items, Term::stderr().size().1)
+}
+
+/// `items` cut with `…` to a terminal of `columns` columns, less the list's marks (`> [x] `).
+fn labels_fitting<S: AsRef<str>>(items: &[S], columns: u16) -> Vec<String> {
+    let width = usize::from(columns).saturating_sub(8).max(12);
+    items
+        .iter()
+        .map(|item| truncate_str(item.as_ref(), width, "…").into_owned())
+        .collect()
+}
+
 /// A fuzzy pick among `items` (typing filters by any part of the label).
 pub fn fuzzy_pick(label: &str, items: &[String]) -> Result<usize, Fail> {
     Ok(FuzzySelect::with_theme(&theme())
         .with_prompt(label)
-        .items(items)
+        .max_length(list_rows())
+        .items(fit_labels(items))
         .default(0)
         .interact()?)
 }
@@ -170,4 +200,25 @@ pub fn optional_text(label: &str) -> Result<String, Fail> {
         .with_prompt(label)
         .allow_empty(true)
         .interact_text()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pick_list_fits_the_terminal() {
+        assert_eq!(rows_fitting(30), 26);
+        assert_eq!(rows_fitting(6), 5);
+        assert_eq!(rows_fitting(0), 5);
+        let long = "Hospital São João — Diagnóstico Ação — Radiodiagnóstico (55566677000183)";
+        let cut = labels_fitting(&[long, "Curto"], 60);
+        assert!(console_width(&cut[0]) <= 52, "{}", cut[0]);
+        assert!(cut[0].ends_with('…') && cut[0].starts_with("Hospital São João"));
+        assert_eq!(cut[1], "Curto");
+    }
+
+    fn console_width(text: &str) -> usize {
+        dialoguer::console::measure_text_width(text)
+    }
 }

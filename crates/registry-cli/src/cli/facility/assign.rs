@@ -28,7 +28,8 @@ fn pick_role(ctx: &Ctx, role: Option<String>) -> Result<String, Fail> {
             let items: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
             let i = dialoguer::Select::with_theme(&prompt::theme())
                 .with_prompt("Responsibility")
-                .items(&items)
+                .max_length(prompt::list_rows())
+                .items(prompt::fit_labels(&items))
                 .default(0)
                 .interact()?;
             Ok(items[i].to_owned())

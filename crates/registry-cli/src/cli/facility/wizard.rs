@@ -4,7 +4,7 @@
 use super::fields;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::output;
-use crate::cli::prompt::theme;
+use crate::cli::prompt::{fit_labels, list_rows, theme};
 use crate::cli::resolve;
 use dialoguer::{Confirm, FuzzySelect, Input, MultiSelect, Select};
 use registry_client::ListQuery;
@@ -77,7 +77,8 @@ fn department(current: Option<Department>) -> Result<Department, Fail> {
     let items: Vec<&str> = Department::ALL.iter().map(|d| d.as_str()).collect();
     let i = Select::with_theme(&theme())
         .with_prompt("Department")
-        .items(&items)
+        .max_length(list_rows())
+        .items(fit_labels(&items))
         .default(
             current
                 .and_then(|c| Department::ALL.iter().position(|d| *d == c))
@@ -92,7 +93,8 @@ fn practices(current: &[Practice]) -> Result<Vec<&'static str>, Fail> {
     let defaults: Vec<bool> = Practice::ALL.iter().map(|p| current.contains(p)).collect();
     let chosen = MultiSelect::with_theme(&theme())
         .with_prompt("Authorised practices (space to mark, enter to go on)")
-        .items(&items)
+        .max_length(list_rows())
+        .items(fit_labels(&items))
         .defaults(&defaults)
         .interact()?;
     Ok(chosen.into_iter().map(|i| items[i]).collect())
@@ -106,7 +108,8 @@ fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
         .collect();
     let chosen = MultiSelect::with_theme(&theme())
         .with_prompt("Authorised radioisotopes (space to mark, enter to go on)")
-        .items(&items)
+        .max_length(list_rows())
+        .items(fit_labels(&items))
         .defaults(&defaults)
         .interact()?;
     let mut out = Vec::new();
@@ -143,7 +146,8 @@ async fn group(ctx: &Ctx, current: Option<&str>) -> Result<Option<String>, Fail>
         .map_or(0, |i| i + 1);
     let i = FuzzySelect::with_theme(&theme())
         .with_prompt("Group (type to filter)")
-        .items(&items)
+        .max_length(list_rows())
+        .items(fit_labels(&items))
         .default(default)
         .interact()?;
     Ok(i.checked_sub(1).map(|i| groups[i].id.clone()))
@@ -163,7 +167,8 @@ async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(),
         let u = resolve::pick_user(ctx, "User (type part of the name or e-mail)").await?;
         let chosen = MultiSelect::with_theme(&theme())
             .with_prompt(format!("Responsibilities of {}", u.name))
-            .items(&roles)
+            .max_length(list_rows())
+            .items(fit_labels(&roles))
             .interact()?;
         let given: Vec<String> = chosen.into_iter().map(|i| roles[i].to_owned()).collect();
         users.retain(|l| l.id != u.id);

@@ -60,7 +60,8 @@ async fn ask_roles(ctx: &Ctx) -> Result<Option<Vec<Role>>, Fail> {
     let defaults: Vec<bool> = grantable.iter().map(|r| *r == Role::Client).collect();
     let chosen = MultiSelect::with_theme(&prompt::theme())
         .with_prompt("Roles (space to mark, enter to go on)")
-        .items(&items)
+        .max_length(prompt::list_rows())
+        .items(prompt::fit_labels(&items))
         .defaults(&defaults)
         .interact()?;
     if chosen.is_empty() {
