@@ -4,11 +4,12 @@
 //! away (`registry … | head -1`) ends the command quietly instead of a panic ([`stdout_closed`]).
 
 use clap::{Args, ValueEnum};
-use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use dialoguer::console::Term;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use registry_client::{ListQuery, MAX_PAGE_SIZE};
 use serde::Serialize;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
@@ -176,8 +177,7 @@ fn print_rows<T: Serialize>(
             w.flush()?;
         }
         Format::Table => {
-            let mut table = Table::new();
-            table.load_preset(UTF8_FULL_CONDENSED);
+            let mut table = table();
             table.set_header(headers.iter().copied());
             for r in cells {
                 table.add_row(r);
@@ -188,6 +188,30 @@ fn print_rows<T: Serialize>(
     Ok(())
 }
 
+/// A table in the CLI's style, as wide as its content (for a table inside another's cell).
+pub fn styled_table() -> Table {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED);
+    table
+}
+
+/// A table of results: on a terminal, fitted to its width (long cells wrap inside their
+/// column); piped, as wide as its content, as before.
+fn table() -> Table {
+    let mut table = styled_table();
+    let width = io::stdout().is_terminal().then(|| Term::stdout().size().1);
+    fit(&mut table, width);
+    table
+}
+
+/// `table` fitted to a terminal `width` columns wide; unchanged without one.
+fn fit(table: &mut Table, width: Option<u16>) {
+    if let Some(width) = width {
+        table.set_content_arrangement(ContentArrangement::Dynamic);
+        table.set_width(width);
+    }
+}
+
 /// One record: JSON as the API gives it, or a two-column table (CSV: a header row and one row).
 pub fn print_record<T: Serialize>(
     format: Format,
@@ -196,8 +220,7 @@ pub fn print_record<T: Serialize>(
 ) -> anyhow::Result<()> {
     match format {
         Format::Table => {
-            let mut table = Table::new();
-            table.load_preset(UTF8_FULL_CONDENSED);
+            let mut table = table();
             for (k, v) in fields {
                 table.add_row(vec![k.to_owned(), v]);
             }
@@ -259,4 +282,41 @@ fn bar(len: Option<u64>, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
     bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn widest_line(table: &Table) -> usize {
+        table
+            .to_string()
+            .lines()
+            .map(dialoguer::console::measure_text_width)
+            .max()
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_table_fits_the_terminal_and_stays_whole_when_piped() {
+        let long = "Hospital São João — Diagnóstico Ação — Radiodiagnóstico";
+        let filled = || {
+            let mut table = styled_table();
+            table.set_header(["_id", "name", "companyName", "department"]);
+            table.add_row([
+                "01a2132b-0131-7394-982d-747d5465801a",
+                long,
+                "Hospital São João Ltda",
+                "Medicina Nuclear",
+            ]);
+            table
+        };
+        let mut at_terminal = filled();
+        fit(&mut at_terminal, Some(60));
+        assert!(widest_line(&at_terminal) <= 60, "{at_terminal}");
+        let mut piped = filled();
+        fit(&mut piped, None);
+        assert!(widest_line(&piped) > 100, "{piped}");
+        assert!(piped.to_string().contains(long));
+    }
 }

@@ -88,13 +88,11 @@ pub fn show(format: Format, t: &QcTest) -> Result<(), Fail> {
 /// The figures as text: a table per list (sources, points, geometries, values), then the
 /// figures of the whole test.
 pub fn figures_text(figures: &Value) -> String {
-    use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
     let Some(obj) = figures.as_object() else {
         return qc::display_value(figures);
     };
     let mut out = Vec::new();
-    let mut summary = Table::new();
-    summary.load_preset(UTF8_FULL_CONDENSED);
+    let mut summary = output::styled_table();
     for (key, value) in obj {
         match value {
             Value::Array(rows) if rows.first().is_some_and(Value::is_object) => {
@@ -102,8 +100,7 @@ pub fn figures_text(figures: &Value) -> String {
                     .as_object()
                     .map(|o| o.keys().cloned().collect())
                     .unwrap_or_default();
-                let mut table = Table::new();
-                table.load_preset(UTF8_FULL_CONDENSED);
+                let mut table = output::styled_table();
                 table.set_header(&headers);
                 for row in rows {
                     table.add_row(headers.iter().map(|h| qc::display_value(&row[h.as_str()])));
