@@ -98,7 +98,7 @@ async fn user_create_offers_only_the_roles_the_caller_may_grant() {
     let env = Env::logged_in().await;
     let (_, fisico) = env.user("Fisico Wizard", &["Físico"]).await;
     let fisico_token = env.token_of(&fisico).await;
-    // The Administrator may grant any role: they are offered, Cliente marked.
+    // The Administrator may grant any role: they are offered, none marked.
     let by_admin = env.at_terminal(&["user", "create"]);
     // A Físico may grant only Cliente: nothing to ask, straight to the password.
     let mut by_fisico = env.at_terminal(&["user", "create"]);
@@ -107,8 +107,8 @@ async fn user_create_offers_only_the_roles_the_caller_may_grant() {
         let mut p = spawn(by_admin)?;
         reply(&mut p, "Name", "Dora Wizard")?;
         reply(&mut p, "E-mail", "dora.wizard@example.com")?;
-        // Administrator, Admin, Físico, Laudos, Cliente: mark Físico, unmark Cliente.
-        answer(&mut p, "Roles", "jj jj \r")?;
+        // Administrator, Admin, Físico, Laudos, Cliente, none marked: mark Físico only.
+        answer(&mut p, "Roles", "jj \r")?;
         reply(&mut p, "Password", PASSWORD)?;
         reply(&mut p, "Repeat it", PASSWORD)?;
         ends_saying(&mut p, "Created Dora Wizard")?;

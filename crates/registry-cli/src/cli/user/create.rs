@@ -42,7 +42,8 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
 }
 
 /// At the terminal: the roles of the new user, picked among those the caller may grant
-/// (product.md §3: an Administrator any, other staff only `Cliente`), `Cliente` marked. Nothing
+/// (product.md §3: an Administrator any, other staff only `Cliente`), none marked: the user gets
+/// what the person marks, and `Cliente` when nothing is marked. Nothing
 /// is asked when `Cliente` is all the caller may grant (or nobody is logged in: self-registration).
 async fn ask_roles(ctx: &Ctx) -> Result<Option<Vec<Role>>, Fail> {
     let Some(me) = auth::caller(ctx).await? else {
@@ -57,12 +58,10 @@ async fn ask_roles(ctx: &Ctx) -> Result<Option<Vec<Role>>, Fail> {
         return Ok(None);
     }
     let items: Vec<&str> = grantable.iter().map(|r| r.as_str()).collect();
-    let defaults: Vec<bool> = grantable.iter().map(|r| *r == Role::Client).collect();
     let chosen = MultiSelect::with_theme(&prompt::theme())
         .with_prompt("Roles (space to mark, enter to go on)")
         .max_length(prompt::list_rows())
         .items(prompt::fit_labels(&items))
-        .defaults(&defaults)
         .interact()?;
     if chosen.is_empty() {
         output::note("No role marked: the user is a Cliente.");
