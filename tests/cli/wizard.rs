@@ -216,3 +216,53 @@ async fn walking_the_edit_wizard_without_changes_saves_nothing() {
     let shown = env.json(&["facility", "show", &c]).await;
     assert_eq!(shown["version"], 1, "{shown}");
 }
+
+/// Prompts check each answer with the core readers and ask again with the reason: a wrong
+/// e-mail and a short password at `user create`; a wrong `--cnpj` and `--telephone` given with
+/// the facility wizard are asked for first, before any other question, with the value given.
+#[tokio::test(flavor = "multi_thread")]
+async fn prompts_ask_again_until_the_answer_is_valid() {
+    let env = Env::logged_in().await;
+    let user = env.at_terminal(&["user", "create"]);
+    let good = cnpj(83);
+    let mut wrong = good.clone();
+    wrong.replace_range(13.., if good.ends_with('0') { "1" } else { "0" });
+    let mut flags = facility_flags("Clinica Flags Erradas", &wrong);
+    let telephone = flags.iter().position(|f| f == "(81) 3333-4444").unwrap();
+    flags[telephone] = "123".into();
+    let facility = env.at_terminal(&strs(&flags));
+    let last_digit = good[13..].to_owned();
+    dialogue("the checked prompts", move || {
+        let mut p = spawn(user)?;
+        reply(&mut p, "Name", "Eva Checks")?;
+        reply(&mut p, "E-mail", "not-an-email")?;
+        reply(
+            &mut p,
+            "is not a valid e-mail address",
+            "eva.checks@example.com",
+        )?;
+        answer(&mut p, "Roles", "\r")?;
+        reply(&mut p, "Password", "short")?;
+        reply(&mut p, "must have at least 8 characters", PASSWORD)?;
+        reply(&mut p, "Repeat it", PASSWORD)?;
+        ends_saying(&mut p, "Created Eva Checks")?;
+
+        let mut p = spawn(facility)?;
+        p.exp_string("check digits do not match")?;
+        // The value given is the text to correct: the last digit, then the whole telephone.
+        reply(&mut p, "CNPJ", &format!("\x7f{last_digit}"))?;
+        reply(&mut p, "Telephone", "\x7f\x7f\x7f(81) 3333-4444")?;
+        reply(&mut p, "CNEN registry", "")?;
+        answer(&mut p, "Link a user", "n")?;
+        ends_saying(&mut p, "Registered facility Clinica Flags Erradas")
+    })
+    .await;
+    let list = env
+        .admin
+        .facilities(&ListQuery::default().filter("q", "Clinica Flags Erradas"))
+        .await
+        .unwrap()
+        .list;
+    assert_eq!(list[0].cnpj, good);
+    assert_eq!(list[0].telephone, "(81) 3333-4444");
+}

@@ -3,7 +3,7 @@
 use super::config::Profiles;
 use super::context::{Ctx, Fail, Globals, check_server_url};
 use super::output::{self, or_empty};
-use super::prompt;
+use super::{prompt, rules};
 use base64::Engine;
 use clap::{Args, Subcommand};
 use registry_client::{Client, ClientError};
@@ -40,10 +40,29 @@ pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
         Some(_) => g.server_origin.clone(),
         None => "the prompt".to_owned(),
     };
-    let server = prompt::text_or_ask(g.server.clone(), g.interactive, "--server", "Server URL")?;
+    // A URL typed at the prompt is asked again until it is one; a given one that is not is a
+    // usage error naming where it came from.
+    let server = match g.server.clone() {
+        Some(given) => given,
+        None => prompt::checked(
+            None,
+            g.interactive,
+            "--server",
+            "Server URL",
+            None,
+            Some(&rules::server_url),
+        )?,
+    };
     check_server_url(&server, &origin)?;
-    let email = prompt::text_or_ask(args.email, g.interactive, "--email", "E-mail")?;
-    let password = prompt::password(args.password_stdin, g.interactive, "Password", false)?;
+    let email = prompt::checked(
+        args.email,
+        g.interactive,
+        "--email",
+        "E-mail",
+        None,
+        Some(&rules::email),
+    )?;
+    let password = prompt::password(args.password_stdin, g.interactive, "Password", false, None)?;
     let client = Client::new(&server)?;
     let answer = match client.login(&email, &password).await {
         Ok(answer) => answer,

@@ -85,9 +85,20 @@ pub fn same_server(a: &str, b: &str) -> bool {
 /// A usage error (exit 2) unless `server` is an `http(s)://host[:port][/path]` URL; `origin`
 /// names where it came from (`--server`, `REGISTRY_URL`, a profile).
 pub fn check_server_url(server: &str, origin: &str) -> Result<(), Fail> {
-    let problem = match reqwest::Url::parse(server.trim()) {
+    match server_url_problem(server) {
+        None => Ok(()),
+        Some(problem) => Err(Fail::Usage(format!(
+            "the server URL `{server}` (from {origin}) is not valid: {problem}; give one like \
+             http://host:port, e.g. http://127.0.0.1:8080 or https://registry.example.org"
+        ))),
+    }
+}
+
+/// Why `server` is not an `http(s)://host[:port][/path]` URL, if it is not.
+pub fn server_url_problem(server: &str) -> Option<String> {
+    Some(match reqwest::Url::parse(server.trim()) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
-            return Ok(());
+            return None;
         }
         _ if !server.contains("://") => "it does not start with http:// or https://".to_owned(),
         Ok(url) if !matches!(url.scheme(), "http" | "https") => {
@@ -95,11 +106,7 @@ pub fn check_server_url(server: &str, origin: &str) -> Result<(), Fail> {
         }
         Ok(_) => "it names no host".to_owned(),
         Err(e) => e.to_string(),
-    };
-    Err(Fail::Usage(format!(
-        "the server URL `{server}` (from {origin}) is not valid: {problem}; give one like \
-         http://host:port, e.g. http://127.0.0.1:8080 or https://registry.example.org"
-    )))
+    })
 }
 
 /// What a command that talks to the server needs: the client and how to talk to the person.

@@ -16,6 +16,7 @@ mod payload;
 mod prompt;
 mod qc_test;
 mod resolve;
+mod rules;
 mod user;
 mod waste;
 

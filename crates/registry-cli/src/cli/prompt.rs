@@ -14,19 +14,13 @@ pub fn theme() -> ColorfulTheme {
     ColorfulTheme::default()
 }
 
-/// The given value, else a prompt, else a usage error naming `flag`.
-pub fn text_or_ask(
-    given: Option<String>,
-    interactive: bool,
-    flag: &str,
-    label: &str,
-) -> Result<String, Fail> {
-    given_or_input(given, interactive, flag, label, None)
-}
+/// How an answer is checked before it is taken: `Err` holds the reason shown while the same
+/// question is asked again (`rules`).
+pub type Check<'a> = &'a dyn Fn(&str) -> Result<(), String>;
 
-/// [`text_or_ask`] at the terminal of `ctx`.
+/// The given value, else a prompt at the terminal of `ctx`, else a usage error naming `flag`.
 pub fn text(ctx: &Ctx, given: Option<String>, flag: &str, label: &str) -> Result<String, Fail> {
-    given_or_input(given, ctx.interactive, flag, label, None)
+    checked(given, ctx.interactive, flag, label, None, None)
 }
 
 /// [`text`] with a prompt that offers `default`.
@@ -37,29 +31,59 @@ pub fn text_or_default(
     label: &str,
     default: &str,
 ) -> Result<String, Fail> {
-    given_or_input(given, ctx.interactive, flag, label, Some(default))
+    checked(given, ctx.interactive, flag, label, Some(default), None)
 }
 
-fn given_or_input(
+/// The given value, else a prompt (offering `default`), else a usage error naming `flag`; with
+/// `check`, a typed answer is asked again until it passes, and at a terminal a given value that
+/// does not pass is asked for at once (before any later question), with the reason and the value
+/// given as the text to correct. Without a terminal the value goes on as given, to be refused
+/// with the other fields (exit 4).
+pub fn checked(
     given: Option<String>,
     interactive: bool,
     flag: &str,
     label: &str,
     default: Option<&str>,
+    check: Option<Check>,
 ) -> Result<String, Fail> {
-    match given {
-        Some(v) => Ok(v),
-        None if interactive => input(label, default),
-        None => Err(missing(flag)),
+    match (given, check) {
+        (Some(v), Some(check)) if interactive => match check(v.trim()) {
+            Ok(()) => Ok(v),
+            Err(reason) => {
+                output::note(format!("{flag} `{v}`: {reason}"));
+                ask(label, None, Some(&v), Some(check))
+            }
+        },
+        (Some(v), _) => Ok(v),
+        (None, check) if interactive => ask(label, default, None, check),
+        (None, _) => Err(missing(flag)),
     }
 }
 
-/// A line typed at the terminal (only called at one), offering `default` when there is one.
-pub fn input(label: &str, default: Option<&str>) -> Result<String, Fail> {
+/// A line typed at the terminal, checked by `check` (asked again with the reason until it
+/// passes); trimmed.
+pub fn input_checked(label: &str, check: Check) -> Result<String, Fail> {
+    ask(label, None, None, Some(check))
+}
+
+fn ask(
+    label: &str,
+    default: Option<&str>,
+    initial: Option<&str>,
+    check: Option<Check>,
+) -> Result<String, Fail> {
     let theme = theme();
     let mut input = Input::<String>::with_theme(&theme).with_prompt(label);
     if let Some(d) = default {
         input = input.default(d.to_owned());
+    }
+    if let Some(text) = initial {
+        input = input.with_initial_text(text);
+    }
+    if let Some(check) = check {
+        input = input.validate_with(move |s: &String| check(s.trim()));
+        return Ok(input.interact_text()?.trim().to_owned());
     }
     Ok(input.interact_text()?)
 }
@@ -81,12 +105,15 @@ pub fn missing_all(flags: &[&str]) -> Fail {
     ))
 }
 
-/// A password: one line of stdin with `--password-stdin`, else a hidden prompt.
+/// A password: one line of stdin with `--password-stdin`, else a hidden prompt; with `check`, a
+/// typed one is asked again with the reason until it passes (one from stdin is checked with the
+/// other fields).
 pub fn password(
     from_stdin: bool,
     interactive: bool,
     label: &str,
     confirm: bool,
+    check: Option<Check>,
 ) -> Result<String, Fail> {
     if from_stdin {
         let mut line = String::new();
@@ -106,6 +133,9 @@ pub fn password(
     let mut prompt = Password::with_theme(&theme).with_prompt(label);
     if confirm {
         prompt = prompt.with_confirmation("Repeat it", "The two entries differ");
+    }
+    if let Some(check) = check {
+        prompt = prompt.validate_with(move |p: &String| check(p));
     }
     Ok(prompt.interact()?)
 }

@@ -3,7 +3,7 @@
 use super::view;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::payload::{insert_given, object};
-use crate::cli::{output, prompt, resolve};
+use crate::cli::{output, prompt, resolve, rules};
 use clap::Args;
 use registry_core::document::read_document;
 use registry_core::equipment::local_date;
@@ -61,14 +61,29 @@ pub async fn run(ctx: &Ctx, a: UploadArgs) -> Result<(), Fail> {
         .unwrap_or_default();
     let name = prompt::text_or_default(ctx, a.name, "--name", "Document name", &stem)?;
     let today = local_date(chrono::Utc::now()).to_string();
-    let date = prompt::text_or_default(ctx, a.date, "--date", "Date (YYYY-MM-DD)", &today)?;
-    let validity = prompt::text(ctx, a.validity, "--validity", "Valid until (YYYY-MM-DD)")?;
-    let mut fields = object([
-        ("name", json!(name)),
-        ("facility", json!(f.id)),
-        ("date", json!(date)),
-        ("validity", json!(validity)),
-    ]);
+    let mut fields = object([("name", json!(name)), ("facility", json!(f.id))]);
+    // Each date is checked as it is answered (the validity after the date), as the server will.
+    for (key, given, flag, label, default) in [
+        (
+            "date",
+            a.date,
+            "--date",
+            "Date (YYYY-MM-DD)",
+            Some(today.as_str()),
+        ),
+        (
+            "validity",
+            a.validity,
+            "--validity",
+            "Valid until (YYYY-MM-DD)",
+            None,
+        ),
+    ] {
+        let so_far = fields.clone();
+        let check = move |s: &str| rules::document_field(&so_far, key, s);
+        let value = prompt::checked(given, ctx.interactive, flag, label, default, Some(&check))?;
+        fields.insert(key.into(), json!(value));
+    }
     if let Some(e) = a.equipment {
         let e = resolve::equipment_or_pick(ctx, Some(e), "--equipment").await?;
         fields.insert("equipment".into(), json!(e.id));

@@ -28,7 +28,8 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
     fields::clean_cnpj(&mut obj);
     fields::group_to_id(ctx, &mut obj).await?;
     if by_flags && ctx.interactive {
-        wizard::fill_create(ctx, &mut obj).await?;
+        let refused = fields::take_refused(&mut obj);
+        wizard::fill_create(ctx, &mut obj, &refused).await?;
     }
     let payload = Value::Object(obj);
     fields::check_locally(&payload, Mode::Create)?;

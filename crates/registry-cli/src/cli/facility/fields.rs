@@ -231,6 +231,24 @@ pub fn local_field_errors(payload: &Value, mode: Mode) -> Result<(), Vec<FieldEr
     }
 }
 
+/// At a terminal, before the wizard's first question: the fields given as flags that the local
+/// check refuses are taken out of `obj` (each refusal noted), so the wizard asks for them, with
+/// the value given as the text to correct. Returns the fields taken out.
+pub fn take_refused(obj: &mut Map<String, Value>) -> Map<String, Value> {
+    let mut refused = Map::new();
+    let errors = local_field_errors(&Value::Object(obj.clone()), Mode::Create).err();
+    for e in errors.unwrap_or_default() {
+        let key = e.field.split(['[', '.']).next().unwrap_or_default();
+        if let Some(value) = obj.remove(key) {
+            refused.insert(key.to_owned(), value);
+        }
+        if refused.contains_key(key) {
+            output::note(format!("{}: {}", e.field, e.message));
+        }
+    }
+    refused
+}
+
 pub fn check_locally(payload: &Value, mode: Mode) -> Result<(), Fail> {
     local_field_errors(payload, mode).map_err(Fail::Invalid)
 }

@@ -6,6 +6,7 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::output;
 use crate::cli::prompt::{fit_labels, list_rows, theme};
 use crate::cli::resolve;
+use crate::cli::rules::not_empty;
 use dialoguer::{Confirm, FuzzySelect, Input, MultiSelect, Select};
 use registry_client::ListQuery;
 use registry_client::facility_csv::strip_cnpj_punctuation;
@@ -31,14 +32,6 @@ fn optional_text(label: &str, initial: &str) -> Result<Option<String>, Fail> {
         .allow_empty(true)
         .interact_text()?;
     Ok(Some(v.trim().to_owned()).filter(|v| !v.is_empty()))
-}
-
-fn not_empty(s: &str) -> Result<(), String> {
-    if s.is_empty() {
-        Err("is required".into())
-    } else {
-        Ok(())
-    }
 }
 
 fn cnpj_rule(s: &str) -> Result<(), String> {
@@ -180,33 +173,52 @@ async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(),
     Ok(())
 }
 
-/// Asks for every field of a new facility that `obj` does not have yet.
-pub async fn fill_create(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), Fail> {
+/// Asks for every field of a new facility that `obj` does not have yet; a field in `refused`
+/// (given as a flag, refused by the local check) is offered as the text to correct.
+pub async fn fill_create(
+    ctx: &Ctx,
+    obj: &mut Map<String, Value>,
+    refused: &Map<String, Value>,
+) -> Result<(), Fail> {
+    let given = |key: &str| refused.get(key).and_then(Value::as_str).unwrap_or_default();
+    let given_address = |key: &str| {
+        refused
+            .get("address")
+            .and_then(|a| a[0][key].as_str())
+            .unwrap_or_default()
+    };
     if !obj.contains_key("name") {
-        obj.insert("name".into(), json!(text("Name", "", not_empty)?));
+        obj.insert(
+            "name".into(),
+            json!(text("Name", given("name"), not_empty)?),
+        );
     }
     if !obj.contains_key("companyName") {
         obj.insert(
             "companyName".into(),
-            json!(text("Company name", "", not_empty)?),
+            json!(text("Company name", given("companyName"), not_empty)?),
         );
     }
     if !obj.contains_key("cnpj") {
-        obj.insert("cnpj".into(), json!(cnpj("")?));
+        obj.insert("cnpj".into(), json!(cnpj(given("cnpj"))?));
     }
     if !obj.contains_key("telephone") {
         obj.insert(
             "telephone".into(),
-            json!(text("Telephone with area code", "", telephone_rule)?),
+            json!(text(
+                "Telephone with area code",
+                given("telephone"),
+                telephone_rule
+            )?),
         );
     }
     if !obj.contains_key("department") {
         obj.insert("department".into(), json!(department(None)?.as_str()));
     }
     if !obj.contains_key("address") {
-        let street = text("Street", "", not_empty)?;
-        let city = text("City", "", not_empty)?;
-        let state = text("State", "", not_empty)?;
+        let street = text("Street", given_address("street"), not_empty)?;
+        let city = text("City", given_address("city"), not_empty)?;
+        let state = text("State", given_address("state"), not_empty)?;
         obj.insert(
             "address".into(),
             json!([{"street": street, "city": city, "state": state}]),

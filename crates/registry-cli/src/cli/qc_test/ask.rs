@@ -3,17 +3,27 @@
 
 use super::readings::cell;
 use crate::cli::context::Fail;
-use crate::cli::prompt;
+use crate::cli::{prompt, rules};
 use registry_core::qc::{self, TestKind};
 use serde_json::{Map, Value, json};
 
 fn ask(label: &str) -> Result<String, Fail> {
-    prompt::input(label, None)
+    prompt::input_checked(label, &rules::not_empty)
 }
 
-/// Numbers separated by spaces or semicolons (a decimal comma is accepted).
+/// A number (a decimal comma accepted), asked again until it is one.
+fn ask_number(label: &str) -> Result<Value, Fail> {
+    Ok(cell(&prompt::input_checked(label, &rules::number)?))
+}
+
+/// A time (`YYYY-MM-DD[ HH:MM]`, Brasília), asked again until it reads as one.
+fn ask_time(label: &str) -> Result<Value, Fail> {
+    Ok(json!(prompt::input_checked(label, &rules::time)?))
+}
+
+/// Numbers separated by spaces or semicolons (a decimal comma accepted).
 fn ask_numbers(label: &str) -> Result<Value, Fail> {
-    let text = ask(label)?;
+    let text = prompt::input_checked(label, &rules::numbers)?;
     Ok(json!(
         text.split([' ', ';'])
             .filter(|s| !s.is_empty())
@@ -23,17 +33,23 @@ fn ask_numbers(label: &str) -> Result<Value, Fail> {
 }
 
 /// A list of `{first: text, second: number}` objects, asked for until the first answer is left
-/// empty.
-fn ask_pairs(first: (&str, &str), second: (&str, &str)) -> Result<Value, Fail> {
+/// empty; `first_check` checks a first answer that is not empty.
+fn ask_pairs(
+    first: (&str, &str),
+    first_check: prompt::Check,
+    second: (&str, &str),
+) -> Result<Value, Fail> {
     let mut out = Vec::new();
     loop {
-        let text = prompt::optional_text(first.1)?;
-        if text.trim().is_empty() {
+        let text = prompt::input_checked(first.1, &|s: &str| {
+            if s.is_empty() { Ok(()) } else { first_check(s) }
+        })?;
+        if text.is_empty() {
             return Ok(Value::Array(out));
         }
         let mut pair = Map::new();
         pair.insert(first.0.into(), json!(text.trim()));
-        pair.insert(second.0.into(), cell(&ask(second.1)?));
+        pair.insert(second.0.into(), ask_number(second.1)?);
         out.push(Value::Object(pair));
     }
 }
@@ -54,7 +70,7 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
             if certified {
                 m.insert(
                     "measuredAt".into(),
-                    json!(ask("Measured at (YYYY-MM-DD HH:MM, Brasília)")?),
+                    ask_time("Measured at (YYYY-MM-DD HH:MM, Brasília)")?,
                 );
             }
             let mut sources = Vec::new();
@@ -67,11 +83,11 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
                 if certified {
                     s.insert(
                         "certificateActivity".into(),
-                        cell(&ask("Certificate activity")?),
+                        ask_number("Certificate activity")?,
                     );
                     s.insert(
                         "certificateDate".into(),
-                        json!(ask("Certificate date (YYYY-MM-DD[ HH:MM])")?),
+                        ask_time("Certificate date (YYYY-MM-DD[ HH:MM])")?,
                     );
                 }
                 s.insert(
@@ -89,23 +105,27 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
             unit(&mut m)?;
             m.insert("nuclide".into(), json!(ask("Nuclide (e.g. Tc-99m)")?));
             let at = ("at", "Reading time (YYYY-MM-DD HH:MM; empty when done)");
-            m.insert("readings".into(), ask_pairs(at, ("activity", "Activity"))?);
+            m.insert(
+                "readings".into(),
+                ask_pairs(at, &rules::time, ("activity", "Activity"))?,
+            );
         }
         TestKind::Geometry => {
             unit(&mut m)?;
             m.insert(
                 "reference".into(),
-                json!({"label": ask("Reference geometry")?, "reading": cell(&ask("Its reading")?)}),
+                json!({"label": ask("Reference geometry")?, "reading": ask_number("Its reading")?}),
             );
             let geometry = ("label", "Geometry (empty when done)");
             let reading = ("reading", "Its reading");
-            m.insert("geometries".into(), ask_pairs(geometry, reading)?);
+            let any: prompt::Check = &|_| Ok(());
+            m.insert("geometries".into(), ask_pairs(geometry, any, reading)?);
         }
         TestKind::Reproducibility => {
             m.insert("unit".into(), json!(ask("Unit (e.g. µSv/h)")?));
             m.insert(
                 "referenceReading".into(),
-                cell(&ask("Reference reading of the check source")?),
+                ask_number("Reference reading of the check source")?,
             );
             m.insert(
                 "readings".into(),
@@ -117,7 +137,7 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
             for q in &tolerances.quantities {
                 values.insert(
                     q.name.clone(),
-                    cell(&ask(&format!("{} ({})", q.label, q.unit))?),
+                    ask_number(&format!("{} ({})", q.label, q.unit))?,
                 );
             }
             m.insert("values".into(), Value::Object(values));

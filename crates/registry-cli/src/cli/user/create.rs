@@ -4,7 +4,7 @@
 use super::fields::UserFields;
 use super::view;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{auth, output, prompt};
+use crate::cli::{auth, output, prompt, rules};
 use clap::Args;
 use dialoguer::MultiSelect;
 use registry_core::Role;
@@ -21,18 +21,37 @@ pub struct CreateArgs {
 
 pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let mut input = a.fields.input()?;
-    for (value, flag, label) in [
-        (&mut input.name, "--name", "Name"),
-        (&mut input.email, "--email", "E-mail"),
-    ] {
-        if value.is_none() {
-            *value = Some(prompt::text(ctx, None, flag, label)?);
+    let name_rule: prompt::Check = &rules::not_empty;
+    let email_rule: prompt::Check = &rules::email;
+    // The values given as flags are checked first (at a terminal, a wrong one is asked for again
+    // before any other question), then the missing ones are asked for.
+    for given in [true, false] {
+        for (value, flag, label, rule) in [
+            (&mut input.name, "--name", "Name", name_rule),
+            (&mut input.email, "--email", "E-mail", email_rule),
+        ] {
+            if value.is_some() == given {
+                *value = Some(prompt::checked(
+                    value.take(),
+                    ctx.interactive,
+                    flag,
+                    label,
+                    None,
+                    Some(rule),
+                )?);
+            }
         }
     }
     if input.roles.is_none() && ctx.interactive {
         input.roles = ask_roles(ctx).await?;
     }
-    let password = prompt::password(a.password_stdin, ctx.interactive, "Password", true)?;
+    let password = prompt::password(
+        a.password_stdin,
+        ctx.interactive,
+        "Password",
+        true,
+        Some(&rules::password),
+    )?;
     input.password = Some(password);
     let payload = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
     read_user(&payload, true).map_err(Fail::Invalid)?;

@@ -4,7 +4,7 @@
 
 use crate::cli::config;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, prompt, resolve};
+use crate::cli::{output, prompt, resolve, rules};
 
 pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Result<(), Fail> {
     let target = match user {
@@ -18,9 +18,16 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
             ctx.interactive,
             "Current password",
             false,
+            None,
         )?),
     };
-    let new = prompt::password(password_stdin, ctx.interactive, "New password", true)?;
+    let new = prompt::password(
+        password_stdin,
+        ctx.interactive,
+        "New password",
+        true,
+        Some(&rules::password),
+    )?;
     let m = ctx
         .client
         .change_password(

@@ -1,10 +1,16 @@
 //! `registry user reset-password`: set a new password with the code of a recovery e-mail.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, prompt};
+use crate::cli::{output, prompt, rules};
 
 pub async fn run(ctx: &Ctx, token: &str, password_stdin: bool) -> Result<(), Fail> {
-    let new = prompt::password(password_stdin, ctx.interactive, "New password", true)?;
+    let new = prompt::password(
+        password_stdin,
+        ctx.interactive,
+        "New password",
+        true,
+        Some(&rules::password),
+    )?;
     let m = ctx.client.reset_password(token, &new).await?;
     output::note(m.message);
     Ok(())

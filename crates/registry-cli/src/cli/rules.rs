@@ -1,0 +1,121 @@
+//! The checks of answers typed at a prompt, made with the same core readers the flags and the
+//! server use, so that a wrong answer is asked again with the reason instead of failing the whole
+//! command after the last question. Each gives `Err(reason)`.
+
+use super::context::server_url_problem;
+use registry_core::FieldError;
+use registry_core::document::read_document;
+use registry_core::qc::read::parse_time;
+use registry_core::user::read_user;
+use registry_core::values::password_problem;
+use serde_json::{Map, Value, json};
+
+/// The reasons the reader gave for field `key`, if any (the other fields' are not this
+/// answer's).
+fn problems_of<T>(read: Result<T, Vec<FieldError>>, key: &str) -> Result<(), String> {
+    let reasons: Vec<String> = read
+        .err()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.field == key)
+        .map(|e| e.message)
+        .collect();
+    if reasons.is_empty() {
+        Ok(())
+    } else {
+        Err(reasons.join("; "))
+    }
+}
+
+/// An e-mail address, as `read_user` reads it.
+pub fn email(s: &str) -> Result<(), String> {
+    problems_of(read_user(&json!({ "email": s }), false), "email")
+}
+
+/// A password of the server's policy (at least 8 characters...).
+pub fn password(s: &str) -> Result<(), String> {
+    password_problem(s).map_or(Ok(()), |p| Err(p.to_owned()))
+}
+
+/// Field `key` of a document upload given as `value`, with the fields answered before it
+/// (`validity` after `date`), as `read_document` reads it.
+pub fn document_field(fields: &Map<String, Value>, key: &str, value: &str) -> Result<(), String> {
+    let mut fields = fields.clone();
+    fields.insert(key.to_owned(), json!(value));
+    problems_of(read_document(&fields, true), key)
+}
+
+/// An `http(s)://host[:port]` server URL.
+pub fn server_url(s: &str) -> Result<(), String> {
+    server_url_problem(s).map_or(Ok(()), Err)
+}
+
+/// A number (a decimal comma accepted), as a QC reading.
+pub fn number(s: &str) -> Result<(), String> {
+    parse_number(s)
+        .map(|_| ())
+        .ok_or_else(|| format!("`{s}` is not a number"))
+}
+
+/// Numbers separated by spaces or semicolons, at least one.
+pub fn numbers(s: &str) -> Result<(), String> {
+    let mut parts = s.split([' ', ';']).filter(|p| !p.is_empty()).peekable();
+    if parts.peek().is_none() {
+        return Err("give at least one number".into());
+    }
+    parts.try_for_each(number)
+}
+
+/// A time as QC readings take it: `YYYY-MM-DD[ HH:MM]` (Brasília) or RFC 3339.
+pub fn time(s: &str) -> Result<(), String> {
+    parse_time(s)
+        .map(|_| ())
+        .ok_or_else(|| "must be a date as YYYY-MM-DD, or YYYY-MM-DD HH:MM".into())
+}
+
+/// A non-blank answer.
+pub fn not_empty(s: &str) -> Result<(), String> {
+    if s.trim().is_empty() {
+        Err("is required".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// `s` as a finite number, a decimal comma accepted.
+pub fn parse_number(s: &str) -> Option<f64> {
+    s.trim()
+        .replace(',', ".")
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_checked_with_the_core_readers() {
+        assert!(email("not-an-email").is_err());
+        assert!(email("ana@example.com").is_ok());
+        assert_eq!(
+            password("short").unwrap_err(),
+            "must have at least 8 characters"
+        );
+        assert!(server_url("localhost:18095").is_err());
+        assert!(server_url("http://localhost:18095").is_ok());
+        assert!(number("abc").is_err());
+        assert!(number("1,5").is_ok());
+        assert!(numbers("1.2 3;4").is_ok());
+        assert!(numbers("1.2 x").is_err());
+        assert!(numbers(" ").is_err());
+        assert!(time("2026-11-20 08:00").is_ok());
+        assert!(time("amanhã").is_err());
+        let mut fields = Map::new();
+        fields.insert("date".into(), json!("2026-11-20"));
+        assert!(document_field(&fields, "validity", "2026-02-30").is_err());
+        assert!(document_field(&fields, "validity", "2026-11-01").is_err());
+        assert!(document_field(&fields, "validity", "2027-11-01").is_ok());
+    }
+}
