@@ -137,9 +137,10 @@ pub async fn run(cli: Cli) -> ExitCode {
         Err(fail) if output::stdout_closed() && fail.is_closed_stdout() => ExitCode::SUCCESS,
         Err(fail) => {
             fail.print();
-            if format == Format::Json {
-                // A script reads the envelope (the `_id` of a duplicate); a failure to print it
-                // changes nothing: the exit code and stderr already tell.
+            if format == Format::Json && !output::stdout_written() {
+                // A script reads the envelope (the `_id` of a duplicate), unless the command
+                // printed its outcome already (a verdict, an import's summary); a failure to print
+                // it changes nothing: the exit code and stderr already tell.
                 let _ = output::print_json(&fail.envelope());
             }
             ExitCode::from(fail.exit_code())

@@ -37,6 +37,15 @@ pub fn stdout_closed() -> bool {
     STDOUT_CLOSED.load(Ordering::Relaxed)
 }
 
+static STDOUT_WRITTEN: AtomicBool = AtomicBool::new(false);
+
+/// Whether the command wrote anything to stdout. A command that printed its outcome (a verdict,
+/// an import's summary) before failing has given the machine-readable form already, so
+/// `cli::run` prints no error envelope after it.
+pub fn stdout_written() -> bool {
+    STDOUT_WRITTEN.load(Ordering::Relaxed)
+}
+
 fn watch<T>(result: io::Result<T>) -> io::Result<T> {
     if let Err(e) = &result
         && e.kind() == io::ErrorKind::BrokenPipe
@@ -46,9 +55,17 @@ fn watch<T>(result: io::Result<T>) -> io::Result<T> {
     result
 }
 
+/// [`watch`] for a write of some bytes, noting that stdout was written to.
+fn watch_write(result: io::Result<usize>) -> io::Result<usize> {
+    if matches!(result, Ok(n) if n > 0) {
+        STDOUT_WRITTEN.store(true, Ordering::Relaxed);
+    }
+    watch(result)
+}
+
 impl<W: Write> Write for Stdout<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        watch(self.0.write(buf))
+        watch_write(self.0.write(buf))
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -62,7 +79,7 @@ impl<W: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Stdout<W> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf).map(watch)
+        Pin::new(&mut self.0).poll_write(cx, buf).map(watch_write)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
