@@ -205,3 +205,40 @@ async fn a_dry_run_predicts_repeated_rows_writes_nothing_and_stripping_is_said()
     assert_eq!(real["alreadyRegistered"], dry["alreadyRegistered"]);
     assert!(std::path::Path::new(&failures).exists());
 }
+
+/// `facility import -` reads stdin: CSV, or JSON when it starts with `[`.
+#[tokio::test(flavor = "multi_thread")]
+async fn import_reads_stdin() {
+    let env = Env::logged_in().await;
+    let csv = format!(
+        "name,companyName,cnpj,telephone,department,street,city,state\n\
+         Stdin CSV,X Ltda,{},(11) 3333-4444,Medicina Nuclear,Rua 1,São Paulo,SP\n",
+        cnpj(700)
+    );
+    let dry = env
+        .run_with(
+            &["facility", "import", "-", "--dry-run", "-o", "json"],
+            &csv,
+            &[],
+        )
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(dry["created"], 1, "{dry}");
+    let json = serde_json::json!([{
+        "name": "Stdin JSON", "companyName": "Y Ltda", "cnpj": cnpj(701),
+        "telephone": "(11) 3333-4444", "department": "Radiodiagnóstico",
+        "address": [{"street": "Rua 2", "city": "São Paulo", "state": "SP"}],
+    }]);
+    let run = env
+        .run_with(
+            &["facility", "import", "-", "-o", "json"],
+            &format!("  \n{json}"),
+            &[],
+        )
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(run["created"], 1, "{run}");
+    assert_eq!(env.facility_count().await, 1);
+}

@@ -33,7 +33,7 @@ server does not know is looked up by its name or e-mail (as `facility export` wr
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// A .csv file with a header row (columns below) or a .json array of facility payloads (the
-    /// API's field names).
+    /// API's field names); `-` reads stdin (JSON when it starts with `[`, else CSV).
     file: PathBuf,
     /// Check every row and tell what would happen, without registering anything.
     #[arg(long)]
@@ -41,7 +41,8 @@ pub struct ImportArgs {
     /// Registrations in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
     concurrency: u16,
-    /// Where to write the rows that failed (default: <file>.failures.csv).
+    /// Where to write the rows that failed (default: <file>.failures.csv; stdin.failures.csv
+    /// for `-`).
     #[arg(long)]
     failures: Option<PathBuf>,
 }
@@ -226,11 +227,20 @@ async fn prepare(ctx: &Ctx, items: &mut [Item]) -> Result<(), Fail> {
 fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
     let unreadable =
         |e: &dyn std::fmt::Display| Fail::Usage(format!("cannot read {}: {e}", path.display()));
-    let is_json = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    // `-` is stdin: JSON when its first non-blank character opens an array, else CSV.
+    let from_stdin = path.as_os_str() == "-";
+    let text = if from_stdin {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| unreadable(&e))?
+    } else {
+        std::fs::read_to_string(path).map_err(|e| unreadable(&e))?
+    };
+    let is_json = if from_stdin {
+        text.trim_start().starts_with('[')
+    } else {
+        path.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    };
     let payloads: Vec<(usize, Result<Value, String>)> = if is_json {
-        let text = std::fs::read_to_string(path).map_err(|e| unreadable(&e))?;
         let value: Value = serde_json::from_str(&text).map_err(|e| unreadable(&e))?;
         let Value::Array(items) = value else {
             return Err(Fail::Usage(format!(
@@ -246,8 +256,7 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
     } else {
         let mut reader = csv::ReaderBuilder::new()
             .trim(csv::Trim::All)
-            .from_path(path)
-            .map_err(|e| unreadable(&e))?;
+            .from_reader(text.as_bytes());
         let headers = reader.headers().map_err(|e| unreadable(&e))?.clone();
         let mut out = Vec::new();
         for (i, record) in reader.records().enumerate() {
@@ -426,7 +435,11 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
     // A dry run writes nothing: its failures are in the summary only.
     if summary.failed > 0 && !args.dry_run {
         let path = args.failures.clone().unwrap_or_else(|| {
-            let mut p = args.file.clone().into_os_string();
+            let mut p = if args.file.as_os_str() == "-" {
+                "stdin".into()
+            } else {
+                args.file.clone().into_os_string()
+            };
             p.push(".failures.csv");
             PathBuf::from(p)
         });
