@@ -450,3 +450,26 @@ async fn json_output_prints_the_error_envelope() {
     let table = env.run(&strs(&flags)).await.expect(5);
     assert!(table.stdout.is_empty(), "{}", table.stdout);
 }
+
+/// A facility is named by its name with case and accents ignored (as the server's search
+/// ignores them), and by a lower-case alphanumeric cnpj.
+#[tokio::test(flavor = "multi_thread")]
+async fn names_fold_case_and_accents_and_a_cnpj_its_letters() {
+    let env = Env::logged_in().await;
+    env.run(&strs(&facility_flags("Clínica Acentuada", &cnpj(42))))
+        .await
+        .expect(0);
+    for name in [
+        "CLÍNICA ACENTUADA",
+        "Clinica Acentuada",
+        "clínica acentuada",
+    ] {
+        let shown = env.json(&["facility", "show", name]).await;
+        assert_eq!(shown["name"], "Clínica Acentuada", "{name}");
+    }
+    env.run(&strs(&facility_flags("Clinica Alfa", "12ABC34501DE35")))
+        .await
+        .expect(0);
+    let shown = env.json(&["facility", "show", "12abc34501de35"]).await;
+    assert_eq!(shown["cnpj"], "12ABC34501DE35");
+}

@@ -4,12 +4,12 @@
 
 use super::context::{Ctx, Fail};
 use super::{auth, prompt};
-use registry_client::facility_csv::strip_cnpj_punctuation;
 use registry_client::{ClientError, ListQuery};
-use registry_core::Cnpj;
 use registry_core::api::{Facility, Group, User};
 use registry_core::document::Document;
 use registry_core::equipment::{Equipment, EquipmentType, TestType};
+use registry_core::text::search_key;
+use registry_core::{Cnpj, CnpjError};
 
 /// A fuzzy pick at the terminal among `items`, each shown by `label`.
 fn choose<T>(question: &str, items: Vec<T>, label: impl Fn(&T) -> String) -> Result<T, Fail> {
@@ -18,18 +18,33 @@ fn choose<T>(question: &str, items: Vec<T>, label: impl Fn(&T) -> String) -> Res
     Ok(items.into_iter().nth(i).expect("picked from the list"))
 }
 
-/// A facility by `_id`, else by exact cnpj or name among the search results.
+/// The bare, upper-case CNPJ that `text` writes, if it writes a valid one
+/// (`11.222.333/0001-81` → `11222333000181`, `12abc34501de35` → `12ABC34501DE35`).
+fn cnpj_of(text: &str) -> Option<String> {
+    let mut candidate = text.trim().to_owned();
+    // At most one of each correction: the punctuation, the letters' case.
+    for _ in 0..3 {
+        match Cnpj::parse(&candidate) {
+            Ok(_) => return Some(candidate),
+            Err(CnpjError::Punctuated { bare }) => candidate = bare,
+            Err(CnpjError::LowerCase { upper }) => candidate = upper,
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// A facility by `_id`, else by exact cnpj, or by name with case and accents ignored as the
+/// server's search ignores them, among the search results.
 pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
     match ctx.client.facility(text).await {
         Ok(f) => return Ok(f),
         Err(ClientError::NotFound(_)) => {}
         Err(e) => return Err(e.into()),
     }
-    // The bare form only when it is a CNPJ: a name with spaces, dots, slashes or dashes
-    // ("Clínica Boa Vista") is searched as given.
-    let cnpj = strip_cnpj_punctuation(text)
-        .filter(|bare| Cnpj::parse(bare).is_ok())
-        .unwrap_or_else(|| text.trim().to_owned());
+    // The bare, upper-case form only when it is a CNPJ: a name with spaces, dots, slashes or
+    // dashes ("Clínica Boa Vista") is searched as given.
+    let cnpj = cnpj_of(text).unwrap_or_else(|| text.trim().to_owned());
     // Every page: a name may be the start of many newer ones (`Hosp`, `Hosp1`…`Hosp25`).
     let found: Vec<Facility> = ctx
         .client
@@ -40,7 +55,7 @@ pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
         .await?;
     let exact: Vec<Facility> = found
         .into_iter()
-        .filter(|f| f.cnpj == cnpj || f.name.trim().eq_ignore_ascii_case(text.trim()))
+        .filter(|f| f.cnpj == cnpj || search_key(f.name.trim()) == search_key(text.trim()))
         .collect();
     match exact.len() {
         0 => Err(Fail::NotFound(format!(
