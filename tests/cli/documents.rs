@@ -240,6 +240,15 @@ async fn upload_sign_release_download_and_verify() {
         ])
         .await;
     assert_eq!(scheduled["scheduledEmail"]["to"][0], "fisica@example.com");
+    // Refused values are named by their flags, not by the API's fields.
+    env.run(&["document", "schedule-email", &id, "--at", "amanhã"])
+        .await
+        .expect(4)
+        .says("  - --at:");
+    env.run(&["document", "schedule-email", &id, "--to", "x"])
+        .await
+        .expect(4)
+        .says("  - --to `x`:");
     env.run(&["document", "archive", &id, "--yes"])
         .await
         .expect(0);
