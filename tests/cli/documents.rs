@@ -290,3 +290,21 @@ async fn a_draft_is_submitted_returned_and_signed() {
     let signed = env.json(&["document", "sign", &id]).await;
     assert_eq!(signed["status"], "Assinado");
 }
+
+/// An upload over the server's limit is refused input: exit 4, saying why.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upload_over_the_limit_is_refused_input() {
+    let env = Env::start_configured(|c| c.documents.upload_limit = 64 * 1024).await;
+    env.login_admin().await;
+    let facility = env.facility("Clinica Limite", 23).await;
+    std::fs::write(env.work.path().join("grande.pdf"), pdf(256 * 1024)).unwrap();
+    env.run(&upload_args(
+        "grande.pdf",
+        "Grande",
+        &facility,
+        &["--validity", "2027-11-01"],
+    ))
+    .await
+    .expect(4)
+    .says("upload limit");
+}

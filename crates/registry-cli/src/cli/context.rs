@@ -223,6 +223,12 @@ impl Fail {
             Fail::Client(e) => match e {
                 ClientError::Unauthorized(_) | ClientError::PermissionDenied(_) => 3,
                 ClientError::Validation(_) => 4,
+                // Over the upload limit: refused input, like an empty file or a wrong type.
+                ClientError::Server { status, .. }
+                    if *status == reqwest::StatusCode::PAYLOAD_TOO_LARGE =>
+                {
+                    4
+                }
                 ClientError::NotFound(_) | ClientError::Conflict(_) => 5,
                 ClientError::Connection { .. }
                 | ClientError::Server { .. }
@@ -288,6 +294,14 @@ impl Fail {
                         if let Some(id) = &b.id {
                             eprintln!("the facility already registered is {id}");
                         }
+                    }
+                    ClientError::Server { status, .. }
+                        if *status == reqwest::StatusCode::PAYLOAD_TOO_LARGE =>
+                    {
+                        eprintln!(
+                            "hint: the file is over the server's upload limit \
+                             (REGISTRY_UPLOAD_LIMIT_MIB on the server, 25 MiB by default)"
+                        )
                     }
                     ClientError::Conflict(b) if b.code == "version_mismatch" => {
                         eprintln!("hint: someone changed it meanwhile; show it again and retry")
