@@ -183,4 +183,25 @@ async fn the_qc_example_of_the_docs_works_on_a_fresh_database() {
         .replace("EQUIPMENT_ID", &equipment);
     let out = env.run_shell(&format!("{example} -o json")).await.expect(0);
     assert_eq!(out.json()["notes"], "colimador LEHR");
+
+    // The example of `test record --help` works too.
+    let help = env
+        .run(&["test", "record", "--help"])
+        .await
+        .expect(0)
+        .stdout;
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let quoted = help
+        .split("Uniformidade '")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("an example for Uniformidade in the help")
+        .to_owned();
+    let mut args = record_args(&equipment, "Uniformidade", &["--measurements", &quoted]);
+    args.extend(["-o", "json"]);
+    let out = env.run(&args).await.expect(0);
+    assert_eq!(
+        out.json()["measurements"]["values"]["differentialUfov"],
+        2.4
+    );
 }

@@ -25,8 +25,8 @@ pub struct TestFields {
     /// Who did it: _id, e-mail or name (default: you).
     #[arg(long)]
     performed_by: Option<String>,
-    /// The measurements as JSON, e.g. '{"uniformity": 2.1}'; for a computed test type, its
-    /// readings (shape per kind: docs/qc.md).
+    /// The measurements as JSON in the shape of the test type's kind (docs/qc.md), e.g. for
+    /// Uniformidade '{"values": {"integralUfov": 3.2, "differentialUfov": 2.4}}'.
     #[arg(long, conflicts_with = "readings")]
     measurements: Option<String>,
     /// A computed test's readings from a file: JSON (the `measurements` object) or CSV (columns
