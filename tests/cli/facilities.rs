@@ -472,4 +472,10 @@ async fn names_fold_case_and_accents_and_a_cnpj_its_letters() {
         .expect(0);
     let shown = env.json(&["facility", "show", "12abc34501de35"]).await;
     assert_eq!(shown["cnpj"], "12ABC34501DE35");
+    // Found by the search but not by the name: the error names the near matches.
+    env.run(&["facility", "show", "Clínica"])
+        .await
+        .expect(5)
+        .says("did you mean")
+        .says(&format!("Clínica Acentuada ({})", cnpj(42)));
 }

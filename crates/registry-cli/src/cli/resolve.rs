@@ -53,11 +53,18 @@ pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
             &ListQuery::default().filter("q", cnpj.clone()),
         )
         .await?;
-    let exact: Vec<Facility> = found
+    let (exact, near): (Vec<Facility>, Vec<Facility>) = found
         .into_iter()
-        .filter(|f| f.cnpj == cnpj || search_key(f.name.trim()) == search_key(text.trim()))
-        .collect();
+        .partition(|f| f.cnpj == cnpj || search_key(f.name.trim()) == search_key(text.trim()));
     match exact.len() {
+        0 if !near.is_empty() => Err(Fail::NotFound(format!(
+            "no facility with _id, cnpj or name `{text}`; did you mean {}?",
+            near.iter()
+                .take(5)
+                .map(|f| format!("{} ({})", f.name, f.cnpj))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
         0 => Err(Fail::NotFound(format!(
             "no facility with _id, cnpj or name `{text}`"
         ))),
