@@ -3,6 +3,7 @@
 use super::config::Profiles;
 use super::context::{Ctx, Fail, Globals, check_server_url};
 use super::output::{self, or_empty};
+use super::prompt::PasswordKind;
 use super::{prompt, rules};
 use base64::Engine;
 use clap::{Args, Subcommand};
@@ -62,7 +63,12 @@ pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
         None,
         Some(&rules::email),
     )?;
-    let password = prompt::password(args.password_stdin, g.interactive, "Password", false, None)?;
+    let password = prompt::password(
+        args.password_stdin,
+        g.interactive,
+        "Password",
+        PasswordKind::Existing,
+    )?;
     let client = Client::new(&server)?;
     let answer = match client.login(&email, &password).await {
         Ok(answer) => answer,

@@ -2,7 +2,7 @@
 //! naming the flag.
 
 use super::context::{Ctx, Fail};
-use super::output;
+use super::{output, rules};
 use dialoguer::console::{Term, truncate_str};
 use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, FuzzySelect, Input, Password};
@@ -105,15 +105,21 @@ pub fn missing_all(flags: &[&str]) -> Fail {
     ))
 }
 
-/// A password: one line of stdin with `--password-stdin`, else a hidden prompt; with `check`, a
-/// typed one is asked again with the reason until it passes (one from stdin is checked with the
-/// other fields).
+/// Whether a password prompt asks for one the account has, or a new one.
+#[derive(Clone, Copy, PartialEq)]
+pub enum PasswordKind {
+    Existing,
+    /// Typed twice, and asked again with the reason until it is strong enough (one from stdin is
+    /// checked by the server with the other fields).
+    New,
+}
+
+/// A password: one line of stdin with `--password-stdin`, else a hidden prompt.
 pub fn password(
     from_stdin: bool,
     interactive: bool,
     label: &str,
-    confirm: bool,
-    check: Option<Check>,
+    kind: PasswordKind,
 ) -> Result<String, Fail> {
     if from_stdin {
         let mut line = String::new();
@@ -131,11 +137,10 @@ pub fn password(
     }
     let theme = theme();
     let mut prompt = Password::with_theme(&theme).with_prompt(label);
-    if confirm {
-        prompt = prompt.with_confirmation("Repeat it", "The two entries differ");
-    }
-    if let Some(check) = check {
-        prompt = prompt.validate_with(move |p: &String| check(p));
+    if kind == PasswordKind::New {
+        prompt = prompt
+            .with_confirmation("Repeat it", "The two entries differ")
+            .validate_with(|p: &String| rules::password(p));
     }
     Ok(prompt.interact()?)
 }

@@ -4,6 +4,7 @@
 use super::fields::UserFields;
 use super::view;
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::prompt::PasswordKind;
 use crate::cli::{auth, output, prompt, rules};
 use clap::Args;
 use dialoguer::MultiSelect;
@@ -49,8 +50,7 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
         a.password_stdin,
         ctx.interactive,
         "Password",
-        true,
-        Some(&rules::password),
+        PasswordKind::New,
     )?;
     input.password = Some(password);
     let payload = serde_json::to_value(&input).map_err(anyhow::Error::from)?;

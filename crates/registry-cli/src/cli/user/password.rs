@@ -4,7 +4,8 @@
 
 use crate::cli::config;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, prompt, resolve, rules};
+use crate::cli::prompt::PasswordKind;
+use crate::cli::{output, prompt, resolve};
 
 pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Result<(), Fail> {
     let target = match user {
@@ -17,16 +18,14 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
             password_stdin,
             ctx.interactive,
             "Current password",
-            false,
-            None,
+            PasswordKind::Existing,
         )?),
     };
     let new = prompt::password(
         password_stdin,
         ctx.interactive,
         "New password",
-        true,
-        Some(&rules::password),
+        PasswordKind::New,
     )?;
     let m = ctx
         .client
