@@ -58,6 +58,15 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
     assert!(answer.has_field_error("address[0].city", "invalid_value"));
     assert_eq!(answer.field_errors().len(), 2, "{}", answer.body);
     assert_eq!(facility_total(&app).await, before, "nothing stored");
+    // A line break inside a name-like field: a name only its `_id` could find again.
+    let mut payload = facility_payload("Clínica\nBoa Vista");
+    payload["address"][0]["street"] = json!("Rua A,\r\n1");
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_field_error("name", "invalid_value");
+    assert!(answer.has_field_error("address[0].street", "invalid_value"));
+    assert_eq!(facility_total(&app).await, before, "nothing stored");
 
     // Query strings, plain and as the `filters` JSON.
     app.get("/api/facilities?q=%00", &app.admin)

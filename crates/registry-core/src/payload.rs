@@ -261,9 +261,18 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
-    /// `s` when it is within the key's length limit ([`text_limit`]); an error otherwise.
+    /// `s` when it is within the key's length limit ([`text_limit`]) and, for a name-like field
+    /// (not prose), on one line; an error otherwise.
     fn within_limit(&self, key: &str, s: &str, errs: &mut FieldErrors) -> Option<String> {
         let limit = text_limit(key);
+        if limit == MAX_SHORT_TEXT && s.contains(['\n', '\r']) {
+            errs.push(
+                self.path(key),
+                FieldCode::InvalidValue,
+                "must be on one line (no line breaks)",
+            );
+            return None;
+        }
         if s.chars().count() > limit {
             errs.push(
                 self.path(key),
@@ -462,5 +471,30 @@ mod tests {
         let errs = errs.into_vec();
         assert_eq!(fields(&errs), ["name"]);
         assert_eq!(errs[0].message, "must be at most 200 characters");
+    }
+
+    #[test]
+    fn name_like_fields_are_one_line_and_prose_may_break() {
+        let obj = json!({"name": "Clínica\nBoa Vista", "city": "Re\rcife", "notes": "one\ntwo", "model": "\n X \n"});
+        let obj = obj.as_object().unwrap();
+        let r = ObjectReader::new(obj, "");
+        let mut errs = FieldErrors::default();
+        assert_eq!(r.required_string("name", &mut errs), None);
+        assert_eq!(r.clearable_string("city", &mut errs), None);
+        assert_eq!(
+            r.clearable_string("notes", &mut errs),
+            Some(Some("one\ntwo".into()))
+        );
+        // Line breaks around the text are trimmed like any blank.
+        assert_eq!(
+            r.clearable_string("model", &mut errs),
+            Some(Some("X".into()))
+        );
+        let errs = errs.into_vec();
+        assert_eq!(fields(&errs), ["city", "name"]);
+        assert!(
+            errs.iter()
+                .all(|e| e.message == "must be on one line (no line breaks)")
+        );
     }
 }
