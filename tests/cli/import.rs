@@ -242,3 +242,35 @@ async fn import_reads_stdin() {
     assert_eq!(run["created"], 1, "{run}");
     assert_eq!(env.facility_count().await, 1);
 }
+
+/// A CSV as Excel saves it in a Brazilian locale: `;` between fields, Windows-1252 text.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_csv_saved_by_excel_in_brazil_imports() {
+    let env = Env::logged_in().await;
+    let csv = format!(
+        "name;companyName;cnpj;telephone;department;street;city;state;practices\r\n\
+         Clínica Excel;Excel Ltda;{};(11) 3333-4444;Medicina Nuclear;Rua 1;São Paulo;SP;\
+         \"Diagnóstico;Terapia Ambulatorial\"\r\n",
+        cnpj(710)
+    );
+    // Every character here is Latin-1, which Windows-1252 writes as one byte.
+    let bytes: Vec<u8> = csv.chars().map(|c| u8::try_from(c).unwrap()).collect();
+    let path = env.write("excel.csv", "");
+    std::fs::write(&path, bytes).unwrap();
+    let out = env
+        .run(&["facility", "import", &path, "-o", "json"])
+        .await
+        .expect(0)
+        .says("not UTF-8: read as Windows-1252");
+    assert_eq!(out.json()["created"], 1, "{}", out.stdout);
+    let f = env
+        .run(&["facility", "show", "Clínica Excel", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(f["address"][0]["city"], "São Paulo");
+    assert_eq!(
+        f["practices"],
+        serde_json::json!(["Terapia Ambulatorial", "Diagnóstico"])
+    );
+}

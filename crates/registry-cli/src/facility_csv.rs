@@ -5,7 +5,9 @@
 //! `cnpj`, `telephone`, `department`, `street`, `city`, `state`, `complement`, `zipCode`,
 //! `CNENregistry`, `group` (export: the group's name; import: its name or `_id`, which the CLI
 //! looks up on the server), `practices` (`;`-separated) and `radioisotopes`
-//! (`Tc(99m)=1500;I(131)=200.5`, mCi per week). Empty cells are absent fields.
+//! (`Tc(99m)=1500;I(131)=200.5`, mCi per week). Empty cells are absent fields. Files Excel saves
+//! in a Brazilian locale read as they are: `;` between fields, Windows-1252 text ([`delimiter`],
+//! [`decode`]).
 
 use registry_core::Cnpj;
 use registry_core::api::Facility;
@@ -28,6 +30,42 @@ pub const COLUMNS: &[&str] = &[
     "practices",
     "radioisotopes",
 ];
+
+/// The text of an import file: UTF-8 or, when it is not valid UTF-8, Windows-1252 (a superset of
+/// Latin-1), which is what Excel saves as "CSV" in a Brazilian locale. `true` when it was
+/// converted.
+pub fn decode(bytes: &[u8]) -> (String, bool) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_owned(), false),
+        Err(_) => {
+            let (text, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(bytes);
+            (text.into_owned(), true)
+        }
+    }
+}
+
+/// The text of the import file at `path` (`-`: stdin), through [`decode`].
+pub fn read(path: &std::path::Path) -> std::io::Result<(String, bool)> {
+    let bytes = if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
+        bytes
+    } else {
+        std::fs::read(path)?
+    };
+    Ok(decode(&bytes))
+}
+
+/// The field separator of a CSV text, read from its header row: `;` when the header has one and
+/// no comma (Excel where the comma is the decimal separator, as in Brazil), else `,`.
+pub fn delimiter(text: &str) -> u8 {
+    let header = text.lines().next().unwrap_or_default();
+    if header.contains(';') && !header.contains(',') {
+        b';'
+    } else {
+        b','
+    }
+}
 
 /// A CNPJ written with the usual punctuation (`12.345.678/0001-95`) becomes its bare form, which
 /// is the only one the API accepts. Returns the bare form when something was removed.
@@ -161,5 +199,17 @@ mod tests {
             Some("11222333000181")
         );
         assert_eq!(strip_cnpj_punctuation("11222333000181"), None);
+    }
+
+    #[test]
+    fn excel_files_from_brazil_are_read() {
+        assert_eq!(decode("São".as_bytes()), ("São".into(), false));
+        assert_eq!(decode(b"S\xe3o Jos\xe9"), ("São José".into(), true));
+        assert_eq!(delimiter("name;cnpj;city\nA;1;B"), b';');
+        assert_eq!(
+            delimiter("name,cnpj,practices\nA,1,Diagnóstico;Terapia"),
+            b','
+        );
+        assert_eq!(delimiter(""), b',');
     }
 }

@@ -6,7 +6,7 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
-use registry_client::facility_csv::{payload_from_row, strip_cnpj_punctuation};
+use registry_client::facility_csv::{self, payload_from_row, strip_cnpj_punctuation};
 use registry_client::{ClientError, ListQuery};
 use registry_core::api::{Facility, Group, User};
 use serde::Serialize;
@@ -229,11 +229,13 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
         |e: &dyn std::fmt::Display| Fail::Usage(format!("cannot read {}: {e}", path.display()));
     // `-` is stdin: JSON when its first non-blank character opens an array, else CSV.
     let from_stdin = path.as_os_str() == "-";
-    let text = if from_stdin {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| unreadable(&e))?
-    } else {
-        std::fs::read_to_string(path).map_err(|e| unreadable(&e))?
-    };
+    let (text, converted) = facility_csv::read(path).map_err(|e| unreadable(&e))?;
+    if converted {
+        output::note(format!(
+            "{} is not UTF-8: read as Windows-1252",
+            path.display()
+        ));
+    }
     let is_json = if from_stdin {
         text.trim_start().starts_with('[')
     } else {
@@ -256,6 +258,7 @@ fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
     } else {
         let mut reader = csv::ReaderBuilder::new()
             .trim(csv::Trim::All)
+            .delimiter(facility_csv::delimiter(&text))
             .from_reader(text.as_bytes());
         let headers = reader.headers().map_err(|e| unreadable(&e))?.clone();
         let mut out = Vec::new();
