@@ -261,8 +261,7 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
-    /// `s` when it is within the key's length limit ([`text_limit`]) and, for a name-like field
-    /// (not prose), on one line; an error otherwise.
+    /// `s` within the key's length limit ([`text_limit`]), on one line if name-like; else an error.
     fn within_limit(&self, key: &str, s: &str, errs: &mut FieldErrors) -> Option<String> {
         let limit = text_limit(key);
         if limit == MAX_SHORT_TEXT && s.contains(['\n', '\r']) {
