@@ -7,6 +7,7 @@ mod common;
 mod helpers;
 
 mod abuse;
+mod account_races;
 mod auth;
 mod cache;
 mod concurrency;

@@ -96,6 +96,28 @@ pub async fn ping(conn: &mut crate::db::Conn) -> Result<(), sqlx::Error> {
     }
 }
 
+/// Writers that wait for each other, one kind at a time, until their transactions end
+/// (`dialect::serialise`): where a check reads many rows that the concurrent writers change
+/// different ones of, so no one row lock covers it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Writers {
+    /// Writers of facility ranks and of `facility_counts` (`sql/facility_ranks.rs`).
+    Ranks,
+    /// Whoever may take a role from its holder while checking that some active holder stays
+    /// (the last active Administrator).
+    RoleHolders,
+}
+
+impl Writers {
+    /// The key of the PostgreSQL advisory lock (arbitrary, distinct, fixed).
+    pub(crate) fn key(self) -> i64 {
+        match self {
+            Writers::Ranks => 7306110372957181001,
+            Writers::RoleHolders => 7306110372957181002,
+        }
+    }
+}
+
 /// Locks the record `id` of `table` until the transaction ends, so that a read → check → write
 /// of it cannot interleave with another request's (two edits with the same `If-Match`, two
 /// signatures of one document). PostgreSQL takes a row lock (`FOR UPDATE`); on SQLite every

@@ -10,12 +10,20 @@ pub(crate) mod dialect {
     /// Claimed queue rows are locked and skipped by concurrent claimers.
     pub(crate) const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 
-    /// Serialises the writers that change facility ranks (`sql/facility_ranks.rs`), which are
-    /// also the only writers of `facility_counts`: a transaction-scoped advisory lock, granted
-    /// in arrival order. (Row locks on `facility_counts` did the same, but every commit woke all
-    /// their waiters to race for the rows again: creates fell from ≈ 350/s with one client to
-    /// ≈ 70/s with 32.)
-    pub(crate) const LOCK_RANKS: &str = "SELECT pg_advisory_xact_lock(7306110372957181001)";
+    /// Serialises the writers of one kind until their transactions end: a transaction-scoped
+    /// advisory lock, granted in arrival order. (For the rank writers, row locks on
+    /// `facility_counts` did the same, but every commit woke all their waiters to race for the
+    /// rows again: creates fell from ≈ 350/s with one client to ≈ 70/s with 32.)
+    pub(crate) async fn serialise(
+        conn: &mut Connection,
+        writers: crate::store::Writers,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(writers.key())
+            .execute(conn)
+            .await?;
+        Ok(())
+    }
 
     /// `next_due = last_date + days` (a `date`).
     pub(crate) const NEXT_DUE: &str = "p.last_date + CAST(p.days AS integer)";

@@ -11,8 +11,13 @@ pub(crate) mod dialect {
     /// every write transaction alone.
     pub(crate) const SKIP_LOCKED: &str = "";
 
-    /// Serialises the writers that change facility ranks: nothing to do (see `SKIP_LOCKED`).
-    pub(crate) const LOCK_RANKS: &str = "";
+    /// Serialises the writers of one kind: nothing to do (see `SKIP_LOCKED`).
+    pub(crate) async fn serialise(
+        _conn: &mut Connection,
+        _writers: crate::store::Writers,
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
 
     /// `next_due = last_date + days` as `YYYY-MM-DD` text.
     pub(crate) const NEXT_DUE: &str = "date(p.last_date, '+' || p.days || ' days')";

@@ -37,7 +37,9 @@ backend_fns! { users;
     /// Whether each of `ids` exists and is active (absent from the map when it does not exist).
     pub async fn states(ids: &[&str]) -> Result<BTreeMap<String, UserState>, sqlx::Error>;
 
-    /// Active users holding a role.
+    /// Active users holding a role, counted after waiting for every other transaction that
+    /// asked (until they end): two transactions that each take the role from a different holder
+    /// cannot both count the other still holding it.
     pub async fn count_active_with_role(role: Role) -> Result<i64, sqlx::Error>;
 
     /// Reserves a password check for `email` before it is made, so that parallel guesses cannot

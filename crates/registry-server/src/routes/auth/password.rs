@@ -3,12 +3,13 @@
 
 use super::{audit_user, required_strs, token_for};
 use crate::auth::{Caller, hash_password, verify_password};
-use crate::db::{now, timestamp};
+use crate::db::{Tx, now, timestamp};
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::limits::ClientAddr;
 use crate::routes::shared::{Forbidden, NotFound};
 use crate::state::AppState;
+use crate::store::lock_row;
 use crate::store::users::{self, UserRow};
 use axum::Json;
 use axum::extract::State;
@@ -23,18 +24,24 @@ use registry_core::{FieldCode, Role};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// Sets a password and invalidates every token issued before.
+/// Sets the password of the user `id` to `hash` in `tx` and invalidates every token issued
+/// before. The user's row is locked and read afresh, and `check` looks at it as it is now: two
+/// changes made at once (each verified against the same old password) cannot both succeed, and
+/// neither overwrites what another request changed meanwhile.
 async fn set_password(
-    state: &AppState,
+    mut tx: Tx,
     actor: Option<&str>,
-    mut user: UserRow,
-    password: String,
+    id: &str,
+    hash: String,
+    check: impl FnOnce(&UserRow) -> Result<()>,
 ) -> Result<UserRow> {
-    let before = user.clone();
-    user.password_hash = hash_password(password).await?;
+    lock_row(&mut tx, "users", id).await?;
+    let before = users::by_id(&mut tx, id).await?.or_not_found("user")?;
+    check(&before)?;
+    let mut user = before.clone();
+    user.password_hash = hash;
     user.token_version += 1;
     user.profile.updated_at = now();
-    let mut tx = state.db.begin().await?;
     users::save(&mut tx, &user, false).await?;
     // Whoever sets a password (its owner, a recovery code, an Administrator) may log in at once.
     users::clear_login_failures(&mut tx, &user.profile.email).await?;
@@ -72,14 +79,12 @@ pub(super) async fn change_password(
         }
         _ => None,
     };
-    let mut conn = state.db.read().await?;
     match target {
         Some(id) => {
             let [password] = required_strs(&value, ["newPassword"])?;
-            let password = password.to_owned();
-            let user = users::by_id(&mut conn, &id).await?.or_not_found("user")?;
-            drop(conn);
-            set_password(&state, Some(&caller.id), user, password).await?;
+            let hash = hash_password(password.to_owned()).await?;
+            let tx = state.db.begin().await?;
+            set_password(tx, Some(&caller.id), &id, hash, |_| Ok(())).await?;
             Ok(Json(Message {
                 message: "Password changed; the user's sessions were ended.".into(),
                 id: Some(id),
@@ -89,18 +94,32 @@ pub(super) async fn change_password(
         None => {
             let [current, password] = required_strs(&value, ["currentPassword", "newPassword"])?;
             let (current, password) = (current.to_owned(), password.to_owned());
-            let user = users::by_id(&mut conn, &caller.id)
-                .await?
-                .or_not_found("user")?;
-            drop(conn);
-            if !verify_password(current, Some(user.password_hash.clone())).await? {
-                return Err(ApiError::field(
+            let verified = {
+                let mut conn = state.db.read().await?;
+                let user = users::by_id(&mut conn, &caller.id).await?;
+                user.or_not_found("user")?.password_hash
+            };
+            let not_current = || {
+                ApiError::field(
                     "currentPassword",
                     FieldCode::InvalidValue,
                     "is not your current password",
-                ));
+                )
+            };
+            if !verify_password(current, Some(verified.clone())).await? {
+                return Err(not_current());
             }
-            let user = set_password(&state, Some(&caller.id), user, password).await?;
+            let hash = hash_password(password).await?;
+            let tx = state.db.begin().await?;
+            // A change that committed since the check above made `current` stale.
+            let still = |u: &UserRow| {
+                if u.password_hash == verified {
+                    Ok(())
+                } else {
+                    Err(not_current())
+                }
+            };
+            let user = set_password(tx, Some(&caller.id), &caller.id, hash, still).await?;
             Ok(Json(Message {
                 message: "Password changed; other sessions were ended.".into(),
                 id: Some(user.profile.id.clone()),
@@ -136,7 +155,7 @@ pub(super) async fn password_recover(
     let value = body.value()?;
     if value.get("token").is_some() {
         let [token, password] = required_strs(&value, ["token", "newPassword"])?;
-        let password = password.to_owned();
+        let hash = hash_password(password.to_owned()).await?;
         let mut tx = state.db.begin().await?;
         let user_id = users::take_reset(&mut tx, &token_hash(token), &now()).await?;
         let invalid = || {
@@ -147,12 +166,9 @@ pub(super) async fn password_recover(
             )
         };
         let user_id = user_id.ok_or_else(invalid)?;
-        let user = users::by_id(&mut tx, &user_id)
-            .await?
-            .filter(|u| u.profile.active)
-            .ok_or_else(invalid)?;
-        tx.commit().await?;
-        set_password(&state, Some(&user_id), user, password).await?;
+        // The code is used up only with the password set: both, or neither.
+        let active = |u: &UserRow| u.profile.active.then_some(()).ok_or_else(invalid);
+        set_password(tx, Some(&user_id), &user_id, hash, active).await?;
         return Ok((
             StatusCode::OK,
             Json(Message {

@@ -6,7 +6,7 @@
 //!
 //! New ids are time-ordered (UUIDv7), so a new facility normally ranks last and no other row
 //! moves; archiving shifts the ranks above it down by one (an update of those rows: archives are
-//! rare). The writers serialise on one lock (`dialect::LOCK_RANKS`); they alone update
+//! rare). The writers serialise on one lock (`dialect::serialise`); they alone update
 //! `facility_counts`.
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
@@ -48,12 +48,7 @@ impl Ranking<'_> {
 
 /// Serialises the writers that change ranks until the transaction ends.
 pub async fn lock(conn: &mut Connection) -> Result<(), sqlx::Error> {
-    if !super::dialect::LOCK_RANKS.is_empty() {
-        sqlx::query(super::dialect::LOCK_RANKS)
-            .execute(conn)
-            .await?;
-    }
-    Ok(())
+    super::dialect::serialise(conn, crate::store::Writers::Ranks).await
 }
 
 /// Makes room in `ranking` for the live facility `id`, which it does not hold yet: moves up the

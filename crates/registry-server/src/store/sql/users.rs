@@ -171,8 +171,11 @@ pub async fn states(
         .collect()
 }
 
-/// Active users holding a role.
+/// Active users holding a role, counted after waiting for every other transaction that asked
+/// (until they end): two transactions that each take the role from a different holder cannot
+/// both count the other still holding it.
 pub async fn count_active_with_role(conn: &mut Connection, role: Role) -> Result<i64, sqlx::Error> {
+    super::dialect::serialise(conn, crate::store::Writers::RoleHolders).await?;
     sqlx::query_scalar(
         "SELECT COUNT(*) FROM users WHERE active = TRUE AND CAST(roles AS TEXT) LIKE $1",
     )

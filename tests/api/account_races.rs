@@ -1,0 +1,154 @@
+//! Account changes made at the same moment (black-box audit 3, F1 and F2): each check that reads
+//! what a concurrent request is changing still holds, on SQLite and on PostgreSQL.
+
+use crate::common::PASSWORD;
+use crate::helpers::{Answer, TestApp};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(
+    administrators_removing_each_other_at_once_leave_one,
+    password_changes_at_once_leave_one_password_and_one_session,
+);
+
+/// Registers an Administrator with `token` and logs them in: `(id, email, token)`.
+async fn administrator(app: &TestApp, token: &str, n: usize) -> (String, String, String) {
+    let email = format!("admin-{n}@example.com");
+    let body = json!({"name": format!("Admin {n}"), "email": email, "password": PASSWORD, "roles": ["Administrator"]});
+    let user = app.post_created("/api/register/", token, body).await;
+    let token = app.login(&email, PASSWORD).await;
+    (user["_id"].as_str().unwrap().to_owned(), email, token)
+}
+
+/// The active Administrators, as `token` sees them.
+async fn active_administrators(app: &TestApp, token: &str) -> Vec<String> {
+    let list = app
+        .get_ok("/api/users?role=Administrator&pageSize=200", token)
+        .await;
+    list["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["active"] == true)
+        .map(|u| u["_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Two Administrators, the only two, each deactivating (or demoting) the other at once: one wins
+/// and the other is refused (409 as the last Administrator, or 401/403 when it was already
+/// removed when its request arrived); never both, which would leave no Administrator at all.
+async fn administrators_removing_each_other_at_once_leave_one(app: TestApp) {
+    let mut keeper = active_administrators(&app, &app.admin).await[0].clone();
+    let mut keeper_token = app.admin.clone();
+    for round in 0..8 {
+        let (challenger, _, challenger_token) = administrator(&app, &keeper_token, round).await;
+        let remove = |token: &str, id: &str| {
+            let token = token.to_owned();
+            let id = id.to_owned();
+            let app = &app;
+            async move {
+                if round % 2 == 0 {
+                    app.post("/api/exclude/", &token, json!({"_id": id})).await
+                } else {
+                    let body = json!({"_id": id, "roles": ["Físico"]});
+                    app.post("/api/edit/", &token, body).await
+                }
+            }
+        };
+        let (by_keeper, by_challenger): (Answer, Answer) = tokio::join!(
+            remove(&keeper_token, &challenger),
+            remove(&challenger_token, &keeper)
+        );
+        let statuses = [by_keeper.status.as_u16(), by_challenger.status.as_u16()];
+        assert_eq!(
+            statuses.iter().filter(|&&s| s == 200).count(),
+            1,
+            "round {round}: {statuses:?} {} {}",
+            by_keeper.body,
+            by_challenger.body
+        );
+        let loser = if statuses[0] == 200 {
+            &by_challenger
+        } else {
+            &by_keeper
+        };
+        let loser_status = loser.status.as_u16();
+        assert!(matches!(loser_status, 401 | 403 | 409), "{}", loser.body);
+        if loser_status == 409 {
+            assert_eq!(loser.body["code"], "conflict", "{}", loser.body);
+        }
+        if statuses[1] == 200 {
+            keeper = challenger;
+            keeper_token = challenger_token;
+        }
+        assert_eq!(
+            active_administrators(&app, &keeper_token).await,
+            vec![keeper.clone()]
+        );
+    }
+}
+
+async fn change_password(app: &TestApp, token: &str, new: &str) -> Answer {
+    let body = json!({"currentPassword": PASSWORD, "newPassword": new});
+    app.post("/api/changePassword/", token, body).await
+}
+
+/// One user changing their password from two sessions at once, both with the right current
+/// password: the first change makes the other's current password wrong (422, as when they come
+/// one after the other), only the winner's new password logs in, and only the winner's new
+/// token works.
+async fn password_changes_at_once_leave_one_password_and_one_session(app: TestApp) {
+    for round in 0..4 {
+        let (id, first) = app
+            .user_with(&["Físico"], &format!("Pass Word {round}"))
+            .await;
+        let me = app.admin_get(&format!("/api/user/{id}")).await;
+        let email = me["email"].as_str().unwrap().to_owned();
+        let second = app.login(&email, PASSWORD).await;
+        let (a, b) = tokio::join!(
+            change_password(&app, &first, "first-new-pass"),
+            change_password(&app, &second, "second-new-pass")
+        );
+        let answers = [(a, "first-new-pass"), (b, "second-new-pass")];
+        let winners: Vec<&(Answer, &str)> = answers
+            .iter()
+            .filter(|(a, _)| a.status.as_u16() == 200)
+            .collect();
+        assert_eq!(
+            winners.len(),
+            1,
+            "round {round}: {} / {}",
+            answers[0].0.body,
+            answers[1].0.body
+        );
+        let (won, won_password) = winners[0];
+        let (lost, lost_password) = answers
+            .iter()
+            .find(|(a, _)| a.status.as_u16() != 200)
+            .unwrap();
+        // Refused by the check of the current password, or (arriving after the change) as a
+        // session the change ended.
+        if lost.status.as_u16() == 422 {
+            assert!(
+                lost.has_field_error("currentPassword", "invalid_value"),
+                "{}",
+                lost.body
+            );
+        } else {
+            assert_eq!(lost.status.as_u16(), 401, "{}", lost.body);
+        }
+        let fresh = won.body["token"].as_str().unwrap();
+        app.get_ok("/api/facilities", fresh).await;
+        for old in [&first, &second] {
+            app.assert_unauthorized("/api/facilities", old).await;
+        }
+        app.login(&email, won_password).await;
+        let refused = app
+            .post_anon(
+                "/api/login/",
+                json!({"email": email, "password": lost_password}),
+            )
+            .await;
+        assert_eq!(refused.status.as_u16(), 401, "{}", refused.body);
+    }
+}
