@@ -3,6 +3,7 @@
 //! in `resolve`; each resource's commands one file each under its folder.
 
 mod auth;
+mod changes;
 mod config;
 mod context;
 mod document;
