@@ -7,6 +7,7 @@ mod common;
 
 mod accounts;
 mod documents;
+mod edit_wizards;
 mod equipment;
 mod facilities;
 mod harness;

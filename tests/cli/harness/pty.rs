@@ -38,6 +38,21 @@ pub fn answer(p: &mut PtySession, prompt: &str, keys: &str) -> Result<(), rexpec
     p.flush()
 }
 
+/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal and answers each of `steps`,
+/// `(prompt, keys)`, in turn as [`answer`] does (`\r` is Enter), then reads until `end` shows
+/// and the program ends.
+pub fn converse(
+    cmd: std::process::Command,
+    steps: &[(&str, &str)],
+    end: &str,
+) -> Result<(), rexpect::error::Error> {
+    let mut p = spawn(cmd)?;
+    for (prompt, keys) in steps {
+        answer(&mut p, prompt, keys)?;
+    }
+    ends_saying(&mut p, end)
+}
+
 /// Reads the output at a pseudo-terminal until `text` shows, then until the program ends.
 pub fn ends_saying(p: &mut PtySession, text: &str) -> Result<(), rexpect::error::Error> {
     p.exp_string(text)?;

@@ -57,6 +57,16 @@ impl Changes {
         Ok(())
     }
 
+    /// A yes/no question, `stored` the answer offered.
+    pub fn yes_no(&mut self, key: &str, label: &str, stored: bool) -> Result<(), Fail> {
+        let answer = dialoguer::Confirm::with_theme(&prompt::theme())
+            .with_prompt(label)
+            .default(stored)
+            .interact()?;
+        self.compare(key, json!(stored), json!(answer));
+        Ok(())
+    }
+
     /// The fields that changed; `None`, after saying "Nothing changed." on stderr, when no
     /// answer differs from the stored value (the command then sends nothing and shows the
     /// record as it is).

@@ -2,14 +2,12 @@
 //! terminal the roles are picked from those the caller may grant.
 
 use super::fields::UserFields;
-use super::view;
+use super::{view, wizard};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::prompt::PasswordKind;
-use crate::cli::{auth, output, prompt, rules};
+use crate::cli::{output, prompt, rules};
 use clap::Args;
-use dialoguer::MultiSelect;
-use registry_core::Role;
-use registry_core::user::{may_grant, read_user};
+use registry_core::user::read_user;
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
@@ -44,7 +42,7 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
         }
     }
     if input.roles.is_none() && ctx.interactive {
-        input.roles = ask_roles(ctx).await?;
+        input.roles = wizard::ask_roles(ctx, &[]).await?;
     }
     let password = prompt::password(
         a.password_stdin,
@@ -58,33 +56,4 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let u = ctx.client.register_user(&input).await?;
     output::note(format!("Created {} <{}> ({})", u.name, u.email, u.id));
     view::show(ctx, &u)
-}
-
-/// At the terminal: the roles of the new user, picked among those the caller may grant
-/// (product.md §3: an Administrator any, other staff only `Cliente`), none marked: the user gets
-/// what the person marks, and `Cliente` when nothing is marked. Nothing
-/// is asked when `Cliente` is all the caller may grant (or nobody is logged in: self-registration).
-async fn ask_roles(ctx: &Ctx) -> Result<Option<Vec<Role>>, Fail> {
-    let Some(me) = auth::caller(ctx).await? else {
-        return Ok(None);
-    };
-    let grantable: Vec<Role> = Role::ALL
-        .iter()
-        .copied()
-        .filter(|r| may_grant(&me.roles, *r))
-        .collect();
-    if grantable.iter().all(|r| *r == Role::Client) {
-        return Ok(None);
-    }
-    let items: Vec<&str> = grantable.iter().map(|r| r.as_str()).collect();
-    let chosen = MultiSelect::with_theme(&prompt::theme())
-        .with_prompt("Roles (space to mark, enter to go on)")
-        .max_length(prompt::list_rows())
-        .items(prompt::fit_labels(&items))
-        .interact()?;
-    if chosen.is_empty() {
-        output::note("No role marked: the user is a Cliente.");
-        return Ok(Some(vec![Role::Client]));
-    }
-    Ok(Some(chosen.into_iter().map(|i| grantable[i]).collect()))
 }
