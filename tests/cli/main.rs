@@ -12,6 +12,7 @@ mod equipment;
 mod facilities;
 mod harness;
 mod import;
+mod links;
 mod material;
 mod qc_calc;
 mod session;
