@@ -11,6 +11,7 @@ mod edit_wizards;
 mod equipment;
 mod facilities;
 mod harness;
+mod history;
 mod import;
 mod links;
 mod material;
