@@ -22,14 +22,30 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let mut input = a.fields.input()?;
     let name_rule: prompt::Check = &rules::not_empty;
     let email_rule: prompt::Check = &rules::email;
+    let telephone_rule = rules::user_field("telephone");
+    let cpf_rule = rules::user_field("cpf");
+    let an_rule = rules::user_field("ANLicenseValidity");
+    let fm_rule = rules::user_field("FMLicenseValidity");
+    let (an, fm) = ("AN licence valid until", "FM licence valid until");
     // The values given as flags are checked first (at a terminal, a wrong one is asked for again
-    // before any other question), then the missing ones are asked for.
+    // before any other question), then the missing required ones are asked for.
     for given in [true, false] {
+        let l = &mut input.licences;
         for (value, flag, label, rule) in [
             (&mut input.name, "--name", "Name", name_rule),
             (&mut input.email, "--email", "E-mail", email_rule),
+            (
+                &mut input.telephone,
+                "--telephone",
+                "Telephone",
+                &telephone_rule,
+            ),
+            (&mut input.cpf, "--cpf", "CPF", &cpf_rule),
+            (&mut l.an_validity, "--an-license-validity", an, &an_rule),
+            (&mut l.fm_validity, "--fm-license-validity", fm, &fm_rule),
         ] {
-            if value.is_some() == given {
+            let required = matches!(flag, "--name" | "--email");
+            if value.is_some() == given && (given || required) {
                 *value = Some(prompt::checked(
                     value.take(),
                     ctx.interactive,
@@ -43,6 +59,13 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     }
     if input.roles.is_none() && ctx.interactive {
         input.roles = wizard::ask_roles(ctx, &[]).await?;
+    }
+    // Without a terminal, a value the checks refuse went on as given: it is refused with every
+    // other field (exit 4) — the password from --password-stdin among them, else before one is
+    // asked for (or found missing).
+    if !a.password_stdin {
+        let fields = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
+        read_user(&fields, false).map_err(Fail::Invalid)?;
     }
     let password = prompt::password(
         a.password_stdin,
