@@ -1,7 +1,7 @@
 //! Facilities through the CLI: create by flags and by file, edit, list as table/JSON/CSV, assign
 //! a Responsável Técnico replacing the previous holder, unassign, archive, export.
 
-use crate::harness::{Env, cnpj, facility_flags, punctuated, strs};
+use crate::harness::{Env, cnpj, facility_flags, punctuated, role_args, strs};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn create_by_flags_and_by_file_then_edit_and_list() {
@@ -246,11 +246,6 @@ async fn export_gives_every_page_as_csv_or_json() {
     assert_eq!(csv.lines().count(), 206);
     assert!(csv.starts_with("_id,name,companyName,cnpj"));
     assert_eq!(env.facility_count().await, 205);
-}
-
-/// `registry facility assign|unassign` (`verb`) of `role` at facility `id` to or from `user`.
-fn role_args<'a>(verb: &'a str, id: &'a str, user: &'a str, role: &'a str) -> [&'a str; 7] {
-    ["facility", verb, id, "--user", user, "--role", role]
 }
 
 #[tokio::test(flavor = "multi_thread")]

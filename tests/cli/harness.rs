@@ -1,16 +1,19 @@
-//! The harness: a server (`common::start`) over a fresh SQLite file, a private config folder, and
-//! the `registry` binary built next to this test executable.
+//! The harness: a server (`common::start`) over a fresh SQLite file (or PostgreSQL database,
+//! [`backend`]), a private config folder, and the `registry` binary built next to this test
+//! executable.
 
 use crate::common::{self, ADMIN_PASSWORD, Backend};
 pub use crate::common::{ADMIN_EMAIL, PASSWORD};
+pub use pty::{answer, converse, dialogue, ends_saying, reply, spawn};
 use registry_client::{Client, ListQuery};
 use registry_core::Role;
 use registry_core::api::UserInput;
-use rexpect::session::PtySession;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
+
+mod pty;
 
 /// `target/<profile>/registry`: this executable lives in `target/<profile>/deps/`.
 pub fn registry_bin() -> PathBuf {
@@ -27,6 +30,15 @@ pub fn registry_bin() -> PathBuf {
         bin.display()
     );
     bin
+}
+
+/// The database of the servers the CLI tests start: SQLite, or PostgreSQL (a new database at
+/// `REGISTRY_TEST_POSTGRES_URL` for each) with `REGISTRY_TEST_CLI_DATABASE=postgres`.
+fn backend() -> Backend {
+    match std::env::var("REGISTRY_TEST_CLI_DATABASE").as_deref() {
+        Ok("postgres") => Backend::Postgres,
+        _ => Backend::Sqlite,
+    }
 }
 
 pub struct Env {
@@ -86,9 +98,9 @@ impl Env {
     pub async fn start_configured(
         configure: impl FnOnce(&mut registry_server::config::Config),
     ) -> Env {
-        let started = common::start(Backend::Sqlite, configure)
+        let started = common::start(backend(), configure)
             .await
-            .expect("SQLite is always there");
+            .expect("PostgreSQL answers at REGISTRY_TEST_POSTGRES_URL");
         let server = started.base;
         let anonymous = Client::new(&server).expect("client");
         let token = anonymous
@@ -269,6 +281,22 @@ impl Env {
         c
     }
 
+    /// A facility (`name`, `cnpj(n)`) with one equipment of `equipment_type` (its `_id` or
+    /// name) registered through the CLI with the `equipment create` flags `flags`: the
+    /// equipment's `_id`.
+    pub async fn equipment(
+        &self,
+        name: &str,
+        n: u64,
+        equipment_type: &str,
+        flags: &[&str],
+    ) -> String {
+        let c = self.facility(name, n).await;
+        let mut args = equipment_args(&c, &["--type", equipment_type, "-o", "json"]);
+        args.extend_from_slice(flags);
+        self.run(&args).await.expect(0).id()
+    }
+
     /// Archives record `id` of `noun` (`facility`, `equipment`): refused (2) without `--yes`,
     /// done with it, and then not found (5).
     pub async fn archive_after_confirming(&self, noun: &str, id: &str) {
@@ -392,6 +420,11 @@ pub fn facility_flags(name: &str, cnpj: &str) -> Vec<String> {
     .collect()
 }
 
+/// `registry facility assign|unassign` (`verb`) of `role` at facility `id` to or from `user`.
+pub fn role_args<'a>(verb: &'a str, id: &'a str, user: &'a str, role: &'a str) -> [&'a str; 7] {
+    ["facility", verb, id, "--user", user, "--role", role]
+}
+
 /// `registry equipment create --facility FACILITY`, then `rest`.
 pub fn equipment_args<'a>(facility: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["equipment", "create", "--facility", facility];
@@ -415,46 +448,4 @@ pub fn record_args<'a>(equipment: &'a str, test_type: &'a str, rest: &[&'a str])
 
 pub fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
-}
-
-/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal whose reads give up after 20 s.
-pub fn spawn(cmd: std::process::Command) -> Result<PtySession, rexpect::error::Error> {
-    rexpect::session::spawn_command(cmd, Some(20_000))
-}
-
-/// Runs `talk`, a dialogue at pseudo-terminals (rexpect blocks), on a blocking thread; if it
-/// fails, so does the test, naming `what`.
-pub async fn dialogue(
-    what: &str,
-    talk: impl FnOnce() -> Result<(), rexpect::error::Error> + Send + 'static,
-) {
-    tokio::task::spawn_blocking(talk)
-        .await
-        .expect("the session thread")
-        .expect(what);
-}
-
-/// Answers a text prompt at a pseudo-terminal: reads the output until `prompt` shows (failing
-/// after the session's timeout), then types `line` and Enter.
-pub fn reply(p: &mut PtySession, prompt: &str, line: &str) -> Result<(), rexpect::error::Error> {
-    p.exp_string(prompt)?;
-    p.send_line(line)?;
-    Ok(())
-}
-
-/// Answers a prompt at a pseudo-terminal: reads the output until `prompt` shows (failing after
-/// the session's timeout), then types `keys`. Keys typed before a select or confirm prompt has
-/// switched the terminal to raw mode wait in the terminal's input queue (the switch drains
-/// output, it does not flush input), so no pause is needed.
-pub fn answer(p: &mut PtySession, prompt: &str, keys: &str) -> Result<(), rexpect::error::Error> {
-    p.exp_string(prompt)?;
-    p.send(keys)?;
-    p.flush()
-}
-
-/// Reads the output at a pseudo-terminal until `text` shows, then until the program ends.
-pub fn ends_saying(p: &mut PtySession, text: &str) -> Result<(), rexpect::error::Error> {
-    p.exp_string(text)?;
-    p.exp_eof()?;
-    Ok(())
 }

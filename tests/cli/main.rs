@@ -1,15 +1,19 @@
-//! End-to-end tests of the `registry` CLI: a real server on SQLite in this process, and the real
-//! `registry` binary run as a subprocess with a private config folder.
+//! End-to-end tests of the `registry` CLI: a real server on SQLite (or, with
+//! `REGISTRY_TEST_CLI_DATABASE=postgres`, PostgreSQL) in this process, and the real `registry`
+//! binary run as a subprocess with a private config folder.
 
 #[path = "../common/mod.rs"]
 mod common;
 
 mod accounts;
 mod documents;
+mod edit_wizards;
 mod equipment;
 mod facilities;
 mod harness;
+mod history;
 mod import;
+mod links;
 mod material;
 mod qc_calc;
 mod session;

@@ -1,25 +1,10 @@
 //! Computed QC tests through the CLI: readings from a CSV file in a script, the figures and
 //! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
 
-use crate::harness::{
-    Env, answer, dialogue, ends_saying, equipment_args, record_args, reply, spawn,
-};
+use crate::harness::{Env, answer, dialogue, ends_saying, record_args, reply, spawn};
 use serde_json::json;
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
-
-/// A facility (`name`, `cnpj(n)`) with one equipment of `equipment_type`, registered through the
-/// CLI: the equipment's `_id`.
-async fn equipment(env: &Env, name: &str, n: u64, equipment_type: &str) -> String {
-    let c = env.facility(name, n).await;
-    env.run(&equipment_args(
-        &c,
-        &["--type", equipment_type, "-o", "json"],
-    ))
-    .await
-    .expect(0)
-    .id()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
@@ -31,7 +16,9 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         )
         .await;
     assert_eq!(test_type["tolerances"]["limitPercent"], 5.0);
-    let equipment = equipment(&env, "Clinica Calculos", 71, DOSE_CALIBRATOR).await;
+    let equipment = env
+        .equipment("Clinica Calculos", 71, DOSE_CALIBRATOR, &[])
+        .await;
 
     // Co-57, 370 MBq certified 2026-01-01T00:00Z, read one half-life (271.74 d) later: 185 MBq
     // expected; 175 is −5.41 %, past ±5 %.
@@ -127,7 +114,7 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
                          "expirationInDays": 30, "kind": "reproducibility"}),
     )
     .await;
-    let equipment = equipment(&env, "Clinica Leituras", 72, geiger).await;
+    let equipment = env.equipment("Clinica Leituras", 72, geiger, &[]).await;
 
     let record = env.at_terminal(&record_args(&equipment, "Reprodutibilidade", &[]));
     dialogue("the prompts dialogue", move || {
@@ -170,15 +157,7 @@ async fn the_qc_example_of_the_docs_works_on_a_fresh_database() {
     // A fresh database as a deployment has it: the seeded QC catalogue.
     let env = Env::start_configured(|c| c.qc_catalogue = true).await;
     env.login_admin().await;
-    let c = env.facility("Clinica Docs", 72).await;
-    let equipment = env
-        .run(&equipment_args(
-            &c,
-            &["--type", "Gama Câmara", "-o", "json"],
-        ))
-        .await
-        .expect(0)
-        .id();
+    let equipment = env.equipment("Clinica Docs", 72, "Gama Câmara", &[]).await;
     let example = docs_example("registry test record --equipment EQUIPMENT_ID")
         .replace("EQUIPMENT_ID", &equipment);
     let out = env.run_shell(&format!("{example} -o json")).await.expect(0);

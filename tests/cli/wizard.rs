@@ -2,8 +2,8 @@
 //! and equipment, test types and conclusions picked from lists.
 
 use crate::harness::{
-    Env, PASSWORD, answer, cnpj, dialogue, ends_saying, facility_flags, punctuated, reply, spawn,
-    strs,
+    Env, PASSWORD, answer, cnpj, converse, dialogue, ends_saying, facility_flags, punctuated,
+    record_args, reply, spawn, strs,
 };
 use registry_client::ListQuery;
 use serde_json::json;
@@ -265,4 +265,91 @@ async fn prompts_ask_again_until_the_answer_is_valid() {
         .list;
     assert_eq!(list[0].cnpj, good);
     assert_eq!(list[0].telephone, "(81) 3333-4444");
+}
+
+/// `user create` checks the telephone, CPF and licence dates given as flags before the password:
+/// without a terminal it fails (exit 4) without reading one, and at a terminal a wrong one is
+/// asked for again, with the reason and the value given, before the password prompt.
+#[tokio::test(flavor = "multi_thread")]
+async fn user_create_checks_its_flags_before_the_password() {
+    let env = Env::logged_in().await;
+    env.run(&[
+        "user",
+        "create",
+        "--name",
+        "Ivo Flags",
+        "--email",
+        "ivo.flags@example.com",
+        "--telephone",
+        "123",
+        "--an-license-validity",
+        "2027-02-30",
+    ])
+    .await
+    .expect(4)
+    .says("telephone: must include the area code")
+    .says("ANLicenseValidity: must be a date");
+
+    let cmd = env.at_terminal(&[
+        "user",
+        "create",
+        "--name",
+        "Lia Flags",
+        "--email",
+        "lia.flags@example.com",
+        "--telephone",
+        "123",
+        "--cpf",
+        "529.982.247-26",
+    ]);
+    let password = format!("{PASSWORD}\r");
+    dialogue("the checked flags", move || {
+        // Each refused value is the text to correct: the telephone, then the CPF's last digit.
+        let steps = [
+            ("--telephone `123`: must include the area code", ""),
+            ("Telephone", "\x7f\x7f\x7f(81) 3333-4444\r"),
+            ("is not a valid CPF", ""),
+            ("CPF", "\x7f5\r"),
+            ("Roles", "\r"),
+            ("Password", &password),
+            ("Repeat it", &password),
+        ];
+        converse(cmd, &steps, "Created Lia Flags")
+    })
+    .await;
+    let lia = env.json(&["user", "show", "lia.flags@example.com"]).await;
+    assert_eq!(lia["telephone"], "(81) 3333-4444");
+    assert_eq!(lia["cpf"], "52998224725");
+}
+
+/// `test record` checks its flags (a date in the future, not a date) before asking for the
+/// readings of a computed test, or failing for want of them without a terminal.
+#[tokio::test(flavor = "multi_thread")]
+async fn test_record_checks_its_flags_before_the_readings() {
+    let env = Env::logged_in().await;
+    let geiger = env.equipment_type_id("Contador Geiger").await;
+    env.test_type(
+        json!({"name": "Reprodutibilidade", "typeOfEquipment": geiger,
+                         "expirationInDays": 365, "kind": "reproducibility"}),
+    )
+    .await;
+    let equipment = env.equipment("Clinica Leituras", 84, &geiger, &[]).await;
+    env.run(&record_args(
+        &equipment,
+        "Reprodutibilidade",
+        &["--date", "2026-02-30"],
+    ))
+    .await
+    .expect(4)
+    .says("date: must be a date");
+    let cmd = env.at_terminal(&record_args(
+        &equipment,
+        "Reprodutibilidade",
+        &["--date", "2999-01-01"],
+    ));
+    dialogue("the date refused before the readings", move || {
+        let mut p = spawn(cmd)?;
+        ends_saying(&mut p, "cannot be in the future")
+    })
+    .await;
 }

@@ -12,7 +12,6 @@ pub const PASSWORD: &str = "a-good-password";
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
-    #[allow(dead_code, reason = "the CLI suite runs on SQLite only")]
     Postgres,
 }
 

@@ -2,7 +2,9 @@
 //! context and the exit codes (product.md §7) are in `context`; the look-ups every command shares
 //! in `resolve`; each resource's commands one file each under its folder.
 
+mod audit;
 mod auth;
+mod changes;
 mod config;
 mod context;
 mod document;

@@ -5,7 +5,7 @@ use super::context::{Ctx, Fail};
 use super::{output, rules};
 use dialoguer::console::{Term, truncate_str};
 use dialoguer::theme::ColorfulTheme;
-use dialoguer::{Confirm, FuzzySelect, Input, Password};
+use dialoguer::{Confirm, FuzzySelect, Input, MultiSelect, Password, Select};
 use registry_client::ClientError;
 use registry_core::api::Message;
 use std::io::BufRead;
@@ -65,6 +65,12 @@ pub fn checked(
 /// passes); trimmed.
 pub fn input_checked(label: &str, check: Check) -> Result<String, Fail> {
     ask(label, None, None, Some(check))
+}
+
+/// A line typed at the terminal with `initial` as the text to keep or change (the stored value
+/// in an edit wizard), checked by `check`; trimmed.
+pub fn edit_text(label: &str, initial: &str, check: Check) -> Result<String, Fail> {
+    ask(label, None, Some(initial), Some(check))
 }
 
 fn ask(
@@ -221,20 +227,68 @@ fn labels_fitting<S: AsRef<str>>(items: &[S], columns: u16) -> Vec<String> {
 
 /// A fuzzy pick among `items` (typing filters by any part of the label).
 pub fn fuzzy_pick(label: &str, items: &[String]) -> Result<usize, Fail> {
-    Ok(FuzzySelect::with_theme(&theme())
-        .with_prompt(label)
-        .max_length(list_rows())
-        .items(fit_labels(items))
-        .default(0)
-        .interact()?)
+    fuzzy_pick_from(label, items, 0)
 }
 
-/// A free-text answer that may be left empty (only called at a terminal).
-pub fn optional_text(label: &str) -> Result<String, Fail> {
-    Ok(Input::<String>::with_theme(&theme())
+/// A pick list of kind `$kind` (`Select`, `FuzzySelect`) among `$items`, as tall and as wide as
+/// the terminal allows, starting at `$default`: the index picked.
+macro_rules! pick {
+    ($kind:ident, $label:expr, $items:expr, $default:expr) => {
+        Ok($kind::with_theme(&theme())
+            .with_prompt($label)
+            .max_length(list_rows())
+            .items(fit_labels($items))
+            .default($default)
+            .interact()?)
+    };
+}
+
+/// [`fuzzy_pick`] starting at `default` (the stored value in an edit wizard).
+pub fn fuzzy_pick_from(label: &str, items: &[String], default: usize) -> Result<usize, Fail> {
+    pick!(FuzzySelect, label, items, default)
+}
+
+/// A free-text answer that may be left empty (`None`), offered `initial` as the text to keep or
+/// change; with `check`, an answer that is not empty is asked again until it passes. Only called
+/// at a terminal; trimmed.
+pub fn optional_text(
+    label: &str,
+    initial: &str,
+    check: Option<Check>,
+) -> Result<Option<String>, Fail> {
+    let theme = theme();
+    let mut input = Input::<String>::with_theme(&theme)
         .with_prompt(label)
-        .allow_empty(true)
-        .interact_text()?)
+        .with_initial_text(initial)
+        .allow_empty(true);
+    if let Some(check) = check {
+        input = input.validate_with(move |s: &String| match s.trim() {
+            "" => Ok(()),
+            s => check(s),
+        });
+    }
+    let answer = input.interact_text()?;
+    Ok(Some(answer.trim().to_owned()).filter(|a| !a.is_empty()))
+}
+
+/// A pick among `items` (arrows to move, enter to take), starting at `default`.
+pub fn select<S: AsRef<str>>(label: &str, items: &[S], default: usize) -> Result<usize, Fail> {
+    pick!(Select, label, items, default)
+}
+
+/// The items of `items` marked in a multiple pick (space to mark, enter to go on), those at
+/// `marked` marked at the start.
+pub fn multi_select<S: AsRef<str>>(
+    label: &str,
+    items: &[S],
+    marked: &[bool],
+) -> Result<Vec<usize>, Fail> {
+    Ok(MultiSelect::with_theme(&theme())
+        .with_prompt(format!("{label} (space to mark, enter to go on)"))
+        .max_length(list_rows())
+        .items(fit_labels(items))
+        .defaults(marked)
+        .interact()?)
 }
 
 #[cfg(test)]

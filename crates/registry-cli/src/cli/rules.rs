@@ -29,7 +29,13 @@ fn problems_of<T>(read: Result<T, Vec<FieldError>>, key: &str) -> Result<(), Str
 
 /// An e-mail address, as `read_user` reads it.
 pub fn email(s: &str) -> Result<(), String> {
-    problems_of(read_user(&json!({ "email": s }), false), "email")
+    user_field("email")(s)
+}
+
+/// Field `key` of a user (its API name: `telephone`, `cpf`, `ANLicenseValidity`...), as
+/// `read_user` reads it.
+pub fn user_field(key: &'static str) -> impl Fn(&str) -> Result<(), String> {
+    move |s| problems_of(read_user(&json!({ key: s }), false), key)
 }
 
 /// A password of the server's policy (at least 8 characters...).
@@ -73,6 +79,14 @@ pub fn time(s: &str) -> Result<(), String> {
         .ok_or_else(|| "must be a date as YYYY-MM-DD, or YYYY-MM-DD HH:MM".into())
 }
 
+/// One JSON object, e.g. `{"detectors": 2}` (equipment attributes).
+pub fn json_object(s: &str) -> Result<(), String> {
+    match serde_json::from_str::<Value>(s) {
+        Ok(Value::Object(_)) => Ok(()),
+        _ => Err(r#"must be one JSON object, e.g. {"detectors": 2}"#.into()),
+    }
+}
+
 /// A non-blank answer.
 pub fn not_empty(s: &str) -> Result<(), String> {
     if s.trim().is_empty() {
@@ -99,12 +113,19 @@ mod tests {
     fn answers_are_checked_with_the_core_readers() {
         assert!(email("not-an-email").is_err());
         assert!(email("ana@example.com").is_ok());
+        assert!(user_field("telephone")("123").is_err());
+        assert!(user_field("telephone")("(81) 3333-4444").is_ok());
+        assert!(user_field("cpf")("111.111.111-11").is_err());
+        assert!(user_field("ANLicenseValidity")("2026-13-01").is_err());
+        assert!(user_field("ANLicenseValidity")("2027-01-31").is_ok());
         assert_eq!(
             password("short").unwrap_err(),
             "must have at least 8 characters"
         );
         assert!(server_url("localhost:18095").is_err());
         assert!(server_url("http://localhost:18095").is_ok());
+        assert!(json_object(r#"{"detectors": 2}"#).is_ok());
+        assert!(json_object("[1]").is_err() && json_object("{detectors: 2}").is_err());
         assert!(number("abc").is_err());
         assert!(number("1,5").is_ok());
         assert!(numbers("1.2 3;4").is_ok());

@@ -29,11 +29,11 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
             ("model", "Model"),
             ("serialNumber", "Serial number"),
         ] {
-            if !obj.contains_key(key) {
-                let v = prompt::optional_text(&format!("{label} (empty to skip)"))?;
-                if !v.is_empty() {
-                    obj.insert(key.into(), json!(v));
-                }
+            let label = format!("{label} (empty to skip)");
+            if !obj.contains_key(key)
+                && let Some(v) = prompt::optional_text(&label, "", None)?
+            {
+                obj.insert(key.into(), json!(v));
             }
         }
     }

@@ -25,7 +25,7 @@ pub enum EquipmentCommand {
     },
     /// Register equipment at a facility.
     Create(create::CreateArgs),
-    /// Edit equipment: only the fields given change.
+    /// Edit equipment: only the fields given change (at a terminal without flags, a wizard).
     Edit(edit::EditArgs),
     /// Archive equipment (it and its QC tests leave every list; the audit log keeps them).
     Archive {

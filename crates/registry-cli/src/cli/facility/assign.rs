@@ -4,46 +4,51 @@
 use super::{fields, view};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::output::{self, Format};
-use crate::cli::{prompt, resolve};
+use crate::cli::{prompt, resolve, rules};
 use clap::Args;
 use registry_core::MainRole;
 use registry_core::api::FacilityUserInput;
 
 #[derive(Debug, Args)]
 pub struct AssignArgs {
-    /// The facility: _id, cnpj or exact name.
-    facility: String,
+    /// The facility: _id, cnpj or exact name (picked from a list at a terminal when missing).
+    facility: Option<String>,
     /// The user: _id, e-mail or part of the name (prompted when missing).
     #[arg(long)]
     user: Option<String>,
-    /// Titular, "Responsável Técnico", Substituto, Supervisor, or a custom value of the server.
+    /// Titular, "Responsável Técnico", Substituto, Supervisor, or a custom value the server is
+    /// configured with (REGISTRY_EXTRA_RESPONSIBILITIES; another value: exit 4).
     #[arg(long)]
     role: Option<String>,
 }
 
+/// The last choice of the responsibility question: a value typed in.
+const OTHER: &str = "Other… (type a responsibility the server is configured with)";
+
+/// The responsibility given, else picked at the terminal among the four main roles or typed in
+/// ("Other…"): the server does not publish the custom values it accepts, and refuses another
+/// one (422 `invalid_responsibility`) naming those it does.
 fn pick_role(ctx: &Ctx, role: Option<String>) -> Result<String, Fail> {
     match role {
         Some(r) => Ok(r),
         None if ctx.interactive => {
-            let items: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
-            let i = dialoguer::Select::with_theme(&prompt::theme())
-                .with_prompt("Responsibility")
-                .max_length(prompt::list_rows())
-                .items(prompt::fit_labels(&items))
-                .default(0)
-                .interact()?;
-            Ok(items[i].to_owned())
+            let mut items: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
+            items.push(OTHER);
+            match MainRole::ALL.get(prompt::select("Responsibility", &items, 0)?) {
+                Some(main) => Ok(main.as_str().to_owned()),
+                None => prompt::input_checked("Custom responsibility", &rules::not_empty),
+            }
         }
         None => Err(prompt::missing("--role")),
     }
 }
 
 pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
-    let before = resolve::facility(ctx, &a.facility).await?;
+    let flags = [("--user", a.user.is_some()), ("--role", a.role.is_some())];
+    let before = fields::linked_facility(ctx, a.facility, &flags).await?;
     let target = match a.user {
         Some(u) => resolve::user(ctx, &u).await?,
-        None if ctx.interactive => resolve::pick_user(ctx, "User to assign").await?,
-        None => return Err(prompt::missing("--user")),
+        None => resolve::pick_user(ctx, "User to assign").await?,
     };
     let role = pick_role(ctx, a.role)?;
     let previous = view::holder(&before, &role).cloned();

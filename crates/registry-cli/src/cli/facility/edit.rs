@@ -21,7 +21,11 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
     let current = resolve::facility(ctx, &args.facility).await?;
     let wizard = ctx.interactive && !args.fields.any_field() && args.fields.from_file.is_none();
     let mut obj = if wizard {
-        wizard::edit(ctx, &current).await?
+        match wizard::edit(ctx, &current).await?.finish() {
+            Some(changed) => changed,
+            // Every answer kept the stored value: nothing to send, and no new version.
+            None => return view::show(ctx.format, &current),
+        }
     } else {
         let address = current
             .address
@@ -29,11 +33,6 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
             .map(|a| serde_json::to_value(a).expect("addresses serialise"));
         args.fields.payload(address)?
     };
-    if obj.is_empty() && wizard {
-        // Every answer kept the stored value: nothing to send, and no new version.
-        output::note("Nothing changed.");
-        return view::show(ctx.format, &current);
-    }
     if obj.is_empty() {
         return Err(Fail::Usage(
             "nothing to change: give fields as flags (see --help) or --from-file".into(),

@@ -3,7 +3,7 @@
 
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::payload::insert_given;
-use crate::cli::{output, resolve};
+use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_client::ClientError;
 use registry_client::facility_csv::{self, strip_cnpj_punctuation};
@@ -199,6 +199,27 @@ pub async fn group_to_id(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), 
         obj.insert("group".into(), json!(id));
     }
     Ok(())
+}
+
+/// The facility of `assign` and `unassign`: the one FACILITY names, else one picked from the
+/// list at a terminal. Without a terminal, FACILITY and every flag of `flags` (`(flag, given)`)
+/// that is missing are named at once (exit 2) before anything is looked up.
+pub async fn linked_facility(
+    ctx: &Ctx,
+    facility: Option<String>,
+    flags: &[(&'static str, bool)],
+) -> Result<Facility, Fail> {
+    if !ctx.interactive {
+        let missing: Vec<&str> = std::iter::once(("FACILITY", facility.is_some()))
+            .chain(flags.iter().copied())
+            .filter(|(_, given)| !given)
+            .map(|(flag, _)| flag)
+            .collect();
+        if !missing.is_empty() {
+            return Err(prompt::missing_all(&missing));
+        }
+    }
+    resolve::facility_or_pick(ctx, facility, "FACILITY").await
 }
 
 /// The API accepts only the bare CNPJ; a punctuated one is cleaned, and the person told so.

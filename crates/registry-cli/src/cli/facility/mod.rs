@@ -30,7 +30,7 @@ pub enum FacilityCommand {
     },
     /// Register a facility: by flags, --from-file, or a wizard at the terminal.
     Create(create::CreateArgs),
-    /// Edit a facility: only the fields given change.
+    /// Edit a facility: only the fields given change (at a terminal without flags, a wizard).
     Edit(edit::EditArgs),
     /// Archive a facility (it leaves lists; the record and its history are kept).
     Archive {

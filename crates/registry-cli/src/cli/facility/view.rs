@@ -35,7 +35,8 @@ pub fn print_list(format: Format, facilities: &[Facility]) -> Result<(), Fail> {
     Ok(())
 }
 
-fn user_line(u: &FacilityUserView) -> String {
+/// `Name <email>: responsibilities`.
+pub fn user_line(u: &FacilityUserView) -> String {
     format!(
         "{} <{}>: {}",
         u.name,

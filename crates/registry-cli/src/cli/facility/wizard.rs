@@ -2,37 +2,19 @@
 //! types the server uses, with the allowed values to pick from.
 
 use super::fields;
+use crate::cli::changes::Changes;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::output;
-use crate::cli::prompt::{fit_labels, list_rows, theme};
+use crate::cli::prompt::{self, edit_text as text, optional_text};
 use crate::cli::resolve;
 use crate::cli::rules::not_empty;
-use dialoguer::{Confirm, FuzzySelect, Input, MultiSelect, Select};
+use dialoguer::Confirm;
 use registry_client::ListQuery;
 use registry_client::facility_csv::strip_cnpj_punctuation;
 use registry_core::api::{Facility, FacilityUserInput, Group};
 use registry_core::values::{Telephone, WeeklyQuantity};
 use registry_core::{Cnpj, Department, MainRole, Practice, Radioisotope};
 use serde_json::{Map, Value, json};
-
-fn text(label: &str, initial: &str, check: fn(&str) -> Result<(), String>) -> Result<String, Fail> {
-    Ok(Input::<String>::with_theme(&theme())
-        .with_prompt(label)
-        .with_initial_text(initial)
-        .validate_with(move |s: &String| check(s.trim()))
-        .interact_text()?
-        .trim()
-        .to_owned())
-}
-
-fn optional_text(label: &str, initial: &str) -> Result<Option<String>, Fail> {
-    let v: String = Input::with_theme(&theme())
-        .with_prompt(label)
-        .with_initial_text(initial)
-        .allow_empty(true)
-        .interact_text()?;
-    Ok(Some(v.trim().to_owned()).filter(|v| !v.is_empty()))
-}
 
 fn cnpj_rule(s: &str) -> Result<(), String> {
     let bare = strip_cnpj_punctuation(s).unwrap_or_else(|| s.to_owned());
@@ -54,7 +36,7 @@ fn quantity_rule(s: &str) -> Result<(), String> {
 }
 
 fn cnpj(initial: &str) -> Result<String, Fail> {
-    let raw = text("CNPJ (14 characters)", initial, cnpj_rule)?;
+    let raw = text("CNPJ (14 characters)", initial, &cnpj_rule)?;
     Ok(match strip_cnpj_punctuation(&raw) {
         Some(bare) => {
             output::note(format!(
@@ -68,43 +50,25 @@ fn cnpj(initial: &str) -> Result<String, Fail> {
 
 fn department(current: Option<Department>) -> Result<Department, Fail> {
     let items: Vec<&str> = Department::ALL.iter().map(|d| d.as_str()).collect();
-    let i = Select::with_theme(&theme())
-        .with_prompt("Department")
-        .max_length(list_rows())
-        .items(fit_labels(&items))
-        .default(
-            current
-                .and_then(|c| Department::ALL.iter().position(|d| *d == c))
-                .unwrap_or(0),
-        )
-        .interact()?;
+    let current = current.and_then(|c| Department::ALL.iter().position(|d| *d == c));
+    let i = prompt::select("Department", &items, current.unwrap_or(0))?;
     Ok(Department::ALL[i])
 }
 
 fn practices(current: &[Practice]) -> Result<Vec<&'static str>, Fail> {
     let items: Vec<&str> = Practice::ALL.iter().map(|p| p.as_str()).collect();
-    let defaults: Vec<bool> = Practice::ALL.iter().map(|p| current.contains(p)).collect();
-    let chosen = MultiSelect::with_theme(&theme())
-        .with_prompt("Authorised practices (space to mark, enter to go on)")
-        .max_length(list_rows())
-        .items(fit_labels(&items))
-        .defaults(&defaults)
-        .interact()?;
+    let marked: Vec<bool> = Practice::ALL.iter().map(|p| current.contains(p)).collect();
+    let chosen = prompt::multi_select("Authorised practices", &items, &marked)?;
     Ok(chosen.into_iter().map(|i| items[i]).collect())
 }
 
 fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
     let items: Vec<&str> = Radioisotope::ALL.iter().map(|r| r.as_str()).collect();
-    let defaults: Vec<bool> = Radioisotope::ALL
+    let marked: Vec<bool> = Radioisotope::ALL
         .iter()
         .map(|r| current.iter().any(|(c, _)| c == r))
         .collect();
-    let chosen = MultiSelect::with_theme(&theme())
-        .with_prompt("Authorised radioisotopes (space to mark, enter to go on)")
-        .max_length(list_rows())
-        .items(fit_labels(&items))
-        .defaults(&defaults)
-        .interact()?;
+    let chosen = prompt::multi_select("Authorised radioisotopes", &items, &marked)?;
     let mut out = Vec::new();
     for i in chosen {
         let iso = Radioisotope::ALL[i];
@@ -113,7 +77,7 @@ fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
             .find(|(c, _)| *c == iso)
             .map(|(_, q)| q.to_string())
             .unwrap_or_default();
-        let q = text(&format!("{iso}: mCi per week"), &initial, quantity_rule)?;
+        let q = text(&format!("{iso}: mCi per week"), &initial, &quantity_rule)?;
         out.push(json!({"name": iso.as_str(), "quantity": q}));
     }
     Ok(Value::Array(out))
@@ -137,12 +101,7 @@ async fn group(ctx: &Ctx, current: Option<&str>) -> Result<Option<String>, Fail>
     let default = current
         .and_then(|id| groups.iter().position(|g| g.id == id))
         .map_or(0, |i| i + 1);
-    let i = FuzzySelect::with_theme(&theme())
-        .with_prompt("Group (type to filter)")
-        .max_length(list_rows())
-        .items(fit_labels(&items))
-        .default(default)
-        .interact()?;
+    let i = prompt::fuzzy_pick_from("Group (type to filter)", &items, default)?;
     Ok(i.checked_sub(1).map(|i| groups[i].id.clone()))
 }
 
@@ -152,17 +111,15 @@ const NO_GROUP: &str = "(no group)";
 /// Links picked by fuzzy search on name or e-mail, each with its responsibilities.
 async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(), Fail> {
     let roles: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
-    while Confirm::with_theme(&theme())
+    while Confirm::with_theme(&prompt::theme())
         .with_prompt("Link a user to this facility?")
         .default(false)
         .interact()?
     {
         let u = resolve::pick_user(ctx, "User (type part of the name or e-mail)").await?;
-        let chosen = MultiSelect::with_theme(&theme())
-            .with_prompt(format!("Responsibilities of {}", u.name))
-            .max_length(list_rows())
-            .items(fit_labels(&roles))
-            .interact()?;
+        let none = vec![false; roles.len()];
+        let chosen =
+            prompt::multi_select(&format!("Responsibilities of {}", u.name), &roles, &none)?;
         let given: Vec<String> = chosen.into_iter().map(|i| roles[i].to_owned()).collect();
         users.retain(|l| l.id != u.id);
         users.push(FacilityUserInput {
@@ -190,13 +147,13 @@ pub async fn fill_create(
     if !obj.contains_key("name") {
         obj.insert(
             "name".into(),
-            json!(text("Name", given("name"), not_empty)?),
+            json!(text("Name", given("name"), &not_empty)?),
         );
     }
     if !obj.contains_key("companyName") {
         obj.insert(
             "companyName".into(),
-            json!(text("Company name", given("companyName"), not_empty)?),
+            json!(text("Company name", given("companyName"), &not_empty)?),
         );
     }
     if !obj.contains_key("cnpj") {
@@ -208,7 +165,7 @@ pub async fn fill_create(
             json!(text(
                 "Telephone with area code",
                 given("telephone"),
-                telephone_rule
+                &telephone_rule
             )?),
         );
     }
@@ -216,16 +173,16 @@ pub async fn fill_create(
         obj.insert("department".into(), json!(department(None)?.as_str()));
     }
     if !obj.contains_key("address") {
-        let street = text("Street", given_address("street"), not_empty)?;
-        let city = text("City", given_address("city"), not_empty)?;
-        let state = text("State", given_address("state"), not_empty)?;
+        let street = text("Street", given_address("street"), &not_empty)?;
+        let city = text("City", given_address("city"), &not_empty)?;
+        let state = text("State", given_address("state"), &not_empty)?;
         obj.insert(
             "address".into(),
             json!([{"street": street, "city": city, "state": state}]),
         );
     }
     if !obj.contains_key("CNENregistry")
-        && let Some(r) = optional_text("CNEN registry (optional)", "")?
+        && let Some(r) = optional_text("CNEN registry (optional)", "", None)?
     {
         obj.insert("CNENregistry".into(), json!(r));
     }
@@ -256,44 +213,28 @@ fn sorted<T: PartialOrd>(mut items: Vec<T>) -> Vec<T> {
     items
 }
 
-/// Walks every field with the stored value to keep or change; returns only what changed.
-pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
-    let mut out = Map::new();
-    let mut changed = |key: &str, old: Value, new: Value| {
-        if old != new {
-            out.insert(key.into(), new);
-        }
-    };
-    changed(
-        "name",
-        json!(f.name),
-        json!(text("Name", &f.name, not_empty)?),
-    );
-    changed(
-        "companyName",
-        json!(f.company_name),
-        json!(text("Company name", &f.company_name, not_empty)?),
-    );
-    changed("cnpj", json!(f.cnpj), json!(cnpj(&f.cnpj)?));
-    changed(
+/// Walks every field with the stored value to keep or change.
+pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Changes, Fail> {
+    let mut c = Changes::default();
+    c.text("name", "Name", &f.name, &not_empty)?;
+    c.text("companyName", "Company name", &f.company_name, &not_empty)?;
+    c.compare("cnpj", json!(f.cnpj), json!(cnpj(&f.cnpj)?));
+    c.text(
         "telephone",
-        json!(f.telephone),
-        json!(text(
-            "Telephone with area code",
-            &f.telephone,
-            telephone_rule
-        )?),
-    );
-    changed(
+        "Telephone with area code",
+        &f.telephone,
+        &telephone_rule,
+    )?;
+    c.compare(
         "department",
         json!(f.department),
         json!(department(Some(f.department))?.as_str()),
     );
     if let Some(a) = f.address.first() {
         let mut address = serde_json::to_value(a).expect("addresses serialise");
-        address["street"] = json!(text("Street", &a.street, not_empty)?);
-        address["city"] = json!(text("City", &a.city, not_empty)?);
-        address["state"] = json!(text("State", &a.state, not_empty)?);
+        address["street"] = json!(text("Street", &a.street, &not_empty)?);
+        address["city"] = json!(text("City", &a.city, &not_empty)?);
+        address["state"] = json!(text("State", &a.state, &not_empty)?);
         let mut all: Vec<Value> = f
             .address
             .iter()
@@ -301,16 +242,12 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
             .collect();
         let old = json!(all);
         all[0] = address;
-        changed("address", old, json!(all));
+        c.compare("address", old, json!(all));
     }
-    let registry = f.cnen_registry.clone().unwrap_or_default();
-    changed(
-        "CNENregistry",
-        json!(f.cnen_registry),
-        json!(optional_text("CNEN registry (optional)", &registry)?),
-    );
+    let registry = f.cnen_registry.as_deref();
+    c.optional("CNENregistry", "CNEN registry", registry, None)?;
     let current_group = f.group.as_ref().map(|g| g.id.clone());
-    changed(
+    c.compare(
         "group",
         json!(current_group),
         json!(group(ctx, current_group.as_deref()).await?),
@@ -319,9 +256,8 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
     // which need not be the stored one, so only a different set is a change.
     let old_practices: Vec<&str> = f.practices.iter().map(|p| p.as_str()).collect();
     let new_practices = practices(&f.practices)?;
-    if sorted(old_practices) != sorted(new_practices.clone()) {
-        out.insert("practices".into(), json!(new_practices));
-    }
+    let changed = sorted(old_practices) != sorted(new_practices.clone());
+    c.put_if(changed, "practices", json!(new_practices));
     let current: Vec<(Radioisotope, f64)> = f
         .radioisotopes
         .iter()
@@ -346,14 +282,10 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Map<String, Value>, Fail> {
             })
             .collect(),
     );
-    if old_set != new_set {
-        out.insert("radioisotopes".into(), new_isotopes);
-    }
+    c.put_if(old_set != new_set, "radioisotopes", new_isotopes);
     let mut users = fields::links(&f.users);
     let before = users.clone();
     pick_links(ctx, &mut users).await?;
-    if users != before {
-        out.insert("users".into(), json!(users));
-    }
-    Ok(out)
+    c.compare("users", json!(before), json!(users));
+    Ok(c)
 }

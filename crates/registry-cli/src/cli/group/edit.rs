@@ -1,25 +1,41 @@
-//! `registry group edit`: change the name and/or description ("" clears the description).
+//! `registry group edit`: change the name and/or description ("" clears the description); at
+//! the terminal without flags, a wizard asks for both with the stored values to keep or change.
 
 use super::{GroupFields, view};
+use crate::cli::changes::Changes;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::{output, resolve};
-use serde_json::json;
+use crate::cli::{output, resolve, rules};
+use serde_json::{Map, Value, json};
 
 pub async fn run(ctx: &Ctx, group: &str, fields: GroupFields) -> Result<(), Fail> {
-    let mut body = json!({"_id": null});
+    let mut body = Map::new();
     if let Some(n) = fields.name {
-        body["name"] = json!(n);
+        body.insert("name".into(), json!(n));
     }
     if let Some(d) = fields.description {
-        body["description"] = if d.is_empty() { json!(null) } else { json!(d) };
+        let cleared = d.is_empty();
+        body.insert(
+            "description".into(),
+            if cleared { Value::Null } else { json!(d) },
+        );
     }
-    if body.as_object().is_some_and(|o| o.len() == 1) {
+    if body.is_empty() && !ctx.interactive {
         return Err(Fail::Usage(
             "nothing to change: give --name or --description".into(),
         ));
     }
-    body["_id"] = json!(resolve::group(ctx, group).await?.id);
-    let g = ctx.client.edit_group(&body).await?;
+    let g = resolve::group(ctx, group).await?;
+    if body.is_empty() {
+        let mut c = Changes::default();
+        c.text("name", "Group name", &g.name, &rules::not_empty)?;
+        c.optional("description", "Description", g.description.as_deref(), None)?;
+        match c.finish() {
+            Some(changed) => body = changed,
+            None => return view::show(ctx, &g),
+        }
+    }
+    body.insert("_id".into(), json!(g.id));
+    let g = ctx.client.edit_group(&Value::Object(body)).await?;
     output::note(format!("Saved group {}", g.name));
     view::show(ctx, &g)
 }

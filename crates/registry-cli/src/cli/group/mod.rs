@@ -25,7 +25,8 @@ pub enum GroupCommand {
     },
     /// Create a group.
     Create(GroupFields),
-    /// Change the name and/or description ("" clears the description).
+    /// Change the name and/or description ("" clears the description); at a terminal without
+    /// flags, a wizard with the stored values to keep or change.
     Edit {
         /// The group: _id or exact name (case ignored).
         group: String,

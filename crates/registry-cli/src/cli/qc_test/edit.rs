@@ -17,7 +17,7 @@ pub struct EditArgs {
 }
 
 pub async fn run(ctx: &Ctx, mut a: EditArgs) -> Result<(), Fail> {
-    a.fields.check_conclusion()?;
+    a.fields.check_flags()?;
     if a.fields.readings.is_some() {
         let current = ctx.client.qc_test(&a.test).await?;
         a.fields.kind = ctx.client.test_type(&current.type_of_test.id).await?.kind;

@@ -4,6 +4,7 @@
 use super::readings;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::equipment::fields::put_texts;
+use crate::cli::payload::insert_given;
 use crate::cli::resolve;
 use clap::Args;
 use registry_core::equipment::{local_date, read_qc_test};
@@ -42,21 +43,16 @@ pub struct TestFields {
 }
 
 impl TestFields {
-    /// Refuses an unknown `--conclusion` (exit 4, naming the allowed values) by the server's
-    /// own reader, before anything is looked up or sent.
-    pub fn check_conclusion(&self) -> Result<(), Fail> {
-        let Some(c) = &self.conclusion else {
-            return Ok(());
-        };
-        match read_qc_test(&json!({ "conclusion": c }), false, today()) {
-            Ok(_) => Ok(()),
-            Err(errors) => Err(Fail::Invalid(
-                errors
-                    .into_iter()
-                    .filter(|e| e.field == "conclusion")
-                    .collect(),
-            )),
-        }
+    /// Refuses a `--date` that is not a date or is in the future, or an unknown `--conclusion`
+    /// (naming the allowed values), by the server's own reader: exit 4 before anything is looked
+    /// up, asked for (a computed test's readings) or sent.
+    pub fn check_flags(&self) -> Result<(), Fail> {
+        let mut flags = Map::new();
+        let (date, conclusion) = (self.date.as_deref(), self.conclusion.as_deref());
+        insert_given(&mut flags, [("date", date), ("conclusion", conclusion)]);
+        read_qc_test(&Value::Object(flags), false, today())
+            .map(|_| ())
+            .map_err(Fail::Invalid)
     }
 
     pub async fn payload(&self, ctx: &Ctx, clear_empty: bool) -> Result<Map<String, Value>, Fail> {

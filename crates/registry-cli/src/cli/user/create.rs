@@ -2,14 +2,12 @@
 //! terminal the roles are picked from those the caller may grant.
 
 use super::fields::UserFields;
-use super::view;
+use super::{view, wizard};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::prompt::PasswordKind;
-use crate::cli::{auth, output, prompt, rules};
+use crate::cli::{output, prompt, rules};
 use clap::Args;
-use dialoguer::MultiSelect;
-use registry_core::Role;
-use registry_core::user::{may_grant, read_user};
+use registry_core::user::read_user;
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
@@ -24,14 +22,30 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let mut input = a.fields.input()?;
     let name_rule: prompt::Check = &rules::not_empty;
     let email_rule: prompt::Check = &rules::email;
+    let telephone_rule = rules::user_field("telephone");
+    let cpf_rule = rules::user_field("cpf");
+    let an_rule = rules::user_field("ANLicenseValidity");
+    let fm_rule = rules::user_field("FMLicenseValidity");
+    let (an, fm) = ("AN licence valid until", "FM licence valid until");
     // The values given as flags are checked first (at a terminal, a wrong one is asked for again
-    // before any other question), then the missing ones are asked for.
+    // before any other question), then the missing required ones are asked for.
     for given in [true, false] {
+        let l = &mut input.licences;
         for (value, flag, label, rule) in [
             (&mut input.name, "--name", "Name", name_rule),
             (&mut input.email, "--email", "E-mail", email_rule),
+            (
+                &mut input.telephone,
+                "--telephone",
+                "Telephone",
+                &telephone_rule,
+            ),
+            (&mut input.cpf, "--cpf", "CPF", &cpf_rule),
+            (&mut l.an_validity, "--an-license-validity", an, &an_rule),
+            (&mut l.fm_validity, "--fm-license-validity", fm, &fm_rule),
         ] {
-            if value.is_some() == given {
+            let required = matches!(flag, "--name" | "--email");
+            if value.is_some() == given && (given || required) {
                 *value = Some(prompt::checked(
                     value.take(),
                     ctx.interactive,
@@ -44,7 +58,14 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
         }
     }
     if input.roles.is_none() && ctx.interactive {
-        input.roles = ask_roles(ctx).await?;
+        input.roles = wizard::ask_roles(ctx, &[]).await?;
+    }
+    // Without a terminal, a value the checks refuse went on as given: it is refused with every
+    // other field (exit 4) — the password from --password-stdin among them, else before one is
+    // asked for (or found missing).
+    if !a.password_stdin {
+        let fields = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
+        read_user(&fields, false).map_err(Fail::Invalid)?;
     }
     let password = prompt::password(
         a.password_stdin,
@@ -58,33 +79,4 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let u = ctx.client.register_user(&input).await?;
     output::note(format!("Created {} <{}> ({})", u.name, u.email, u.id));
     view::show(ctx, &u)
-}
-
-/// At the terminal: the roles of the new user, picked among those the caller may grant
-/// (product.md §3: an Administrator any, other staff only `Cliente`), none marked: the user gets
-/// what the person marks, and `Cliente` when nothing is marked. Nothing
-/// is asked when `Cliente` is all the caller may grant (or nobody is logged in: self-registration).
-async fn ask_roles(ctx: &Ctx) -> Result<Option<Vec<Role>>, Fail> {
-    let Some(me) = auth::caller(ctx).await? else {
-        return Ok(None);
-    };
-    let grantable: Vec<Role> = Role::ALL
-        .iter()
-        .copied()
-        .filter(|r| may_grant(&me.roles, *r))
-        .collect();
-    if grantable.iter().all(|r| *r == Role::Client) {
-        return Ok(None);
-    }
-    let items: Vec<&str> = grantable.iter().map(|r| r.as_str()).collect();
-    let chosen = MultiSelect::with_theme(&prompt::theme())
-        .with_prompt("Roles (space to mark, enter to go on)")
-        .max_length(prompt::list_rows())
-        .items(prompt::fit_labels(&items))
-        .interact()?;
-    if chosen.is_empty() {
-        output::note("No role marked: the user is a Cliente.");
-        return Ok(Some(vec![Role::Client]));
-    }
-    Ok(Some(chosen.into_iter().map(|i| grantable[i]).collect()))
 }

@@ -44,6 +44,23 @@ pub fn parse_role(s: &str) -> Result<Role, String> {
 }
 
 impl UserFields {
+    /// Whether any field was given as a flag.
+    pub fn any_field(&self) -> bool {
+        [
+            &self.name,
+            &self.email,
+            &self.telephone,
+            &self.cpf,
+            &self.an_number,
+            &self.an_validity,
+            &self.fm_number,
+            &self.fm_validity,
+        ]
+        .iter()
+        .any(|f| f.is_some())
+            || !self.roles.is_empty()
+    }
+
     /// The roles given, each checked by the server's own reader: an unknown one is refused
     /// (exit 4, naming the allowed values) before anything is asked or sent.
     pub fn roles(&self) -> Result<Vec<Role>, Fail> {

@@ -12,6 +12,7 @@ mod recover;
 mod reset_password;
 mod show;
 mod view;
+mod wizard;
 
 use super::context::{Ctx, Fail};
 use clap::Subcommand;
@@ -37,7 +38,7 @@ pub enum UserCommand {
     },
     /// Create a user; the password is prompted, or read with --password-stdin.
     Create(create::CreateArgs),
-    /// Edit a user: only the fields given change.
+    /// Edit a user: only the fields given change (at a terminal without flags, a wizard).
     Edit(edit::EditArgs),
     /// Deactivate a user (their tokens stop working; history is kept).
     Deactivate {

@@ -1,0 +1,61 @@
+//! Conversations with `registry` at a pseudo-terminal: starting it, answering its prompts as
+//! they show (never after a fixed pause), and reading how it ends.
+
+use rexpect::session::PtySession;
+
+/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal whose reads give up after 20 s.
+pub fn spawn(cmd: std::process::Command) -> Result<PtySession, rexpect::error::Error> {
+    rexpect::session::spawn_command(cmd, Some(20_000))
+}
+
+/// Runs `talk`, a dialogue at pseudo-terminals (rexpect blocks), on a blocking thread; if it
+/// fails, so does the test, naming `what`.
+pub async fn dialogue(
+    what: &str,
+    talk: impl FnOnce() -> Result<(), rexpect::error::Error> + Send + 'static,
+) {
+    tokio::task::spawn_blocking(talk)
+        .await
+        .expect("the session thread")
+        .expect(what);
+}
+
+/// Answers a text prompt at a pseudo-terminal: reads the output until `prompt` shows (failing
+/// after the session's timeout), then types `line` and Enter.
+pub fn reply(p: &mut PtySession, prompt: &str, line: &str) -> Result<(), rexpect::error::Error> {
+    p.exp_string(prompt)?;
+    p.send_line(line)?;
+    Ok(())
+}
+
+/// Answers a prompt at a pseudo-terminal: reads the output until `prompt` shows (failing after
+/// the session's timeout), then types `keys`. Keys typed before a select or confirm prompt has
+/// switched the terminal to raw mode wait in the terminal's input queue (the switch drains
+/// output, it does not flush input), so no pause is needed.
+pub fn answer(p: &mut PtySession, prompt: &str, keys: &str) -> Result<(), rexpect::error::Error> {
+    p.exp_string(prompt)?;
+    p.send(keys)?;
+    p.flush()
+}
+
+/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal and answers each of `steps`,
+/// `(prompt, keys)`, in turn as [`answer`] does (`\r` is Enter), then reads until `end` shows
+/// and the program ends.
+pub fn converse(
+    cmd: std::process::Command,
+    steps: &[(&str, &str)],
+    end: &str,
+) -> Result<(), rexpect::error::Error> {
+    let mut p = spawn(cmd)?;
+    for (prompt, keys) in steps {
+        answer(&mut p, prompt, keys)?;
+    }
+    ends_saying(&mut p, end)
+}
+
+/// Reads the output at a pseudo-terminal until `text` shows, then until the program ends.
+pub fn ends_saying(p: &mut PtySession, text: &str) -> Result<(), rexpect::error::Error> {
+    p.exp_string(text)?;
+    p.exp_eof()?;
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! `facility assign` and `unassign` at a terminal: the facility picked from the list, the user
+//! among those linked to it, what to take away, and a custom responsibility typed in; and without
+//! a terminal, a usage error naming what is missing.
+
+use crate::harness::{Env, converse, dialogue, role_args};
+
+/// Links `email` to facility `cnpj` with `role` through the CLI.
+async fn assign(env: &Env, cnpj: &str, email: &str, role: &str) {
+    env.run(&role_args("assign", cnpj, email, role))
+        .await
+        .expect(0);
+}
+
+/// The responsibilities of user `id` at facility `cnpj` (`None`: not linked), read through the
+/// API.
+async fn held(env: &Env, cnpj: &str, id: &str) -> Option<Vec<String>> {
+    let list = env
+        .admin
+        .facilities(&registry_client::ListQuery::default().filter("q", cnpj))
+        .await
+        .unwrap()
+        .list;
+    let link = list[0].users.iter().find(|u| u.id == id)?;
+    Some(link.responsabilities.clone())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unassign_at_a_terminal_picks_the_facility_then_a_linked_user() {
+    let env = Env::logged_in().await;
+    let c = env.facility("Clinica Vinculos", 301).await;
+    let (ana, ana_email) = env.user("Ana Vinculo", &["Físico"]).await;
+    let (bruno, bruno_email) = env.user("Bruno Vinculo", &["Físico"]).await;
+    for (email, role) in [
+        (&ana_email, "Responsável Técnico"),
+        (&ana_email, "Substituto"),
+        (&bruno_email, "Titular"),
+    ] {
+        assign(&env, &c, email, role).await;
+    }
+
+    // Without a terminal (or with --no-input) nothing is asked: every missing argument is
+    // named at once, exit 2.
+    let unassign_role = ["facility", "unassign", &c, "--role", "Substituto"];
+    for (args, missing) in [
+        (
+            &["facility", "unassign"][..],
+            "FACILITY and --user are required",
+        ),
+        (&unassign_role[..], "--user is required"),
+        (
+            &["--no-input", "facility", "assign", &c][..],
+            "--user and --role are required",
+        ),
+    ] {
+        env.run(args).await.expect(2).says(missing);
+    }
+
+    let pick_all = env.at_terminal(&["facility", "unassign"]);
+    let pick_user = env.at_terminal(&["facility", "unassign", &c]);
+    dialogue("the unassign pick lists", move || {
+        // Ana's responsibilities in order, then the whole link: the second one.
+        let steps = [
+            ("Facility", "Vinculos\r"),
+            ("User to unassign", "Ana\r"),
+            ("Take away", "j\r"),
+        ];
+        let done = "Ana Vinculo no longer holds Substituto at Clinica Vinculos";
+        converse(pick_all, &steps, done)?;
+        // Bruno's Titular, then the whole link.
+        let steps = [("User to unassign", "Bruno\r"), ("Take away", "j\r")];
+        converse(
+            pick_user,
+            &steps,
+            "Bruno Vinculo unlinked from Clinica Vinculos",
+        )
+    })
+    .await;
+    assert_eq!(held(&env, &c, &ana).await.unwrap(), ["Responsável Técnico"]);
+    assert_eq!(held(&env, &c, &bruno).await, None);
+}
+
+/// The role pick list ends with "Other…", which takes a responsibility typed in: one the server
+/// is configured with is saved; another is refused by the server, naming the allowed values.
+#[tokio::test(flavor = "multi_thread")]
+async fn assign_at_a_terminal_takes_a_custom_responsibility() {
+    let env = Env::start_configured(|c| c.extra_responsibilities = vec!["Enfermeiro".into()]).await;
+    env.login_admin().await;
+    let (carla, carla_email) = env.user("Carla Custom", &["Físico"]).await;
+    let c = env.facility("Clinica Custom", 302).await;
+    let custom = env.at_terminal(&["facility", "assign", &c, "--user", &carla_email]);
+    let unknown = env.at_terminal(&["facility", "assign", &c, "--user", &carla_email]);
+    let picked = env.at_terminal(&["facility", "assign", "--user", &carla_email]);
+    dialogue("the custom responsibility", move || {
+        // Past the four main roles: "Other…", then the value typed in.
+        let other = |cmd, typed: &str, end: &str| {
+            let typed = format!("{typed}\r");
+            let steps = [
+                ("Responsibility", "jjjj\r"),
+                ("Custom responsibility", &typed[..]),
+            ];
+            converse(cmd, &steps, end)
+        };
+        other(
+            custom,
+            "Enfermeiro",
+            "Enfermeiro of Clinica Custom: Carla Custom",
+        )?;
+        other(unknown, "Chefe", "Supervisor, Enfermeiro")?;
+        // The facility picked from the list, then a main role.
+        let steps = [("Facility", "Custom\r"), ("Responsibility", "\r")];
+        converse(picked, &steps, "Titular of Clinica Custom: Carla Custom")
+    })
+    .await;
+    assert_eq!(
+        held(&env, &c, &carla).await.unwrap(),
+        ["Enfermeiro", "Titular"]
+    );
+    // The flag takes it too, for scripts.
+    let (dora, dora_email) = env.user("Dora Custom", &["Físico"]).await;
+    assign(&env, &c, &dora_email, "Enfermeiro").await;
+    assert_eq!(held(&env, &c, &dora).await.unwrap(), ["Enfermeiro"]);
+}
