@@ -31,4 +31,5 @@ mod sqlite_readers;
 mod startup;
 mod storage_outage;
 mod test_servers;
+mod unicode_text;
 mod users;

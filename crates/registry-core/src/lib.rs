@@ -9,6 +9,7 @@ pub mod equipment;
 pub mod error;
 pub mod facility;
 pub mod group;
+pub mod json;
 pub mod material;
 pub mod notice;
 pub mod nuclide;

@@ -319,50 +319,6 @@ pub fn update<T>(stored: &mut T, change: Option<T>) {
     }
 }
 
-/// Parses a JSON document, reading the bare `NaN`, `Infinity` and `-Infinity` that some
-/// encoders write for non-finite numbers (Python's `json`, JavaScript's `String(NaN)`) as the
-/// strings `"NaN"`, `"Infinity"` and `"-Infinity"`, so that the field they stand in is refused by
-/// its own rule (a radioisotope `quantity` → `invalid_quantity`) instead of the whole body being
-/// malformed. Any other syntax error is the parser's.
-pub fn parse_json(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    serde_json::from_slice(bytes).or_else(|e| match quote_non_finite(bytes) {
-        Some(quoted) => serde_json::from_slice(&quoted).map_err(|_| e),
-        None => Err(e),
-    })
-}
-
-/// `bytes` with each bare `NaN`, `Infinity` or `-Infinity` outside strings quoted, or `None`
-/// when there is none.
-fn quote_non_finite(bytes: &[u8]) -> Option<Vec<u8>> {
-    const TOKENS: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
-    let mut out = Vec::with_capacity(bytes.len() + 8);
-    let (mut in_string, mut escaped, mut found) = (false, false, false);
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if let Some(token) = TOKENS.iter().find(|t| bytes[i..].starts_with(t)) {
-            out.push(b'"');
-            out.extend_from_slice(token);
-            out.push(b'"');
-            i += token.len();
-            found = true;
-            continue;
-        }
-        out.push(b);
-        i += 1;
-    }
-    found.then_some(out)
-}
-
 /// A record reference given as `"id"` or `{"_id": "id"}`.
 pub fn reference_id(v: &Value) -> Option<String> {
     match v {
@@ -393,21 +349,6 @@ pub fn unflagged_reference(
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn bare_non_finite_numbers_are_read_as_strings() {
-        let v = parse_json(br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN \" NaN", "d": 1}"#)
-            .unwrap();
-        assert_eq!(
-            v,
-            json!({"a": "NaN", "b": ["Infinity", "-Infinity"], "c": "NaN \" NaN", "d": 1})
-        );
-        // Other syntax errors stay errors, with the parser's message about the original text.
-        let e = parse_json(b"{\"a\": NaN,}").unwrap_err();
-        assert!(e.to_string().contains("line 1"), "{e}");
-        assert!(parse_json(b"{\"a\": nan}").is_err());
-        assert_eq!(parse_json(b"{\"a\": 1.5}").unwrap(), json!({"a": 1.5}));
-    }
 
     #[test]
     fn unflagged_reference_skips_fields_that_already_failed() {

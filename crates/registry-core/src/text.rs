@@ -1,20 +1,15 @@
 //! Text as the registry searches it: accent- and case-free keys, and the Brazilian states, which
 //! an address may name by abbreviation or in full (spec §2.2).
 
-/// Lower-case, accent-free text for searching (`São Paulo` matches `sao paulo`).
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+/// Lower-case, accent-free text for searching (`São Paulo` matches `sao paulo`): the letters'
+/// marks are taken off whether the text came composed (`ã`) or decomposed (`a` + U+0303).
 pub fn search_key(s: &str) -> String {
     s.to_lowercase()
-        .chars()
-        .map(|c| match c {
-            'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'í' | 'ì' | 'î' | 'ï' => 'i',
-            'ó' | 'ò' | 'ô' | 'õ' | 'ö' => 'o',
-            'ú' | 'ù' | 'û' | 'ü' => 'u',
-            'ç' => 'c',
-            'ñ' => 'n',
-            c => c,
-        })
+        .nfd()
+        .filter(|&c| !is_combining_mark(c))
         .collect()
 }
 
@@ -74,6 +69,14 @@ mod tests {
     fn keys_fold_case_and_accents() {
         assert_eq!(search_key("São Paulo"), "sao paulo");
         assert_eq!(search_key("CEARÁ"), "ceara");
+        // Decomposed accents (as macOS and PDFs give them) fold the same.
+        assert_eq!(
+            search_key("Goia\u{302}nia Ac\u{327}a\u{303}o"),
+            "goiania acao"
+        );
+        assert_eq!(search_key("ÇÃÕÑÜ àèìòù"), "caonu aeiou");
+        // Letters without a mark stay as they are.
+        assert_eq!(search_key("Ø ß 🏥 12.345"), "ø ß 🏥 12.345");
     }
 
     #[test]

@@ -55,7 +55,7 @@ impl JsonBody {
                 "Expected a JSON body with Content-Type: application/json.".into(),
             ));
         }
-        let value = registry_core::payload::parse_json(&self.bytes)
+        let value = registry_core::json::parse(&self.bytes)
             .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))?;
         let errors = registry_core::payload::check_body_limits(&value);
         if !errors.is_empty() {

@@ -65,7 +65,7 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
             ));
         }
         if name == "data" {
-            match registry_core::payload::parse_json(text.as_bytes()) {
+            match registry_core::json::parse(text.as_bytes()) {
                 Ok(Value::Object(o)) => fields.extend(o),
                 _ => {
                     return Err(ApiError::BadRequest(
@@ -74,7 +74,7 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
                 }
             }
         } else {
-            fields.insert(name, Value::String(text));
+            fields.insert(name, Value::String(registry_core::json::compose(text)));
         }
     }
     let errors = registry_core::payload::check_object_limits(&fields);

@@ -1,0 +1,116 @@
+//! Text in either Unicode form, and numbers past a double (black-box audit 3, F3–F6): decomposed
+//! accents (`a` + U+0303, as macOS and PDFs give them) are stored composed, searched, compared
+//! for uniqueness and counted as the same text typed composed; a number too large to read is its
+//! field's error, not a malformed body.
+
+use crate::helpers::{TestApp, facility_payload, list_ids, urlencode};
+use crate::on_both_databases;
+use serde_json::json;
+
+on_both_databases!(
+    decomposed_text_is_stored_composed_and_found_either_way,
+    unique_names_are_unique_in_either_form,
+    the_length_limit_counts_composed_characters,
+    a_number_too_large_for_a_double_is_its_fields_error,
+);
+
+async fn decomposed_text_is_stored_composed_and_found_either_way(app: TestApp) {
+    let mut nfd = facility_payload("Cli\u{301}nica Ac\u{327}a\u{303}o Zeta");
+    nfd["address"] = json!([{"street": "Rua 1", "city": "Goia\u{302}nia", "state": "GO"}]);
+    let nfd = app.create_facility(nfd).await;
+    assert_eq!(nfd["name"], "Clínica Ação Zeta");
+    assert_eq!(nfd["address"][0]["city"], "Goiânia");
+    let nfc = app
+        .create_facility(facility_payload("Hospital São Lucas Zeta"))
+        .await;
+    let searches = [
+        ("q", "acao zeta", &nfd),
+        ("q", "Ação Zeta", &nfd),
+        ("q", "AC\u{327}A\u{303}O", &nfd),
+        ("q", "clinica", &nfd),
+        ("q", "Sa\u{303}o Lucas", &nfc),
+        ("q", "sao lucas", &nfc),
+        ("city", "goiania", &nfd),
+        ("city", "GOIA\u{302}NIA", &nfd),
+    ];
+    for (key, term, expected) in searches {
+        let path = format!("/api/facilities?{key}={}", urlencode(term));
+        let found = list_ids(&app.admin_get(&path).await);
+        assert_eq!(
+            found,
+            [expected["_id"].as_str().unwrap()],
+            "{key} = {term:?}"
+        );
+    }
+}
+
+async fn unique_names_are_unique_in_either_form(app: TestApp) {
+    for (path, composed, decomposed) in [
+        ("/api/group/register", "Região Zeta", "Regia\u{303}o Zeta"),
+        (
+            "/api/typeOfEquipment/register",
+            "Câmara Zeta",
+            "Ca\u{302}mara Zeta",
+        ),
+    ] {
+        app.post_created(path, &app.admin, json!({"name": decomposed}))
+            .await;
+        app.post(path, &app.admin, json!({"name": composed}))
+            .await
+            .expect_error(409, "conflict");
+    }
+}
+
+async fn the_length_limit_counts_composed_characters(app: TestApp) {
+    // 200 letters, each sent as two code points (400 in all), are 200 characters.
+    let named = |n: usize| {
+        let mut payload = facility_payload("x");
+        payload["name"] = json!("a\u{303}".repeat(n));
+        payload
+    };
+    let created = app.create_facility(named(200)).await;
+    assert_eq!(created["name"].as_str().unwrap().chars().count(), 200);
+    app.post("/api/facility/register/", &app.admin, named(201))
+        .await
+        .expect_field_error("name", "invalid_value");
+}
+
+async fn a_number_too_large_for_a_double_is_its_fields_error(app: TestApp) {
+    let huge = format!("1{}", "0".repeat(400));
+    let body = format!(
+        r#"{{"name": "X", "telephone": "123", "radioisotopes": [{{"name": "Tc(99m)", "quantity": {huge}}}, {{"name": "I(131)", "quantity": 1e400}}]}}"#
+    );
+    let answer = app
+        .client
+        .post(app.url("/api/facility/register/"))
+        .bearer_auth(&app.admin)
+        .header("Content-Type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 422);
+    let body: serde_json::Value = answer.json().await.unwrap();
+    let errors: Vec<(String, String)> = body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap().into(),
+                e["code"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    for (field, code) in [
+        ("radioisotopes[0].quantity", "invalid_quantity"),
+        ("radioisotopes[1].quantity", "invalid_quantity"),
+        ("telephone", "invalid_telephone"),
+        ("cnpj", "required"),
+    ] {
+        assert!(
+            errors.contains(&(field.to_owned(), code.to_owned())),
+            "{field} {code} in {body}"
+        );
+    }
+}
