@@ -12,6 +12,23 @@ pub struct Answer {
 
 impl Answer {
     /// The field error codes, as `(field, code)`.
+    /// The answer of a response: its body as JSON (a string when it is not JSON, null when empty).
+    pub async fn read(res: reqwest::Response) -> Answer {
+        let status = res.status();
+        let headers = res.headers().clone();
+        let text = res.text().await.expect("body read");
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        Answer {
+            status,
+            headers,
+            body,
+        }
+    }
+
     pub fn field_errors(&self) -> Vec<(String, String)> {
         self.body["errors"]
             .as_array()

@@ -165,31 +165,24 @@ async fn bare_nan_in_a_quantity_is_an_invalid_quantity(app: TestApp) {
     assert!(text.contains("NaN"), "{text}");
     for quantity in ["NaN", "Infinity", "-Infinity"] {
         let body = text.replace("NaN", quantity);
-        let res = app
-            .client
-            .post(app.url("/api/facility/register/"))
-            .bearer_auth(&app.admin)
-            .header("content-type", "application/json")
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 422, "{quantity}");
-        let answer: serde_json::Value = res.json().await.unwrap();
-        assert_eq!(answer["errors"][0]["field"], "radioisotopes[0].quantity");
-        assert_eq!(answer["errors"][0]["code"], "invalid_quantity");
+        let answer = app
+            .post_json_text("/api/facility/register/", &app.admin, body)
+            .await;
+        let errors = answer.expect_error(422, "validation_failed").field_errors();
+        assert_eq!(
+            errors,
+            [(
+                "radioisotopes[0].quantity".into(),
+                "invalid_quantity".into()
+            )],
+            "{quantity}"
+        );
     }
     // Other syntax errors stay malformed JSON.
-    let res = app
-        .client
-        .post(app.url("/api/facility/register/"))
-        .bearer_auth(&app.admin)
-        .header("content-type", "application/json")
-        .body(text.replace("NaN", "nan"))
-        .send()
+    let body = text.replace("NaN", "nan");
+    app.post_json_text("/api/facility/register/", &app.admin, body)
         .await
-        .unwrap();
-    assert_eq!(res.status(), 400);
+        .expect_error(400, "bad_request");
 }
 
 /// `PUT /facility/{id}/edit` and `PUT /test/{id}`: an `_id` in the body may repeat the path's,
