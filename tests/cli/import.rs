@@ -107,7 +107,17 @@ async fn an_export_imports_on_another_server() {
     ])
     .await
     .expect(0);
-    let csv = a.run(&["facility", "export"]).await.expect(0).stdout;
+    let exported = a.run(&["facility", "export"]).await.expect(0);
+    // CSV holds no linked users: the export says which facility lost them, pointing to JSON.
+    let warned = &exported.stderr;
+    assert!(
+        warned.contains("1 facility lost some")
+            && warned.contains(&format!("Export Dois ({}): 1 linked user", cnpj(811)))
+            && !warned.contains("Export Um")
+            && warned.contains("--format json"),
+        "{warned}"
+    );
+    let csv = exported.stdout;
     assert!(csv.contains(",Rede Centro,"), "the group by name:\n{csv}");
     let json = a
         .run(&["facility", "export", "--format", "json"])
