@@ -15,6 +15,7 @@ mod history;
 mod import;
 mod links;
 mod material;
+mod messages;
 mod qc_calc;
 mod session;
 mod users_groups;

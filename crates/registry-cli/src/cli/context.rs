@@ -327,11 +327,7 @@ pub fn allowed_values<T>(
     for value in values {
         match parse(&value) {
             Ok(v) => read.push(v),
-            Err(message) => errors.push(FieldError::new(
-                format!("{flag} `{value}`"),
-                FieldCode::InvalidValue,
-                message,
-            )),
+            Err(message) => errors.push(invalid_value(flag, &value, message)),
         }
     }
     if errors.is_empty() {
@@ -339,6 +335,15 @@ pub fn allowed_values<T>(
     } else {
         Err(Fail::Invalid(errors))
     }
+}
+
+/// The field error of `value` given to `flag` outside its allowed set: ``--role `Fisico`: …``.
+pub fn invalid_value(flag: &str, value: &str, message: String) -> FieldError {
+    FieldError::new(
+        format!("{flag} `{value}`"),
+        FieldCode::InvalidValue,
+        message,
+    )
 }
 
 /// [`allowed_values`] for a flag given at most once.
