@@ -37,3 +37,43 @@ async fn list_filters_outside_their_sets_are_exit_4_naming_the_allowed_values() 
             .says("--radioisotope `Zz`");
     }
 }
+
+/// Under `-o json` a command line clap cannot read (a bad value, an unknown subcommand, a missing
+/// argument) still gives the error envelope on stdout, code `usage`, exit 2, with clap's own text
+/// on stderr; `--help` stays help.
+#[tokio::test(flavor = "multi_thread")]
+async fn parse_errors_under_json_output_print_the_usage_envelope() {
+    let env = Env::start().await;
+    for (args, message) in [
+        (
+            &["facility", "list", "--page", "0", "-o", "json"][..],
+            "'--page <PAGE>'",
+        ),
+        (
+            &["facilty", "list", "-o", "json"][..],
+            "unrecognized subcommand 'facilty'",
+        ),
+        (
+            &["-o", "json", "facility", "show"][..],
+            "not provided: <FACILITY>",
+        ),
+    ] {
+        let out = env.run(args).await.expect(2).says("error: ");
+        let envelope = out.json();
+        assert_eq!(envelope["code"], "usage", "{envelope}");
+        assert!(
+            envelope["message"].as_str().unwrap().contains(message),
+            "{envelope}"
+        );
+    }
+    let plain = env
+        .run(&["facility", "list", "--page", "0"])
+        .await
+        .expect(2);
+    assert!(plain.stdout.is_empty(), "{}", plain.stdout);
+    let help = env
+        .run(&["facility", "list", "--help", "-o", "json"])
+        .await
+        .expect(0);
+    assert!(help.stdout.contains("Usage:"), "{}", help.stdout);
+}

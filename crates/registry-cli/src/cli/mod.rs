@@ -64,8 +64,10 @@ impl Cli {
     /// `--server` or `REGISTRY_URL`. An empty `REGISTRY_PROFILE`, `REGISTRY_URL` or
     /// `REGISTRY_TOKEN` (as CI templates often export them) counts as unset.
     pub fn parse_args() -> Cli {
-        let matches = Cli::command().get_matches();
-        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let matches = Cli::command()
+            .try_get_matches()
+            .unwrap_or_else(|e| parse_failed(e));
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| parse_failed(e));
         let from_env = |id: &str| matches.value_source(id) == Some(ValueSource::EnvVariable);
         for (id, value) in [
             ("profile", &mut cli.profile),
@@ -83,6 +85,60 @@ impl Cli {
         };
         cli
     }
+}
+
+/// Ends the process on a command line clap could not read: its text on stderr and exit 2 (help
+/// and version on stdout, exit 0) as clap does, with, under `-o json`, the error envelope
+/// (`code` `usage`) on stdout first, as for every other usage error (docs/cli.md).
+fn parse_failed(e: clap::Error) -> ! {
+    use clap::error::ErrorKind::{
+        DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand, DisplayVersion,
+    };
+    let shown = matches!(
+        e.kind(),
+        DisplayHelp | DisplayHelpOnMissingArgumentOrSubcommand | DisplayVersion
+    );
+    if !shown && json_output_asked(std::env::args_os().skip(1)) {
+        let _ = output::print_json(&Fail::Usage(clap_message(&e)).envelope());
+    }
+    e.exit()
+}
+
+/// clap's error message without its `error: ` prefix, usage and help pointer, on one line:
+/// `the following required arguments were not provided: <FACILITY>`, `unrecognized subcommand
+/// 'facilty'; tip: a similar subcommand exists: 'facility'`.
+fn clap_message(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut message = String::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !message.is_empty() {
+            message.push_str(if message.ends_with(':') { " " } else { "; " });
+        }
+        message.push_str(line.strip_prefix("error: ").unwrap_or(line));
+    }
+    message
+}
+
+/// Whether a command line clap refused asks for `-o json` (`-o json`, `-ojson`, `-o=json`,
+/// `--output json`, `--output=json`), read from the raw arguments up to a `--`.
+fn json_output_asked(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<String> = args
+        .map(|a| a.to_string_lossy().into_owned())
+        .take_while(|a| a != "--")
+        .collect();
+    args.iter().enumerate().any(|(i, a)| {
+        let next_is_json = || args.get(i + 1).is_some_and(|n| n == "json");
+        match a.as_str() {
+            "-o" | "--output" => next_is_json(),
+            _ => matches!(
+                a.strip_prefix("--output=").or_else(|| a.strip_prefix("-o")),
+                Some("json" | "=json")
+            ),
+        }
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -221,6 +277,19 @@ mod tests {
             "without a help line:\n{}",
             missing.join("\n")
         );
+    }
+
+    #[test]
+    fn json_output_is_found_in_a_command_line_clap_refused() {
+        let asked =
+            |line: &str| super::json_output_asked(line.split(' ').map(std::ffi::OsString::from));
+        assert!(asked("facility list --page 0 -o json"));
+        assert!(asked("-ojson facilty list"));
+        assert!(asked("facility list --output=json --page 0"));
+        assert!(asked("facility list --output json"));
+        assert!(!asked("facility list -o csv json"));
+        assert!(!asked("facility show -- -o json"));
+        assert!(!asked("facility list --page 0"));
     }
 
     /// `registry facility import --help` lists the CSV columns it reads instead of pointing at
