@@ -77,3 +77,78 @@ async fn parse_errors_under_json_output_print_the_usage_envelope() {
         .expect(0);
     assert!(help.stdout.contains("Usage:"), "{}", help.stdout);
 }
+
+/// A refusal names the flags the person typed, not the API's paths: `--street`, the `--isotope`
+/// as given, `--cnpj`; `--role` the same in `user create` as in `user list`; the passwords of
+/// `user password` once each, as the prompts name them; a computed test's refused or missing
+/// `--measurements` with the shape they should have.
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_name_the_flags_typed_with_the_servers_reasons() {
+    let env = Env::start_configured(|c| c.qc_catalogue = true).await;
+    env.login_admin().await;
+    let out = env
+        .run(&[
+            "facility",
+            "create",
+            "--name",
+            "X",
+            "--company-name",
+            "Y",
+            "--cnpj",
+            "11222333000182",
+            "--telephone",
+            "123",
+            "--department",
+            "Medicina Nuclear",
+            "--street",
+            "",
+            "--city",
+            "C",
+            "--state",
+            "PE",
+            "--isotope",
+            "Xx(1)=1,5",
+        ])
+        .await
+        .expect(4)
+        .says("  - --cnpj: check digits do not match")
+        .says("  - --telephone: must include the area code")
+        .says("  - --street: cannot be empty")
+        .says("  - --isotope `Xx(1)=1,5`: must be one of: C(11)")
+        .says("  - --isotope `Xx(1)=1,5`: must be a positive number");
+    assert!(!out.stderr.contains("address[0]") && !out.stderr.contains("radioisotopes["));
+    env.run(&[
+        "user",
+        "create",
+        "--name",
+        "Z",
+        "--email",
+        "z@example.com",
+        "--role",
+        "Fisico",
+    ])
+    .await
+    .expect(4)
+    .says("  - --role `Fisico`: must be one of:");
+
+    // The server's 422 on the new password: said once, named as the prompt names it.
+    let out = env
+        .run_with(
+            &["user", "password", "--password-stdin"],
+            "admin-password-1\nshort\n",
+            &[],
+        )
+        .await;
+    let said = out.stderr.matches("at least 8 characters").count();
+    assert_eq!(said, 1, "{}", out.stderr);
+    assert!(!out.stderr.contains("newPassword"), "{}", out.stderr);
+
+    let equipment = env.equipment("Clinica Qc", 72, "Gama Câmara", &[]).await;
+    for given in [&["--measurements", "{}"][..], &[][..]] {
+        let args = crate::harness::record_args(&equipment, "Uniformidade", given);
+        let out = env.run(&args).await;
+        assert!(matches!(out.code, 2 | 4), "{out:?}");
+        out.says(r#"hint: a recorded test's --measurements look like '{"values": {"#)
+            .says("integralUfov");
+    }
+}

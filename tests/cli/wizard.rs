@@ -288,7 +288,7 @@ async fn user_create_checks_its_flags_before_the_password() {
     .await
     .expect(4)
     .says("telephone: must include the area code")
-    .says("ANLicenseValidity: must be a date");
+    .says("--an-license-validity: must be a date");
 
     let cmd = env.at_terminal(&[
         "user",

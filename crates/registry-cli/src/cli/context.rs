@@ -165,6 +165,12 @@ pub enum Fail {
     NotFound(String),
     Client(ClientError),
     Other(anyhow::Error),
+    /// A validation failure whose fields are shown as the flags that gave them
+    /// (`flag_terms`): printed with these, while its exit code and envelope are the failure's.
+    Relabelled(Box<Fail>, Vec<FieldError>),
+    /// A failure and what to do about it: printed as the failure, then `hint: …`; its exit
+    /// code and envelope are the failure's.
+    Hinted(Box<Fail>, String),
 }
 
 impl From<ClientError> for Fail {
@@ -194,10 +200,17 @@ impl From<dialoguer::Error> for Fail {
 impl Fail {
     /// Whether this failure is only that stdout's reader went away while a result was printed
     /// (a broken pipe, however the writer wrapped it), rather than the command's own outcome.
+    /// This failure with `hint` said after it.
+    pub fn hint(self, hint: impl Into<String>) -> Fail {
+        Fail::Hinted(Box::new(self), hint.into())
+    }
+
     pub fn is_closed_stdout(&self) -> bool {
         use std::io::ErrorKind::BrokenPipe;
-        let Fail::Other(e) = self else {
-            return false;
+        let e = match self {
+            Fail::Other(e) => e,
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => return inner.is_closed_stdout(),
+            _ => return false,
         };
         e.chain().any(|cause| {
             cause
@@ -220,6 +233,7 @@ impl Fail {
             Fail::Invalid(_) | Fail::Rejected(_) => 4,
             Fail::NotFound(_) => 5,
             Fail::Other(_) => 1,
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.exit_code(),
             Fail::Client(e) => match e {
                 ClientError::Unauthorized(_) | ClientError::PermissionDenied(_) => 3,
                 ClientError::Validation(_) => 4,
@@ -271,11 +285,23 @@ impl Fail {
             Fail::Rejected(m) => made("rejected", m.clone(), None),
             Fail::NotFound(m) => made("not_found", m.clone(), None),
             Fail::Other(e) => made("error", format!("{e:#}"), None),
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.envelope(),
         }
     }
 
     pub fn print(&self) {
         match self {
+            Fail::Hinted(inner, hint) => {
+                inner.print();
+                eprintln!("hint: {hint}");
+            }
+            Fail::Relabelled(inner, shown) => {
+                match inner.as_ref() {
+                    Fail::Client(ClientError::Validation(b)) => validation_headline(b),
+                    _ => eprintln!("error: the input is not valid:"),
+                }
+                print_field_errors(shown);
+            }
             Fail::Usage(m) => eprintln!("error: {m}"),
             Fail::NotFound(m) | Fail::Rejected(m) | Fail::Auth(m) => eprintln!("error: {m}"),
             Fail::Other(e) => eprintln!("error: {e:#}"),
@@ -284,7 +310,10 @@ impl Fail {
                 print_field_errors(errors);
             }
             Fail::Client(e) => {
-                eprintln!("error: {e}");
+                match e {
+                    ClientError::Validation(b) => validation_headline(b),
+                    _ => eprintln!("error: {e}"),
+                }
                 print_field_errors(e.field_errors());
                 match e {
                     ClientError::Unauthorized(_) => {
@@ -365,6 +394,18 @@ pub fn refuse_to_overwrite(target: &std::path::Path, force: bool) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// The first line of the server's refusal: its message, unless that is the "Invalid input: f1 …;
+/// f2 …." summary of the fields printed after it, which would say each twice.
+fn validation_headline(body: &ErrorBody) {
+    if body.errors.as_ref().is_some_and(|e| !e.is_empty())
+        && body.message.starts_with("Invalid input:")
+    {
+        eprintln!("error: the input is not valid:");
+    } else {
+        eprintln!("error: {}", body.message);
+    }
 }
 
 /// One line per failing field, in plain words: `  - telephone: must include the area code...`.

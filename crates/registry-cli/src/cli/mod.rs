@@ -10,6 +10,7 @@ mod context;
 mod document;
 mod equipment;
 mod facility;
+mod flag_terms;
 mod group;
 mod material;
 mod notices;

@@ -2,6 +2,7 @@
 //! sending, and the user links as the API takes them.
 
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::flag_terms::FlagTerms;
 use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
@@ -100,6 +101,41 @@ impl FacilityFields {
             || self.cnen_registry.is_some()
             || !self.practices.is_empty()
             || !self.isotopes.is_empty()
+    }
+
+    /// The payload's fields in the terms of the flags that gave them (`address[0].street` →
+    /// `--street`, `radioisotopes[1]` → ``--isotope `Xx(1)=1,5` ``), for refusals.
+    pub fn terms(&self) -> FlagTerms {
+        let mut terms = FlagTerms::default();
+        for (path, flag, value) in [
+            ("name", "--name", &self.name),
+            ("companyName", "--company-name", &self.company_name),
+            ("cnpj", "--cnpj", &self.cnpj),
+            ("telephone", "--telephone", &self.telephone),
+            ("department", "--department", &self.department),
+            ("group", "--group", &self.group),
+            ("CNENregistry", "--cnen-registry", &self.cnen_registry),
+            ("address[0].street", "--street", &self.street),
+            ("address[0].city", "--city", &self.city),
+            ("address[0].state", "--state", &self.state),
+            ("address[0].complement", "--complement", &self.complement),
+            ("address[0].zipCode", "--zip-code", &self.zip_code),
+        ] {
+            terms.flag(path, flag, value.is_some());
+        }
+        // As `payload` splits them: a flag may hold several `;`-separated items.
+        let isotopes = self
+            .isotopes
+            .iter()
+            .flat_map(|i| i.split(';'))
+            .map(str::trim)
+            .filter(|i| !i.is_empty());
+        terms.each("practices", "--practice", &self.practices).each(
+            "radioisotopes",
+            "--isotope",
+            isotopes,
+        );
+        terms
     }
 
     /// The payload of --from-file with the flags laid over it. `current_address` is the stored

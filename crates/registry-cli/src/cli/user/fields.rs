@@ -1,6 +1,7 @@
 //! The user fields of `create` and `edit` as flags, and as the API's user payload.
 
 use crate::cli::context::Fail;
+use crate::cli::flag_terms::FlagTerms;
 use clap::Args;
 use registry_core::Role;
 use registry_core::api::{Licences, UserInput};
@@ -61,29 +62,40 @@ impl UserFields {
             || !self.roles.is_empty()
     }
 
+    /// The user's fields in the terms of the flags that gave them (`ANLicenseValidity` →
+    /// `--an-license-validity`, `roles[1]` → ``--role `Fisico` ``), for refusals.
+    pub fn terms(&self) -> FlagTerms {
+        let mut terms = FlagTerms::default();
+        for (path, flag, value) in [
+            ("name", "--name", &self.name),
+            ("email", "--email", &self.email),
+            ("telephone", "--telephone", &self.telephone),
+            ("cpf", "--cpf", &self.cpf),
+            ("ANLicenseNumber", "--an-license-number", &self.an_number),
+            (
+                "ANLicenseValidity",
+                "--an-license-validity",
+                &self.an_validity,
+            ),
+            ("FMLicenseNumber", "--fm-license-number", &self.fm_number),
+            (
+                "FMLicenseValidity",
+                "--fm-license-validity",
+                &self.fm_validity,
+            ),
+        ] {
+            terms.flag(path, flag, value.is_some());
+        }
+        terms.each("roles", "--role", &self.roles);
+        terms
+    }
+
     /// The roles given, each checked by the server's own reader: an unknown one is refused
     /// (exit 4, naming the allowed values) before anything is asked or sent.
     pub fn roles(&self) -> Result<Vec<Role>, Fail> {
         read_user(&json!({ "roles": self.roles }), false)
             .map(|changes| changes.roles.unwrap_or_default())
-            .map_err(|errors| {
-                let errors: Vec<_> = errors
-                    .into_iter()
-                    .map(|mut e| {
-                        // `roles[1]` → role `Bogus`: the value as the person typed it.
-                        if let Some(given) = e
-                            .field
-                            .strip_prefix("roles[")
-                            .and_then(|i| i.trim_end_matches(']').parse::<usize>().ok())
-                            .and_then(|i| self.roles.get(i))
-                        {
-                            e.field = format!("role `{given}`");
-                        }
-                        e
-                    })
-                    .collect();
-                Fail::Invalid(errors)
-            })
+            .map_err(|errors| self.terms().apply(Fail::Invalid(errors)))
     }
 
     /// The payload of the fields given (absent ones are left out); the roles checked by
