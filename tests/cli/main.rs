@@ -6,6 +6,7 @@
 mod common;
 
 mod accounts;
+mod cancel;
 mod documents;
 mod edit_wizards;
 mod equipment;

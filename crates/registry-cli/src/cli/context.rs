@@ -165,6 +165,8 @@ pub enum Fail {
     NotFound(String),
     Client(ClientError),
     Other(anyhow::Error),
+    /// The person cancelled at a prompt (Ctrl-C, or Ctrl-D on an empty answer): exit 130.
+    Cancelled,
     /// A validation failure whose fields are shown as the flags that gave them
     /// (`flag_terms`): printed with these, while its exit code and envelope are the failure's.
     Relabelled(Box<Fail>, Vec<FieldError>),
@@ -192,8 +194,14 @@ impl From<std::io::Error> for Fail {
 }
 
 impl From<dialoguer::Error> for Fail {
+    /// Ctrl-C at a pick list or a line prompt (read in raw mode: a key, not a signal) cancels.
     fn from(e: dialoguer::Error) -> Self {
-        Fail::Other(e.into())
+        match e {
+            dialoguer::Error::IO(io) if io.kind() == std::io::ErrorKind::Interrupted => {
+                Fail::Cancelled
+            }
+            e => Fail::Other(e.into()),
+        }
     }
 }
 
@@ -233,6 +241,7 @@ impl Fail {
             Fail::Invalid(_) | Fail::Rejected(_) => 4,
             Fail::NotFound(_) => 5,
             Fail::Other(_) => 1,
+            Fail::Cancelled => super::cancel::CANCELLED,
             Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.exit_code(),
             Fail::Client(e) => match e {
                 ClientError::Unauthorized(_) | ClientError::PermissionDenied(_) => 3,
@@ -285,12 +294,14 @@ impl Fail {
             Fail::Rejected(m) => made("rejected", m.clone(), None),
             Fail::NotFound(m) => made("not_found", m.clone(), None),
             Fail::Other(e) => made("error", format!("{e:#}"), None),
+            Fail::Cancelled => made("cancelled", "Cancelled.".to_owned(), None),
             Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.envelope(),
         }
     }
 
     pub fn print(&self) {
         match self {
+            Fail::Cancelled => super::cancel::say(),
             Fail::Hinted(inner, hint) => {
                 inner.print();
                 eprintln!("hint: {hint}");

@@ -4,6 +4,7 @@
 
 mod audit;
 mod auth;
+mod cancel;
 mod changes;
 mod config;
 mod context;
@@ -35,7 +36,7 @@ use std::process::ExitCode;
     version,
     about = "Admin tool of the facility registry: log in, register and edit facilities, assign \
              responsibilities, manage users and groups, equipment, QC tests, documents, radioactive material, waste and notices.",
-    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict, 130 cancelled (Ctrl-C)."
 )]
 pub struct Cli {
     /// Profile to use (e.g. production, staging); default: the last one logged into.
@@ -187,6 +188,7 @@ enum Command {
 }
 
 pub async fn run(cli: Cli) -> ExitCode {
+    cancel::watch();
     let format = cli.output;
     match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
