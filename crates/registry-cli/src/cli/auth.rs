@@ -167,9 +167,17 @@ pub fn token_user_id(token: &str) -> Option<String> {
 
 pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
     let Some(token) = ctx.client.token() else {
+        // Whether the server answers at all comes first: "not logged in" would hide that it
+        // is not there (a wrong --server). Its public signing key needs no token.
+        ctx.client.signing_key().await?;
+        let message = match &g.token_withheld {
+            // `dispatch` says that none was sent to this server (and the note why).
+            Some(_) => "whoami needs one".to_owned(),
+            None => format!("profile `{}` has no token", g.profile),
+        };
         return Err(Fail::Client(ClientError::Unauthorized(
             registry_core::ErrorBody {
-                message: format!("profile `{}` has no token", g.profile),
+                message,
                 code: "unauthorized".into(),
                 errors: None,
                 id: None,

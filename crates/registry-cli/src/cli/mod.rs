@@ -28,6 +28,7 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use context::{Ctx, Fail, Globals};
 use output::Format;
+use registry_client::ClientError;
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -218,20 +219,36 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         cli.output,
         cli.no_input,
     )?;
-    match cli.command {
-        Command::Login(args) => auth::login(&globals, args).await,
-        Command::Logout => auth::logout(&globals),
-        Command::Profiles(args) => auth::profiles(&globals, args),
-        Command::Whoami => auth::whoami(&Ctx::new(&globals)?, &globals).await,
-        Command::Facility(c) => facility::run(&Ctx::new(&globals)?, c).await,
-        Command::User(c) => user::run(&Ctx::new(&globals)?, c).await,
-        Command::Group(c) => group::run(&Ctx::new(&globals)?, c).await,
-        Command::Equipment(c) => equipment::run(&Ctx::new(&globals)?, c).await,
-        Command::Test(c) => qc_test::run(&Ctx::new(&globals)?, c).await,
-        Command::Document(c) => document::run(&globals, c).await,
-        Command::Material(c) => material::run(&Ctx::new(&globals)?, c).await,
-        Command::Waste(c) => waste::run(&Ctx::new(&globals)?, c).await,
-        Command::Notices(a) => notices::run(&Ctx::new(&globals)?, a).await,
+    let withheld = globals.token_withheld.clone();
+    let result = run_command(cli.command, &globals).await;
+    match (result, withheld) {
+        // The 401 of a server the profile's token was kept from: no token was sent there (the
+        // note before said why and what to do), which "log in again" would not help.
+        (Err(Fail::Client(ClientError::Unauthorized(body))), Some((_, given))) => {
+            Err(Fail::Auth(format!(
+                "not logged in at {given}: no token was sent to it ({})",
+                body.message
+            )))
+        }
+        (result, _) => result,
+    }
+}
+
+async fn run_command(command: Command, globals: &Globals) -> Result<(), Fail> {
+    match command {
+        Command::Login(args) => auth::login(globals, args).await,
+        Command::Logout => auth::logout(globals),
+        Command::Profiles(args) => auth::profiles(globals, args),
+        Command::Whoami => auth::whoami(&Ctx::new(globals)?, globals).await,
+        Command::Facility(c) => facility::run(&Ctx::new(globals)?, c).await,
+        Command::User(c) => user::run(&Ctx::new(globals)?, c).await,
+        Command::Group(c) => group::run(&Ctx::new(globals)?, c).await,
+        Command::Equipment(c) => equipment::run(&Ctx::new(globals)?, c).await,
+        Command::Test(c) => qc_test::run(&Ctx::new(globals)?, c).await,
+        Command::Document(c) => document::run(globals, c).await,
+        Command::Material(c) => material::run(&Ctx::new(globals)?, c).await,
+        Command::Waste(c) => waste::run(&Ctx::new(globals)?, c).await,
+        Command::Notices(a) => notices::run(&Ctx::new(globals)?, a).await,
         Command::Completions { shell } => {
             // Into memory first: `generate` panics when its writer fails.
             let mut script = Vec::new();
