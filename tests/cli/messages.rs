@@ -152,3 +152,25 @@ async fn refusals_name_the_flags_typed_with_the_servers_reasons() {
             .says("integralUfov");
     }
 }
+
+/// A server URL with a wrong path gets 404 on every call: the error names the URL tried and says
+/// the server URL may be wrong; a record that does not exist is still just not found.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_base_path_names_the_url_and_the_likely_cause() {
+    let env = Env::logged_in().await;
+    let token = env.admin.token().unwrap().to_owned();
+    let wrong = format!("{}/wrong/", env.server);
+    env.run(&["--server", &wrong, "--token", &token, "facility", "list"])
+        .await
+        .expect(5)
+        .says(&format!(
+            "no such endpoint: {}/wrong/api/facilities",
+            env.server
+        ))
+        .says("Check the server URL");
+    let missing = env
+        .run(&["facility", "show", "no-such-facility"])
+        .await
+        .expect(5);
+    assert!(!missing.stderr.contains("server URL"), "{}", missing.stderr);
+}
