@@ -57,6 +57,11 @@ async fn parse_errors_under_json_output_print_the_usage_envelope() {
             &["-o", "json", "facility", "show"][..],
             "not provided: <FACILITY>",
         ),
+        // A decimal comma, as a Brazilian user types it: how to write it instead.
+        (
+            &["material", "receive", "--activity", "1,5", "-o", "json"][..],
+            "'1,5' for '--activity <ACTIVITY>': use a dot as the decimal separator: 1.5",
+        ),
     ] {
         let out = env.run(args).await.expect(2).says("error: ");
         let envelope = out.json();

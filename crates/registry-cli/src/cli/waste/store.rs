@@ -4,6 +4,7 @@ use super::view;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::material::args::isotope_arg;
 use crate::cli::payload::{insert_given, object};
+use crate::cli::rules;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::waste::{WasteForm, read_waste};
@@ -21,7 +22,7 @@ pub struct StoreArgs {
     #[arg(long = "content")]
     contents: Vec<String>,
     /// Mass in kg (a liquid's volume in litres).
-    #[arg(long)]
+    #[arg(long, value_parser = rules::dot_decimal)]
     mass: Option<f64>,
     /// When the package was closed (RFC 3339, or YYYY-MM-DD meaning the end of that day); default: now.
     #[arg(long)]
