@@ -179,3 +179,42 @@ async fn a_wrong_base_path_names_the_url_and_the_likely_cause() {
         .expect(5);
     assert!(!missing.stderr.contains("server URL"), "{}", missing.stderr);
 }
+
+/// Without a terminal every missing flag is named at once, in one run, before anything is looked
+/// up; a computed test's readings are asked for as `--measurements` (or `--readings FILE`).
+#[tokio::test(flavor = "multi_thread")]
+async fn every_missing_flag_is_named_at_once() {
+    let env = Env::logged_in().await;
+    let pdf = env.write("relatorio.pdf", "%PDF-1.4\n");
+    for (args, named) in [
+        (
+            vec!["document", "upload", pdf.as_str(), "--facility", "x"],
+            "--name, --date and --validity are required",
+        ),
+        (
+            vec!["material", "receive", "--activity", "1"],
+            "--facility, --radioisotope and --supplier are required",
+        ),
+        (
+            vec!["waste", "store", "--form", "solid"],
+            "--facility, --content, --mass and --location are required",
+        ),
+        (
+            vec!["equipment", "create"],
+            "--facility and --type are required",
+        ),
+        (
+            vec!["test", "record"],
+            "--equipment and --test-type are required",
+        ),
+    ] {
+        env.run(&args).await.expect(2).says(named);
+    }
+    let rest = ["--content", "I(131)=1", "--mass", "1", "--location", "A"];
+    let mut bad_form = vec!["waste", "store", "--facility", "nowhere", "--form", "gas"];
+    bad_form.extend(rest);
+    env.run(&bad_form)
+        .await
+        .expect(4)
+        .says("--form `gas`: must be one of");
+}

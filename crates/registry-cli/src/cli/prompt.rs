@@ -111,6 +111,22 @@ pub fn missing_all(flags: &[&str]) -> Fail {
     ))
 }
 
+/// Without a terminal (or with `--no-input`), every flag of `flags` (`(flag, given)`) that is
+/// missing is named at once (exit 2), before anything is looked up or sent, so that one run
+/// tells everything a script lacks; at a terminal the prompts ask for them.
+pub fn require(interactive: bool, flags: &[(&str, bool)]) -> Result<(), Fail> {
+    let missing: Vec<&str> = flags
+        .iter()
+        .filter(|(_, given)| !given)
+        .map(|(flag, _)| *flag)
+        .collect();
+    if interactive || missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing_all(&missing))
+    }
+}
+
 /// Whether a password prompt asks for one the account has, or a new one.
 #[derive(Clone, Copy, PartialEq)]
 pub enum PasswordKind {

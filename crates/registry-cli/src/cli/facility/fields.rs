@@ -245,16 +245,9 @@ pub async fn linked_facility(
     facility: Option<String>,
     flags: &[(&'static str, bool)],
 ) -> Result<Facility, Fail> {
-    if !ctx.interactive {
-        let missing: Vec<&str> = std::iter::once(("FACILITY", facility.is_some()))
-            .chain(flags.iter().copied())
-            .filter(|(_, given)| !given)
-            .map(|(flag, _)| flag)
-            .collect();
-        if !missing.is_empty() {
-            return Err(prompt::missing_all(&missing));
-        }
-    }
+    let mut required = vec![("FACILITY", facility.is_some())];
+    required.extend_from_slice(flags);
+    prompt::require(ctx.interactive, &required)?;
     resolve::facility_or_pick(ctx, facility, "FACILITY").await
 }
 

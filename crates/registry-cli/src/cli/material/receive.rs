@@ -47,6 +47,15 @@ pub struct ReceiveArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--facility", a.facility.is_some()),
+            ("--radioisotope", a.radioisotope.is_some()),
+            ("--activity", a.activity.or(a.activity_mbq).is_some()),
+            ("--supplier", a.supplier.is_some()),
+        ],
+    )?;
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let authorised: Vec<Radioisotope> = f.radioisotopes.iter().map(|r| r.name).collect();
     let isotope = match a.radioisotope {
