@@ -218,3 +218,59 @@ async fn every_missing_flag_is_named_at_once() {
         .expect(4)
         .says("--form `gas`: must be one of");
 }
+
+/// Small wording points: a count of one in the singular, stdin named as such, a page size over
+/// the largest refused, the unit in the usage headers, `active` the same in a list and a record.
+#[tokio::test(flavor = "multi_thread")]
+async fn counts_units_and_names_read_right() {
+    let env = Env::logged_in().await;
+    env.run(&["group", "create", "--name", "Rede Uma"])
+        .await
+        .expect(0);
+    let mut flags = crate::harness::facility_flags("Clinica Grupo", &crate::harness::cnpj(73));
+    flags.extend(["--group".into(), "Rede Uma".into()]);
+    env.run(&crate::harness::strs(&flags)).await.expect(0);
+    env.run(&["group", "delete", "Rede Uma", "--yes"])
+        .await
+        .expect(5)
+        .says("used by 1 facility;");
+    env.run_with(&["facility", "create", "--from-file", "-"], "{nope", &[])
+        .await
+        .expect(2)
+        .says("standard input is not valid JSON");
+    env.run(&["facility", "list", "--page-size", "500"])
+        .await
+        .expect(2)
+        .says("--page-size");
+    let usage = env
+        .run(&[
+            "material",
+            "usage",
+            "--facility",
+            &crate::harness::cnpj(73),
+            "-o",
+            "csv",
+        ])
+        .await
+        .expect(0);
+    assert!(
+        usage
+            .stdout
+            .starts_with("radioisotope,authorised mCi,received mCi,remaining mCi,"),
+        "{}",
+        usage.stdout
+    );
+    let (_, email) = env.user("Ativa Sim", &["Cliente"]).await;
+    let listed = env
+        .run(&["user", "list", "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    let shown = env
+        .run(&["user", "show", &email, "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    assert!(listed.contains(",yes"), "{listed}");
+    assert!(shown.contains(",Cliente,yes,"), "{shown}");
+}

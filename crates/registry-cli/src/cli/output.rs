@@ -110,8 +110,8 @@ pub struct Paging {
     /// The page to show, from 1.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub page: u32,
-    /// Records per page (at most 200).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Records per page, 1 to 200.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_PAGE_SIZE as i64))]
     pub page_size: u32,
     /// Every page.
     #[arg(long)]
@@ -119,7 +119,7 @@ pub struct Paging {
 }
 
 impl Paging {
-    /// `filters` asking for the page of `--page` and `--page-size` (at most 200 a page).
+    /// `filters` asking for the page of `--page` and `--page-size` (which clap keeps to 200).
     pub fn query(&self, filters: ListQuery) -> ListQuery {
         ListQuery {
             page_num: Some(self.page),

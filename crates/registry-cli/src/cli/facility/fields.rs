@@ -74,12 +74,15 @@ fn read_json_file(path: &PathBuf) -> Result<Value, Fail> {
         std::fs::read_to_string(path)
             .map_err(|e| Fail::Usage(format!("cannot read {}: {e}", path.display())))?
     };
+    let source = match path.as_os_str() == "-" {
+        true => "standard input".to_owned(),
+        false => path.display().to_string(),
+    };
     let value: Value = serde_json::from_str(&text)
-        .map_err(|e| Fail::Usage(format!("{} is not valid JSON: {e}", path.display())))?;
+        .map_err(|e| Fail::Usage(format!("{source} is not valid JSON: {e}")))?;
     if !value.is_object() {
         return Err(Fail::Usage(format!(
-            "{} must hold one JSON object (a facility payload)",
-            path.display()
+            "{source} must hold one JSON object (a facility payload)"
         )));
     }
     Ok(value)

@@ -18,9 +18,9 @@ const RECEIPT_COLUMNS: &[Column<Receipt>] = &[
 
 const USAGE_COLUMNS: &[Column<IsotopeUsage>] = &[
     ("radioisotope", |l| l.radioisotope.to_string()),
-    ("authorised", |l| format!("{:.3}", l.authorised)),
-    ("received", |l| format!("{:.3}", l.received)),
-    ("remaining", |l| format!("{:.3}", l.remaining)),
+    ("authorised mCi", |l| format!("{:.3}", l.authorised)),
+    ("received mCi", |l| format!("{:.3}", l.received)),
+    ("remaining mCi", |l| format!("{:.3}", l.remaining)),
     ("receipts", |l| l.receipts.to_string()),
     ("exceeded", |l| output::mark(l.exceeded, "EXCEEDED")),
 ];
