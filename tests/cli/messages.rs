@@ -274,3 +274,26 @@ async fn counts_units_and_names_read_right() {
     assert!(listed.contains(",yes"), "{listed}");
     assert!(shown.contains(",Cliente,yes,"), "{shown}");
 }
+
+/// A refusal for the role says which roles may do it, and which the caller has.
+#[tokio::test(flavor = "multi_thread")]
+async fn permission_denied_names_the_roles_needed() {
+    let env = Env::logged_in().await;
+    env.run(&["group", "create", "--name", "Rede Nordeste"])
+        .await
+        .expect(0);
+    let (_, email) = env.user("Ana Fisica", &["Físico"]).await;
+    env.login_as("ana", &email).await;
+    env.run(&[
+        "--profile",
+        "ana",
+        "group",
+        "delete",
+        "Rede Nordeste",
+        "--yes",
+    ])
+    .await
+    .expect(3)
+    .says("permission denied")
+    .says("hint: `group delete` needs the Administrator role (you are Físico)");
+}

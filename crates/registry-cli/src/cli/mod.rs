@@ -17,6 +17,7 @@ mod material;
 mod notices;
 mod output;
 mod payload;
+mod permissions;
 mod prompt;
 mod qc_test;
 mod resolve;
@@ -60,6 +61,9 @@ pub struct Cli {
     /// Where `--server` came from (`--server` or `REGISTRY_URL`), for messages.
     #[arg(skip)]
     server_origin: &'static str,
+    /// The subcommands given, e.g. `group delete`, for messages.
+    #[arg(skip)]
+    command_path: String,
 }
 
 impl Cli {
@@ -81,6 +85,13 @@ impl Cli {
                 *value = None;
             }
         }
+        let mut names = Vec::new();
+        let mut level = &matches;
+        while let Some((name, sub)) = level.subcommand() {
+            names.push(name);
+            level = sub;
+        }
+        cli.command_path = names.join(" ");
         cli.server_origin = if from_env("server") {
             "REGISTRY_URL"
         } else {
@@ -220,6 +231,7 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         cli.no_input,
     )?;
     let withheld = globals.token_withheld.clone();
+    let command_path = cli.command_path.clone();
     let result = run_command(cli.command, &globals).await;
     match (result, withheld) {
         // The 401 of a server the profile's token was kept from: no token was sent there (the
@@ -229,6 +241,13 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
                 "not logged in at {given}: no token was sent to it ({})",
                 body.message
             )))
+        }
+        (Err(fail @ Fail::Client(ClientError::PermissionDenied(_))), _) => {
+            let roles = globals.token.as_deref().and_then(auth::token_roles);
+            Err(match permissions::hint(&command_path, roles) {
+                Some(hint) => fail.hint(hint),
+                None => fail,
+            })
         }
         (result, _) => result,
     }
