@@ -9,6 +9,8 @@ mod export;
 mod fields;
 mod history;
 mod import;
+mod import_lookup;
+mod import_rows;
 mod list;
 mod show;
 mod unassign;
