@@ -15,6 +15,8 @@ pub struct Item {
     /// The cnpj was written with punctuation, which was taken out (the API takes the bare form).
     pub cnpj_stripped: bool,
     pub payload: Result<Value, String>,
+    /// From a CSV file (its fields are named by the columns), not JSON (by the API's paths).
+    pub csv: bool,
 }
 
 /// Fields of an exported facility (`facility export --format json`) that belong to the server it
@@ -39,6 +41,15 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
             "{} is not UTF-8: read as Windows-1252",
             path.display()
         ));
+    }
+    let source = match from_stdin {
+        true => "standard input".to_owned(),
+        false => path.display().to_string(),
+    };
+    if text.trim().is_empty() {
+        return Err(Fail::Rejected(format!(
+            "{source} is empty: no header row, no facilities"
+        )));
     }
     let is_json = if from_stdin {
         text.trim_start().starts_with('[')
@@ -65,6 +76,7 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
             .delimiter(facility_csv::delimiter(&text))
             .from_reader(text.as_bytes());
         let headers = reader.headers().map_err(|e| unreadable(&e))?.clone();
+        known_columns(&source, &headers)?;
         let mut out = Vec::new();
         for (i, record) in reader.records().enumerate() {
             // Row numbers as a spreadsheet shows them: the header is row 1.
@@ -86,6 +98,9 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
         }
         out
     };
+    if payloads.is_empty() {
+        return Err(Fail::Rejected(format!("{source} holds no facilities")));
+    }
     Ok(payloads
         .into_iter()
         .map(|(row, payload)| {
@@ -115,9 +130,25 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
                 cnpj,
                 cnpj_stripped,
                 payload,
+                csv: !is_json,
             }
         })
         .collect())
+}
+
+/// A CSV header with none of the import's columns (a file of something else, or one whose
+/// separator was not recognised) is refused at once (exit 4), rather than each row failing for
+/// every field.
+fn known_columns(source: &str, headers: &csv::StringRecord) -> Result<(), Fail> {
+    if headers.iter().any(|h| facility_csv::COLUMNS.contains(&h)) {
+        return Ok(());
+    }
+    let found: Vec<&str> = headers.iter().collect();
+    Err(Fail::Rejected(format!(
+        "{source}: no known column in its header row (`{}`); the columns are: {}",
+        found.join("`, `"),
+        facility_csv::COLUMNS.join(", ")
+    )))
 }
 
 /// Says on stderr which rows had a cnpj written with punctuation, taken out before sending (as
