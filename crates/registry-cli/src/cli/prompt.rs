@@ -168,6 +168,17 @@ pub fn password(
 }
 
 pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fail> {
+    confirm_default(interactive, yes, question, false)
+}
+
+/// [`confirm`] whose Enter answers `default`: no for what cannot be undone (archive, delete),
+/// yes where the person has just typed what is to be saved (a test's readings).
+pub fn confirm_default(
+    interactive: bool,
+    yes: bool,
+    question: &str,
+    default: bool,
+) -> Result<bool, Fail> {
     if yes {
         return Ok(true);
     }
@@ -176,7 +187,7 @@ pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fai
     }
     Ok(Confirm::with_theme(&theme())
         .with_prompt(question)
-        .default(false)
+        .default(default)
         .interact()?)
 }
 

@@ -108,10 +108,15 @@ async fn record_computed(
     read_qc_test_of(&payload, true, fields::today(), true).map_err(shape_hint)?;
     let computed =
         qc::evaluate(kind, &tolerances, payload.get("measurements")).map_err(shape_hint)?;
+    // The figures for the decision to save (Enter saves); at a terminal they are not printed a
+    // second time with the record saved.
     output::note(view::figures_text(&computed.figures));
     output::note(format!("Verdict: {}", computed.conclusion));
-    if ctx.interactive && !prompt::confirm_or_say(true, false, "Save this test?", "Not saved.")? {
-        return Ok(());
+    if ctx.interactive {
+        if !prompt::confirm_default(true, false, "Save this test?", true)? {
+            output::note("Not saved.");
+            return Ok(());
+        }
     }
     let r = ctx.client.record_test(&payload).await?;
     output::note(format!(
@@ -121,5 +126,5 @@ async fn record_computed(
         r.date,
         r.conclusion
     ));
-    view::show(ctx.format, &r)
+    view::show_with(ctx.format, &r, !ctx.interactive)
 }
