@@ -10,6 +10,7 @@ mod config;
 mod context;
 mod document;
 mod equipment;
+mod examples;
 mod facility;
 mod flag_terms;
 mod group;
@@ -329,6 +330,31 @@ mod tests {
         assert!(!asked("facility list -o csv json"));
         assert!(!asked("facility show -- -o json"));
         assert!(!asked("facility list --page 0"));
+    }
+
+    /// The commands with the most to type show examples after their options.
+    #[test]
+    fn the_main_commands_show_examples() {
+        for path in [
+            ["facility", "create"],
+            ["test", "record"],
+            ["document", "verify"],
+            ["material", "receive"],
+            ["waste", "store"],
+        ] {
+            let mut cmd = Cli::command();
+            let help = cmd
+                .find_subcommand_mut(path[0])
+                .and_then(|c| c.find_subcommand_mut(path[1]))
+                .expect("the command")
+                .render_long_help()
+                .to_string();
+            let example = format!("registry {} {}", path[0], path[1]);
+            assert!(
+                help.contains("Examples:") && help.contains(&example),
+                "{help}"
+            );
+        }
     }
 
     /// `registry facility import --help` lists the CSV columns it reads instead of pointing at
