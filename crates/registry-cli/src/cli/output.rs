@@ -4,7 +4,7 @@
 //! away (`registry … | head -1`) ends the command quietly instead of a panic ([`stdout_closed`]).
 
 use clap::{Args, ValueEnum};
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{ColumnConstraint, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use dialoguer::console::Term;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use registry_client::{ListQuery, MAX_PAGE_SIZE};
@@ -199,10 +199,23 @@ fn print_rows<T: Serialize>(
             for r in cells {
                 table.add_row(r);
             }
+            keep_identifiers_whole(&mut table, headers);
             writeln!(out, "{table}")?;
         }
     }
     Ok(())
+}
+
+/// The columns of identifiers a person copies (`_id`, `cnpj`) are never wrapped: a terminal too
+/// narrow for every column wraps (or cuts) the others instead.
+fn keep_identifiers_whole(table: &mut Table, headers: &[&str]) {
+    for (i, header) in headers.iter().enumerate() {
+        if matches!(*header, "_id" | "cnpj")
+            && let Some(column) = table.column_mut(i)
+        {
+            column.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
 }
 
 /// A table in the CLI's style, as wide as its content (for a table inside another's cell).
@@ -335,5 +348,28 @@ mod tests {
         fit(&mut piped, None);
         assert!(widest_line(&piped) > 100, "{piped}");
         assert!(piped.to_string().contains(long));
+    }
+
+    #[test]
+    fn identifiers_are_never_split_in_a_narrow_terminal() {
+        let id = "01a2138f-d92f-732d-9eb7-e2c77463a94e";
+        let mut table = styled_table();
+        let headers = ["_id", "name", "cnpj", "department", "city", "state"];
+        table.set_header(headers);
+        table.add_row([
+            id,
+            "Hospital São João — Diagnóstico",
+            "20000030000105",
+            "Radiodiagnóstico",
+            "São Paulo",
+            "SP",
+        ]);
+        fit(&mut table, Some(80));
+        keep_identifiers_whole(&mut table, &headers);
+        let text = table.to_string();
+        assert!(
+            text.contains(id) && text.contains("20000030000105"),
+            "{text}"
+        );
     }
 }
