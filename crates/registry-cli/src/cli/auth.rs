@@ -185,8 +185,10 @@ pub fn token_roles(token: &str) -> Option<Vec<String>> {
 pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
     let Some(token) = ctx.client.token() else {
         // Whether the server answers at all comes first: "not logged in" would hide that it
-        // is not there (a wrong --server). Its public signing key needs no token.
-        ctx.client.signing_key().await?;
+        // is not there (a wrong --server). Any answer (a 401 included) says it is there.
+        if let Err(e @ ClientError::Connection { .. }) = ctx.client.signing_key().await {
+            return Err(e.into());
+        }
         let message = match &g.token_withheld {
             // `dispatch` says that none was sent to this server (and the note why).
             Some(_) => "whoami needs one".to_owned(),
