@@ -253,6 +253,12 @@ async fn counts_units_and_names_read_right() {
         ])
         .await
         .expect(0);
+    // The week's bounds in Brasília time, to the second (JSON keeps the API's UTC).
+    assert!(
+        usage.stderr.contains(" 00:00:00 -03:00 to ") && !usage.stderr.contains(".000000Z"),
+        "{}",
+        usage.stderr
+    );
     assert!(
         usage
             .stdout

@@ -266,6 +266,25 @@ pub fn print_record<T: Serialize>(
     }
 }
 
+/// An RFC 3339 time as read in Brasília (UTC−03:00: Brazil has had no daylight saving since
+/// 2019), to the second: `2026-12-01T12:00:00.000000Z` → `2026-12-01 09:00:00 -03:00`. Anything
+/// else (a date, a text) as it is. For tables, CSV and messages; JSON keeps the API's UTC.
+pub fn brasilia(time: &str) -> String {
+    let offset = chrono::FixedOffset::west_opt(3 * 3600).expect("a valid offset");
+    match chrono::DateTime::parse_from_rfc3339(time.trim()) {
+        Ok(t) => t
+            .with_timezone(&offset)
+            .format("%Y-%m-%d %H:%M:%S -03:00")
+            .to_string(),
+        Err(_) => time.to_owned(),
+    }
+}
+
+/// [`brasilia`] of an optional time (empty when absent).
+pub fn brasilia_opt(time: &Option<String>) -> String {
+    time.as_deref().map(brasilia).unwrap_or_default()
+}
+
 /// A value as pretty JSON on stdout.
 pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     print_line(serde_json::to_string_pretty(value)?)?;
@@ -348,6 +367,20 @@ mod tests {
         fit(&mut piped, None);
         assert!(widest_line(&piped) > 100, "{piped}");
         assert!(piped.to_string().contains(long));
+    }
+
+    #[test]
+    fn times_read_in_brasilia_to_the_second() {
+        assert_eq!(
+            brasilia("2026-12-01T12:00:00.000000Z"),
+            "2026-12-01 09:00:00 -03:00"
+        );
+        assert_eq!(
+            brasilia("2026-11-23T03:00:00.000000Z"),
+            "2026-11-23 00:00:00 -03:00"
+        );
+        assert_eq!(brasilia("2026-11-20"), "2026-11-20");
+        assert_eq!(brasilia_opt(&None), "");
     }
 
     #[test]

@@ -108,7 +108,7 @@ pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
             f.users.iter().map(user_line).collect::<Vec<_>>().join("\n"),
         ),
         ("version", f.version.to_string()),
-        ("updatedAt", f.updated_at.clone()),
+        ("updatedAt", output::brasilia(&f.updated_at)),
     ];
     output::print_record(format, f, fields)?;
     Ok(())
