@@ -14,6 +14,7 @@ mod examples;
 mod facility;
 mod flag_terms;
 mod group;
+mod line;
 mod material;
 mod notices;
 mod output;
@@ -39,7 +40,7 @@ use std::process::ExitCode;
     version,
     about = "Admin tool of the facility registry: log in, register and edit facilities, assign \
              responsibilities, manage users and groups, equipment, QC tests, documents, radioactive material, waste and notices.",
-    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict, 130 cancelled (Ctrl-C)."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict, 130 cancelled (Ctrl-C, or Ctrl-D on an empty answer)."
 )]
 pub struct Cli {
     /// Profile to use (e.g. production, staging); default: the last one logged into.

@@ -2,10 +2,10 @@
 //! naming the flag.
 
 use super::context::{Ctx, Fail};
-use super::{output, rules};
+use super::{line, output, rules};
 use dialoguer::console::{Term, truncate_str};
 use dialoguer::theme::ColorfulTheme;
-use dialoguer::{Confirm, FuzzySelect, Input, MultiSelect, Password, Select};
+use dialoguer::{Confirm, FuzzySelect, MultiSelect, Password, Select};
 use registry_client::ClientError;
 use registry_core::api::Message;
 use std::io::BufRead;
@@ -79,19 +79,17 @@ fn ask(
     initial: Option<&str>,
     check: Option<Check>,
 ) -> Result<String, Fail> {
-    let theme = theme();
-    let mut input = Input::<String>::with_theme(&theme).with_prompt(label);
-    if let Some(d) = default {
-        input = input.default(d.to_owned());
-    }
-    if let Some(text) = initial {
-        input = input.with_initial_text(text);
-    }
-    if let Some(check) = check {
-        input = input.validate_with(move |s: &String| check(s.trim()));
-        return Ok(input.interact_text()?.trim().to_owned());
-    }
-    Ok(input.interact_text()?)
+    let answer = line::read(line::Question {
+        label,
+        default,
+        initial: initial.unwrap_or_default(),
+        check,
+        allow_empty: false,
+    })?;
+    Ok(match check {
+        Some(_) => answer.trim().to_owned(),
+        None => answer,
+    })
 }
 
 pub fn missing(flag: &str) -> Fail {
@@ -283,18 +281,13 @@ pub fn optional_text(
     initial: &str,
     check: Option<Check>,
 ) -> Result<Option<String>, Fail> {
-    let theme = theme();
-    let mut input = Input::<String>::with_theme(&theme)
-        .with_prompt(label)
-        .with_initial_text(initial)
-        .allow_empty(true);
-    if let Some(check) = check {
-        input = input.validate_with(move |s: &String| match s.trim() {
-            "" => Ok(()),
-            s => check(s),
-        });
-    }
-    let answer = input.interact_text()?;
+    let answer = line::read(line::Question {
+        label,
+        default: None,
+        initial,
+        check,
+        allow_empty: true,
+    })?;
     Ok(Some(answer.trim().to_owned()).filter(|a| !a.is_empty()))
 }
 
