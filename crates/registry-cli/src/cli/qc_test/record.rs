@@ -112,11 +112,9 @@ async fn record_computed(
     // second time with the record saved.
     output::note(view::figures_text(&computed.figures));
     output::note(format!("Verdict: {}", computed.conclusion));
-    if ctx.interactive {
-        if !prompt::confirm_default(true, false, "Save this test?", true)? {
-            output::note("Not saved.");
-            return Ok(());
-        }
+    if ctx.interactive && !prompt::confirm_default(true, false, "Save this test?", true)? {
+        output::note("Not saved.");
+        return Ok(());
     }
     let r = ctx.client.record_test(&payload).await?;
     output::note(format!(
