@@ -2,6 +2,15 @@
 
 use crate::harness::{ADMIN_EMAIL, Env, dialogue, reply, spawn};
 
+/// Reads until the command says "Cancelled." and ends, with exit code 130.
+fn ends_cancelled(p: &mut rexpect::session::PtySession) -> Result<(), rexpect::error::Error> {
+    p.exp_string("Cancelled.")?;
+    p.exp_eof()?;
+    let status = format!("{:?}", p.process.wait()?);
+    assert!(status.ends_with(", 130)"), "{status}");
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_at_a_prompt_says_cancelled_and_exits_130() {
     let env = Env::logged_in().await;
@@ -16,10 +25,7 @@ async fn ctrl_c_at_a_prompt_says_cancelled_and_exits_130() {
             }
             p.exp_string(prompt)?;
             p.send_control('c')?;
-            p.exp_string("Cancelled.")?;
-            p.exp_eof()?;
-            let status = format!("{:?}", p.process.wait()?);
-            assert!(status.ends_with(", 130)"), "{prompt}: {status}");
+            ends_cancelled(&mut p)?;
         }
         Ok(())
     })
@@ -47,18 +53,12 @@ async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
         // Accepted (not appended to the wrong one): the wizard goes on to the telephone.
         p.exp_string("Telephone")?;
         p.send_control('d')?;
-        p.exp_string("Cancelled.")?;
-        p.exp_eof()?;
-        let status = format!("{:?}", p.process.wait()?);
-        assert!(status.ends_with(", 130)"), "{status}");
+        ends_cancelled(&mut p)?;
 
         let mut p = spawn(login)?;
         p.exp_string("E-mail")?;
         p.send_control('d')?;
-        p.exp_string("Cancelled.")?;
-        p.exp_eof()?;
-        let status = format!("{:?}", p.process.wait()?);
-        assert!(status.ends_with(", 130)"), "{status}");
+        ends_cancelled(&mut p)?;
         Ok(())
     })
     .await;

@@ -126,12 +126,17 @@ async fn assign_at_a_terminal_takes_a_custom_responsibility() {
 #[tokio::test(flavor = "multi_thread")]
 async fn user_facilities_shows_the_users_own_responsibilities() {
     let env = Env::logged_in().await;
-    let (_, ana) = env.user("Ana Souza", &["Físico"]).await;
-    let (_, bruno) = env.user("Bruno Lima", &["Físico"]).await;
     let c = env.facility("Clinica Ana", 90).await;
-    assign(&env, &c, &ana, "Titular").await;
-    assign(&env, &c, &ana, "Substituto").await;
-    assign(&env, &c, &bruno, "Responsável Técnico").await;
+    let ana = env.user("Ana Souza", &["Físico"]).await.1;
+    let bruno = env.user("Bruno Lima", &["Físico"]).await.1;
+    let links = [
+        (&ana, "Titular"),
+        (&ana, "Substituto"),
+        (&bruno, "Responsável Técnico"),
+    ];
+    for (email, role) in links {
+        assign(&env, &c, email, role).await;
+    }
     let csv = env
         .run(&["user", "facilities", &ana, "-o", "csv"])
         .await

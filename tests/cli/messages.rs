@@ -224,24 +224,20 @@ async fn every_missing_flag_is_named_at_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn counts_units_and_names_read_right() {
     let env = Env::logged_in().await;
-    env.run(&["group", "create", "--name", "Rede Uma"])
-        .await
-        .expect(0);
+    env.admin.register_group("Rede Uma", None).await.unwrap();
     let mut flags = crate::harness::facility_flags("Clinica Grupo", &crate::harness::cnpj(73));
     flags.extend(["--group".into(), "Rede Uma".into()]);
     env.run(&crate::harness::strs(&flags)).await.expect(0);
-    env.run(&["group", "delete", "Rede Uma", "--yes"])
-        .await
-        .expect(5)
-        .says("used by 1 facility;");
-    env.run_with(&["facility", "create", "--from-file", "-"], "{nope", &[])
-        .await
-        .expect(2)
-        .says("standard input is not valid JSON");
-    env.run(&["facility", "list", "--page-size", "500"])
-        .await
-        .expect(2)
-        .says("--page-size");
+    let group_delete = ["group", "delete", "Rede Uma", "--yes"];
+    let from_stdin = ["facility", "create", "--from-file", "-"];
+    let page_size = ["facility", "list", "--page-size", "500"];
+    for (args, stdin, code, said) in [
+        (&group_delete, "", 5, "used by 1 facility;"),
+        (&from_stdin, "{nope", 2, "standard input is not valid JSON"),
+        (&page_size, "", 2, "--page-size"),
+    ] {
+        env.run_with(args, stdin, &[]).await.expect(code).says(said);
+    }
     let usage = env
         .run(&[
             "material",
@@ -285,9 +281,10 @@ async fn counts_units_and_names_read_right() {
 #[tokio::test(flavor = "multi_thread")]
 async fn permission_denied_names_the_roles_needed() {
     let env = Env::logged_in().await;
-    env.run(&["group", "create", "--name", "Rede Nordeste"])
+    env.admin
+        .register_group("Rede Nordeste", None)
         .await
-        .expect(0);
+        .unwrap();
     let (_, email) = env.user("Ana Fisica", &["Físico"]).await;
     env.login_as("ana", &email).await;
     env.run(&[

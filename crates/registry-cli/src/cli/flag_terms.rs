@@ -17,10 +17,14 @@ impl FlagTerms {
         self
     }
 
-    /// A flag given once, when it was: `path` → `flag`.
-    pub fn flag(&mut self, path: &str, flag: &str, given: bool) -> &mut Self {
-        if given {
-            self.given(path, flag);
+    /// The flags of `table` (`API_PATH --flag`, one pair a line) whose field `payload` holds:
+    /// the payload made of the flags alone, so every field in it was given by its flag.
+    pub fn given_in_table(&mut self, table: &str, payload: &serde_json::Value) -> &mut Self {
+        for (path, flag) in table.lines().filter_map(|l| l.trim().split_once(' ')) {
+            let pointer = format!("/{}", path.replace("[0].", "/0/"));
+            if payload.pointer(&pointer).is_some_and(|v| !v.is_null()) {
+                self.given(path, flag.trim());
+            }
         }
         self
     }
@@ -87,10 +91,12 @@ mod tests {
     #[test]
     fn paths_a_flag_gave_are_named_by_the_flag() {
         let mut terms = FlagTerms::default();
+        let given = serde_json::json!({"cnpj": "1", "name": null, "address": [{"street": ""}]});
         terms
-            .flag("cnpj", "--cnpj", true)
-            .flag("name", "--name", false)
-            .given("address[0].street", "--street")
+            .given_in_table(
+                "cnpj --cnpj\n name --name\n address[0].street --street",
+                &given,
+            )
             .each("radioisotopes", "--isotope", ["Tc(99m)=1", "Xx(1)=1,5"]);
         let error = |field: &str| FieldError::new(field, FieldCode::InvalidValue, "no");
         let fields: Vec<String> = terms

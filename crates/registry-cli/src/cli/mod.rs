@@ -324,13 +324,18 @@ mod tests {
     fn json_output_is_found_in_a_command_line_clap_refused() {
         let asked =
             |line: &str| super::json_output_asked(line.split(' ').map(std::ffi::OsString::from));
-        assert!(asked("facility list --page 0 -o json"));
-        assert!(asked("-ojson facilty list"));
-        assert!(asked("facility list --output=json --page 0"));
-        assert!(asked("facility list --output json"));
-        assert!(!asked("facility list -o csv json"));
-        assert!(!asked("facility show -- -o json"));
-        assert!(!asked("facility list --page 0"));
+        let json = [
+            "facility list --page 0 -o json",
+            "-ojson facilty list",
+            "facility list --output=json --page 0",
+            "facility list --output json",
+        ];
+        let other = [
+            "facility list -o csv json",
+            "facility show -- -o json",
+            "facility list --page 0",
+        ];
+        assert!(json.iter().all(|l| asked(l)) && !other.iter().any(|l| asked(l)));
     }
 
     /// The commands with the most to type show examples after their options.

@@ -16,7 +16,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 /// The facility fields as flags; any given flag overrides the same field of --from-file.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args, Default, Clone)]
 pub struct FacilityFields {
     /// The facility's name.
     #[arg(long)]
@@ -65,6 +65,20 @@ pub struct FacilityFields {
     pub from_file: Option<PathBuf>,
 }
 
+/// The API's path of each field a flag gives, and the flag.
+const FLAGS: &str = "name --name
+    companyName --company-name
+    cnpj --cnpj
+    telephone --telephone
+    department --department
+    group --group
+    CNENregistry --cnen-registry
+    address[0].street --street
+    address[0].city --city
+    address[0].state --state
+    address[0].complement --complement
+    address[0].zipCode --zip-code";
+
 fn read_json_file(path: &PathBuf) -> Result<Value, Fail> {
     let text = if path.as_os_str() == "-" {
         let mut s = String::new();
@@ -110,21 +124,12 @@ impl FacilityFields {
     /// `--street`, `radioisotopes[1]` → ``--isotope `Xx(1)=1,5` ``), for refusals.
     pub fn terms(&self) -> FlagTerms {
         let mut terms = FlagTerms::default();
-        for (path, flag, value) in [
-            ("name", "--name", &self.name),
-            ("companyName", "--company-name", &self.company_name),
-            ("cnpj", "--cnpj", &self.cnpj),
-            ("telephone", "--telephone", &self.telephone),
-            ("department", "--department", &self.department),
-            ("group", "--group", &self.group),
-            ("CNENregistry", "--cnen-registry", &self.cnen_registry),
-            ("address[0].street", "--street", &self.street),
-            ("address[0].city", "--city", &self.city),
-            ("address[0].state", "--state", &self.state),
-            ("address[0].complement", "--complement", &self.complement),
-            ("address[0].zipCode", "--zip-code", &self.zip_code),
-        ] {
-            terms.flag(path, flag, value.is_some());
+        let flags_only = FacilityFields {
+            from_file: None,
+            ..self.clone()
+        };
+        if let Ok(given) = flags_only.payload(None) {
+            terms.given_in_table(FLAGS, &Value::Object(given));
         }
         // As `payload` splits them: a flag may hold several `;`-separated items.
         let isotopes = self

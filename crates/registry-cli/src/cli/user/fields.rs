@@ -40,6 +40,16 @@ pub struct UserFields {
     fm_validity: Option<String>,
 }
 
+/// The API's name of each field a flag gives, and the flag.
+const FLAGS: &str = "name --name
+    email --email
+    telephone --telephone
+    cpf --cpf
+    ANLicenseNumber --an-license-number
+    ANLicenseValidity --an-license-validity
+    FMLicenseNumber --fm-license-number
+    FMLicenseValidity --fm-license-validity";
+
 pub fn parse_role(s: &str) -> Result<Role, String> {
     Role::parse(s).ok_or_else(|| format!("must be one of: {}", Role::allowed()))
 }
@@ -66,25 +76,8 @@ impl UserFields {
     /// `--an-license-validity`, `roles[1]` → ``--role `Fisico` ``), for refusals.
     pub fn terms(&self) -> FlagTerms {
         let mut terms = FlagTerms::default();
-        for (path, flag, value) in [
-            ("name", "--name", &self.name),
-            ("email", "--email", &self.email),
-            ("telephone", "--telephone", &self.telephone),
-            ("cpf", "--cpf", &self.cpf),
-            ("ANLicenseNumber", "--an-license-number", &self.an_number),
-            (
-                "ANLicenseValidity",
-                "--an-license-validity",
-                &self.an_validity,
-            ),
-            ("FMLicenseNumber", "--fm-license-number", &self.fm_number),
-            (
-                "FMLicenseValidity",
-                "--fm-license-validity",
-                &self.fm_validity,
-            ),
-        ] {
-            terms.flag(path, flag, value.is_some());
+        if let Ok(given) = serde_json::to_value(self.input_unchecked()) {
+            terms.given_in_table(FLAGS, &given);
         }
         terms.each("roles", "--role", &self.roles);
         terms
@@ -103,11 +96,18 @@ impl UserFields {
     pub fn input(&self) -> Result<UserInput, Fail> {
         let roles = self.roles()?;
         Ok(UserInput {
+            roles: Some(roles).filter(|r| !r.is_empty()),
+            ..self.input_unchecked()
+        })
+    }
+
+    /// The fields given, the roles left out.
+    fn input_unchecked(&self) -> UserInput {
+        UserInput {
             name: self.name.clone(),
             email: self.email.clone(),
             telephone: self.telephone.clone(),
             cpf: self.cpf.clone(),
-            roles: Some(roles).filter(|r| !r.is_empty()),
             licences: Licences {
                 an_number: self.an_number.clone(),
                 an_validity: self.an_validity.clone(),
@@ -115,6 +115,6 @@ impl UserFields {
                 fm_validity: self.fm_validity.clone(),
             },
             ..UserInput::default()
-        })
+        }
     }
 }
