@@ -19,22 +19,37 @@ pub fn say() {
 }
 
 /// When stdin is a terminal (a prompt may be shown), watches for Ctrl-C on a thread of its own,
-/// since the command's thread is blocked in the prompt's read.
+/// since the command's thread is blocked in the prompt's read. The handler is in place before
+/// this returns, so a Ctrl-C at the very first prompt is caught too.
 pub fn watch() {
     if !std::io::stdin().is_terminal() {
         return;
     }
     #[cfg(unix)]
     let saved = rustix::termios::tcgetattr(std::io::stdin()).ok();
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+    else {
+        return;
+    };
+    // Registered here, not when the thread first polls: until then Ctrl-C would end the
+    // command without a word.
+    #[cfg(unix)]
+    let Ok(mut interrupts) = ({
+        let _inside = runtime.enter();
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+    }) else {
+        return;
+    };
     let spawned = std::thread::Builder::new()
         .name("ctrl-c".into())
         .spawn(move || {
-            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
-                .enable_io()
-                .build()
-            else {
+            #[cfg(unix)]
+            if runtime.block_on(interrupts.recv()).is_none() {
                 return;
-            };
+            }
+            #[cfg(not(unix))]
             if runtime.block_on(tokio::signal::ctrl_c()).is_err() {
                 return;
             }
