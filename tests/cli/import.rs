@@ -44,7 +44,7 @@ async fn importing_a_csv_twice_creates_nothing_the_second_time() {
     assert!(first.stdout.contains("    12 created"), "{}", first.stdout);
     assert!(first.stdout.contains("     2 failed"), "{}", first.stdout);
     assert!(
-        first.stdout.contains("radioisotopes[0].quantity"),
+        first.stdout.contains("radioisotopes `Tc(99m)=1,5` must be"),
         "{}",
         first.stdout
     );
@@ -107,7 +107,17 @@ async fn an_export_imports_on_another_server() {
     ])
     .await
     .expect(0);
-    let csv = a.run(&["facility", "export"]).await.expect(0).stdout;
+    let exported = a.run(&["facility", "export"]).await.expect(0);
+    // CSV holds no linked users: the export says which facility lost them, pointing to JSON.
+    let warned = &exported.stderr;
+    assert!(
+        warned.contains("1 facility lost some")
+            && warned.contains(&format!("Export Dois ({}): 1 linked user", cnpj(811)))
+            && !warned.contains("Export Um")
+            && warned.contains("--format json"),
+        "{warned}"
+    );
+    let csv = exported.stdout;
     assert!(csv.contains(",Rede Centro,"), "the group by name:\n{csv}");
     let json = a
         .run(&["facility", "export", "--format", "json"])
@@ -273,4 +283,51 @@ async fn a_csv_saved_by_excel_in_brazil_imports() {
         f["practices"],
         serde_json::json!(["Terapia Ambulatorial", "Diagnóstico"])
     );
+}
+
+/// A file with nothing to import says so (exit 4); a bad row reports every problem at once — the
+/// missing group and each field, named by its CSV column, with a hint for a cnpj whose leading
+/// zeros a spreadsheet dropped — so that one pass fixes the file.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_import_says_everything_wrong_at_once() {
+    let env = Env::logged_in().await;
+    for (file, text, said) in [
+        ("empty.csv", "", "is empty"),
+        (
+            "other.csv",
+            "foo,bar\n1,2\n",
+            "no known column in its header row (`foo`, `bar`)",
+        ),
+        ("header.csv", "name,cnpj\n", "holds no facilities"),
+        ("none.json", "[]", "holds no facilities"),
+    ] {
+        let path = env.write(file, text);
+        env.run(&["facility", "import", &path])
+            .await
+            .expect(4)
+            .says(said);
+    }
+    let path = env.write(
+        "bad.csv",
+        "name,companyName,cnpj,telephone,department,street,city,state,radioisotopes,practices,group\n\
+         Clínica C,C Ltda,191,(81) 3333-4444,Medicina Nuclear,Rua 1,,PE,\"Tc(99m)=1;Xx=3\",Nada,Rede X\n",
+    );
+    let dry = env
+        .run(&["facility", "import", &path, "--dry-run", "-o", "json"])
+        .await
+        .expect(1)
+        .json();
+    let reason = dry["failures"][0]["reason"].as_str().unwrap();
+    let unsaid: Vec<&str> = [
+        "group `Rede X`: no group",
+        "city ",
+        "practices `Nada` ",
+        "radioisotopes `Xx=3` ",
+        "a spreadsheet may have dropped its leading zeros (with them: 00000000000191)",
+    ]
+    .into_iter()
+    .filter(|said| !reason.contains(said))
+    .collect();
+    assert!(unsaid.is_empty(), "{unsaid:?} not in: {reason}");
+    assert!(!reason.contains("address[0]"), "{reason}");
 }

@@ -120,3 +120,34 @@ async fn assign_at_a_terminal_takes_a_custom_responsibility() {
     assign(&env, &c, &dora_email, "Enfermeiro").await;
     assert_eq!(held(&env, &c, &dora).await.unwrap(), ["Enfermeiro"]);
 }
+
+/// `user facilities USER` answers "where is this user responsible, and as what": the user's own
+/// responsibilities per facility, in the table and CSV.
+#[tokio::test(flavor = "multi_thread")]
+async fn user_facilities_shows_the_users_own_responsibilities() {
+    let env = Env::logged_in().await;
+    let c = env.facility("Clinica Ana", 90).await;
+    let ana = env.user("Ana Souza", &["Físico"]).await.1;
+    let bruno = env.user("Bruno Lima", &["Físico"]).await.1;
+    let links = [
+        (&ana, "Titular"),
+        (&ana, "Substituto"),
+        (&bruno, "Responsável Técnico"),
+    ];
+    for (email, role) in links {
+        assign(&env, &c, email, role).await;
+    }
+    let csv = env
+        .run(&["user", "facilities", &ana, "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    let mut lines = csv.lines();
+    assert!(
+        lines.next().unwrap().ends_with(",responsibilities"),
+        "{csv}"
+    );
+    let row = lines.next().unwrap();
+    assert!(row.ends_with(",\"Titular, Substituto\""), "{csv}");
+    assert!(!csv.contains("Bruno") && !csv.contains("Técnico"), "{csv}");
+}

@@ -6,6 +6,7 @@
 mod common;
 
 mod accounts;
+mod cancel;
 mod documents;
 mod edit_wizards;
 mod equipment;
@@ -15,6 +16,7 @@ mod history;
 mod import;
 mod links;
 mod material;
+mod messages;
 mod qc_calc;
 mod session;
 mod users_groups;

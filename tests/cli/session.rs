@@ -138,8 +138,8 @@ async fn each_exit_code() {
     env.run(&strs(&bad))
         .await
         .expect(4)
-        .says("- cnpj: check digits do not match")
-        .says("- telephone: must include the area code");
+        .says("- --cnpj: check digits do not match")
+        .says("- --telephone: must include the area code");
 
     // 5: not found, and conflict (the same cnpj in the same department).
     env.run(&["facility", "show", "no-such-facility"])

@@ -44,7 +44,7 @@ async fn users_are_created_listed_edited_and_deactivated() {
         .await
         .expect(4);
     assert!(
-        out.stderr.contains("- email:") && out.stderr.contains("- password:"),
+        out.stderr.contains("- --email:") && out.stderr.contains("- password:"),
         "{}",
         out.stderr
     );
@@ -125,7 +125,7 @@ async fn an_unknown_role_is_refused_locally_with_the_allowed_ones() {
     )
     .await
     .expect(4)
-    .says(&format!("- role `Bogus`: {allowed}"));
+    .says(&format!("- --role `Bogus`: {allowed}"));
     let users = env.json(&["user", "list"]).await;
     assert!(
         !users.to_string().contains("bogus@example.com"),
@@ -135,7 +135,7 @@ async fn an_unknown_role_is_refused_locally_with_the_allowed_ones() {
     env.run(&["user", "edit", &email, "--role", "Chefe"])
         .await
         .expect(4)
-        .says("- role `Chefe`:");
+        .says("- --role `Chefe`:");
     // --help still shows the allowed values.
     let help = env.run(&["user", "create", "--help"]).await.expect(0);
     assert!(

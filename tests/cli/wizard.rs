@@ -147,6 +147,7 @@ async fn facility_create_asks_for_the_group_when_there_are_groups() {
     for name in ["Rede Leste", "Rede Oeste"] {
         env.admin.register_group(name, None).await.unwrap();
     }
+    env.user("Carla Dias", &["Físico"]).await;
     let flags = facility_flags("Clinica Grupo", &cnpj(79));
     let with_group = env.at_terminal(&strs(&flags));
     let other = facility_flags("Clinica Sem Grupo", &cnpj(80));
@@ -155,6 +156,11 @@ async fn facility_create_asks_for_the_group_when_there_are_groups() {
         let mut p = spawn(with_group)?;
         reply(&mut p, "CNEN registry", "")?;
         answer(&mut p, "Group", "Leste\r")?;
+        // A link needs a responsibility: none marked is asked again.
+        answer(&mut p, "Link a user", "y")?;
+        answer(&mut p, "User (type part", "Carla\r")?;
+        answer(&mut p, "Responsibilities of Carla Dias", "\r")?;
+        answer(&mut p, "mark at least one responsibility", " \r")?;
         answer(&mut p, "Link a user", "n")?;
         ends_saying(&mut p, "Registered facility Clinica Grupo")?;
 
@@ -181,6 +187,12 @@ async fn facility_create_asks_for_the_group_when_there_are_groups() {
         Some("Rede Leste")
     );
     assert_eq!(group_of("Clinica Sem Grupo").await, None);
+    let linked = env.json(&["facility", "users", &cnpj(79)]).await;
+    assert_eq!(linked.as_array().map(Vec::len), Some(1), "{linked}");
+    assert!(
+        !linked.to_string().contains("\"responsabilities\":[]"),
+        "{linked}"
+    );
     // Without a terminal nothing is asked: flags alone register it, without a group.
     env.run(&strs(&facility_flags("Clinica Script", &cnpj(81))))
         .await
@@ -288,7 +300,7 @@ async fn user_create_checks_its_flags_before_the_password() {
     .await
     .expect(4)
     .says("telephone: must include the area code")
-    .says("ANLicenseValidity: must be a date");
+    .says("--an-license-validity: must be a date");
 
     let cmd = env.at_terminal(&[
         "user",

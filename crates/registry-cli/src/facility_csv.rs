@@ -164,6 +164,51 @@ pub fn row_from_facility(f: &Facility) -> Vec<String> {
     ]
 }
 
+/// What a CSV row cannot carry of `f` (it holds the first address only and no linked users),
+/// e.g. `1 more address, 2 linked users`; `None` when nothing is lost.
+pub fn left_out_of_csv(f: &Facility) -> Option<String> {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut lost = Vec::new();
+    if f.address.len() > 1 {
+        lost.push(plural(
+            f.address.len() - 1,
+            "more address",
+            "more addresses",
+        ));
+    }
+    if !f.users.is_empty() {
+        lost.push(plural(f.users.len(), "linked user", "linked users"));
+    }
+    (!lost.is_empty()).then(|| lost.join(", "))
+}
+
+/// The warning of a CSV export that lost something ([`left_out_of_csv`]), naming at most
+/// `shown` facilities and counting the rest; `None` when every facility fits its row.
+pub fn csv_loss_warning(facilities: &[Facility], shown: usize) -> Option<String> {
+    let lost: Vec<String> = facilities
+        .iter()
+        .filter_map(|f| left_out_of_csv(f).map(|what| format!("  {} ({}): {what}", f.name, f.cnpj)))
+        .collect();
+    if lost.is_empty() {
+        return None;
+    }
+    let n = lost.len();
+    let mut text = format!(
+        "warning: CSV holds one address per facility and no linked users; {n} {} lost some:\n",
+        if n == 1 { "facility" } else { "facilities" }
+    );
+    for line in lost.iter().take(shown) {
+        text.push_str(line);
+        text.push('\n');
+    }
+    if n > shown {
+        text.push_str(&format!("  … and {} more\n", n - shown));
+    }
+    text.push_str("hint: export with --format json to keep every address and linked user");
+    Some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +235,40 @@ mod tests {
         assert_eq!(p["radioisotopes"][1]["quantity"], "200.5");
         assert!(p.get("CNENregistry").is_none());
         assert!(parse_radioisotopes("Tc(99m)").is_err());
+    }
+
+    #[test]
+    fn what_csv_cannot_carry_is_named() {
+        let facility = |name: &str, addresses: usize, users: usize| -> Facility {
+            let address = json!({"street": "Rua 1", "city": "Recife", "state": "PE"});
+            let user = json!({"_id": "u", "responsabilities": ["Titular"]});
+            serde_json::from_value(json!({
+                "_id": "f", "name": name, "companyName": "C", "cnpj": "11222333000181",
+                "telephone": "(81) 3333-4444", "department": "Medicina Nuclear", "group": null,
+                "address": vec![address; addresses], "CNENregistry": null, "practices": [],
+                "radioisotopes": [], "users": vec![user; users], "logo": null,
+                "backgroundImage": null, "version": 1, "createdAt": "", "updatedAt": ""
+            }))
+            .unwrap()
+        };
+        assert_eq!(left_out_of_csv(&facility("A", 1, 0)), None);
+        assert_eq!(
+            left_out_of_csv(&facility("A", 3, 1)).as_deref(),
+            Some("2 more addresses, 1 linked user")
+        );
+        let all = [
+            facility("A", 1, 0),
+            facility("B", 2, 0),
+            facility("C", 1, 2),
+        ];
+        let warning = csv_loss_warning(&all, 1).unwrap();
+        assert!(warning.contains("2 facilities lost some"), "{warning}");
+        assert!(
+            warning.contains("B (11222333000181): 1 more address"),
+            "{warning}"
+        );
+        assert!(warning.contains("… and 1 more") && warning.contains("--format json"));
+        assert_eq!(csv_loss_warning(&all[..1], 10), None);
     }
 
     #[test]

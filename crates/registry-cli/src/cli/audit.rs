@@ -2,7 +2,7 @@
 //! `field: before → after`, from the event's before and after snapshots, and the main roles
 //! that changed holder, by name. `-o json` keeps the events as the API gives them.
 
-use super::output::Column;
+use super::output::{self, Column};
 use registry_core::api::AuditEvent;
 use serde_json::Value;
 
@@ -17,7 +17,7 @@ const VALUE_WIDTH: usize = 80;
 
 /// The columns of a history table: when, what, who, the fields changed, the role holders changed.
 pub const COLUMNS: &[Column<AuditEvent>] = &[
-    ("at", |e| e.at.clone()),
+    ("at", |e| output::brasilia(&e.at)),
     ("action", |e| e.action.clone()),
     ("by", |e| {
         e.actor.as_ref().map(|a| a.name.clone()).unwrap_or_default()

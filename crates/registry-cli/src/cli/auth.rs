@@ -154,22 +154,49 @@ fn roles(roles: &[registry_core::Role]) -> String {
 
 /// The user id inside the token (its payload is readable without the key).
 pub fn token_user_id(token: &str) -> Option<String> {
-    let payload = token.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload.trim_end_matches('='))
-        .ok()?;
-    let claims: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let claims = token_claims(token)?;
     claims["id"]
         .as_str()
         .or(claims["sub"].as_str())
         .map(str::to_owned)
 }
 
+/// The claims of a registry token (its middle part), unchecked: the server is the judge.
+fn token_claims(token: &str) -> Option<serde_json::Value> {
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The roles a registry token names, for messages.
+pub fn token_roles(token: &str) -> Option<Vec<String>> {
+    let claims = token_claims(token)?;
+    let roles = claims["roles"].as_array()?;
+    Some(
+        roles
+            .iter()
+            .filter_map(|r| r.as_str().map(str::to_owned))
+            .collect(),
+    )
+}
+
 pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
     let Some(token) = ctx.client.token() else {
+        // Whether the server answers at all comes first: "not logged in" would hide that it
+        // is not there (a wrong --server). Any answer (a 401 included) says it is there.
+        if let Err(e @ ClientError::Connection { .. }) = ctx.client.signing_key().await {
+            return Err(e.into());
+        }
+        let message = match &g.token_withheld {
+            // `dispatch` says that none was sent to this server (and the note why).
+            Some(_) => "whoami needs one".to_owned(),
+            None => format!("profile `{}` has no token", g.profile),
+        };
         return Err(Fail::Client(ClientError::Unauthorized(
             registry_core::ErrorBody {
-                message: format!("profile `{}` has no token", g.profile),
+                message,
                 code: "unauthorized".into(),
                 errors: None,
                 id: None,

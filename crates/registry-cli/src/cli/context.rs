@@ -165,6 +165,14 @@ pub enum Fail {
     NotFound(String),
     Client(ClientError),
     Other(anyhow::Error),
+    /// The person cancelled at a prompt (Ctrl-C, or Ctrl-D on an empty answer): exit 130.
+    Cancelled,
+    /// A validation failure whose fields are shown as the flags that gave them
+    /// (`flag_terms`): printed with these, while its exit code and envelope are the failure's.
+    Relabelled(Box<Fail>, Vec<FieldError>),
+    /// A failure and what to do about it: printed as the failure, then `hint: …`; its exit
+    /// code and envelope are the failure's.
+    Hinted(Box<Fail>, String),
 }
 
 impl From<ClientError> for Fail {
@@ -186,18 +194,31 @@ impl From<std::io::Error> for Fail {
 }
 
 impl From<dialoguer::Error> for Fail {
+    /// Ctrl-C at a pick list or a line prompt (read in raw mode: a key, not a signal) cancels.
     fn from(e: dialoguer::Error) -> Self {
-        Fail::Other(e.into())
+        match e {
+            dialoguer::Error::IO(io) if io.kind() == std::io::ErrorKind::Interrupted => {
+                Fail::Cancelled
+            }
+            e => Fail::Other(e.into()),
+        }
     }
 }
 
 impl Fail {
     /// Whether this failure is only that stdout's reader went away while a result was printed
     /// (a broken pipe, however the writer wrapped it), rather than the command's own outcome.
+    /// This failure with `hint` said after it.
+    pub fn hint(self, hint: impl Into<String>) -> Fail {
+        Fail::Hinted(Box::new(self), hint.into())
+    }
+
     pub fn is_closed_stdout(&self) -> bool {
         use std::io::ErrorKind::BrokenPipe;
-        let Fail::Other(e) = self else {
-            return false;
+        let e = match self {
+            Fail::Other(e) => e,
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => return inner.is_closed_stdout(),
+            _ => return false,
         };
         e.chain().any(|cause| {
             cause
@@ -220,6 +241,8 @@ impl Fail {
             Fail::Invalid(_) | Fail::Rejected(_) => 4,
             Fail::NotFound(_) => 5,
             Fail::Other(_) => 1,
+            Fail::Cancelled => super::cancel::CANCELLED,
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.exit_code(),
             Fail::Client(e) => match e {
                 ClientError::Unauthorized(_) | ClientError::PermissionDenied(_) => 3,
                 ClientError::Validation(_) => 4,
@@ -271,11 +294,25 @@ impl Fail {
             Fail::Rejected(m) => made("rejected", m.clone(), None),
             Fail::NotFound(m) => made("not_found", m.clone(), None),
             Fail::Other(e) => made("error", format!("{e:#}"), None),
+            Fail::Cancelled => made("cancelled", "Cancelled.".to_owned(), None),
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.envelope(),
         }
     }
 
     pub fn print(&self) {
         match self {
+            Fail::Cancelled => super::cancel::say(),
+            Fail::Hinted(inner, hint) => {
+                inner.print();
+                eprintln!("hint: {hint}");
+            }
+            Fail::Relabelled(inner, shown) => {
+                match inner.as_ref() {
+                    Fail::Client(ClientError::Validation(b)) => validation_headline(b),
+                    _ => eprintln!("error: the input is not valid:"),
+                }
+                print_field_errors(shown);
+            }
             Fail::Usage(m) => eprintln!("error: {m}"),
             Fail::NotFound(m) | Fail::Rejected(m) | Fail::Auth(m) => eprintln!("error: {m}"),
             Fail::Other(e) => eprintln!("error: {e:#}"),
@@ -284,7 +321,10 @@ impl Fail {
                 print_field_errors(errors);
             }
             Fail::Client(e) => {
-                eprintln!("error: {e}");
+                match e {
+                    ClientError::Validation(b) => validation_headline(b),
+                    _ => eprintln!("error: {e}"),
+                }
                 print_field_errors(e.field_errors());
                 match e {
                     ClientError::Unauthorized(_) => {
@@ -327,11 +367,7 @@ pub fn allowed_values<T>(
     for value in values {
         match parse(&value) {
             Ok(v) => read.push(v),
-            Err(message) => errors.push(FieldError::new(
-                format!("{flag} `{value}`"),
-                FieldCode::InvalidValue,
-                message,
-            )),
+            Err(message) => errors.push(invalid_value(flag, &value, message)),
         }
     }
     if errors.is_empty() {
@@ -339,6 +375,15 @@ pub fn allowed_values<T>(
     } else {
         Err(Fail::Invalid(errors))
     }
+}
+
+/// The field error of `value` given to `flag` outside its allowed set: ``--role `Fisico`: …``.
+pub fn invalid_value(flag: &str, value: &str, message: String) -> FieldError {
+    FieldError::new(
+        format!("{flag} `{value}`"),
+        FieldCode::InvalidValue,
+        message,
+    )
 }
 
 /// [`allowed_values`] for a flag given at most once.
@@ -360,6 +405,18 @@ pub fn refuse_to_overwrite(target: &std::path::Path, force: bool) -> Result<(), 
         )));
     }
     Ok(())
+}
+
+/// The first line of the server's refusal: its message, unless that is the "Invalid input: f1 …;
+/// f2 …." summary of the fields printed after it, which would say each twice.
+fn validation_headline(body: &ErrorBody) {
+    if body.errors.as_ref().is_some_and(|e| !e.is_empty())
+        && body.message.starts_with("Invalid input:")
+    {
+        eprintln!("error: the input is not valid:");
+    } else {
+        eprintln!("error: {}", body.message);
+    }
 }
 
 /// One line per failing field, in plain words: `  - telephone: must include the area code...`.

@@ -4,17 +4,22 @@
 
 mod audit;
 mod auth;
+mod cancel;
 mod changes;
 mod config;
 mod context;
 mod document;
 mod equipment;
+mod examples;
 mod facility;
+mod flag_terms;
 mod group;
+mod line;
 mod material;
 mod notices;
 mod output;
 mod payload;
+mod permissions;
 mod prompt;
 mod qc_test;
 mod resolve;
@@ -26,6 +31,7 @@ use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use context::{Ctx, Fail, Globals};
 use output::Format;
+use registry_client::ClientError;
 use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
@@ -34,7 +40,7 @@ use std::process::ExitCode;
     version,
     about = "Admin tool of the facility registry: log in, register and edit facilities, assign \
              responsibilities, manage users and groups, equipment, QC tests, documents, radioactive material, waste and notices.",
-    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict."
+    after_help = "Exit codes: 0 ok, 1 failure, 2 usage, 3 auth or permission, 4 validation, 5 not found or conflict, 130 cancelled (Ctrl-C, or Ctrl-D on an empty answer)."
 )]
 pub struct Cli {
     /// Profile to use (e.g. production, staging); default: the last one logged into.
@@ -57,6 +63,9 @@ pub struct Cli {
     /// Where `--server` came from (`--server` or `REGISTRY_URL`), for messages.
     #[arg(skip)]
     server_origin: &'static str,
+    /// The subcommands given, e.g. `group delete`, for messages.
+    #[arg(skip)]
+    command_path: String,
 }
 
 impl Cli {
@@ -64,8 +73,10 @@ impl Cli {
     /// `--server` or `REGISTRY_URL`. An empty `REGISTRY_PROFILE`, `REGISTRY_URL` or
     /// `REGISTRY_TOKEN` (as CI templates often export them) counts as unset.
     pub fn parse_args() -> Cli {
-        let matches = Cli::command().get_matches();
-        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let matches = Cli::command()
+            .try_get_matches()
+            .unwrap_or_else(|e| parse_failed(e));
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| parse_failed(e));
         let from_env = |id: &str| matches.value_source(id) == Some(ValueSource::EnvVariable);
         for (id, value) in [
             ("profile", &mut cli.profile),
@@ -76,6 +87,13 @@ impl Cli {
                 *value = None;
             }
         }
+        let mut names = Vec::new();
+        let mut level = &matches;
+        while let Some((name, sub)) = level.subcommand() {
+            names.push(name);
+            level = sub;
+        }
+        cli.command_path = names.join(" ");
         cli.server_origin = if from_env("server") {
             "REGISTRY_URL"
         } else {
@@ -83,6 +101,60 @@ impl Cli {
         };
         cli
     }
+}
+
+/// Ends the process on a command line clap could not read: its text on stderr and exit 2 (help
+/// and version on stdout, exit 0) as clap does, with, under `-o json`, the error envelope
+/// (`code` `usage`) on stdout first, as for every other usage error (docs/cli.md).
+fn parse_failed(e: clap::Error) -> ! {
+    use clap::error::ErrorKind::{
+        DisplayHelp, DisplayHelpOnMissingArgumentOrSubcommand, DisplayVersion,
+    };
+    let shown = matches!(
+        e.kind(),
+        DisplayHelp | DisplayHelpOnMissingArgumentOrSubcommand | DisplayVersion
+    );
+    if !shown && json_output_asked(std::env::args_os().skip(1)) {
+        let _ = output::print_json(&Fail::Usage(clap_message(&e)).envelope());
+    }
+    e.exit()
+}
+
+/// clap's error message without its `error: ` prefix, usage and help pointer, on one line:
+/// `the following required arguments were not provided: <FACILITY>`, `unrecognized subcommand
+/// 'facilty'; tip: a similar subcommand exists: 'facility'`.
+fn clap_message(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut message = String::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !message.is_empty() {
+            message.push_str(if message.ends_with(':') { " " } else { "; " });
+        }
+        message.push_str(line.strip_prefix("error: ").unwrap_or(line));
+    }
+    message
+}
+
+/// Whether a command line clap refused asks for `-o json` (`-o json`, `-ojson`, `-o=json`,
+/// `--output json`, `--output=json`), read from the raw arguments up to a `--`.
+fn json_output_asked(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    let args: Vec<String> = args
+        .map(|a| a.to_string_lossy().into_owned())
+        .take_while(|a| a != "--")
+        .collect();
+    args.iter().enumerate().any(|(i, a)| {
+        let next_is_json = || args.get(i + 1).is_some_and(|n| n == "json");
+        match a.as_str() {
+            "-o" | "--output" => next_is_json(),
+            _ => matches!(
+                a.strip_prefix("--output=").or_else(|| a.strip_prefix("-o")),
+                Some("json" | "=json")
+            ),
+        }
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -130,6 +202,7 @@ enum Command {
 }
 
 pub async fn run(cli: Cli) -> ExitCode {
+    cancel::watch();
     let format = cli.output;
     match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -159,20 +232,44 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         cli.output,
         cli.no_input,
     )?;
-    match cli.command {
-        Command::Login(args) => auth::login(&globals, args).await,
-        Command::Logout => auth::logout(&globals),
-        Command::Profiles(args) => auth::profiles(&globals, args),
-        Command::Whoami => auth::whoami(&Ctx::new(&globals)?, &globals).await,
-        Command::Facility(c) => facility::run(&Ctx::new(&globals)?, c).await,
-        Command::User(c) => user::run(&Ctx::new(&globals)?, c).await,
-        Command::Group(c) => group::run(&Ctx::new(&globals)?, c).await,
-        Command::Equipment(c) => equipment::run(&Ctx::new(&globals)?, c).await,
-        Command::Test(c) => qc_test::run(&Ctx::new(&globals)?, c).await,
-        Command::Document(c) => document::run(&globals, c).await,
-        Command::Material(c) => material::run(&Ctx::new(&globals)?, c).await,
-        Command::Waste(c) => waste::run(&Ctx::new(&globals)?, c).await,
-        Command::Notices(a) => notices::run(&Ctx::new(&globals)?, a).await,
+    let withheld = globals.token_withheld.clone();
+    let command_path = cli.command_path.clone();
+    let result = run_command(cli.command, &globals).await;
+    match (result, withheld) {
+        // The 401 of a server the profile's token was kept from: no token was sent there (the
+        // note before said why and what to do), which "log in again" would not help.
+        (Err(Fail::Client(ClientError::Unauthorized(body))), Some((_, given))) => {
+            Err(Fail::Auth(format!(
+                "not logged in at {given}: no token was sent to it ({})",
+                body.message
+            )))
+        }
+        (Err(fail @ Fail::Client(ClientError::PermissionDenied(_))), _) => {
+            let roles = globals.token.as_deref().and_then(auth::token_roles);
+            Err(match permissions::hint(&command_path, roles) {
+                Some(hint) => fail.hint(hint),
+                None => fail,
+            })
+        }
+        (result, _) => result,
+    }
+}
+
+async fn run_command(command: Command, globals: &Globals) -> Result<(), Fail> {
+    match command {
+        Command::Login(args) => auth::login(globals, args).await,
+        Command::Logout => auth::logout(globals),
+        Command::Profiles(args) => auth::profiles(globals, args),
+        Command::Whoami => auth::whoami(&Ctx::new(globals)?, globals).await,
+        Command::Facility(c) => facility::run(&Ctx::new(globals)?, c).await,
+        Command::User(c) => user::run(&Ctx::new(globals)?, c).await,
+        Command::Group(c) => group::run(&Ctx::new(globals)?, c).await,
+        Command::Equipment(c) => equipment::run(&Ctx::new(globals)?, c).await,
+        Command::Test(c) => qc_test::run(&Ctx::new(globals)?, c).await,
+        Command::Document(c) => document::run(globals, c).await,
+        Command::Material(c) => material::run(&Ctx::new(globals)?, c).await,
+        Command::Waste(c) => waste::run(&Ctx::new(globals)?, c).await,
+        Command::Notices(a) => notices::run(&Ctx::new(globals)?, a).await,
         Command::Completions { shell } => {
             // Into memory first: `generate` panics when its writer fails.
             let mut script = Vec::new();
@@ -221,6 +318,49 @@ mod tests {
             "without a help line:\n{}",
             missing.join("\n")
         );
+    }
+
+    #[test]
+    fn json_output_is_found_in_a_command_line_clap_refused() {
+        let asked =
+            |line: &str| super::json_output_asked(line.split(' ').map(std::ffi::OsString::from));
+        let json = [
+            "facility list --page 0 -o json",
+            "-ojson facilty list",
+            "facility list --output=json --page 0",
+            "facility list --output json",
+        ];
+        let other = [
+            "facility list -o csv json",
+            "facility show -- -o json",
+            "facility list --page 0",
+        ];
+        assert!(json.iter().all(|l| asked(l)) && !other.iter().any(|l| asked(l)));
+    }
+
+    /// The commands with the most to type show examples after their options.
+    #[test]
+    fn the_main_commands_show_examples() {
+        for path in [
+            ["facility", "create"],
+            ["test", "record"],
+            ["document", "verify"],
+            ["material", "receive"],
+            ["waste", "store"],
+        ] {
+            let mut cmd = Cli::command();
+            let help = cmd
+                .find_subcommand_mut(path[0])
+                .and_then(|c| c.find_subcommand_mut(path[1]))
+                .expect("the command")
+                .render_long_help()
+                .to_string();
+            let example = format!("registry {} {}", path[0], path[1]);
+            assert!(
+                help.contains("Examples:") && help.contains(&example),
+                "{help}"
+            );
+        }
     }
 
     /// `registry facility import --help` lists the CSV columns it reads instead of pointing at

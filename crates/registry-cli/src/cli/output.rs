@@ -4,7 +4,7 @@
 //! away (`registry … | head -1`) ends the command quietly instead of a panic ([`stdout_closed`]).
 
 use clap::{Args, ValueEnum};
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{ColumnConstraint, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use dialoguer::console::Term;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use registry_client::{ListQuery, MAX_PAGE_SIZE};
@@ -110,8 +110,8 @@ pub struct Paging {
     /// The page to show, from 1.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub page: u32,
-    /// Records per page (at most 200).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Records per page, 1 to 200.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_PAGE_SIZE as i64))]
     pub page_size: u32,
     /// Every page.
     #[arg(long)]
@@ -119,7 +119,7 @@ pub struct Paging {
 }
 
 impl Paging {
-    /// `filters` asking for the page of `--page` and `--page-size` (at most 200 a page).
+    /// `filters` asking for the page of `--page` and `--page-size` (which clap keeps to 200).
     pub fn query(&self, filters: ListQuery) -> ListQuery {
         ListQuery {
             page_num: Some(self.page),
@@ -199,10 +199,23 @@ fn print_rows<T: Serialize>(
             for r in cells {
                 table.add_row(r);
             }
+            keep_identifiers_whole(&mut table, headers);
             writeln!(out, "{table}")?;
         }
     }
     Ok(())
+}
+
+/// The columns of identifiers a person copies (`_id`, `cnpj`) are never wrapped: a terminal too
+/// narrow for every column wraps (or cuts) the others instead.
+fn keep_identifiers_whole(table: &mut Table, headers: &[&str]) {
+    for (i, header) in headers.iter().enumerate() {
+        if matches!(*header, "_id" | "cnpj")
+            && let Some(column) = table.column_mut(i)
+        {
+            column.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
 }
 
 /// A table in the CLI's style, as wide as its content (for a table inside another's cell).
@@ -251,6 +264,25 @@ pub fn print_record<T: Serialize>(
             print_rows(Format::Csv, std::slice::from_ref(record), &headers, cells)
         }
     }
+}
+
+/// An RFC 3339 time as read in Brasília (UTC−03:00: Brazil has had no daylight saving since
+/// 2019), to the second: `2026-12-01T12:00:00.000000Z` → `2026-12-01 09:00:00 -03:00`. Anything
+/// else (a date, a text) as it is. For tables, CSV and messages; JSON keeps the API's UTC.
+pub fn brasilia(time: &str) -> String {
+    let offset = chrono::FixedOffset::west_opt(3 * 3600).expect("a valid offset");
+    match chrono::DateTime::parse_from_rfc3339(time.trim()) {
+        Ok(t) => t
+            .with_timezone(&offset)
+            .format("%Y-%m-%d %H:%M:%S -03:00")
+            .to_string(),
+        Err(_) => time.to_owned(),
+    }
+}
+
+/// [`brasilia`] of an optional time (empty when absent).
+pub fn brasilia_opt(time: &Option<String>) -> String {
+    time.as_deref().map(brasilia).unwrap_or_default()
 }
 
 /// A value as pretty JSON on stdout.
@@ -335,5 +367,42 @@ mod tests {
         fit(&mut piped, None);
         assert!(widest_line(&piped) > 100, "{piped}");
         assert!(piped.to_string().contains(long));
+    }
+
+    #[test]
+    fn times_read_in_brasilia_to_the_second() {
+        assert_eq!(
+            brasilia("2026-12-01T12:00:00.000000Z"),
+            "2026-12-01 09:00:00 -03:00"
+        );
+        assert_eq!(
+            brasilia("2026-11-23T03:00:00.000000Z"),
+            "2026-11-23 00:00:00 -03:00"
+        );
+        assert_eq!(brasilia("2026-11-20"), "2026-11-20");
+        assert_eq!(brasilia_opt(&None), "");
+    }
+
+    #[test]
+    fn identifiers_are_never_split_in_a_narrow_terminal() {
+        let id = "01a2138f-d92f-732d-9eb7-e2c77463a94e";
+        let mut table = styled_table();
+        let headers = ["_id", "name", "cnpj", "department", "city", "state"];
+        table.set_header(headers);
+        table.add_row([
+            id,
+            "Hospital São João — Diagnóstico",
+            "20000030000105",
+            "Radiodiagnóstico",
+            "São Paulo",
+            "SP",
+        ]);
+        fit(&mut table, Some(80));
+        keep_identifiers_whole(&mut table, &headers);
+        let text = table.to_string();
+        assert!(
+            text.contains(id) && text.contains("20000030000105"),
+            "{text}"
+        );
     }
 }

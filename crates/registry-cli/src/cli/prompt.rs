@@ -2,10 +2,10 @@
 //! naming the flag.
 
 use super::context::{Ctx, Fail};
-use super::{output, rules};
+use super::{line, output, rules};
 use dialoguer::console::{Term, truncate_str};
 use dialoguer::theme::ColorfulTheme;
-use dialoguer::{Confirm, FuzzySelect, Input, MultiSelect, Password, Select};
+use dialoguer::{Confirm, FuzzySelect, MultiSelect, Password, Select};
 use registry_client::ClientError;
 use registry_core::api::Message;
 use std::io::BufRead;
@@ -79,19 +79,17 @@ fn ask(
     initial: Option<&str>,
     check: Option<Check>,
 ) -> Result<String, Fail> {
-    let theme = theme();
-    let mut input = Input::<String>::with_theme(&theme).with_prompt(label);
-    if let Some(d) = default {
-        input = input.default(d.to_owned());
-    }
-    if let Some(text) = initial {
-        input = input.with_initial_text(text);
-    }
-    if let Some(check) = check {
-        input = input.validate_with(move |s: &String| check(s.trim()));
-        return Ok(input.interact_text()?.trim().to_owned());
-    }
-    Ok(input.interact_text()?)
+    let answer = line::read(line::Question {
+        label,
+        default,
+        initial: initial.unwrap_or_default(),
+        check,
+        allow_empty: false,
+    })?;
+    Ok(match check {
+        Some(_) => answer.trim().to_owned(),
+        None => answer,
+    })
 }
 
 pub fn missing(flag: &str) -> Fail {
@@ -109,6 +107,22 @@ pub fn missing_all(flags: &[&str]) -> Fail {
     Fail::Usage(format!(
         "{named} {verb} required (no prompt without a terminal or with --no-input)"
     ))
+}
+
+/// Without a terminal (or with `--no-input`), every flag of `flags` (`(flag, given)`) that is
+/// missing is named at once (exit 2), before anything is looked up or sent, so that one run
+/// tells everything a script lacks; at a terminal the prompts ask for them.
+pub fn require(interactive: bool, flags: &[(&str, bool)]) -> Result<(), Fail> {
+    let missing: Vec<&str> = flags
+        .iter()
+        .filter(|(_, given)| !given)
+        .map(|(flag, _)| *flag)
+        .collect();
+    if interactive || missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing_all(&missing))
+    }
 }
 
 /// Whether a password prompt asks for one the account has, or a new one.
@@ -152,6 +166,17 @@ pub fn password(
 }
 
 pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fail> {
+    confirm_default(interactive, yes, question, false)
+}
+
+/// [`confirm`] whose Enter answers `default`: no for what cannot be undone (archive, delete),
+/// yes where the person has just typed what is to be saved (a test's readings).
+pub fn confirm_default(
+    interactive: bool,
+    yes: bool,
+    question: &str,
+    default: bool,
+) -> Result<bool, Fail> {
     if yes {
         return Ok(true);
     }
@@ -160,7 +185,7 @@ pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fai
     }
     Ok(Confirm::with_theme(&theme())
         .with_prompt(question)
-        .default(false)
+        .default(default)
         .interact()?)
 }
 
@@ -256,18 +281,13 @@ pub fn optional_text(
     initial: &str,
     check: Option<Check>,
 ) -> Result<Option<String>, Fail> {
-    let theme = theme();
-    let mut input = Input::<String>::with_theme(&theme)
-        .with_prompt(label)
-        .with_initial_text(initial)
-        .allow_empty(true);
-    if let Some(check) = check {
-        input = input.validate_with(move |s: &String| match s.trim() {
-            "" => Ok(()),
-            s => check(s),
-        });
-    }
-    let answer = input.interact_text()?;
+    let answer = line::read(line::Question {
+        label,
+        default: None,
+        initial,
+        check,
+        allow_empty: true,
+    })?;
     Ok(Some(answer.trim().to_owned()).filter(|a| !a.is_empty()))
 }
 

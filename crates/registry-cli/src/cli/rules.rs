@@ -96,6 +96,19 @@ pub fn not_empty(s: &str) -> Result<(), String> {
     }
 }
 
+/// A number flag (`--activity 1.5`), as clap's value parser: a decimal comma is refused with
+/// how to write it (`use a dot as the decimal separator: 1.5`), as the API refuses it.
+pub fn dot_decimal(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ if parse_number(s).is_some() => Err(format!(
+            "use a dot as the decimal separator: {}",
+            s.trim().replace(',', ".")
+        )),
+        _ => Err("not a number".into()),
+    }
+}
+
 /// `s` as a finite number, a decimal comma accepted.
 pub fn parse_number(s: &str) -> Option<f64> {
     s.trim()
@@ -128,6 +141,12 @@ mod tests {
         assert!(json_object("[1]").is_err() && json_object("{detectors: 2}").is_err());
         assert!(number("abc").is_err());
         assert!(number("1,5").is_ok());
+        assert_eq!(dot_decimal("1.5"), Ok(1.5));
+        assert_eq!(
+            dot_decimal("1,5").unwrap_err(),
+            "use a dot as the decimal separator: 1.5"
+        );
+        assert!(dot_decimal("x").is_err());
         assert!(numbers("1.2 3;4").is_ok());
         assert!(numbers("1.2 x").is_err());
         assert!(numbers(" ").is_err());

@@ -142,16 +142,26 @@ impl Client {
         path: &str,
     ) -> Result<reqwest::Response> {
         let url = self.url(path);
-        let res = req
-            .send()
-            .await
-            .map_err(|source| ClientError::Connection { url, source })?;
+        let res = req.send().await.map_err(|source| ClientError::Connection {
+            url: url.clone(),
+            source,
+        })?;
         if res.status().is_success() {
             return Ok(res);
         }
         let status = res.status();
         let text = res.text().await.unwrap_or_default();
-        Err(ClientError::from_status(status, &text))
+        let mut error = ClientError::from_status(status, &text);
+        if let ClientError::NotFound(body) = &mut error
+            && no_such_endpoint(body)
+        {
+            body.message = format!(
+                "no such endpoint: {url} — is {} the registry's API? Check the server URL \
+                 (--server, REGISTRY_URL or the profile's)",
+                self.base
+            );
+        }
+        Err(error)
     }
 
     pub(super) async fn send<T: DeserializeOwned>(
@@ -252,6 +262,13 @@ impl FileDownload {
                 source,
             })
     }
+}
+
+/// A 404 that is not about a record but about the path itself: the registry's "No such
+/// endpoint." (a path the server does not serve), or an answer that is not the registry's error
+/// envelope at all (another server, a proxy): the server URL is likely wrong.
+fn no_such_endpoint(body: &ErrorBody) -> bool {
+    body.code == "unknown" || body.message == "No such endpoint."
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ pub enum DocumentCommand {
     },
     /// Check that a local file is the one a document was signed over, with the server's public
     /// key. Exit 0 when it is, 4 when the file or the signed data was altered or it is unsigned.
+    #[command(after_help = crate::cli::examples::DOCUMENT_VERIFY)]
     Verify(verify::VerifyArgs),
     /// The server's public key that signatures are checked with (base64), for `verify --key`.
     SigningKey,

@@ -21,7 +21,7 @@ pub async fn run(ctx: &Ctx, document: &str, to: &[String], at: Option<&str>) -> 
         output::note(format!(
             "E-mail of {} scheduled for {} to {}",
             d.name,
-            s.send_at,
+            output::brasilia(&s.send_at),
             s.to.join(", ")
         ));
     }

@@ -10,7 +10,7 @@ pub async fn run(ctx: &Ctx, document: &str) -> Result<(), Fail> {
         "Signed {} by {} at {}: authenticity code {}",
         d.name,
         d.signed_by.as_ref().map(|p| p.name.as_str()).unwrap_or("?"),
-        d.signed_at.as_deref().unwrap_or("?"),
+        d.signed_at.as_deref().map_or("?".into(), output::brasilia),
         d.code.as_deref().unwrap_or("?")
     ));
     view::show(ctx.format, &d)

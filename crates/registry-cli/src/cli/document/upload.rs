@@ -53,6 +53,15 @@ pub async fn run(ctx: &Ctx, a: UploadArgs) -> Result<(), Fail> {
             )));
         }
     }
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--name", a.name.is_some()),
+            ("--facility", a.facility.is_some()),
+            ("--date", a.date.is_some()),
+            ("--validity", a.validity.is_some()),
+        ],
+    )?;
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let stem = a
         .file

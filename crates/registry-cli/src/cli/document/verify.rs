@@ -101,7 +101,10 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
                 .as_ref()
                 .map(|p| p.name.as_str())
                 .unwrap_or("?"),
-            document.signed_at.as_deref().unwrap_or("?"),
+            document
+                .signed_at
+                .as_deref()
+                .map_or("?".into(), output::brasilia),
             document.code.as_deref().unwrap_or("?")
         ))
         .map_err(Fail::from),

@@ -25,13 +25,20 @@ pub fn print_list(format: Format, list: &[Document]) -> Result<(), Fail> {
 
 pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
     let person_at = |p: &Option<registry_core::document::Person>, at: &Option<String>| match p {
-        Some(p) => format!("{} at {}", p.name, or_empty(at)),
+        Some(p) => format!("{} at {}", p.name, output::brasilia_opt(at)),
         None => String::new(),
     };
     let comments = d
         .comments
         .iter()
-        .map(|c| format!("{} ({}): {}", c.author.name, c.created_at, c.text))
+        .map(|c| {
+            format!(
+                "{} ({}): {}",
+                c.author.name,
+                output::brasilia(&c.created_at),
+                c.text
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let versions = d
@@ -40,14 +47,27 @@ pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
         .map(|v| {
             format!(
                 "{}: {} ({} bytes) by {} at {}",
-                v.version, v.file.name, v.file.size, v.uploaded_by.name, v.uploaded_at
+                v.version,
+                v.file.name,
+                v.file.size,
+                v.uploaded_by.name,
+                output::brasilia(&v.uploaded_at)
             )
         })
         .collect::<Vec<_>>()
         .join("\n");
     let email = match (&d.sent_email, &d.scheduled_email) {
-        (Some(s), _) => format!("sent {} to {}", s.sent_at, s.to.join(", ")),
-        (None, Some(s)) => format!("{} for {} to {}", s.status, s.send_at, s.to.join(", ")),
+        (Some(s), _) => format!(
+            "sent {} to {}",
+            output::brasilia(&s.sent_at),
+            s.to.join(", ")
+        ),
+        (None, Some(s)) => format!(
+            "{} for {} to {}",
+            s.status,
+            output::brasilia(&s.send_at),
+            s.to.join(", ")
+        ),
         (None, None) => String::new(),
     };
     output::print_record(
@@ -82,7 +102,11 @@ pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
             ("sha256", d.file.sha256.clone()),
             (
                 "uploaded",
-                format!("{} at {}", d.uploaded_by.name, d.uploaded_at),
+                format!(
+                    "{} at {}",
+                    d.uploaded_by.name,
+                    output::brasilia(&d.uploaded_at)
+                ),
             ),
             ("signed", person_at(&d.signed_by, &d.signed_at)),
             ("code", or_empty(&d.code)),

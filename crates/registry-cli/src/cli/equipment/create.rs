@@ -20,6 +20,13 @@ pub struct CreateArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--facility", a.facility.is_some()),
+            ("--type", a.equipment_type.is_some()),
+        ],
+    )?;
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let t = resolve::equipment_type_or_pick(ctx, a.equipment_type).await?;
     let mut obj = a.fields.payload(false)?;

@@ -37,7 +37,7 @@ pub fn show(format: Format, e: &Equipment) -> Result<(), Fail> {
             ("patrimonialNumber", or_empty(&e.patrimonial_number)),
             ("localization", or_empty(&e.localization)),
             ("attributes", e.attributes.to_string()),
-            ("active", e.active.to_string()),
+            ("active", output::yes_no(e.active)),
         ],
     )?;
     Ok(())

@@ -32,8 +32,13 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
         wizard::fill_create(ctx, &mut obj, &refused).await?;
     }
     let payload = Value::Object(obj);
-    fields::check_locally(&payload, Mode::Create)?;
-    let f = ctx.client.register_facility(&payload).await?;
+    let terms = fields.terms();
+    fields::check_locally(&payload, Mode::Create).map_err(|e| terms.apply(e))?;
+    let f = ctx
+        .client
+        .register_facility(&payload)
+        .await
+        .map_err(|e| terms.apply(e.into()))?;
     output::note(format!("Registered facility {} ({})", f.name, f.id));
     view::show(ctx.format, &f)
 }

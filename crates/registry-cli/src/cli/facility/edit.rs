@@ -41,11 +41,13 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
     fields::clean_cnpj(&mut obj);
     fields::group_to_id(ctx, &mut obj).await?;
     let payload = Value::Object(obj);
-    fields::check_locally(&payload, Mode::Edit)?;
+    let terms = args.fields.terms();
+    fields::check_locally(&payload, Mode::Edit).map_err(|e| terms.apply(e))?;
     let f = ctx
         .client
         .edit_facility(&current.id, &payload, Some(current.version))
-        .await?;
+        .await
+        .map_err(|e| terms.apply(e.into()))?;
     if f.version == current.version {
         output::note("Nothing changed.");
     } else {

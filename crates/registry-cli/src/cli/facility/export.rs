@@ -103,6 +103,10 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
                 w.write_record(&row).map_err(anyhow::Error::from)?;
             }
             w.flush()?;
+            // A CSV row holds one address and no links: say which facilities lost some.
+            if let Some(warning) = facility_csv::csv_loss_warning(&all, 20) {
+                output::note(warning);
+            }
         }
     }
     let n = all.len();

@@ -2,6 +2,7 @@
 //! sending, and the user links as the API takes them.
 
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::flag_terms::FlagTerms;
 use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
@@ -15,7 +16,7 @@ use std::io::Read;
 use std::path::PathBuf;
 
 /// The facility fields as flags; any given flag overrides the same field of --from-file.
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args, Default, Clone)]
 pub struct FacilityFields {
     /// The facility's name.
     #[arg(long)]
@@ -64,6 +65,20 @@ pub struct FacilityFields {
     pub from_file: Option<PathBuf>,
 }
 
+/// The API's path of each field a flag gives, and the flag.
+const FLAGS: &str = "name --name
+    companyName --company-name
+    cnpj --cnpj
+    telephone --telephone
+    department --department
+    group --group
+    CNENregistry --cnen-registry
+    address[0].street --street
+    address[0].city --city
+    address[0].state --state
+    address[0].complement --complement
+    address[0].zipCode --zip-code";
+
 fn read_json_file(path: &PathBuf) -> Result<Value, Fail> {
     let text = if path.as_os_str() == "-" {
         let mut s = String::new();
@@ -73,12 +88,15 @@ fn read_json_file(path: &PathBuf) -> Result<Value, Fail> {
         std::fs::read_to_string(path)
             .map_err(|e| Fail::Usage(format!("cannot read {}: {e}", path.display())))?
     };
+    let source = match path.as_os_str() == "-" {
+        true => "standard input".to_owned(),
+        false => path.display().to_string(),
+    };
     let value: Value = serde_json::from_str(&text)
-        .map_err(|e| Fail::Usage(format!("{} is not valid JSON: {e}", path.display())))?;
+        .map_err(|e| Fail::Usage(format!("{source} is not valid JSON: {e}")))?;
     if !value.is_object() {
         return Err(Fail::Usage(format!(
-            "{} must hold one JSON object (a facility payload)",
-            path.display()
+            "{source} must hold one JSON object (a facility payload)"
         )));
     }
     Ok(value)
@@ -100,6 +118,32 @@ impl FacilityFields {
             || self.cnen_registry.is_some()
             || !self.practices.is_empty()
             || !self.isotopes.is_empty()
+    }
+
+    /// The payload's fields in the terms of the flags that gave them (`address[0].street` →
+    /// `--street`, `radioisotopes[1]` → ``--isotope `Xx(1)=1,5` ``), for refusals.
+    pub fn terms(&self) -> FlagTerms {
+        let mut terms = FlagTerms::default();
+        let flags_only = FacilityFields {
+            from_file: None,
+            ..self.clone()
+        };
+        if let Ok(given) = flags_only.payload(None) {
+            terms.given_in_table(FLAGS, &Value::Object(given));
+        }
+        // As `payload` splits them: a flag may hold several `;`-separated items.
+        let isotopes = self
+            .isotopes
+            .iter()
+            .flat_map(|i| i.split(';'))
+            .map(str::trim)
+            .filter(|i| !i.is_empty());
+        terms.each("practices", "--practice", &self.practices).each(
+            "radioisotopes",
+            "--isotope",
+            isotopes,
+        );
+        terms
     }
 
     /// The payload of --from-file with the flags laid over it. `current_address` is the stored
@@ -209,16 +253,9 @@ pub async fn linked_facility(
     facility: Option<String>,
     flags: &[(&'static str, bool)],
 ) -> Result<Facility, Fail> {
-    if !ctx.interactive {
-        let missing: Vec<&str> = std::iter::once(("FACILITY", facility.is_some()))
-            .chain(flags.iter().copied())
-            .filter(|(_, given)| !given)
-            .map(|(flag, _)| flag)
-            .collect();
-        if !missing.is_empty() {
-            return Err(prompt::missing_all(&missing));
-        }
-    }
+    let mut required = vec![("FACILITY", facility.is_some())];
+    required.extend_from_slice(flags);
+    prompt::require(ctx.interactive, &required)?;
     resolve::facility_or_pick(ctx, facility, "FACILITY").await
 }
 

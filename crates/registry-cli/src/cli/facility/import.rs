@@ -1,20 +1,18 @@
 //! `registry facility import`: bulk registration from CSV or JSON with bounded concurrency, a dry
 //! run, a summary and a failures file; a re-run skips what the server reports as already registered.
 
-use super::fields;
+use super::import_lookup::prepare;
+use super::import_rows::{Item, note_stripped_cnpjs, read_items};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
-use registry_client::facility_csv::{self, payload_from_row, strip_cnpj_punctuation};
-use registry_client::{ClientError, ListQuery};
-use registry_core::api::{Facility, Group, User};
+use registry_client::ClientError;
+use registry_core::api::Facility;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The CSV columns, shown by `registry facility import --help`.
 pub const CSV_COLUMNS_HELP: &str = "\
@@ -47,16 +45,6 @@ pub struct ImportArgs {
     failures: Option<PathBuf>,
 }
 
-/// One input record: where it came from, and its payload or why it cannot be sent.
-struct Item {
-    row: usize,
-    name: String,
-    cnpj: String,
-    /// The cnpj was written with punctuation, which was taken out (the API takes the bare form).
-    cnpj_stripped: bool,
-    payload: Result<Value, String>,
-}
-
 #[derive(Debug, Serialize)]
 struct Failure {
     row: usize,
@@ -76,263 +64,6 @@ struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     failures_file: Option<String>,
     failures: Vec<Failure>,
-}
-
-/// Fields of an exported facility (`facility export --format json`) that belong to the server it
-/// came from: left out when importing.
-const EXPORT_ONLY: &[&str] = &[
-    "_id",
-    "version",
-    "createdAt",
-    "updatedAt",
-    "logo",
-    "backgroundImage",
-];
-
-/// The server's rules run on a payload before sending: why it would be refused, in one line.
-fn check_locally(payload: &Value) -> Result<(), String> {
-    fields::local_field_errors(payload, registry_core::facility::Mode::Create).map_err(|errors| {
-        errors
-            .iter()
-            .map(|e| format!("{} {}", e.field, e.message))
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
-}
-
-/// The groups and users of this server, read once when some row names one, to find a row's
-/// group by `_id` or exact name and its linked users by `_id` or e-mail: an export from another
-/// server carries that server's `_id`s, with the group's name and the users' e-mails beside them.
-#[derive(Default)]
-struct Directory {
-    groups: Option<Vec<Group>>,
-    users: Option<Vec<User>>,
-}
-
-/// `slot`, read from `path` (every page) the first time it is asked for.
-async fn read_once<'a, T: DeserializeOwned>(
-    slot: &'a mut Option<Vec<T>>,
-    ctx: &Ctx,
-    path: &str,
-) -> Result<&'a [T], ClientError> {
-    if slot.is_none() {
-        *slot = Some(ctx.client.all_pages(path, &ListQuery::default()).await?);
-    }
-    Ok(slot.as_deref().unwrap_or_default())
-}
-
-impl Directory {
-    async fn groups(&mut self, ctx: &Ctx) -> Result<&[Group], ClientError> {
-        read_once(&mut self.groups, ctx, "/group").await
-    }
-
-    async fn users(&mut self, ctx: &Ctx) -> Result<&[User], ClientError> {
-        read_once(&mut self.users, ctx, "/users").await
-    }
-
-    /// `payload`'s `group` (an `_id`, a name, or `{"_id", "name"}` as an export has it) as the
-    /// `_id` of this server's group; its `users` as `[{_id, responsabilities}]` with each user
-    /// found by `_id`, else by `email`. `Ok(Err(reason))` when one is not on this server.
-    async fn resolve(
-        &mut self,
-        ctx: &Ctx,
-        payload: &mut Value,
-    ) -> Result<Result<(), String>, ClientError> {
-        let Some(obj) = payload.as_object_mut() else {
-            return Ok(Ok(()));
-        };
-        let group = match obj.get("group") {
-            Some(Value::String(s)) if !s.trim().is_empty() => Some((Some(s.clone()), None)),
-            Some(Value::Object(o)) => Some((
-                o.get("_id").and_then(Value::as_str).map(str::to_owned),
-                o.get("name").and_then(Value::as_str).map(str::to_owned),
-            )),
-            _ => None,
-        };
-        if let Some((id, name)) = group {
-            let groups = self.groups(ctx).await?;
-            let by_id = id
-                .as_deref()
-                .and_then(|id| groups.iter().find(|g| g.id == id.trim()));
-            // A plain string may be the name too.
-            let named = name
-                .as_deref()
-                .or(id.as_deref())
-                .map(|n| n.trim().to_lowercase());
-            let by_name = || {
-                named
-                    .as_deref()
-                    .and_then(|n| groups.iter().find(|g| g.name.to_lowercase() == n))
-            };
-            match by_id.or_else(by_name) {
-                Some(g) => {
-                    obj.insert("group".into(), json!(g.id));
-                }
-                None => {
-                    let shown = name.or(id).unwrap_or_default();
-                    return Ok(Err(format!(
-                        "group `{shown}`: no group with this _id or name on this server"
-                    )));
-                }
-            }
-        }
-        if let Some(Value::Array(links)) = obj.get("users")
-            && !links.is_empty()
-        {
-            let links = links.clone();
-            let users = self.users(ctx).await?;
-            let mut resolved = Vec::new();
-            for link in &links {
-                let text = |k: &str| link.get(k).and_then(Value::as_str).map(str::trim);
-                let (id, email) = (text("_id"), text("email"));
-                let found = id
-                    .and_then(|id| users.iter().find(|u| u.id == id))
-                    .or_else(|| {
-                        email.and_then(|e| users.iter().find(|u| u.email.eq_ignore_ascii_case(e)))
-                    });
-                let Some(u) = found else {
-                    let shown = email.or(id).unwrap_or_default();
-                    return Ok(Err(format!(
-                        "user `{shown}`: no user with this _id or e-mail on this server"
-                    )));
-                };
-                let responsibilities = link.get("responsabilities").cloned().unwrap_or(json!([]));
-                resolved.push(json!({"_id": u.id, "responsabilities": responsibilities}));
-            }
-            obj.insert("users".into(), Value::Array(resolved));
-        }
-        Ok(Ok(()))
-    }
-}
-
-/// Each valid item's group and users found on this server ([`Directory::resolve`]), then the
-/// server's rules run on it: an item that fails either carries the reason instead.
-async fn prepare(ctx: &Ctx, items: &mut [Item]) -> Result<(), Fail> {
-    let mut directory = Directory::default();
-    for item in items.iter_mut() {
-        let Ok(payload) = &mut item.payload else {
-            continue;
-        };
-        let checked = match directory.resolve(ctx, payload).await? {
-            Ok(()) => check_locally(payload),
-            Err(reason) => Err(reason),
-        };
-        if let Err(reason) = checked {
-            item.payload = Err(reason);
-        }
-    }
-    Ok(())
-}
-
-fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
-    let unreadable =
-        |e: &dyn std::fmt::Display| Fail::Usage(format!("cannot read {}: {e}", path.display()));
-    // `-` is stdin: JSON when its first non-blank character opens an array, else CSV.
-    let from_stdin = path.as_os_str() == "-";
-    let (text, converted) = facility_csv::read(path).map_err(|e| unreadable(&e))?;
-    if converted {
-        output::note(format!(
-            "{} is not UTF-8: read as Windows-1252",
-            path.display()
-        ));
-    }
-    let is_json = if from_stdin {
-        text.trim_start().starts_with('[')
-    } else {
-        path.extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-    };
-    let payloads: Vec<(usize, Result<Value, String>)> = if is_json {
-        let value: Value = serde_json::from_str(&text).map_err(|e| unreadable(&e))?;
-        let Value::Array(items) = value else {
-            return Err(Fail::Usage(format!(
-                "{} must hold a JSON array of facility payloads",
-                path.display()
-            )));
-        };
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| (i + 1, Ok(v)))
-            .collect()
-    } else {
-        let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
-            .delimiter(facility_csv::delimiter(&text))
-            .from_reader(text.as_bytes());
-        let headers = reader.headers().map_err(|e| unreadable(&e))?.clone();
-        let mut out = Vec::new();
-        for (i, record) in reader.records().enumerate() {
-            // Row numbers as a spreadsheet shows them: the header is row 1.
-            let row = i + 2;
-            out.push((
-                row,
-                match record {
-                    Ok(r) => {
-                        let map: HashMap<String, String> = headers
-                            .iter()
-                            .zip(r.iter())
-                            .map(|(h, v)| (h.to_owned(), v.to_owned()))
-                            .collect();
-                        payload_from_row(&map)
-                    }
-                    Err(e) => Err(format!("unreadable CSV row: {e}")),
-                },
-            ));
-        }
-        out
-    };
-    Ok(payloads
-        .into_iter()
-        .map(|(row, payload)| {
-            let text = |k: &str| match &payload {
-                Ok(p) => p[k].as_str().unwrap_or_default().to_owned(),
-                Err(_) => String::new(),
-            };
-            let (name, raw_cnpj) = (text("name"), text("cnpj"));
-            let stripped = strip_cnpj_punctuation(&raw_cnpj);
-            let cnpj_stripped = stripped.is_some();
-            let cnpj = stripped.unwrap_or(raw_cnpj);
-            let payload = payload.map(|mut p| {
-                if let Some(obj) = p.as_object_mut() {
-                    if obj.contains_key("cnpj") {
-                        obj.insert("cnpj".into(), json!(cnpj));
-                    }
-                    // What a JSON export carries that is this server's own, not a facility's data.
-                    for key in EXPORT_ONLY {
-                        obj.remove(*key);
-                    }
-                }
-                p
-            });
-            Item {
-                row,
-                name,
-                cnpj,
-                cnpj_stripped,
-                payload,
-            }
-        })
-        .collect())
-}
-
-/// Says on stderr which rows had a cnpj written with punctuation, taken out before sending (as
-/// `facility create` says it).
-fn note_stripped_cnpjs(items: &[Item]) {
-    let rows: Vec<String> = items
-        .iter()
-        .filter(|i| i.cnpj_stripped)
-        .map(|i| i.row.to_string())
-        .collect();
-    if !rows.is_empty() {
-        output::note(format!(
-            "note: {} cnpj{} sent without punctuation (the API accepts only the bare form): {} {}",
-            rows.len(),
-            if rows.len() == 1 { "" } else { "s" },
-            if rows.len() == 1 { "row" } else { "rows" },
-            rows.join(", ")
-        ));
-    }
 }
 
 fn reason(e: &ClientError) -> String {

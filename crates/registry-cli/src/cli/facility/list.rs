@@ -2,11 +2,12 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail, allowed_value};
+use crate::cli::material::args::parse_isotope;
 use crate::cli::output::Paging;
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
-use registry_core::Department;
+use registry_core::{Department, Practice};
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -25,10 +26,10 @@ pub struct ListArgs {
     /// The group: _id or exact name.
     #[arg(long)]
     group: Option<String>,
-    /// e.g. "Tc(99m)".
+    /// An authorised radioisotope, e.g. "Tc(99m)" (or Tc-99m); one of the spec's 15.
     #[arg(long)]
     radioisotope: Option<String>,
-    /// An authorised practice, e.g. "Diagnóstico".
+    /// An authorised practice: "Terapia com Internação", "Terapia Ambulatorial" or "Diagnóstico".
     #[arg(long)]
     practice: Option<String>,
     /// Facilities a user (by _id or e-mail) is linked to.
@@ -42,20 +43,26 @@ fn parse_department(s: &str) -> Result<Department, String> {
     Department::parse(s).ok_or_else(|| format!("must be one of: {}", Department::allowed()))
 }
 
+fn parse_practice(s: &str) -> Result<Practice, String> {
+    Practice::parse(s.trim()).ok_or_else(|| format!("must be one of: {}", Practice::allowed()))
+}
+
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
+    let department = allowed_value("--department", a.department, parse_department)?;
+    let radioisotope = allowed_value("--radioisotope", a.radioisotope, parse_isotope)?;
+    let practice = allowed_value("--practice", a.practice, parse_practice)?;
     let group = match &a.group {
         Some(g) => Some(resolve::group(ctx, g).await?.id),
         None => None,
     };
-    let department = allowed_value("--department", a.department, parse_department)?;
     let mut q = ListQuery::default()
         .filter_opt("q", a.q)
         .filter_opt("department", department.map(|d| d.to_string()))
         .filter_opt("state", a.state)
         .filter_opt("city", a.city)
         .filter_opt("group", group)
-        .filter_opt("radioisotope", a.radioisotope)
-        .filter_opt("practice", a.practice);
+        .filter_opt("radioisotope", radioisotope.map(|r| r.to_string()))
+        .filter_opt("practice", practice.map(|p| p.to_string()));
     if let Some(u) = a.user {
         q = q.filter("userId", resolve::user(ctx, &u).await?.id);
     }

@@ -9,6 +9,8 @@ mod export;
 mod fields;
 mod history;
 mod import;
+mod import_lookup;
+mod import_rows;
 mod list;
 mod show;
 mod unassign;
@@ -29,6 +31,7 @@ pub enum FacilityCommand {
         facility: String,
     },
     /// Register a facility: by flags, --from-file, or a wizard at the terminal.
+    #[command(after_help = crate::cli::examples::FACILITY_CREATE)]
     Create(create::CreateArgs),
     /// Edit a facility: only the fields given change (at a terminal without flags, a wizard).
     Edit(edit::EditArgs),

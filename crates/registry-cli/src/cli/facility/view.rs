@@ -15,10 +15,23 @@ pub fn holder<'a>(f: &'a Facility, role: &str) -> Option<&'a FacilityUserView> {
 
 pub fn print_list(format: Format, facilities: &[Facility]) -> Result<(), Fail> {
     let rt = MainRole::TechnicalResponsible.as_str();
+    print_list_with(format, facilities, rt, |f| {
+        holder(f, rt).map(|u| u.name.clone()).unwrap_or_default()
+    })
+}
+
+/// The list of facilities with a last column `last` of `cell` (the Responsável Técnico, or the
+/// responsibilities of the user whose facilities they are).
+pub fn print_list_with(
+    format: Format,
+    facilities: &[Facility],
+    last: &str,
+    cell: impl Fn(&Facility) -> String,
+) -> Result<(), Fail> {
     output::print_list(
         format,
         facilities,
-        &["_id", "name", "cnpj", "department", "city", "state", rt],
+        &["_id", "name", "cnpj", "department", "city", "state", last],
         |f| {
             let a = f.address.first();
             vec![
@@ -28,7 +41,7 @@ pub fn print_list(format: Format, facilities: &[Facility]) -> Result<(), Fail> {
                 f.department.to_string(),
                 a.map(|a| a.city.clone()).unwrap_or_default(),
                 a.map(|a| a.state.clone()).unwrap_or_default(),
-                holder(f, rt).map(|u| u.name.clone()).unwrap_or_default(),
+                cell(f),
             ]
         },
     )?;
@@ -95,7 +108,7 @@ pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
             f.users.iter().map(user_line).collect::<Vec<_>>().join("\n"),
         ),
         ("version", f.version.to_string()),
-        ("updatedAt", f.updated_at.clone()),
+        ("updatedAt", output::brasilia(&f.updated_at)),
     ];
     output::print_record(format, f, fields)?;
     Ok(())

@@ -118,8 +118,16 @@ async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(),
     {
         let u = resolve::pick_user(ctx, "User (type part of the name or e-mail)").await?;
         let none = vec![false; roles.len()];
-        let chosen =
-            prompt::multi_select(&format!("Responsibilities of {}", u.name), &roles, &none)?;
+        let label = format!("Responsibilities of {}", u.name);
+        // A link is a responsibility: none marked is asked again, not a link without one.
+        let mut chosen = prompt::multi_select(&label, &roles, &none)?;
+        while chosen.is_empty() {
+            output::note(format!(
+                "mark at least one responsibility of {} (space), then Enter",
+                u.name
+            ));
+            chosen = prompt::multi_select(&label, &roles, &none)?;
+        }
         let given: Vec<String> = chosen.into_iter().map(|i| roles[i].to_owned()).collect();
         users.retain(|l| l.id != u.id);
         users.push(FacilityUserInput {

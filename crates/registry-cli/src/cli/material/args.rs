@@ -1,6 +1,6 @@
 //! Flags of the material and waste commands: ISO weeks and isotopes typed either way.
 
-use crate::cli::context::Fail;
+use crate::cli::context::{Fail, invalid_value};
 use registry_core::Radioisotope;
 use registry_core::material::{IsoWeek, radioisotope};
 use serde_json::json;
@@ -11,12 +11,14 @@ pub fn parse_week(s: &str) -> Result<String, String> {
         .ok_or_else(|| "must be an ISO week YYYY-Www, e.g. 2026-W05".into())
 }
 
-/// The spec's spelling of an isotope typed either way, or a usage error.
+/// The spec's spelling of an isotope typed either way (`Tc(99m)`, `Tc-99m`, `99mTc`…), or why
+/// not.
+pub fn parse_isotope(s: &str) -> Result<Radioisotope, String> {
+    radioisotope(&json!(s)).ok_or_else(|| format!("must be one of: {}", Radioisotope::allowed()))
+}
+
+/// [`parse_isotope`] of the value of `flag`: outside the allowed set, a validation error naming
+/// the flag (exit 4).
 pub fn isotope_arg(s: &str, flag: &str) -> Result<Radioisotope, Fail> {
-    radioisotope(&json!(s)).ok_or_else(|| {
-        Fail::Usage(format!(
-            "{flag} must be one of: {}",
-            Radioisotope::allowed()
-        ))
-    })
+    parse_isotope(s).map_err(|m| Fail::Invalid(vec![invalid_value(flag, s, m)]))
 }

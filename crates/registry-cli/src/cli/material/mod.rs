@@ -13,6 +13,7 @@ use clap::Subcommand;
 #[derive(Debug, Subcommand)]
 pub enum MaterialCommand {
     /// Record a receipt of radioactive material (checked against the facility's authorisation).
+    #[command(after_help = crate::cli::examples::MATERIAL_RECEIVE)]
     Receive(receive::ReceiveArgs),
     /// Receipts, latest received first; over-quantity ones are flagged.
     List(list::ListArgs),

@@ -4,6 +4,7 @@
 use super::{args, view};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::payload::{insert_given, object};
+use crate::cli::rules;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::Radioisotope;
@@ -20,10 +21,10 @@ pub struct ReceiveArgs {
     #[arg(long)]
     radioisotope: Option<String>,
     /// Declared activity in mCi.
-    #[arg(long, conflicts_with = "activity_mbq")]
+    #[arg(long, conflicts_with = "activity_mbq", value_parser = rules::dot_decimal)]
     activity: Option<f64>,
     /// Declared activity in MBq (converted: 1 mCi = 37 MBq).
-    #[arg(long)]
+    #[arg(long, value_parser = rules::dot_decimal)]
     activity_mbq: Option<f64>,
     /// When the declared activity holds (RFC 3339 or YYYY-MM-DD); default: the time received.
     #[arg(long)]
@@ -46,6 +47,15 @@ pub struct ReceiveArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--facility", a.facility.is_some()),
+            ("--radioisotope", a.radioisotope.is_some()),
+            ("--activity", a.activity.or(a.activity_mbq).is_some()),
+            ("--supplier", a.supplier.is_some()),
+        ],
+    )?;
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let authorised: Vec<Radioisotope> = f.radioisotopes.iter().map(|r| r.name).collect();
     let isotope = match a.radioisotope {

@@ -6,7 +6,7 @@ use registry_core::material::{IsotopeUsage, Receipt, WeeklyUsage};
 
 const RECEIPT_COLUMNS: &[Column<Receipt>] = &[
     ("_id", |r| r.id.clone()),
-    ("receivedAt", |r| r.received_at.clone()),
+    ("receivedAt", |r| output::brasilia(&r.received_at)),
     ("facility", |r| r.facility.name.clone()),
     ("radioisotope", |r| r.radioisotope.to_string()),
     ("mCi", |r| format!("{:.3}", r.activity_at_receipt)),
@@ -18,9 +18,9 @@ const RECEIPT_COLUMNS: &[Column<Receipt>] = &[
 
 const USAGE_COLUMNS: &[Column<IsotopeUsage>] = &[
     ("radioisotope", |l| l.radioisotope.to_string()),
-    ("authorised", |l| format!("{:.3}", l.authorised)),
-    ("received", |l| format!("{:.3}", l.received)),
-    ("remaining", |l| format!("{:.3}", l.remaining)),
+    ("authorised mCi", |l| format!("{:.3}", l.authorised)),
+    ("received mCi", |l| format!("{:.3}", l.received)),
+    ("remaining mCi", |l| format!("{:.3}", l.remaining)),
     ("receipts", |l| l.receipts.to_string()),
     ("exceeded", |l| output::mark(l.exceeded, "EXCEEDED")),
 ];
@@ -37,7 +37,10 @@ pub fn print_usage(format: Format, u: &WeeklyUsage) -> Result<(), Fail> {
     }
     output::note(format!(
         "{} — week {} (from {} to {})",
-        u.facility.name, u.week, u.from, u.to
+        u.facility.name,
+        u.week,
+        output::brasilia(&u.from),
+        output::brasilia(&u.to)
     ));
     output::print_table(format, &u.radioisotopes, USAGE_COLUMNS)?;
     Ok(())
@@ -53,7 +56,11 @@ pub fn show(format: Format, r: &Receipt) -> Result<(), Fail> {
             ("radioisotope", r.radioisotope.to_string()),
             (
                 "activity",
-                format!("{} mCi at {}", r.activity, r.activity_reference_time),
+                format!(
+                    "{} mCi at {}",
+                    r.activity,
+                    output::brasilia(&r.activity_reference_time)
+                ),
             ),
             (
                 "activityAtReceipt",
@@ -62,7 +69,7 @@ pub fn show(format: Format, r: &Receipt) -> Result<(), Fail> {
             ("supplier", r.supplier.clone()),
             ("lot", or_empty(&r.lot)),
             ("receivedBy", r.received_by.clone()),
-            ("receivedAt", r.received_at.clone()),
+            ("receivedAt", output::brasilia(&r.received_at)),
             ("week", r.week.clone()),
             ("overQuantity", r.over_quantity.to_string()),
             ("notes", or_empty(&r.notes)),

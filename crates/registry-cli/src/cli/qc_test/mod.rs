@@ -20,6 +20,7 @@ use clap::Subcommand;
 #[derive(Debug, Subcommand)]
 pub enum TestCommand {
     /// Record a QC test done on one equipment (picked from lists at the terminal).
+    #[command(after_help = crate::cli::examples::TEST_RECORD)]
     Record(record::RecordArgs),
     /// Show one QC test record (with the figures of a computed test).
     Show {

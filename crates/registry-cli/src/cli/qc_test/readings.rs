@@ -2,7 +2,7 @@
 //! columns (docs/qc.md).
 
 use crate::cli::context::Fail;
-use registry_core::qc::TestKind;
+use registry_core::qc::{TestKind, Tolerances};
 use serde_json::{Map, Value, json};
 
 /// Reads a file of readings: JSON as the `measurements` object, CSV by the kind's columns.
@@ -41,6 +41,42 @@ pub fn readings_file(path: &std::path::Path, kind: Option<TestKind>) -> Result<V
         rows.push(row);
     }
     Ok(measurements_from_rows(kind, &rows))
+}
+
+/// `a recorded test's --measurements look like '{"values": …}' (docs/qc.md)`: [`shape`] as a hint.
+pub fn shape_hint(kind: TestKind, tolerances: &Tolerances) -> String {
+    format!(
+        "a {kind} test's --measurements look like '{}' (docs/qc.md)",
+        shape(kind, tolerances)
+    )
+}
+
+/// What a `kind` test's `measurements` look like (docs/qc.md), for a hint when they are refused;
+/// a recorded-value test's with the quantities of its `tolerances`.
+pub fn shape(kind: TestKind, tolerances: &Tolerances) -> String {
+    let source = r#""sources": [{"nuclide": "Co-57", "certificateActivity": 370, "certificateDate": "2026-01-01T00:00:00Z", "readings": [190, 192, 194]}]"#;
+    match kind {
+        TestKind::Constancy | TestKind::Accuracy => {
+            format!(r#"{{"unit": "MBq", "measuredAt": "2026-09-29T14:45:36-03:00", {source}}}"#)
+        }
+        TestKind::Precision => {
+            r#"{"unit": "MBq", "sources": [{"nuclide": "Cs-137", "readings": [190, 192, 194]}]}"#
+                .into()
+        }
+        TestKind::Linearity => r#"{"unit": "mCi", "nuclide": "Tc-99m", "readings": [{"at": "2026-11-20T08:00", "activity": 1000}, {"at": "2026-11-20T14:00", "activity": 502}, {"at": "2026-11-20T20:00", "activity": 251}]}"#.into(),
+        TestKind::Geometry => r#"{"unit": "MBq", "nuclide": "Tc-99m", "reference": {"label": "frasco 10 mL", "reading": 100}, "geometries": [{"label": "seringa 3 mL", "reading": 93}]}"#.into(),
+        TestKind::Reproducibility => {
+            r#"{"unit": "µSv/h", "referenceReading": 10.0, "readings": [11.2, 11.4, 11.6]}"#.into()
+        }
+        TestKind::Recorded => {
+            let values: Vec<String> = tolerances
+                .quantities
+                .iter()
+                .map(|q| format!("{}: 1.5", json!(q.name)))
+                .collect();
+            format!(r#"{{"values": {{{}}}}}"#, values.join(", "))
+        }
+    }
 }
 
 /// A CSV cell: a number when it reads as one (decimal comma accepted), else the text.

@@ -2,7 +2,7 @@
 //! terminal); a computed test's figures and verdict are shown before saving.
 
 use super::fields::{self, TestFields};
-use super::{ask, view};
+use super::{ask, readings, view};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
@@ -24,6 +24,13 @@ pub struct RecordArgs {
 
 pub async fn run(ctx: &Ctx, mut a: RecordArgs) -> Result<(), Fail> {
     a.fields.check_flags()?;
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--equipment", a.equipment.is_some()),
+            ("--test-type", a.test_type.is_some()),
+        ],
+    )?;
     let e = resolve::equipment_or_pick(ctx, a.equipment, "--equipment").await?;
     let t = resolve::test_type_or_pick(ctx, &e, a.test_type, "--test-type").await?;
     if t.kind.is_some() {
@@ -79,7 +86,8 @@ async fn record_computed(
     let mut obj = fields.payload(ctx, false).await?;
     if !obj.contains_key("measurements") {
         if !ctx.interactive {
-            return Err(prompt::missing("--readings"));
+            return Err(prompt::missing("--measurements (or --readings FILE)")
+                .hint(readings::shape_hint(kind, &tolerances)));
         }
         obj.insert("measurements".into(), ask::ask_readings(kind, &tolerances)?);
     }
@@ -88,12 +96,24 @@ async fn record_computed(
     obj.insert("equipment".into(), json!(e.id));
     obj.insert("typeOfTest".into(), json!(t.id));
     let payload = Value::Object(obj);
-    read_qc_test_of(&payload, true, fields::today(), true).map_err(Fail::Invalid)?;
+    // Refused readings: the shape they should have, as the person may not know it.
+    let shape_hint = |errors: Vec<registry_core::FieldError>| {
+        let about_readings = errors.iter().any(|e| e.field.starts_with("measurements"));
+        let fail = Fail::Invalid(errors);
+        match about_readings {
+            true => fail.hint(readings::shape_hint(kind, &tolerances)),
+            false => fail,
+        }
+    };
+    read_qc_test_of(&payload, true, fields::today(), true).map_err(shape_hint)?;
     let computed =
-        qc::evaluate(kind, &tolerances, payload.get("measurements")).map_err(Fail::Invalid)?;
+        qc::evaluate(kind, &tolerances, payload.get("measurements")).map_err(shape_hint)?;
+    // The figures for the decision to save (Enter saves); at a terminal they are not printed a
+    // second time with the record saved.
     output::note(view::figures_text(&computed.figures));
     output::note(format!("Verdict: {}", computed.conclusion));
-    if ctx.interactive && !prompt::confirm_or_say(true, false, "Save this test?", "Not saved.")? {
+    if ctx.interactive && !prompt::confirm_default(true, false, "Save this test?", true)? {
+        output::note("Not saved.");
         return Ok(());
     }
     let r = ctx.client.record_test(&payload).await?;
@@ -104,5 +124,5 @@ async fn record_computed(
         r.date,
         r.conclusion
     ));
-    view::show(ctx.format, &r)
+    view::show_with(ctx.format, &r, !ctx.interactive)
 }

@@ -56,7 +56,16 @@ pub fn print_due(format: Format, list: &[DueTest]) -> Result<(), Fail> {
 }
 
 pub fn show(format: Format, t: &QcTest) -> Result<(), Fail> {
-    let figures = t.figures.as_ref().filter(|_| format == Format::Table);
+    show_with(format, t, true)
+}
+
+/// [`show`], the figures' tables left out of a table when `with_figures` is false (they were
+/// shown before saving).
+pub fn show_with(format: Format, t: &QcTest, with_figures: bool) -> Result<(), Fail> {
+    let figures = t
+        .figures
+        .as_ref()
+        .filter(|_| format == Format::Table && with_figures);
     output::print_record(
         format,
         t,

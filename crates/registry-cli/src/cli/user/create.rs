@@ -63,9 +63,11 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     // Without a terminal, a value the checks refuse went on as given: it is refused with every
     // other field (exit 4) — the password from --password-stdin among them, else before one is
     // asked for (or found missing).
+    let terms = a.fields.terms();
+    let refused = |errors| terms.apply(Fail::Invalid(errors));
     if !a.password_stdin {
         let fields = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
-        read_user(&fields, false).map_err(Fail::Invalid)?;
+        read_user(&fields, false).map_err(refused)?;
     }
     let password = prompt::password(
         a.password_stdin,
@@ -75,8 +77,12 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     )?;
     input.password = Some(password);
     let payload = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
-    read_user(&payload, true).map_err(Fail::Invalid)?;
-    let u = ctx.client.register_user(&input).await?;
+    read_user(&payload, true).map_err(refused)?;
+    let u = ctx
+        .client
+        .register_user(&input)
+        .await
+        .map_err(|e| terms.apply(e.into()))?;
     output::note(format!("Created {} <{}> ({})", u.name, u.email, u.id));
     view::show(ctx, &u)
 }

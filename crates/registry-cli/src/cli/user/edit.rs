@@ -41,13 +41,18 @@ pub async fn run(ctx: &Ctx, a: EditArgs) -> Result<(), Fail> {
             "nothing to change: give fields as flags (see --help)".into(),
         ));
     }
-    read_user(&payload, false).map_err(Fail::Invalid)?;
+    let terms = a.fields.terms();
+    read_user(&payload, false).map_err(|e| terms.apply(Fail::Invalid(e)))?;
     let u = match found {
         Some(u) => u,
         None => resolve::user(ctx, &a.user).await?,
     };
     input.id = Some(u.id);
-    let u = ctx.client.edit_user(&input).await?;
+    let u = ctx
+        .client
+        .edit_user(&input)
+        .await
+        .map_err(|e| terms.apply(e.into()))?;
     output::note(format!("Saved {} <{}>", u.name, u.email));
     view::show(ctx, &u)
 }

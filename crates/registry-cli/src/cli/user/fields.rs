@@ -1,6 +1,7 @@
 //! The user fields of `create` and `edit` as flags, and as the API's user payload.
 
 use crate::cli::context::Fail;
+use crate::cli::flag_terms::FlagTerms;
 use clap::Args;
 use registry_core::Role;
 use registry_core::api::{Licences, UserInput};
@@ -39,6 +40,16 @@ pub struct UserFields {
     fm_validity: Option<String>,
 }
 
+/// The API's name of each field a flag gives, and the flag.
+const FLAGS: &str = "name --name
+    email --email
+    telephone --telephone
+    cpf --cpf
+    ANLicenseNumber --an-license-number
+    ANLicenseValidity --an-license-validity
+    FMLicenseNumber --fm-license-number
+    FMLicenseValidity --fm-license-validity";
+
 pub fn parse_role(s: &str) -> Result<Role, String> {
     Role::parse(s).ok_or_else(|| format!("must be one of: {}", Role::allowed()))
 }
@@ -61,29 +72,23 @@ impl UserFields {
             || !self.roles.is_empty()
     }
 
+    /// The user's fields in the terms of the flags that gave them (`ANLicenseValidity` →
+    /// `--an-license-validity`, `roles[1]` → ``--role `Fisico` ``), for refusals.
+    pub fn terms(&self) -> FlagTerms {
+        let mut terms = FlagTerms::default();
+        if let Ok(given) = serde_json::to_value(self.input_unchecked()) {
+            terms.given_in_table(FLAGS, &given);
+        }
+        terms.each("roles", "--role", &self.roles);
+        terms
+    }
+
     /// The roles given, each checked by the server's own reader: an unknown one is refused
     /// (exit 4, naming the allowed values) before anything is asked or sent.
     pub fn roles(&self) -> Result<Vec<Role>, Fail> {
         read_user(&json!({ "roles": self.roles }), false)
             .map(|changes| changes.roles.unwrap_or_default())
-            .map_err(|errors| {
-                let errors: Vec<_> = errors
-                    .into_iter()
-                    .map(|mut e| {
-                        // `roles[1]` → role `Bogus`: the value as the person typed it.
-                        if let Some(given) = e
-                            .field
-                            .strip_prefix("roles[")
-                            .and_then(|i| i.trim_end_matches(']').parse::<usize>().ok())
-                            .and_then(|i| self.roles.get(i))
-                        {
-                            e.field = format!("role `{given}`");
-                        }
-                        e
-                    })
-                    .collect();
-                Fail::Invalid(errors)
-            })
+            .map_err(|errors| self.terms().apply(Fail::Invalid(errors)))
     }
 
     /// The payload of the fields given (absent ones are left out); the roles checked by
@@ -91,11 +96,18 @@ impl UserFields {
     pub fn input(&self) -> Result<UserInput, Fail> {
         let roles = self.roles()?;
         Ok(UserInput {
+            roles: Some(roles).filter(|r| !r.is_empty()),
+            ..self.input_unchecked()
+        })
+    }
+
+    /// The fields given, the roles left out.
+    fn input_unchecked(&self) -> UserInput {
+        UserInput {
             name: self.name.clone(),
             email: self.email.clone(),
             telephone: self.telephone.clone(),
             cpf: self.cpf.clone(),
-            roles: Some(roles).filter(|r| !r.is_empty()),
             licences: Licences {
                 an_number: self.an_number.clone(),
                 an_validity: self.an_validity.clone(),
@@ -103,6 +115,6 @@ impl UserFields {
                 fm_validity: self.fm_validity.clone(),
             },
             ..UserInput::default()
-        })
+        }
     }
 }

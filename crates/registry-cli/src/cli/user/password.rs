@@ -4,6 +4,7 @@
 
 use crate::cli::config;
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::flag_terms::FlagTerms;
 use crate::cli::prompt::PasswordKind;
 use crate::cli::{output, prompt, resolve};
 
@@ -27,6 +28,12 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
         "New password",
         PasswordKind::New,
     )?;
+    // The passwords came from prompts or stdin, not flags: named as the prompts name them.
+    let source = if password_stdin { " (from stdin)" } else { "" };
+    let mut terms = FlagTerms::default();
+    terms
+        .given("currentPassword", format!("current password{source}"))
+        .given("newPassword", format!("new password{source}"));
     let m = ctx
         .client
         .change_password(
@@ -34,7 +41,8 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
             current.as_deref(),
             &new,
         )
-        .await?;
+        .await
+        .map_err(|e| terms.apply(e.into()))?;
     output::note(&m.message);
     if let Some(token) = m.token {
         match &ctx.token_profile {

@@ -37,7 +37,7 @@ pub fn show(ctx: &Ctx, u: &User) -> Result<(), Fail> {
             ("telephone", or_empty(&u.telephone)),
             ("cpf", or_empty(&u.cpf)),
             ("roles", roles(u)),
-            ("active", u.active.to_string()),
+            ("active", output::yes_no(u.active)),
             ("ANLicenseNumber", or_empty(&l.an_number)),
             ("ANLicenseValidity", or_empty(&l.an_validity)),
             ("FMLicenseNumber", or_empty(&l.fm_number)),

@@ -12,6 +12,7 @@ use clap::Subcommand;
 #[derive(Debug, Subcommand)]
 pub enum WasteCommand {
     /// Store a closed package; the release date is computed by the server.
+    #[command(after_help = crate::cli::examples::WASTE_STORE)]
     Store(store::StoreArgs),
     /// Packages, newest first (--releasable: what can be released today).
     List(list::ListArgs),

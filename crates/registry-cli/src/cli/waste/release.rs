@@ -3,6 +3,7 @@
 use super::view;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::payload::insert_given;
+use crate::cli::rules;
 use crate::cli::{output, prompt};
 use clap::Args;
 use registry_core::waste::read_release;
@@ -13,7 +14,7 @@ pub struct ReleaseArgs {
     /// The package's _id.
     package: String,
     /// Dose rate measured at the surface, µSv/h.
-    #[arg(long)]
+    #[arg(long, value_parser = rules::dot_decimal)]
     dose_rate: Option<f64>,
     /// When it was released (RFC 3339 or YYYY-MM-DD); default: now.
     #[arg(long)]

@@ -1,9 +1,10 @@
 //! `registry waste store`: a waste package into decay storage.
 
 use super::view;
-use crate::cli::context::{Ctx, Fail};
+use crate::cli::context::{Ctx, Fail, invalid_value};
 use crate::cli::material::args::isotope_arg;
 use crate::cli::payload::{insert_given, object};
+use crate::cli::rules;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::waste::{WasteForm, read_waste};
@@ -21,7 +22,7 @@ pub struct StoreArgs {
     #[arg(long = "content")]
     contents: Vec<String>,
     /// Mass in kg (a liquid's volume in litres).
-    #[arg(long)]
+    #[arg(long, value_parser = rules::dot_decimal)]
     mass: Option<f64>,
     /// When the package was closed (RFC 3339, or YYYY-MM-DD meaning the end of that day); default: now.
     #[arg(long)]
@@ -46,11 +47,27 @@ fn content(s: &str) -> Result<Value, Fail> {
 }
 
 pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--facility", a.facility.is_some()),
+            ("--form", a.form.is_some()),
+            ("--content", !a.contents.is_empty()),
+            ("--mass", a.mass.is_some()),
+            ("--location", a.location.is_some()),
+        ],
+    )?;
+    // A form outside the set is refused before the facility is looked up or asked for.
+    let given_form = match a.form {
+        Some(s) => Some(WasteForm::read(&s).ok_or_else(|| {
+            let allowed = format!("must be one of: {}", WasteForm::allowed());
+            Fail::Invalid(vec![invalid_value("--form", &s, allowed)])
+        })?),
+        None => None,
+    };
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
-    let form = match a.form {
-        Some(s) => WasteForm::read(&s).ok_or_else(|| {
-            Fail::Usage(format!("--form must be one of: {}", WasteForm::allowed()))
-        })?,
+    let form = match given_form {
+        Some(form) => form,
         None if ctx.interactive => {
             let labels: Vec<String> = WasteForm::ALL.iter().map(|w| w.to_string()).collect();
             WasteForm::ALL[prompt::fuzzy_pick("Form", &labels)?]

@@ -14,7 +14,7 @@ fn describe(w: &WastePackage) -> String {
 
 fn status(w: &WastePackage) -> String {
     match (&w.release, w.releasable) {
-        (Some(r), _) => format!("released {}", r.released_at),
+        (Some(r), _) => format!("released {}", output::brasilia(&r.released_at)),
         (None, true) => "releasable".into(),
         (None, false) => "stored".into(),
     }
@@ -26,7 +26,7 @@ const COLUMNS: &[Column<WastePackage>] = &[
     ("form", |w| w.form.to_string()),
     ("contents", describe),
     ("location", |w| w.location.clone()),
-    ("closedAt", |w| w.closed_at.clone()),
+    ("closedAt", |w| output::brasilia(&w.closed_at)),
     ("releaseDate", |w| w.release_date.clone()),
     ("status", status),
 ];
@@ -43,7 +43,7 @@ pub fn show(format: Format, w: &WastePackage) -> Result<(), Fail> {
         ("form", w.form.to_string()),
         ("contents", describe(w)),
         ("mass", format!("{} kg", w.mass)),
-        ("closedAt", w.closed_at.clone()),
+        ("closedAt", output::brasilia(&w.closed_at)),
         ("location", w.location.clone()),
         ("description", or_empty(&w.description)),
         ("releaseDate", w.release_date.clone()),

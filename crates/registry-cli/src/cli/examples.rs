@@ -1,0 +1,42 @@
+//! Examples shown after the options in `--help` of the commands with the most to type (from
+//! docs/cli.md and docs/qc.md).
+
+pub const FACILITY_CREATE: &str = "\
+Examples:
+  registry facility create --name \"Clínica Boa Vista\" --company-name \"Boa Vista Ltda\" \\
+    --cnpj 11.222.333/0001-81 --telephone \"(81) 3333-4444\" --department \"Medicina Nuclear\" \\
+    --street \"Rua da Aurora, 100\" --city Recife --state PE \\
+    --practice \"Diagnóstico\" --isotope \"Tc(99m)=1500\" --isotope \"I(131)=200.5\"
+  registry facility create --from-file facility.json     # the API's field names; - reads stdin
+  registry facility create                                # at a terminal: a wizard";
+
+pub const TEST_RECORD: &str = "\
+Examples:
+  registry test record --equipment EQUIPMENT_ID --test-type Uniformidade \\
+    --measurements '{\"values\": {\"integralUfov\": 3.2, \"differentialUfov\": 2.4}}'
+  registry test record --equipment EQUIPMENT_ID --test-type Constância --readings constancia.csv
+  registry test record                                    # at a terminal: picked and asked
+The --measurements of each kind (constancy, accuracy, precision, linearity, geometry,
+reproducibility, recorded): docs/qc.md.";
+
+pub const DOCUMENT_VERIFY: &str = "\
+Examples:
+  registry document verify relatorio.pdf --document DOCUMENT_ID
+  # Offline: the document's JSON and the server's public key, saved while online.
+  registry document show DOCUMENT_ID -o json > documento.json
+  registry document signing-key > signing-key.txt
+  registry document verify relatorio.pdf --document-json documento.json --key \"$(cat signing-key.txt)\"";
+
+pub const MATERIAL_RECEIVE: &str = "\
+Examples:
+  registry material receive --facility 11222333000181 --radioisotope \"Tc(99m)\" --activity 800 \\
+    --supplier IPEN --lot TC-114
+  registry material receive --facility 11222333000181 --radioisotope Tc-99m --activity-mbq 370 \\
+    --supplier IPEN                                       # 370 MBq = 10 mCi";
+
+pub const WASTE_STORE: &str = "\
+Examples:
+  registry waste store --facility 11222333000181 --form solid --content \"I(131)=1\" --mass 10 \\
+    --location \"Abrigo A\"
+  registry waste store --facility 11222333000181 --form liquid --content \"I(131)=2.5\" \\
+    --content \"Tc(99m)=0.5\" --mass 2 --location \"Abrigo B\" --closed-at 2026-11-30";

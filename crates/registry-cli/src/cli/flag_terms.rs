@@ -1,0 +1,126 @@
+//! The API's field paths (`address[0].street`, `radioisotopes[1].quantity`, `roles[0]`) in the
+//! terms of the flags that gave them (`--street`, ``--isotope `Xx(1)=1,5` ``, ``--role
+//! `Fisico` ``), so that a refusal — the CLI's own check or the server's 422 — names what the
+//! person typed. A field no flag gave (one of a `--from-file`) keeps its path.
+
+use super::context::Fail;
+use registry_client::ClientError;
+use registry_core::FieldError;
+
+#[derive(Debug, Default)]
+pub struct FlagTerms(Vec<(String, String)>);
+
+impl FlagTerms {
+    /// `path`, and every path under it (`path.x`, `path[0]`), was given by `label`.
+    pub fn given(&mut self, path: impl Into<String>, label: impl Into<String>) -> &mut Self {
+        self.0.push((path.into(), label.into()));
+        self
+    }
+
+    /// The flags of `table` (`API_PATH --flag`, one pair a line) whose field `payload` holds:
+    /// the payload made of the flags alone, so every field in it was given by its flag.
+    pub fn given_in_table(&mut self, table: &str, payload: &serde_json::Value) -> &mut Self {
+        for (path, flag) in table.lines().filter_map(|l| l.trim().split_once(' ')) {
+            let pointer = format!("/{}", path.replace("[0].", "/0/"));
+            if payload.pointer(&pointer).is_some_and(|v| !v.is_null()) {
+                self.given(path, flag.trim());
+            }
+        }
+        self
+    }
+
+    /// A repeated flag, one item each: `path[i]` → ``flag `value` ``.
+    pub fn each<S: AsRef<str>>(
+        &mut self,
+        path: &str,
+        flag: &str,
+        values: impl IntoIterator<Item = S>,
+    ) -> &mut Self {
+        for (i, v) in values.into_iter().enumerate() {
+            self.given(format!("{path}[{i}]"), format!("{flag} `{}`", v.as_ref()));
+        }
+        self
+    }
+
+    /// The label of `field` when a flag gave it (the path itself or one under it).
+    pub fn label(&self, field: &str) -> Option<&str> {
+        self.0.iter().find_map(|(path, label)| {
+            let under = field
+                .strip_prefix(path.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
+            under.then_some(label.as_str())
+        })
+    }
+
+    /// `errors` with the fields a flag gave named by the flag.
+    pub fn relabel(&self, errors: Vec<FieldError>) -> Vec<FieldError> {
+        errors
+            .into_iter()
+            .map(|mut e| {
+                if let Some(label) = self.label(&e.field) {
+                    e.field = label.to_owned();
+                }
+                e
+            })
+            .collect()
+    }
+
+    /// `fail` in the flags' terms when a flag gave one of its fields (the CLI's own refusal, or
+    /// the server's 422): printed with the flags, while its exit code and `-o json` envelope
+    /// stay the failure's own, with the API's paths for scripts. Any other failure is returned
+    /// as it is.
+    pub fn apply(&self, fail: Fail) -> Fail {
+        let errors = match &fail {
+            Fail::Invalid(errors) => errors.clone(),
+            Fail::Client(ClientError::Validation(body)) => body.errors.clone().unwrap_or_default(),
+            _ => return fail,
+        };
+        if errors.iter().any(|e| self.label(&e.field).is_some()) {
+            Fail::Relabelled(Box::new(fail), self.relabel(errors))
+        } else {
+            fail
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use registry_core::FieldCode;
+
+    #[test]
+    fn paths_a_flag_gave_are_named_by_the_flag() {
+        let mut terms = FlagTerms::default();
+        let given = serde_json::json!({"cnpj": "1", "name": null, "address": [{"street": ""}]});
+        terms
+            .given_in_table(
+                "cnpj --cnpj\n name --name\n address[0].street --street",
+                &given,
+            )
+            .each("radioisotopes", "--isotope", ["Tc(99m)=1", "Xx(1)=1,5"]);
+        let error = |field: &str| FieldError::new(field, FieldCode::InvalidValue, "no");
+        let fields: Vec<String> = terms
+            .relabel(vec![
+                error("cnpj"),
+                error("name"),
+                error("address[0].street"),
+                error("address[0].city"),
+                error("radioisotopes[1].quantity"),
+                error("radioisotopes[10].name"),
+            ])
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                "--cnpj",
+                "name",
+                "--street",
+                "address[0].city",
+                "--isotope `Xx(1)=1,5`",
+                "radioisotopes[10].name"
+            ]
+        );
+    }
+}

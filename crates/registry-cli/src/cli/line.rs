@@ -1,0 +1,146 @@
+//! A line typed at a prompt, with the editing keys of a shell: Ctrl-U erases to the start (a
+//! stored value offered to change is replaced by typing after it), Ctrl-W the word before the
+//! cursor, Ctrl-A / Ctrl-E and the arrows move, and Ctrl-D on an empty line cancels the command
+//! like Ctrl-C ([`Fail::Cancelled`]). Drawn with the prompts' theme, on stderr.
+
+use super::context::Fail;
+use super::prompt::{Check, theme};
+use dialoguer::console::{Key, Term};
+use dialoguer::theme::Theme;
+
+/// What to ask: `label`, `default` taken for an empty answer, `initial` the text to keep or
+/// change, `check` run on the trimmed answer (asked again with the reason until it passes), and
+/// whether an empty answer is taken (as "").
+pub struct Question<'a> {
+    pub label: &'a str,
+    pub default: Option<&'a str>,
+    pub initial: &'a str,
+    pub check: Option<Check<'a>>,
+    pub allow_empty: bool,
+}
+
+fn text(format: impl FnOnce(&mut String) -> std::fmt::Result) -> String {
+    let mut s = String::new();
+    // Writing into a String cannot fail.
+    let _ = format(&mut s);
+    s
+}
+
+/// The answer, untrimmed (the default when the answer is empty).
+pub fn read(q: Question) -> Result<String, Fail> {
+    let term = Term::stderr();
+    if !term.is_term() {
+        return Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "not a terminal").into());
+    }
+    let theme = theme();
+    let head = text(|s| theme.format_input_prompt(s, q.label, q.default));
+    loop {
+        let typed = edit(&term, &head, q.initial)?;
+        let answer = match (typed.trim().is_empty(), q.default) {
+            (true, Some(d)) => d.to_owned(),
+            (true, None) if !q.allow_empty => {
+                term.clear_line()?;
+                continue;
+            }
+            _ => typed,
+        };
+        let skip_check = q.allow_empty && answer.trim().is_empty();
+        if let Some(Err(reason)) = q.check.filter(|_| !skip_check).map(|c| c(answer.trim())) {
+            term.write_line("")?;
+            term.write_line(&text(|s| theme.format_error(s, &reason)))?;
+            continue;
+        }
+        term.clear_line()?;
+        term.write_line(&text(|s| {
+            theme.format_input_prompt_selection(s, q.label, &answer)
+        }))?;
+        return Ok(answer);
+    }
+}
+
+/// One line edited after `head`, starting from `initial`, until Enter.
+fn edit(term: &Term, head: &str, initial: &str) -> Result<String, Fail> {
+    let mut chars: Vec<char> = initial.chars().collect();
+    let mut pos = chars.len();
+    redraw(term, head, &chars, pos)?;
+    loop {
+        let key = match term.read_key() {
+            Ok(key) => key,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => return Err(Fail::Cancelled),
+            Err(e) => return Err(e.into()),
+        };
+        match key {
+            Key::Enter => return Ok(chars.into_iter().collect()),
+            Key::Char('\u{4}') if chars.is_empty() => {
+                term.write_line("")?;
+                return Err(Fail::Cancelled);
+            }
+            // Typed at the end, as most keys are: only the character is written.
+            Key::Char(c) if !c.is_control() && pos == chars.len() => {
+                chars.push(c);
+                pos += 1;
+                term.write_str(c.encode_utf8(&mut [0; 4]))?;
+                continue;
+            }
+            Key::Char(c) if !c.is_control() => {
+                chars.insert(pos, c);
+                pos += 1;
+            }
+            Key::Char('\u{15}') => {
+                chars.drain(..pos);
+                pos = 0;
+            }
+            Key::Char('\u{17}') => {
+                let start = word_start(&chars, pos);
+                chars.drain(start..pos);
+                pos = start;
+            }
+            Key::Char('\u{1}') | Key::Home => pos = 0,
+            Key::Char('\u{5}') | Key::End => pos = chars.len(),
+            Key::Backspace if pos > 0 => {
+                pos -= 1;
+                chars.remove(pos);
+            }
+            Key::Del if pos < chars.len() => {
+                chars.remove(pos);
+            }
+            Key::ArrowLeft if pos > 0 => pos -= 1,
+            Key::ArrowRight if pos < chars.len() => pos += 1,
+            _ => continue,
+        }
+        redraw(term, head, &chars, pos)?;
+    }
+}
+
+fn redraw(term: &Term, head: &str, chars: &[char], pos: usize) -> std::io::Result<()> {
+    term.clear_line()?;
+    term.write_str(head)?;
+    term.write_str(&chars.iter().collect::<String>())?;
+    term.move_cursor_left(chars.len() - pos)?;
+    term.flush()
+}
+
+/// Where the word before `pos` starts (the spaces before it included), for Ctrl-W.
+fn word_start(chars: &[char], pos: usize) -> usize {
+    let mut i = pos;
+    while i > 0 && chars[i - 1] == ' ' {
+        i -= 1;
+    }
+    while i > 0 && chars[i - 1] != ' ' {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::word_start;
+
+    #[test]
+    fn ctrl_w_takes_the_word_before_the_cursor() {
+        let chars: Vec<char> = "Rua da Aurora, 100  ".chars().collect();
+        assert_eq!(word_start(&chars, chars.len()), 15);
+        assert_eq!(word_start(&chars, 3), 0);
+        assert_eq!(word_start(&chars, 0), 0);
+    }
+}

@@ -1,0 +1,66 @@
+//! Ctrl-C at a prompt cancels the command: "Cancelled." on stderr, exit code 130, nothing sent.
+
+use crate::harness::{ADMIN_EMAIL, Env, dialogue, reply, spawn};
+
+/// Reads until the command says "Cancelled." and ends, with exit code 130.
+fn ends_cancelled(p: &mut rexpect::session::PtySession) -> Result<(), rexpect::error::Error> {
+    p.exp_string("Cancelled.")?;
+    p.exp_eof()?;
+    let status = format!("{:?}", p.process.wait()?);
+    assert!(status.ends_with(", 130)"), "{status}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_at_a_prompt_says_cancelled_and_exits_130() {
+    let env = Env::logged_in().await;
+    let create = env.at_terminal(&["facility", "create"]);
+    // A password prompt reads a cooked line (Ctrl-C is a signal there), a wizard's in raw mode.
+    let login = env.at_terminal(&["login", "--server", &env.server, "--email", ADMIN_EMAIL]);
+    dialogue("Ctrl-C at prompts", move || {
+        for (cmd, prompt) in [(create, "Company name"), (login, "Password")] {
+            let mut p = spawn(cmd)?;
+            if prompt == "Company name" {
+                reply(&mut p, "Name", "Clinica Cancelada")?;
+            }
+            p.exp_string(prompt)?;
+            p.send_control('c')?;
+            ends_cancelled(&mut p)?;
+        }
+        Ok(())
+    })
+    .await;
+    assert_eq!(env.facility_count().await, 0, "nothing was sent");
+}
+
+/// Ctrl-D on an empty answer cancels like Ctrl-C; Ctrl-U erases a value offered to correct, so
+/// that what is typed next replaces it instead of being appended to it.
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
+    let env = Env::logged_in().await;
+    let valid = crate::harness::cnpj(91);
+    // A cnpj with wrong check digits, given as a flag: asked for at once, with it as the text.
+    let create = env.at_terminal(&["facility", "create", "--cnpj", "11222333000182"]);
+    let login = env.at_terminal(&["login", "--server", &env.server]);
+    dialogue("Ctrl-D and Ctrl-U at prompts", move || {
+        let mut p = spawn(create)?;
+        p.exp_string("check digits do not match")?;
+        reply(&mut p, "Name", "Clinica Corrigida")?;
+        reply(&mut p, "Company name", "Corrigida Ltda")?;
+        p.exp_string("CNPJ")?;
+        p.send_control('u')?;
+        p.send_line(&valid)?;
+        // Accepted (not appended to the wrong one): the wizard goes on to the telephone.
+        p.exp_string("Telephone")?;
+        p.send_control('d')?;
+        ends_cancelled(&mut p)?;
+
+        let mut p = spawn(login)?;
+        p.exp_string("E-mail")?;
+        p.send_control('d')?;
+        ends_cancelled(&mut p)?;
+        Ok(())
+    })
+    .await;
+    assert_eq!(env.facility_count().await, 0, "nothing was sent");
+}

@@ -1,0 +1,302 @@
+//! What the CLI says when the input is wrong: values outside a flag's set (exit 4, naming the
+//! flag and the allowed values), command-line parse errors as JSON envelopes under `-o json`,
+//! and the server's validation errors in the terms of the flags that produced them.
+
+use crate::harness::Env;
+
+/// `facility list --practice/--radioisotope` filter by closed sets (spec §2.4, §2.5): a value
+/// outside them is refused (exit 4) rather than answered with an empty list; an isotope is
+/// taken in any of its spellings, as `material receive` takes it.
+#[tokio::test(flavor = "multi_thread")]
+async fn list_filters_outside_their_sets_are_exit_4_naming_the_allowed_values() {
+    let env = Env::logged_in().await;
+    let c = env.facility("Clinica Filtros", 70).await;
+    for (flag, value, allowed) in [
+        (
+            "--practice",
+            "Diagnostico",
+            "Terapia com Internação, Terapia Ambulatorial, Diagnóstico",
+        ),
+        ("--radioisotope", "Zz(1)", "Tc(99m)"),
+    ] {
+        env.run(&["facility", "list", flag, value])
+            .await
+            .expect(4)
+            .says(&format!("{flag} `{value}`"))
+            .says(allowed);
+    }
+    for (flag, value) in [("--practice", "Diagnóstico"), ("--radioisotope", "Tc-99m")] {
+        let found = env.json(&["facility", "list", flag, value]).await;
+        assert_eq!(found[0]["cnpj"], c.as_str(), "{flag} {value}: {found}");
+    }
+    // The material and waste filters: 4 as well (they were usage errors, 2).
+    for noun in ["material", "waste"] {
+        env.run(&[noun, "list", "--radioisotope", "Zz"])
+            .await
+            .expect(4)
+            .says("--radioisotope `Zz`");
+    }
+}
+
+/// Under `-o json` a command line clap cannot read (a bad value, an unknown subcommand, a missing
+/// argument) still gives the error envelope on stdout, code `usage`, exit 2, with clap's own text
+/// on stderr; `--help` stays help.
+#[tokio::test(flavor = "multi_thread")]
+async fn parse_errors_under_json_output_print_the_usage_envelope() {
+    let env = Env::start().await;
+    for (args, message) in [
+        (
+            &["facility", "list", "--page", "0", "-o", "json"][..],
+            "'--page <PAGE>'",
+        ),
+        (
+            &["facilty", "list", "-o", "json"][..],
+            "unrecognized subcommand 'facilty'",
+        ),
+        (
+            &["-o", "json", "facility", "show"][..],
+            "not provided: <FACILITY>",
+        ),
+        // A decimal comma, as a Brazilian user types it: how to write it instead.
+        (
+            &["material", "receive", "--activity", "1,5", "-o", "json"][..],
+            "'1,5' for '--activity <ACTIVITY>': use a dot as the decimal separator: 1.5",
+        ),
+    ] {
+        let out = env.run(args).await.expect(2).says("error: ");
+        let envelope = out.json();
+        assert_eq!(envelope["code"], "usage", "{envelope}");
+        assert!(
+            envelope["message"].as_str().unwrap().contains(message),
+            "{envelope}"
+        );
+    }
+    let plain = env
+        .run(&["facility", "list", "--page", "0"])
+        .await
+        .expect(2);
+    assert!(plain.stdout.is_empty(), "{}", plain.stdout);
+    let help = env
+        .run(&["facility", "list", "--help", "-o", "json"])
+        .await
+        .expect(0);
+    assert!(help.stdout.contains("Usage:"), "{}", help.stdout);
+}
+
+/// A refusal names the flags the person typed, not the API's paths: `--street`, the `--isotope`
+/// as given, `--cnpj`; `--role` the same in `user create` as in `user list`; the passwords of
+/// `user password` once each, as the prompts name them; a computed test's refused or missing
+/// `--measurements` with the shape they should have.
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_name_the_flags_typed_with_the_servers_reasons() {
+    let env = Env::start_configured(|c| c.qc_catalogue = true).await;
+    env.login_admin().await;
+    let out = env
+        .run(&[
+            "facility",
+            "create",
+            "--name",
+            "X",
+            "--company-name",
+            "Y",
+            "--cnpj",
+            "11222333000182",
+            "--telephone",
+            "123",
+            "--department",
+            "Medicina Nuclear",
+            "--street",
+            "",
+            "--city",
+            "C",
+            "--state",
+            "PE",
+            "--isotope",
+            "Xx(1)=1,5",
+        ])
+        .await
+        .expect(4)
+        .says("  - --cnpj: check digits do not match")
+        .says("  - --telephone: must include the area code")
+        .says("  - --street: cannot be empty")
+        .says("  - --isotope `Xx(1)=1,5`: must be one of: C(11)")
+        .says("  - --isotope `Xx(1)=1,5`: must be a positive number");
+    assert!(!out.stderr.contains("address[0]") && !out.stderr.contains("radioisotopes["));
+    env.run(&[
+        "user",
+        "create",
+        "--name",
+        "Z",
+        "--email",
+        "z@example.com",
+        "--role",
+        "Fisico",
+    ])
+    .await
+    .expect(4)
+    .says("  - --role `Fisico`: must be one of:");
+
+    // The server's 422 on the new password: said once, named as the prompt names it.
+    let out = env
+        .run_with(
+            &["user", "password", "--password-stdin"],
+            "admin-password-1\nshort\n",
+            &[],
+        )
+        .await;
+    let said = out.stderr.matches("at least 8 characters").count();
+    assert_eq!(said, 1, "{}", out.stderr);
+    assert!(!out.stderr.contains("newPassword"), "{}", out.stderr);
+
+    let equipment = env.equipment("Clinica Qc", 72, "Gama Câmara", &[]).await;
+    for given in [&["--measurements", "{}"][..], &[][..]] {
+        let args = crate::harness::record_args(&equipment, "Uniformidade", given);
+        let out = env.run(&args).await;
+        assert!(matches!(out.code, 2 | 4), "{out:?}");
+        out.says(r#"hint: a recorded test's --measurements look like '{"values": {"#)
+            .says("integralUfov");
+    }
+}
+
+/// A server URL with a wrong path gets 404 on every call: the error names the URL tried and says
+/// the server URL may be wrong; a record that does not exist is still just not found.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_base_path_names_the_url_and_the_likely_cause() {
+    let env = Env::logged_in().await;
+    let token = env.admin.token().unwrap().to_owned();
+    let wrong = format!("{}/wrong/", env.server);
+    env.run(&["--server", &wrong, "--token", &token, "facility", "list"])
+        .await
+        .expect(5)
+        .says(&format!(
+            "no such endpoint: {}/wrong/api/facilities",
+            env.server
+        ))
+        .says("Check the server URL");
+    let missing = env
+        .run(&["facility", "show", "no-such-facility"])
+        .await
+        .expect(5);
+    assert!(!missing.stderr.contains("server URL"), "{}", missing.stderr);
+}
+
+/// Without a terminal every missing flag is named at once, in one run, before anything is looked
+/// up; a computed test's readings are asked for as `--measurements` (or `--readings FILE`).
+#[tokio::test(flavor = "multi_thread")]
+async fn every_missing_flag_is_named_at_once() {
+    let env = Env::logged_in().await;
+    let pdf = env.write("relatorio.pdf", "%PDF-1.4\n");
+    for (args, named) in [
+        (
+            vec!["document", "upload", pdf.as_str(), "--facility", "x"],
+            "--name, --date and --validity are required",
+        ),
+        (
+            vec!["material", "receive", "--activity", "1"],
+            "--facility, --radioisotope and --supplier are required",
+        ),
+        (
+            vec!["waste", "store", "--form", "solid"],
+            "--facility, --content, --mass and --location are required",
+        ),
+        (
+            vec!["equipment", "create"],
+            "--facility and --type are required",
+        ),
+        (
+            vec!["test", "record"],
+            "--equipment and --test-type are required",
+        ),
+    ] {
+        env.run(&args).await.expect(2).says(named);
+    }
+    let rest = ["--content", "I(131)=1", "--mass", "1", "--location", "A"];
+    let mut bad_form = vec!["waste", "store", "--facility", "nowhere", "--form", "gas"];
+    bad_form.extend(rest);
+    env.run(&bad_form)
+        .await
+        .expect(4)
+        .says("--form `gas`: must be one of");
+}
+
+/// Small wording points: a count of one in the singular, stdin named as such, a page size over
+/// the largest refused, the unit in the usage headers, `active` the same in a list and a record.
+#[tokio::test(flavor = "multi_thread")]
+async fn counts_units_and_names_read_right() {
+    let env = Env::logged_in().await;
+    env.admin.register_group("Rede Uma", None).await.unwrap();
+    let mut flags = crate::harness::facility_flags("Clinica Grupo", &crate::harness::cnpj(73));
+    flags.extend(["--group".into(), "Rede Uma".into()]);
+    env.run(&crate::harness::strs(&flags)).await.expect(0);
+    let group_delete = ["group", "delete", "Rede Uma", "--yes"];
+    let from_stdin = ["facility", "create", "--from-file", "-"];
+    let page_size = ["facility", "list", "--page-size", "500"];
+    for (args, stdin, code, said) in [
+        (&group_delete, "", 5, "used by 1 facility;"),
+        (&from_stdin, "{nope", 2, "standard input is not valid JSON"),
+        (&page_size, "", 2, "--page-size"),
+    ] {
+        env.run_with(args, stdin, &[]).await.expect(code).says(said);
+    }
+    let usage = env
+        .run(&[
+            "material",
+            "usage",
+            "--facility",
+            &crate::harness::cnpj(73),
+            "-o",
+            "csv",
+        ])
+        .await
+        .expect(0);
+    // The week's bounds in Brasília time, to the second (JSON keeps the API's UTC).
+    assert!(
+        usage.stderr.contains(" 00:00:00 -03:00 to ") && !usage.stderr.contains(".000000Z"),
+        "{}",
+        usage.stderr
+    );
+    assert!(
+        usage
+            .stdout
+            .starts_with("radioisotope,authorised mCi,received mCi,remaining mCi,"),
+        "{}",
+        usage.stdout
+    );
+    let (_, email) = env.user("Ativa Sim", &["Cliente"]).await;
+    let listed = env
+        .run(&["user", "list", "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    let shown = env
+        .run(&["user", "show", &email, "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    assert!(listed.contains(",yes"), "{listed}");
+    assert!(shown.contains(",Cliente,yes,"), "{shown}");
+}
+
+/// A refusal for the role says which roles may do it, and which the caller has.
+#[tokio::test(flavor = "multi_thread")]
+async fn permission_denied_names_the_roles_needed() {
+    let env = Env::logged_in().await;
+    env.admin
+        .register_group("Rede Nordeste", None)
+        .await
+        .unwrap();
+    let (_, email) = env.user("Ana Fisica", &["Físico"]).await;
+    env.login_as("ana", &email).await;
+    env.run(&[
+        "--profile",
+        "ana",
+        "group",
+        "delete",
+        "Rede Nordeste",
+        "--yes",
+    ])
+    .await
+    .expect(3)
+    .says("permission denied")
+    .says("hint: `group delete` needs the Administrator role (you are Físico)");
+}
