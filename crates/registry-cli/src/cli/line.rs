@@ -4,9 +4,17 @@
 //! like Ctrl-C ([`Fail::Cancelled`]). Drawn with the prompts' theme, on stderr.
 
 use super::context::Fail;
-use super::prompt::{Check, theme};
 use dialoguer::console::{Key, Term};
-use dialoguer::theme::Theme;
+use dialoguer::theme::{ColorfulTheme, Theme};
+
+/// The look of every prompt.
+pub fn theme() -> ColorfulTheme {
+    ColorfulTheme::default()
+}
+
+/// How an answer is checked before it is taken: `Err` holds the reason shown while the same
+/// question is asked again (`rules`).
+pub type Check<'a> = &'a dyn Fn(&str) -> Result<(), String>;
 
 /// What to ask: `label`, `default` taken for an empty answer, `initial` the text to keep or
 /// change, `check` run on the trimmed answer (asked again with the reason until it passes), and

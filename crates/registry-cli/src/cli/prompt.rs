@@ -4,19 +4,12 @@
 use super::context::{Ctx, Fail};
 use super::{line, output, rules};
 use dialoguer::console::{Term, truncate_str};
-use dialoguer::theme::ColorfulTheme;
 use dialoguer::{Confirm, FuzzySelect, MultiSelect, Password, Select};
 use registry_client::ClientError;
 use registry_core::api::Message;
 use std::io::BufRead;
 
-pub fn theme() -> ColorfulTheme {
-    ColorfulTheme::default()
-}
-
-/// How an answer is checked before it is taken: `Err` holds the reason shown while the same
-/// question is asked again (`rules`).
-pub type Check<'a> = &'a dyn Fn(&str) -> Result<(), String>;
+pub use super::line::{Check, theme};
 
 /// The given value, else a prompt at the terminal of `ctx`, else a usage error naming `flag`.
 pub fn text(ctx: &Ctx, given: Option<String>, flag: &str, label: &str) -> Result<String, Fail> {
