@@ -42,8 +42,8 @@ impl Client {
         let form = Form::new()
             .text("data", fields.to_string())
             .part("file", file_part(file, progress).await?);
-        self.send(self.request(Method::POST, path).multipart(form), path)
-            .await
+        let sent = self.send(self.request(Method::POST, path).multipart(form), path);
+        sent.await.map_err(upload_cut)
     }
 
     /// `GET /document/:id/file[?version=N]` (default the current file), to be read chunk by
@@ -114,4 +114,27 @@ async fn file_part(file: &Path, progress: impl Fn(u64) + Send + Sync + 'static) 
         .file_name(name)
         .mime_str(content_type(file))
         .expect("the MIME types of content_type are valid"))
+}
+
+/// A server that refuses an upload over its limit may answer 413 and close the connection while
+/// the file is still being sent; the client then sees only the broken connection. Said as the
+/// refusal it most likely is (exit 4, with the upload-limit hint), naming what was seen.
+fn upload_cut(error: ClientError) -> ClientError {
+    match error {
+        ClientError::Connection { source, .. }
+            if source.is_request() && format!("{source:?}").contains("BodyWrite") =>
+        {
+            ClientError::Server {
+                status: reqwest::StatusCode::PAYLOAD_TOO_LARGE,
+                body: registry_core::ErrorBody {
+                    message: "the server closed the connection before the whole file was sent"
+                        .into(),
+                    code: "payload_too_large".into(),
+                    errors: None,
+                    id: None,
+                },
+            }
+        }
+        other => other,
+    }
 }
