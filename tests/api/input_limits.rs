@@ -2,11 +2,12 @@
 //! the same way on SQLite and PostgreSQL (where a NUL byte used to become a 500), and nothing
 //! is stored.
 
+use crate::answer::Answer;
 use crate::documents::{new_facility, pdf, send_form};
 use crate::helpers::{TestApp, facility_payload};
 use crate::on_both_databases;
 use reqwest::multipart::{Form, Part};
-use serde_json::json;
+use serde_json::{Value, json};
 
 on_both_databases!(
     control_characters_are_refused_everywhere,
@@ -18,6 +19,17 @@ async fn facility_total(app: &TestApp) -> i64 {
     app.admin_get("/api/facilities").await["paging"]["total"]
         .as_i64()
         .unwrap()
+}
+
+/// A facility create refused with each `(field, code)` error, and nothing stored.
+async fn create_refused(app: &TestApp, payload: Value, errors: &[(&str, &str)]) -> Answer {
+    let before = facility_total(app).await;
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
+        .await
+        .expect_field_errors(errors);
+    assert_eq!(facility_total(app).await, before, "nothing stored");
+    answer
 }
 
 async fn control_characters_are_refused_everywhere(app: TestApp) {
@@ -46,27 +58,24 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
         );
     }
 
-    let before = facility_total(&app).await;
     let mut payload = facility_payload("Clínica \u{0}");
     payload["companyName"] = json!("Clínica Ltda");
     payload["address"][0]["city"] = json!("São\u{1b}Paulo");
     payload["notes"] = json!("tab\tand\nnew line are fine in prose");
-    let answer = app
-        .post("/api/facility/register/", &app.admin, payload)
-        .await
-        .expect_field_error("name", "invalid_value");
-    assert!(answer.has_field_error("address[0].city", "invalid_value"));
+    let errors = [
+        ("name", "invalid_value"),
+        ("address[0].city", "invalid_value"),
+    ];
+    let answer = create_refused(&app, payload, &errors).await;
     assert_eq!(answer.field_errors().len(), 2, "{}", answer.body);
-    assert_eq!(facility_total(&app).await, before, "nothing stored");
     // A line break inside a name-like field: a name only its `_id` could find again.
     let mut payload = facility_payload("Clínica\nBoa Vista");
     payload["address"][0]["street"] = json!("Rua A,\r\n1");
-    let answer = app
-        .post("/api/facility/register/", &app.admin, payload)
-        .await
-        .expect_field_error("name", "invalid_value");
-    assert!(answer.has_field_error("address[0].street", "invalid_value"));
-    assert_eq!(facility_total(&app).await, before, "nothing stored");
+    let errors = [
+        ("name", "invalid_value"),
+        ("address[0].street", "invalid_value"),
+    ];
+    create_refused(&app, payload, &errors).await;
 
     // Query strings, plain and as the `filters` JSON.
     app.get("/api/facilities?q=%00", &app.admin)
@@ -114,7 +123,6 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
 }
 
 async fn sizes_and_numbers_are_bounded(app: TestApp) {
-    let before = facility_total(&app).await;
     let address = json!({"street": "Rua A, 1", "city": "Santos", "state": "SP"});
 
     // Thousands of addresses used to exceed SQLite's variable limit (a 500).
@@ -157,12 +165,11 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     let mut payload = facility_payload("Quantidades");
     payload["radioisotopes"] =
         json!([{"name": "Tc(99m)", "quantity": 1e300}, {"name": "I(131)", "quantity": 1e-320}]);
-    let answer = app
-        .post("/api/facility/register/", &app.admin, payload)
-        .await
-        .expect_field_error("radioisotopes[0].quantity", "invalid_quantity");
-    assert!(answer.has_field_error("radioisotopes[1].quantity", "invalid_quantity"));
-    assert_eq!(facility_total(&app).await, before, "nothing stored");
+    let errors = [
+        ("radioisotopes[0].quantity", "invalid_quantity"),
+        ("radioisotopes[1].quantity", "invalid_quantity"),
+    ];
+    create_refused(&app, payload, &errors).await;
 
     // The largest of each is accepted.
     let mut payload = facility_payload(&"N".repeat(200));

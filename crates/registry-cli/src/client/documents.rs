@@ -121,9 +121,7 @@ async fn file_part(file: &Path, progress: impl Fn(u64) + Send + Sync + 'static) 
 /// refusal it most likely is (exit 4, with the upload-limit hint), naming what was seen.
 fn upload_cut(error: ClientError) -> ClientError {
     match error {
-        ClientError::Connection { source, .. }
-            if source.is_request() && format!("{source:?}").contains("BodyWrite") =>
-        {
+        ClientError::Connection { source, .. } if cut_by_the_server(&source) => {
             ClientError::Server {
                 status: reqwest::StatusCode::PAYLOAD_TOO_LARGE,
                 body: registry_core::ErrorBody {
@@ -136,5 +134,50 @@ fn upload_cut(error: ClientError) -> ClientError {
             }
         }
         other => other,
+    }
+}
+
+/// Whether the connection broke under the request because the server closed it (a broken pipe
+/// or a reset while the body was still being written).
+fn cut_by_the_server(error: &reqwest::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionReset};
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = cause {
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && matches!(io.kind(), BrokenPipe | ConnectionReset)
+        {
+            return error.is_request();
+        }
+        cause = e.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_by_the_server;
+    use tokio::io::AsyncReadExt;
+
+    /// A server that reads the start of a request and closes the connection: the client's error
+    /// is recognised as the cut; a refused connection is not.
+    #[tokio::test]
+    async fn a_body_cut_by_the_server_is_recognised() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/upload", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut start = [0u8; 1024];
+            let _ = socket.read(&mut start).await;
+        });
+        let client = reqwest::Client::new();
+        let error = client
+            .post(&url)
+            .body(vec![b'x'; 64 * 1024 * 1024])
+            .send()
+            .await
+            .unwrap_err();
+        assert!(cut_by_the_server(&error), "{error:?}");
+        let refused = client.post(&url).body("x").send().await.unwrap_err();
+        assert!(!cut_by_the_server(&refused), "{refused:?}");
     }
 }
