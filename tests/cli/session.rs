@@ -164,6 +164,19 @@ async fn completions_are_printed_for_each_shell() {
         let out = env.run(&["completions", shell]).await.expect(0);
         assert!(out.stdout.contains("facility"), "{shell}");
     }
+    // Flags with a fixed set of values offer it (docs/cli.md); zsh takes multi-word ones whole.
+    let zsh = env.run(&["completions", "zsh"]).await.expect(0).stdout;
+    for offered in [
+        r"Terapia\ com\ Internação",
+        r"Responsável\ Técnico",
+        r"Falta\ assinar",
+        "Tc(99m)",
+        "overdue",
+        "Laudos",
+        " PE ",
+    ] {
+        assert!(zsh.contains(offered), "{offered} not offered");
+    }
 }
 
 /// `registry … | head -1`, `registry … | true`: when the reader of stdout goes away, every kind of

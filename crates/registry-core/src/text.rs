@@ -44,6 +44,11 @@ const STATES: [(&str, &str); 27] = [
     ("TO", "Tocantins"),
 ];
 
+/// The abbreviations (UF) of the 26 states and the Federal District, e.g. for completion.
+pub fn state_abbreviations() -> impl Iterator<Item = &'static str> {
+    STATES.iter().map(|&(uf, _)| uf)
+}
+
 /// The search keys a state filter matches: the key of `state` as given and, when it names a
 /// Brazilian state by abbreviation or by name, the key of the other form (`PE` and `Pernambuco`
 /// find each other).

@@ -17,6 +17,7 @@ mod group;
 mod line;
 mod material;
 mod notices;
+mod offered;
 mod output;
 mod payload;
 mod permissions;

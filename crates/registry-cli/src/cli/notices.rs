@@ -4,6 +4,7 @@
 use super::context::{Ctx, Fail, allowed_values};
 use super::output;
 use super::resolve;
+use crate::cli::offered;
 use clap::Args;
 use registry_client::ListQuery;
 use registry_core::notice::{Notice, NoticeKind};
@@ -28,7 +29,7 @@ pub struct NoticesArgs {
     facility: Option<String>,
     /// qc_overdue, qc_due_soon, licence_expiring, document_expiring, waste_releasable,
     /// quantity_exceeded (repeat or comma-separate).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = offered::notice_kinds(), hide_possible_values = true)]
     kind: Vec<String>,
 }
 

@@ -2,6 +2,7 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail, allowed_value};
+use crate::cli::offered;
 use crate::cli::output::Paging;
 use crate::cli::resolve;
 use clap::Args;
@@ -11,7 +12,7 @@ use registry_core::document::{Document, DocumentStatus};
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// A status or its slug: "Falta assinar" / falta-assinar, assinado, liberado, corrigir, em-andamento.
-    #[arg(long)]
+    #[arg(long, value_parser = offered::document_statuses(), hide_possible_values = true)]
     status: Option<String>,
     /// Facility: _id, cnpj or exact name.
     #[arg(long)]

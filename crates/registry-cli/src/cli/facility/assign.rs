@@ -3,6 +3,7 @@
 
 use super::{fields, view};
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::offered;
 use crate::cli::output::{self, Format};
 use crate::cli::{prompt, resolve, rules};
 use clap::Args;
@@ -18,7 +19,7 @@ pub struct AssignArgs {
     user: Option<String>,
     /// Titular, "Responsável Técnico", Substituto, Supervisor, or a custom value the server is
     /// configured with (REGISTRY_EXTRA_RESPONSIBILITIES; another value: exit 4).
-    #[arg(long)]
+    #[arg(long, value_parser = offered::responsibilities(), hide_possible_values = true)]
     role: Option<String>,
 }
 

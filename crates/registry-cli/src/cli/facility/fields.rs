@@ -3,6 +3,7 @@
 
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::flag_terms::FlagTerms;
+use crate::cli::offered;
 use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
@@ -31,7 +32,7 @@ pub struct FacilityFields {
     #[arg(long)]
     telephone: Option<String>,
     /// "Medicina Nuclear" or "Radiodiagnóstico".
-    #[arg(long)]
+    #[arg(long, value_parser = offered::departments(), hide_possible_values = true)]
     department: Option<String>,
     /// The group: _id or exact name ("" clears it on edit).
     #[arg(long)]
@@ -43,7 +44,7 @@ pub struct FacilityFields {
     #[arg(long)]
     city: Option<String>,
     /// State of the address, e.g. PE.
-    #[arg(long)]
+    #[arg(long, value_parser = offered::states(), hide_possible_values = true)]
     state: Option<String>,
     /// Complement of the address, e.g. "Sala 3".
     #[arg(long)]
@@ -55,7 +56,7 @@ pub struct FacilityFields {
     #[arg(long = "cnen-registry")]
     cnen_registry: Option<String>,
     /// An authorised practice (repeat for several); replaces the stored set on edit.
-    #[arg(long = "practice")]
+    #[arg(long = "practice", value_parser = offered::practices(), hide_possible_values = true)]
     practices: Vec<String>,
     /// NAME=QUANTITY in mCi/week, e.g. "Tc(99m)=1500" (repeat); replaces the stored list on edit.
     #[arg(long = "isotope")]

@@ -3,6 +3,7 @@
 use super::view;
 use crate::cli::context::{Ctx, Fail, allowed_value};
 use crate::cli::material::args::parse_isotope;
+use crate::cli::offered;
 use crate::cli::output::Paging;
 use crate::cli::resolve;
 use clap::Args;
@@ -15,10 +16,10 @@ pub struct ListArgs {
     #[arg(long)]
     q: Option<String>,
     /// "Medicina Nuclear" or "Radiodiagnóstico".
-    #[arg(long)]
+    #[arg(long, value_parser = offered::departments(), hide_possible_values = true)]
     department: Option<String>,
     /// State, abbreviation or full name (e.g. PE).
-    #[arg(long)]
+    #[arg(long, value_parser = offered::states(), hide_possible_values = true)]
     state: Option<String>,
     /// City.
     #[arg(long)]
@@ -27,10 +28,10 @@ pub struct ListArgs {
     #[arg(long)]
     group: Option<String>,
     /// An authorised radioisotope, e.g. "Tc(99m)" (or Tc-99m); one of the spec's 15.
-    #[arg(long)]
+    #[arg(long, value_parser = offered::radioisotopes(), hide_possible_values = true)]
     radioisotope: Option<String>,
     /// An authorised practice: "Terapia com Internação", "Terapia Ambulatorial" or "Diagnóstico".
-    #[arg(long)]
+    #[arg(long, value_parser = offered::practices(), hide_possible_values = true)]
     practice: Option<String>,
     /// Facilities a user (by _id or e-mail) is linked to.
     #[arg(long)]

@@ -4,6 +4,7 @@
 
 use super::{fields, view};
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::offered;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::api::{Facility, FacilityUserInput, FacilityUserView};
@@ -18,7 +19,7 @@ pub struct UnassignArgs {
     user: Option<String>,
     /// Only this responsibility; without it the user is unlinked (asked at a terminal when the
     /// user is picked).
-    #[arg(long)]
+    #[arg(long, value_parser = offered::responsibilities(), hide_possible_values = true)]
     role: Option<String>,
 }
 

@@ -2,6 +2,7 @@
 
 use super::{args, view};
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::offered;
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
@@ -15,7 +16,7 @@ pub struct ListArgs {
     #[arg(long)]
     week: Option<String>,
     /// Only this radioisotope, e.g. "Tc(99m)".
-    #[arg(long)]
+    #[arg(long, value_parser = offered::radioisotopes(), hide_possible_values = true)]
     radioisotope: Option<String>,
     /// Only receipts that took their week over the authorised quantity.
     #[arg(long)]

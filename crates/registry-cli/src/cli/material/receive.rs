@@ -3,6 +3,7 @@
 
 use super::{args, view};
 use crate::cli::context::{Ctx, Fail};
+use crate::cli::offered;
 use crate::cli::payload::{insert_given, object};
 use crate::cli::rules;
 use crate::cli::{output, prompt, resolve};
@@ -18,7 +19,7 @@ pub struct ReceiveArgs {
     #[arg(long)]
     facility: Option<String>,
     /// Radioisotope as the spec writes it, e.g. "Tc(99m)" (Tc-99m also works).
-    #[arg(long)]
+    #[arg(long, value_parser = offered::radioisotopes(), hide_possible_values = true)]
     radioisotope: Option<String>,
     /// Declared activity in mCi.
     #[arg(long, conflicts_with = "activity_mbq", value_parser = rules::dot_decimal)]

@@ -2,6 +2,7 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail, allowed_values};
+use crate::cli::offered;
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
@@ -14,7 +15,7 @@ pub struct DueArgs {
     equipment: Option<String>,
     /// ok, due_soon, overdue, never_done (repeat or comma-separate); across facilities the
     /// default is what needs attention (due_soon, overdue, never_done).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = offered::due_states(), hide_possible_values = true)]
     state: Vec<String>,
     /// Only this facility (_id, cnpj or exact name).
     #[arg(long, conflicts_with = "equipment")]

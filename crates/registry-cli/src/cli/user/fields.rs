@@ -2,6 +2,7 @@
 
 use crate::cli::context::Fail;
 use crate::cli::flag_terms::FlagTerms;
+use crate::cli::offered;
 use clap::Args;
 use registry_core::Role;
 use registry_core::api::{Licences, UserInput};
@@ -24,7 +25,7 @@ pub struct UserFields {
     cpf: Option<String>,
     /// A role (repeat for several): Administrator, Admin, Físico, Laudos, Cliente (another
     /// value: exit 4).
-    #[arg(long = "role")]
+    #[arg(long = "role", value_parser = offered::roles(), hide_possible_values = true)]
     pub roles: Vec<String>,
     /// Number of the AN licence.
     #[arg(long = "an-license-number")]

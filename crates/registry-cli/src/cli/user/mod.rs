@@ -15,6 +15,7 @@ mod view;
 mod wizard;
 
 use super::context::{Ctx, Fail};
+use crate::cli::offered;
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -25,7 +26,7 @@ pub enum UserCommand {
         #[arg(long)]
         q: Option<String>,
         /// Only users with this role: Administrator, Admin, Físico, Laudos, Cliente.
-        #[arg(long)]
+        #[arg(long, value_parser = offered::roles(), hide_possible_values = true)]
         role: Option<String>,
         /// Only active (true) or only deactivated (false) users.
         #[arg(long)]

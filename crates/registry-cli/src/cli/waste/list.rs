@@ -3,6 +3,7 @@
 use super::view;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::material::args::isotope_arg;
+use crate::cli::offered;
 use crate::cli::resolve;
 use clap::Args;
 use registry_client::ListQuery;
@@ -19,7 +20,7 @@ pub struct ListArgs {
     #[arg(long)]
     released: bool,
     /// Only packages holding this radioisotope, e.g. "I(131)".
-    #[arg(long)]
+    #[arg(long, value_parser = offered::radioisotopes(), hide_possible_values = true)]
     radioisotope: Option<String>,
 }
 
