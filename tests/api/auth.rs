@@ -104,6 +104,13 @@ async fn password_change_ends_older_tokens(app: TestApp) {
     change(PASSWORD, "short")
         .await
         .expect_field_error("newPassword", "weak_password");
+    // Both at once when both fail.
+    change("not-it-at-all", "short")
+        .await
+        .expect_field_errors(&[
+            ("currentPassword", "invalid_value"),
+            ("newPassword", "weak_password"),
+        ]);
     let res = change(PASSWORD, "new-password-1").await.expect(200);
     let fresh = res["token"].as_str().unwrap().to_owned();
     app.assert_unauthorized("/api/facilities", &old_token).await;

@@ -112,6 +112,23 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     let mut actions = app.audit_actions("document", &id).await;
     actions.retain(|a| a.contains("email"));
     assert_eq!(actions, ["schedule_email", "email_sent"]);
+
+    // A leap second is kept as the next minute's first instant, on both databases.
+    let new_year = released(&app, &app.admin, &facility, "Virada do Ano").await;
+    let doc = app
+        .post(
+            "/api/document/scheduleEmail",
+            &app.admin,
+            json!({"_id": new_year, "sendAt": "2099-12-31T23:59:60Z"}),
+        )
+        .await
+        .expect(202);
+    assert_eq!(
+        doc["scheduledEmail"]["sendAt"],
+        "2100-01-01T00:00:00.000000Z"
+    );
+    let shown = app.admin_get(&format!("/api/document/{new_year}")).await;
+    assert_eq!(shown["scheduledEmail"], doc["scheduledEmail"]);
 }
 
 /// A server whose worker sends to a port where no SMTP server listens (yet), and a released

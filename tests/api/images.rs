@@ -4,7 +4,10 @@ use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use serde_json::json;
 
-on_both_databases!(logo_and_background_upload_read_remove);
+on_both_databases!(
+    logo_and_background_upload_read_remove,
+    a_stale_if_match_refuses_image_changes
+);
 
 pub(crate) const PNG: &[u8] = &[
     0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R',
@@ -111,4 +114,72 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
     assert_eq!(shown["backgroundImage"], json!(null));
     app.admin_post_id("/api/facility/removeBackgroundImage/", &id)
         .await;
+}
+
+/// An image change makes a new version of the facility: like an edit, it is refused (412) when
+/// its `If-Match` names an older one, and nothing changes.
+async fn a_stale_if_match_refuses_image_changes(app: TestApp) {
+    let f = app
+        .create_facility(facility_payload("Logo Concorrido"))
+        .await;
+    let id = f["_id"].as_str().unwrap();
+    let logo = format!("/api/facility/{id}/logo");
+    let send_logo = |tag: &'static str| {
+        let form = Form::new().part("file", Part::bytes(PNG.to_vec()).file_name("logo.png"));
+        reqwest::Client::new()
+            .post(app.url(&logo))
+            .bearer_auth(&app.admin)
+            .header("If-Match", tag)
+            .multipart(form)
+            .send()
+    };
+    let res = send_logo("W/\"1\"").await.unwrap();
+    assert_eq!(res.status(), 200);
+    let res = send_logo("W/\"1\"").await.unwrap();
+    assert_eq!(res.status(), 412);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "version_mismatch");
+    let remove = |path: String, body: serde_json::Value, tag: &'static str| {
+        app.client
+            .request(Method::POST, app.url(&path))
+            .bearer_auth(&app.admin)
+            .header("If-Match", tag)
+            .json(&body)
+            .send()
+    };
+    let by_body = || {
+        remove(
+            "/api/facility/removeLogo".into(),
+            json!({"_id": id}),
+            "W/\"1\"",
+        )
+    };
+    assert_eq!(by_body().await.unwrap().status(), 412);
+    let res = app
+        .client
+        .delete(app.url(&logo))
+        .bearer_auth(&app.admin)
+        .header("If-Match", "\"1\"")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 412);
+    let shown = app.admin_get(&format!("/api/facility/{id}")).await;
+    assert_eq!(
+        (shown["version"].as_i64(), shown["logo"].as_str()),
+        (Some(2), Some(logo.as_str()))
+    );
+    let res = remove(
+        "/api/facility/removeLogo".into(),
+        json!({"_id": id}),
+        "W/\"2\"",
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 200);
+    let shown = app.admin_get(&format!("/api/facility/{id}")).await;
+    assert_eq!(
+        (shown["version"].as_i64(), shown["logo"].is_null()),
+        (Some(3), true)
+    );
 }

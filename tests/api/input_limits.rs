@@ -135,9 +135,15 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     // A one-million-character name.
     let mut payload = facility_payload("x");
     payload["name"] = json!("N".repeat(1_000_000));
-    app.post("/api/facility/register/", &app.admin, payload)
+    let answer = app
+        .post("/api/facility/register/", &app.admin, payload)
         .await
         .expect_field_error("name", "invalid_value");
+    // The message gives the name's limit, not the bound of any text in a body.
+    assert_eq!(
+        answer.body["errors"][0]["message"],
+        "must be at most 200 characters"
+    );
 
     // Name-like fields stop at 200 characters; prose at 10,000; arrays at 1,000 items.
     let mut payload = facility_payload("x");

@@ -34,6 +34,10 @@ pub enum Action {
     Comment,
     /// A document's e-mail scheduled.
     ScheduleEmail,
+    /// A facility's logo or background image set (`{kind, contentType, size}` after).
+    SetImage,
+    /// A facility's logo or background image removed (`{kind}` before).
+    RemoveImage,
 }
 
 impl Action {
@@ -53,6 +57,8 @@ impl Action {
             Action::Liberate => "liberate",
             Action::Comment => "comment",
             Action::ScheduleEmail => "schedule_email",
+            Action::SetImage => "image_set",
+            Action::RemoveImage => "image_removed",
         })
     }
 }
@@ -76,6 +82,8 @@ mod tests {
             Action::Liberate,
             Action::Comment,
             Action::ScheduleEmail,
+            Action::SetImage,
+            Action::RemoveImage,
         ];
         all.extend(DocumentStatus::ALL.iter().map(|s| Action::Status(*s)));
         let mut names: Vec<_> = all.iter().map(|a| a.name()).collect();

@@ -16,6 +16,7 @@ pub mod nuclide;
 pub mod payload;
 pub mod qc;
 pub mod text;
+pub mod time;
 pub mod user;
 pub mod values;
 pub mod waste;

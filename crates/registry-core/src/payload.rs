@@ -11,13 +11,20 @@ pub const MAX_LONG_TEXT: usize = 10_000;
 /// The most items any JSON array in a body may hold.
 pub const MAX_ARRAY_ITEMS: usize = 1_000;
 
+/// The longest password (the policy of `values::password_problem`).
+pub const MAX_PASSWORD: usize = 256;
+
 /// Keys whose text is prose rather than a name: they get [`MAX_LONG_TEXT`].
 const LONG_TEXT_KEYS: &[&str] = &["description", "notes", "conclusion", "text", "observations"];
+/// Keys that hold a password, read as sent (not trimmed) by the password policy.
+const PASSWORD_KEYS: &[&str] = &["password", "currentPassword", "newPassword"];
 
 /// The length limit of the text field `key` (in characters).
 pub fn text_limit(key: &str) -> usize {
     if LONG_TEXT_KEYS.contains(&key) {
         MAX_LONG_TEXT
+    } else if PASSWORD_KEYS.contains(&key) {
+        MAX_PASSWORD
     } else {
         MAX_SHORT_TEXT
     }
@@ -99,11 +106,14 @@ fn text_error(s: &str, path: &str) -> Option<FieldError> {
             "must not contain control characters",
         ));
     }
+    // Past the bound of any text, the message gives the field's own limit (a name's 200).
     (s.chars().count() > MAX_LONG_TEXT).then(|| {
+        let key = path.trim_end_matches(|c: char| c == ']' || c.is_ascii_digit() || c == '[');
+        let key = key.rsplit('.').next().unwrap_or(key);
         FieldError::new(
             path,
             FieldCode::InvalidValue,
-            format!("must be at most {MAX_LONG_TEXT} characters"),
+            format!("must be at most {} characters", text_limit(key)),
         )
     })
 }
@@ -392,6 +402,22 @@ mod tests {
         let errors =
             check_body_limits(&json!({"notes": long, "list": vec![0; MAX_ARRAY_ITEMS + 1]}));
         assert_eq!(fields(&errors), ["list", "notes"]);
+        assert_eq!(errors[1].message, "must be at most 10000 characters");
+        let errors = check_body_limits(
+            &json!({"name": long, "password": long, "address": [{"city": long}]}),
+        );
+        let messages: Vec<(&str, &str)> = errors
+            .iter()
+            .map(|e| (e.field.as_str(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                ("address[0].city", "must be at most 200 characters"),
+                ("name", "must be at most 200 characters"),
+                ("password", "must be at most 256 characters")
+            ]
+        );
         let fine = check_body_limits(
             &json!({"notes": "x".repeat(MAX_LONG_TEXT), "list": vec![0; MAX_ARRAY_ITEMS]}),
         );

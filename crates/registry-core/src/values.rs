@@ -261,7 +261,7 @@ pub fn password_problem(p: &str) -> Option<&'static str> {
     let n = p.chars().count();
     if n < 8 {
         Some("must have at least 8 characters")
-    } else if n > 256 {
+    } else if n > crate::payload::MAX_PASSWORD {
         Some("must have at most 256 characters")
     } else if p.trim().is_empty() {
         Some("must not be only spaces")

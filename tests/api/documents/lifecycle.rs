@@ -78,6 +78,15 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
         ],
     )
     .await;
+    // The refusal of an edit says where the move is made, not a rule it seems to break.
+    let refused = edit(&app, &app.admin, to("Assinado"))
+        .await
+        .expect_error(409, "invalid_transition");
+    assert_eq!(
+        refused.body["message"],
+        "Invalid transition: an edit cannot set the status \"Assinado\": a document is signed \
+         with POST /document/sign."
+    );
     edit(&app, &laudos, to("Corrigir"))
         .await
         .expect_error(403, "permission_denied");

@@ -1,12 +1,16 @@
 //! QC test records: recording, editing, deleting and their history.
 
 use super::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type, today};
+use crate::documents::{admin_upload, pdf};
 use crate::helpers::{TestApp, entries, facility_payload};
 use crate::on_both_databases;
 use chrono::Days;
 use serde_json::{Value, json};
 
-on_both_databases!(qc_tests_record_edit_delete_and_history);
+on_both_databases!(
+    qc_tests_record_edit_delete_and_history,
+    a_test_stays_with_its_facility_and_names_a_document_of_it
+);
 
 async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     let (fisico_id, fisico) = app.user_with(&["Físico"], "Fabio Fisico").await;
@@ -172,4 +176,58 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
         .await
         .expect_error(404, "not_found");
     assert_eq!(app.total(&format!("/api/test/{eq}/{tt}"), &fisico).await, 2);
+}
+
+/// A recorded test may move to other equipment of its facility, not to another facility's; the
+/// report `document` it names must exist and be of the equipment's facility.
+async fn a_test_stays_with_its_facility_and_names_a_document_of_it(app: TestApp) {
+    let a = id(&app.create_facility(facility_payload("Clínica A")).await);
+    let b = id(&app.create_facility(facility_payload("Clínica B")).await);
+    let (a1, a2, b1) = (
+        equipment(&app, &a, DOSE_CALIBRATOR).await,
+        equipment(&app, &a, DOSE_CALIBRATOR).await,
+        equipment(&app, &b, DOSE_CALIBRATOR).await,
+    );
+    let tt = test_type(&app, DOSE_CALIBRATOR, "Inspeção visual", 30).await;
+    let test = id(&record(&app, &a1, &tt, &days_ago(1)).await);
+    let path = format!("/api/test/{test}");
+    let moved = app
+        .put(&path, &app.admin, json!({"equipment": b1}))
+        .await
+        .expect_field_error("equipment", "invalid_value");
+    let message = moved.body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("Clínica A"), "{message}");
+    let kept = app.get_ok(&path, &app.admin).await;
+    assert_eq!(
+        (kept["equipment"].as_str(), kept["facility"]["_id"].as_str()),
+        (Some(a1.as_str()), Some(a.as_str()))
+    );
+    let moved = app
+        .put(&path, &app.admin, json!({"equipment": a2}))
+        .await
+        .expect(200);
+    assert_eq!(moved["equipment"], a2.as_str());
+
+    let doc_a = id(&admin_upload(&app, &a, pdf(1000, 1), &[]).await);
+    let doc_b = id(&admin_upload(&app, &b, pdf(1000, 2), &[]).await);
+    let new = |document: &str| {
+        json!({"equipment": a1, "typeOfTest": tt, "date": days_ago(2), "conclusion": "Satisfatório",
+               "document": document})
+    };
+    for (document, says) in [
+        ("does-not-exist", "no document"),
+        (doc_b.as_str(), "Clínica B"),
+    ] {
+        let refused = app
+            .post("/api/test", &app.admin, new(document))
+            .await
+            .expect_field_error("document", "invalid_value");
+        let message = refused.body["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{message}");
+        app.put(&path, &app.admin, json!({"document": document}))
+            .await
+            .expect_field_error("document", "invalid_value");
+    }
+    let created = app.post_created("/api/test", &app.admin, new(&doc_a)).await;
+    assert_eq!(created["document"], doc_a.as_str());
 }

@@ -18,6 +18,14 @@ async fn register_then_read_in_every_list(app: TestApp) {
     let mut payload = facility_payload("Clínica Nuclear Paulista");
     payload["users"] =
         json!([{"_id": rt, "responsabilities": ["Responsável Técnico", "Supervisor"]}]);
+    // Quantities keep every digit a double holds, on both databases (SQLite's JSON functions
+    // would write 15).
+    let isotopes = json!([
+        {"name": "Tc(99m)", "quantity": 1500.0}, {"name": "I(131)", "quantity": 200.5},
+        {"name": "F(18)", "quantity": 0.30000000000000004},
+        {"name": "Lu(177)", "quantity": 12.345678901234567}
+    ]);
+    payload["radioisotopes"] = isotopes.clone();
     let res = app
         .post("/api/facility/register/", &app.admin, payload.clone())
         .await;
@@ -28,10 +36,7 @@ async fn register_then_read_in_every_list(app: TestApp) {
     assert_eq!(created["companyName"], payload["companyName"]);
     assert_eq!(created["CNENregistry"], "CNEN-12345");
     assert_eq!(created["department"], "Medicina Nuclear");
-    assert_eq!(
-        created["radioisotopes"],
-        json!([{"name": "Tc(99m)", "quantity": 1500.0}, {"name": "I(131)", "quantity": 200.5}])
-    );
+    assert_eq!(created["radioisotopes"], isotopes);
     assert_eq!(
         created["practices"],
         json!(["Terapia Ambulatorial", "Diagnóstico"])
@@ -50,6 +55,7 @@ async fn register_then_read_in_every_list(app: TestApp) {
     for list in ["/api/facilities", "/api/nuclearmedicinefacilities"] {
         let page = app.admin_get(list).await;
         assert_eq!(page["list"][0]["_id"], id, "{list}");
+        assert_eq!(page["list"][0]["radioisotopes"], isotopes, "{list}");
         assert_eq!(
             page["paging"],
             json!({"total": 1, "pageNum": 1, "pageSize": 20})

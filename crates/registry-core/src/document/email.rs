@@ -57,9 +57,9 @@ fn read_send_at(v: Option<&Value>, errs: &mut FieldErrors) -> Option<DateTime<Ut
     match v {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s.trim().is_empty() => None,
-        Some(Value::String(s)) => match DateTime::parse_from_rfc3339(s.trim()) {
-            Ok(t) => Some(t.with_timezone(&Utc)),
-            Err(_) => {
+        Some(Value::String(s)) => match crate::time::rfc3339(s.trim()) {
+            Some(t) => Some(t.with_timezone(&Utc)),
+            None => {
                 errs.push(
                     "sendAt",
                     FieldCode::InvalidValue,

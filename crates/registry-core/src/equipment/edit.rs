@@ -139,6 +139,18 @@ impl QcTestChanges {
         test_type: TestType,
         performer: Option<Reference>,
     ) -> Result<(), Vec<FieldError>> {
+        // A recorded test stays with the facility where it was made (docs/equipment.md): it may
+        // move to another piece of equipment of that facility only.
+        if !record.facility.id.is_empty() && equipment.facility.id != record.facility.id {
+            return Err(vec![FieldError::new(
+                "equipment",
+                FieldCode::InvalidValue,
+                format!(
+                    "must be equipment of {}: a QC test stays with the facility where it was made",
+                    record.facility.name
+                ),
+            )]);
+        }
         let recompute = self.measurements.is_some()
             || test_type.id != record.type_of_test.id
             || record.figures.is_none();

@@ -101,11 +101,7 @@ pub fn parse_date(s: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(s, "%Y-%m-%d")
         .ok()
         .filter(|_| s.len() == 10)
-        .or_else(|| {
-            DateTime::parse_from_rfc3339(s)
-                .ok()
-                .map(|t| local_date(t.with_timezone(&Utc)))
-        })
+        .or_else(|| crate::time::rfc3339(s).map(|t| local_date(t.with_timezone(&Utc))))
 }
 
 /// A reference to another record, with its name.

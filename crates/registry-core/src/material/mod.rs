@@ -240,9 +240,7 @@ pub fn parse_instant(
     if s.len() == 10 {
         return NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().map(at_day);
     }
-    DateTime::parse_from_rfc3339(s)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
+    crate::time::rfc3339(s).map(|t| t.with_timezone(&Utc))
 }
 
 /// A radioisotope of the spec's list (`Tc(99m)`); `Tc-99m` is accepted too.

@@ -28,7 +28,7 @@ fn brasilia() -> FixedOffset {
 /// `2026-11-20 08:00`) or a bare day (`2026-11-20`, taken as midnight), both read in Brasília.
 pub fn parse_time(s: &str) -> Option<DateTime<FixedOffset>> {
     let s = s.trim();
-    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+    if let Some(t) = crate::time::rfc3339(s) {
         return Some(t);
     }
     let naive = [

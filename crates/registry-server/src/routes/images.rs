@@ -9,17 +9,18 @@ use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::audited;
 use crate::routes::describe::{Routes, route};
-use crate::routes::shared::{Forbidden, NotFound};
+use crate::routes::shared::{Forbidden, NotFound, VersionMismatch};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, ImageKind};
-use crate::versions::with_etag;
+use crate::versions::{check_if_match, with_etag};
 use axum::extract::{DefaultBodyLimit, Multipart, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use registry_core::ErrorBody;
 use registry_core::FieldCode;
 use registry_core::api::{Facility, IdInput};
+use registry_core::audit::Action;
 use serde_json::Value;
 
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
@@ -58,10 +59,16 @@ fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
     }
 }
 
-/// A transaction with the facility `id` locked, when the caller may see it.
-async fn locked(state: &AppState, caller: &Caller, id: &str) -> Result<Tx> {
+/// A transaction with the facility `id` locked, when the caller may see it and its `If-Match`
+/// (if any) names the facility's version: an image change is a new version, refused on a stale
+/// copy like an edit.
+async fn locked(state: &AppState, caller: &Caller, id: &str, headers: &HeaderMap) -> Result<Tx> {
     let mut tx = audited::locked(state, "facilities", id).await?;
     visible(&mut tx, caller, id).await?;
+    if headers.contains_key(header::IF_MATCH) {
+        let current = store::view(&mut tx, id).await?.or_not_found("facility")?;
+        check_if_match(headers, current.version)?;
+    }
     Ok(tx)
 }
 
@@ -72,7 +79,7 @@ async fn image_event(
     caller: &Caller,
     id: &str,
     at: &str,
-    action: &str,
+    action: Action,
     before: Option<&Value>,
     after: Option<&Value>,
 ) -> Result<()> {
@@ -82,7 +89,7 @@ async fn image_event(
         audit::Change {
             entity: "facility",
             entity_id: id,
-            action,
+            action: &action.name(),
             actor: Some(&caller.id),
             before,
             after,
@@ -103,11 +110,14 @@ async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
 #[utoipa::path(
     post, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Upload the logo or background image",
-    params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
+    params(
+        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"),
+        ("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")
+    ),
     request_body(content_type = "multipart/form-data", description = "a `file` part: PNG, JPEG or \
         WebP, at most 2 MiB"),
     responses(
-        (status = 200, description = "The facility", body = Facility), Forbidden,
+        (status = 200, description = "The facility", body = Facility), Forbidden, VersionMismatch,
         (status = 413, description = "Over 2 MiB", body = ErrorBody),
         (status = 422, description = "Not an image", body = ErrorBody)
     )
@@ -116,6 +126,7 @@ async fn upload(
     State(state): State<AppState>,
     caller: Caller,
     Path((id, segment)): Path<(String, String)>,
+    headers: HeaderMap,
     multipart: std::result::Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Response> {
     let kind = kind(&segment)?;
@@ -151,11 +162,20 @@ async fn upload(
             "must be a PNG, JPEG or WebP image",
         )
     })?;
-    let mut tx = locked(&state, &caller, &id).await?;
+    let mut tx = locked(&state, &caller, &id, &headers).await?;
     let at = now();
     store::set_image(&mut tx, &id, kind, content_type, &data, &at).await?;
     let detail = serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": data.len() });
-    image_event(&mut tx, &caller, &id, &at, "image_set", None, Some(&detail)).await?;
+    image_event(
+        &mut tx,
+        &caller,
+        &id,
+        &at,
+        Action::SetImage,
+        None,
+        Some(&detail),
+    )
+    .await?;
     answer(tx, &id).await
 }
 
@@ -191,8 +211,9 @@ async fn remove(
     caller: Caller,
     id: String,
     kind: ImageKind,
+    headers: &HeaderMap,
 ) -> Result<Response> {
-    let mut tx = locked(&state, &caller, &id).await?;
+    let mut tx = locked(&state, &caller, &id, headers).await?;
     if store::remove_image(&mut tx, &id, kind).await? {
         let detail = serde_json::json!({ "kind": kind.as_str() });
         image_event(
@@ -200,7 +221,7 @@ async fn remove(
             &caller,
             &id,
             &now(),
-            "image_removed",
+            Action::RemoveImage,
             Some(&detail),
             None,
         )
@@ -212,47 +233,59 @@ async fn remove(
 #[utoipa::path(
     delete, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Remove the logo or background image",
-    params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
-    responses((status = 200, description = "The facility", body = Facility), Forbidden)
+    params(
+        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"),
+        ("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")
+    ),
+    responses(
+        (status = 200, description = "The facility", body = Facility), Forbidden, VersionMismatch
+    )
 )]
 async fn remove_by_path(
     state: State<AppState>,
     Staff(caller): Staff,
     Path((id, segment)): Path<(String, String)>,
+    headers: HeaderMap,
 ) -> Result<Response> {
     let kind = kind(&segment)?;
-    remove(state, caller, id, kind).await
+    remove(state, caller, id, kind, &headers).await
 }
 
 #[utoipa::path(
     post, path = "/api/facility/removeLogo", tag = "facilities", summary = "Remove the logo",
+    params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
     request_body = IdInput,
     responses(
-        (status = 200, description = "The facility", body = Facility), Forbidden, NotFound
+        (status = 200, description = "The facility", body = Facility), Forbidden, NotFound,
+        VersionMismatch
     )
 )]
 async fn remove_logo(
     state: State<AppState>,
     Staff(caller): Staff,
+    headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response> {
-    remove_by_body(state, caller, body, ImageKind::Logo).await
+    remove_by_body(state, caller, body, ImageKind::Logo, &headers).await
 }
 
 #[utoipa::path(
     post, path = "/api/facility/removeBackgroundImage", tag = "facilities",
     summary = "Remove the background image",
+    params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
     request_body = IdInput,
     responses(
-        (status = 200, description = "The facility", body = Facility), Forbidden, NotFound
+        (status = 200, description = "The facility", body = Facility), Forbidden, NotFound,
+        VersionMismatch
     )
 )]
 async fn remove_background(
     state: State<AppState>,
     Staff(caller): Staff,
+    headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response> {
-    remove_by_body(state, caller, body, ImageKind::Background).await
+    remove_by_body(state, caller, body, ImageKind::Background, &headers).await
 }
 
 async fn remove_by_body(
@@ -260,7 +293,8 @@ async fn remove_by_body(
     caller: Caller,
     body: JsonBody,
     kind: ImageKind,
+    headers: &HeaderMap,
 ) -> Result<Response> {
     let id = JsonBody::id(&body.value()?)?;
-    remove(state, caller, id, kind).await
+    remove(state, caller, id, kind, headers).await
 }

@@ -30,7 +30,7 @@ pub(crate) mod dialect {
                 'name', u.name, 'email', u.email, 'ANLicenseNumber', u.an_license_number, 'ANLicenseValidity', u.an_license_validity, \
                 'FMLicenseNumber', u.fm_license_number, 'FMLicenseValidity', u.fm_license_validity) ORDER BY fu.position) \
                 FROM facility_users fu JOIN users u ON u.id = fu.user_id WHERE fu.facility_id = f.id) AS users_json, \
-             (SELECT json_group_array(json_object('name', r.name, 'quantity', r.quantity) ORDER BY r.position) \
+             (SELECT json_group_array(json_object('name', r.name, 'quantity', json(printf('%!.17g', r.quantity))) ORDER BY r.position) \
                 FROM facility_radioisotopes r WHERE r.facility_id = f.id) AS isotopes_json, \
              (SELECT json_group_array(p.practice) FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
              (SELECT group_concat(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";

@@ -33,9 +33,16 @@ pub fn deviation_percent(value: f64, reference: f64) -> f64 {
     (value - reference) / reference * 100.0
 }
 
-/// The largest magnitude (0 for none).
+/// The largest magnitude (0 for none). Not a number when one of them is not (a figure that
+/// overflowed), so that it fails its test instead of being passed over by `f64::max`.
 pub fn max_abs(values: impl IntoIterator<Item = f64>) -> f64 {
-    values.into_iter().map(f64::abs).fold(0.0, f64::max)
+    values.into_iter().map(f64::abs).fold(0.0, |max, v| {
+        if v.is_nan() || max.is_nan() {
+            f64::NAN
+        } else {
+            max.max(v)
+        }
+    })
 }
 
 pub fn mean(values: &[f64]) -> f64 {

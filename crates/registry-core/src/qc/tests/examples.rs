@@ -77,6 +77,19 @@ fn precision_worked_example() {
     assert_eq!(e.conclusion, Unsatisfactory);
 }
 
+#[test]
+fn a_figure_that_overflows_fails_its_test() {
+    // 3 × 1e308 overflows the sum: the mean is infinite, every deviation not a number.
+    let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [1e308, 1e308, 1e308]}]});
+    let e = eval(TestKind::Precision, &m);
+    assert_eq!(e.figures["sources"][0]["maxDeviationPercent"], Value::Null);
+    assert_eq!(e.figures["sources"][0]["conclusion"], "Insatisfatório");
+    assert_eq!(e.conclusion, Unsatisfactory);
+    assert!(max_abs([1.0, f64::NAN, 2.0]).is_nan());
+    assert_eq!(max_abs([-3.0, 2.0]), 3.0);
+    assert_eq!(max_abs([]), 0.0);
+}
+
 /// Tc-99m read at 0, T and 2T (T = 6.0067 h = 6 h 0.402 min = 6 h 0 min 24.12 s):
 /// 1000, 500·e^δ, 250. With x in units of T, y = ln A: x̄ = 1, Sxx = 2,
 /// Sxy = (−1)(y0 − ȳ) + (1)(y2 − ȳ) = y2 − y0 = −2 ln 2, so the slope is −ln 2 per T: the

@@ -20,7 +20,7 @@ use registry_core::ErrorBody;
 use registry_core::api::Message;
 use registry_core::api::{ChangePasswordInput, PasswordRecoverInput};
 use registry_core::audit::Action;
-use registry_core::{FieldCode, Role};
+use registry_core::{FieldCode, FieldError, Role};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -92,23 +92,40 @@ pub(super) async fn change_password(
             }))
         }
         None => {
-            let [current, password] = required_strs(&value, ["currentPassword", "newPassword"])?;
-            let (current, password) = (current.to_owned(), password.to_owned());
             let verified = {
                 let mut conn = state.db.read().await?;
                 let user = users::by_id(&mut conn, &caller.id).await?;
                 user.or_not_found("user")?.password_hash
             };
-            let not_current = || {
-                ApiError::field(
-                    "currentPassword",
-                    FieldCode::InvalidValue,
-                    "is not your current password",
-                )
+            let not_current = FieldError::new(
+                "currentPassword",
+                FieldCode::InvalidValue,
+                "is not your current password",
+            );
+            let current = value.get("currentPassword").and_then(Value::as_str);
+            let current_ok = match current.filter(|c| !c.is_empty()) {
+                Some(c) => verify_password(c.to_owned(), Some(verified.clone())).await?,
+                None => true, // reported by `required_strs`
             };
-            if !verify_password(current, Some(verified.clone())).await? {
-                return Err(not_current());
-            }
+            // Every failing field at once: a wrong current password with a refused new one.
+            let password = match (
+                required_strs(&value, ["currentPassword", "newPassword"]),
+                current_ok,
+            ) {
+                (Ok([_, password]), true) => password.to_owned(),
+                (read, _) => {
+                    let mut errors = match read {
+                        Err(ApiError::Validation(errors)) => errors,
+                        Err(e) => return Err(e),
+                        Ok(_) => Vec::new(),
+                    };
+                    if !current_ok {
+                        errors.insert(0, not_current);
+                    }
+                    return Err(ApiError::Validation(errors));
+                }
+            };
+            let not_current = || ApiError::Validation(vec![not_current.clone()]);
             let hash = hash_password(password).await?;
             let tx = state.db.begin().await?;
             // A change that committed since the check above made `current` stale.

@@ -365,10 +365,15 @@ async fn check_edit(
     if let Some(to) = draft.status.filter(|s| *s != current.status) {
         let m = Move::towards(to).filter(|m| matches!(m, Move::Submit | Move::SendBack));
         let Some(m) = m else {
-            return Err(invalid_transition(document::InvalidTransition {
-                from: current.status,
-                to,
-            }));
+            let how = match to {
+                DocumentStatus::Signed => "a document is signed with POST /document/sign",
+                DocumentStatus::Released => "a document is released with POST /document/liberate",
+                _ => "no document goes back to it",
+            };
+            return Err(ApiError::conflict(
+                "invalid_transition",
+                format!("Invalid transition: an edit cannot set the status \"{to}\": {how}."),
+            ));
         };
         if m == Move::SendBack {
             caller.require_any(SIGNERS)?;

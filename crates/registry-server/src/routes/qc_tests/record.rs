@@ -12,7 +12,7 @@ use crate::routes::shared::Forbidden;
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::qc_tests as store;
-use crate::store::{equipment, equipment_types, users};
+use crate::store::{documents, equipment, equipment_types, users};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -26,14 +26,16 @@ use registry_core::payload::{reference_id, unflagged_reference};
 use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
 use serde_json::Value;
 
-/// The equipment, test type and (when the payload names one) performer of a record, checked
-/// together so that every failing field is reported: the equipment and test type must exist, the
-/// test type must belong to the equipment's type, and a named performer must be an active user.
+/// The equipment, test type and (when the payload names them) performer and report document of a
+/// record, checked together so that every failing field is reported: the equipment and test type
+/// must exist, the test type must belong to the equipment's type, a named performer must be an
+/// active user and a named document one of the equipment's facility.
 async fn resolve(
     conn: &mut Conn,
     equipment_id: &str,
     test_type_id: &str,
     performer_id: Option<&str>,
+    document_id: Option<&str>,
 ) -> Result<(
     registry_core::equipment::Equipment,
     TestType,
@@ -66,6 +68,24 @@ async fn resolve(
             ))
         }
         _ => {}
+    }
+    if let Some(document_id) = document_id {
+        match (documents::state(conn, document_id).await?, &equipment) {
+            (None, _) => errors.push(FieldError::new(
+                "document",
+                FieldCode::InvalidValue,
+                format!("no document with _id {document_id}"),
+            )),
+            (Some(d), Some(e)) if d.facility_id != e.facility.id => errors.push(FieldError::new(
+                "document",
+                FieldCode::InvalidValue,
+                format!(
+                    "is a document of {}, not of this equipment's facility ({})",
+                    d.facility_name, e.facility.name
+                ),
+            )),
+            _ => {}
+        }
     }
     let mut performer = None;
     if let Some(performer_id) = performer_id {
@@ -104,6 +124,7 @@ async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges)
         &equipment_id,
         &test_type_id,
         changes.performed_by.as_deref(),
+        changes.document_id.clone().flatten().as_deref(),
     )
     .await?;
     changes
@@ -124,6 +145,7 @@ async fn refused(
     let equipment = named("equipment").or_else(|| record.map(|r| r.equipment.clone()));
     let test_type = named("typeOfTest").or_else(|| record.map(|r| r.type_of_test.id.clone()));
     let performer = named("performedBy");
+    let document = named("document");
     // An id the payload lacks was reported by the reader; "" names no record and its error is
     // dropped as a repeat.
     let found = resolve(
@@ -131,6 +153,7 @@ async fn refused(
         equipment.as_deref().unwrap_or_default(),
         test_type.as_deref().unwrap_or_default(),
         performer.as_deref(),
+        document.as_deref(),
     )
     .await;
     ApiError::with_reference_errors(errors, found)
