@@ -29,7 +29,8 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
     let payload = serde_json::json!({
         "name": "Clinica File", "companyName": "File Ltda", "cnpj": cnpj(2),
         "telephone": "(11) 98765-4321", "department": "Radiodiagnóstico",
-        "address": [{"street": "Av. Paulista, 1", "city": "São Paulo", "state": "SP"}],
+        "address": [{"street": "Av. Paulista, 1", "city": "São Paulo", "state": "SP"},
+                    {"street": "Rua B, 2", "city": "Santos", "state": "SP"}],
     });
     let path = env.write("facility.json", &payload.to_string());
     let from_file = env
@@ -54,6 +55,18 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
     assert_eq!(edited["address"][0]["street"], "Rua da Aurora, 100");
     assert_eq!(edited["version"], 2);
     assert_eq!(edited["practices"][0], "Diagnóstico");
+    // An address flag changes the first address and keeps the others.
+    let file_id = from_file["_id"].as_str().unwrap();
+    let edited = env
+        .json(&["facility", "edit", file_id, "--city", "Guarujá"])
+        .await;
+    assert_eq!(
+        edited["address"],
+        serde_json::json!([
+            {"street": "Av. Paulista, 1", "city": "Guarujá", "state": "SP", "complement": null, "zipCode": null},
+            {"street": "Rua B, 2", "city": "Santos", "state": "SP", "complement": null, "zipCode": null}
+        ])
+    );
     // By cnpj instead of _id.
     env.run(&["facility", "edit", &bare, "--name", "Clinica Renamed"])
         .await

@@ -125,7 +125,10 @@ pub fn parse_radioisotopes(text: &str) -> Result<Value, String> {
         let (name, qty) = item.split_once('=').ok_or_else(|| {
             format!("radioisotopes: `{item}` must be NAME=QUANTITY, e.g. Tc(99m)=1500")
         })?;
-        out.push(json!({"name": name.trim(), "quantity": qty.trim()}));
+        // The nuclide's spelling (`Tc-99m`) is taken for the spec's (`Tc(99m)`), as elsewhere.
+        let name = registry_core::material::radioisotope(&json!(name))
+            .map_or(name.trim(), |r| r.as_str());
+        out.push(json!({"name": name, "quantity": qty.trim()}));
     }
     Ok(Value::Array(out))
 }
@@ -269,6 +272,18 @@ mod tests {
         );
         assert!(warning.contains("… and 1 more") && warning.contains("--format json"));
         assert_eq!(csv_loss_warning(&all[..1], 10), None);
+    }
+
+    #[test]
+    fn radioisotopes_take_either_spelling() {
+        assert_eq!(
+            parse_radioisotopes("Tc-99m=10; I(131)=2.5;Xx-1=3").unwrap(),
+            json!([
+                {"name": "Tc(99m)", "quantity": "10"},
+                {"name": "I(131)", "quantity": "2.5"},
+                {"name": "Xx-1", "quantity": "3"}
+            ])
+        );
     }
 
     #[test]

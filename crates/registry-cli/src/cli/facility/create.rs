@@ -16,7 +16,7 @@ pub struct CreateArgs {
 
 pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
     let fields = args.fields;
-    let mut obj = fields.payload(None)?;
+    let mut obj = fields.payload(&[])?;
     let by_flags = fields.from_file.is_none();
     if by_flags && !ctx.interactive {
         // No prompt: every required field left out is a usage error naming its flag.

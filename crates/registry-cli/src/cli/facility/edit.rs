@@ -27,11 +27,12 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
             None => return view::show(ctx.format, &current),
         }
     } else {
-        let address = current
+        let stored: Vec<Value> = current
             .address
-            .first()
-            .map(|a| serde_json::to_value(a).expect("addresses serialise"));
-        args.fields.payload(address)?
+            .iter()
+            .map(|a| serde_json::to_value(a).expect("addresses serialise"))
+            .collect();
+        args.fields.payload(&stored)?
     };
     if obj.is_empty() {
         return Err(Fail::Usage(

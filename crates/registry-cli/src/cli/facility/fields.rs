@@ -129,7 +129,7 @@ impl FacilityFields {
             from_file: None,
             ..self.clone()
         };
-        if let Ok(given) = flags_only.payload(None) {
+        if let Ok(given) = flags_only.payload(&[]) {
             terms.given_in_table(FLAGS, &Value::Object(given));
         }
         // As `payload` splits them: a flag may hold several `;`-separated items.
@@ -147,9 +147,11 @@ impl FacilityFields {
         terms
     }
 
-    /// The payload of --from-file with the flags laid over it. `current_address` is the stored
-    /// first address on edit, so that `--city` alone keeps the street.
-    pub fn payload(&self, current_address: Option<Value>) -> Result<Map<String, Value>, Fail> {
+    /// The payload of --from-file with the flags laid over it. The address flags change the first
+    /// address of the file's list or, when it has none, of `stored` (the facility's addresses, on
+    /// edit), and every other address is kept: `--city` alone keeps the street and the second
+    /// address.
+    pub fn payload(&self, stored: &[Value]) -> Result<Map<String, Value>, Fail> {
         let mut obj = match &self.from_file {
             Some(path) => match read_json_file(path)? {
                 Value::Object(o) => o,
@@ -177,18 +179,23 @@ impl FacilityFields {
             ("zipCode", &self.zip_code),
         ];
         if address_flags.iter().any(|(_, v)| v.is_some()) {
-            let mut address = obj
-                .get("address")
-                .and_then(|a| a.get(0).or(Some(a)).cloned())
-                .filter(Value::is_object)
-                .or(current_address)
-                .unwrap_or_else(|| json!({}));
+            let mut addresses = match obj.get("address") {
+                Some(Value::Array(list)) if !list.is_empty() => list.clone(),
+                Some(one @ Value::Object(_)) => vec![one.clone()],
+                _ => stored.to_vec(),
+            };
+            if addresses.is_empty() {
+                addresses.push(json!({}));
+            }
+            if !addresses[0].is_object() {
+                addresses[0] = json!({});
+            }
             for (key, value) in address_flags {
                 if let Some(v) = value {
-                    address[key] = json!(v);
+                    addresses[0][key] = json!(v);
                 }
             }
-            obj.insert("address".into(), json!([address]));
+            obj.insert("address".into(), Value::Array(addresses));
         }
         if !self.practices.is_empty() {
             obj.insert("practices".into(), json!(self.practices));
@@ -357,7 +364,7 @@ pub async fn save_links(
         (None, Some(u)) => (format!("{} <{}>", u.name, u.email), u.email.clone()),
         (None, None) => (format!("_id {id}"), id.to_owned()),
     };
-    let errors = errors
+    let shown = errors
         .into_iter()
         .map(|mut e| {
             let place = link_index(&e.field).map(|(i, rest)| (users.get(i), rest.to_owned()));
@@ -367,11 +374,16 @@ pub async fn save_links(
                     "" | "_id" => format!("linked user {who}"),
                     part => format!("{part} of linked user {who}"),
                 };
+                let linked_before = facility.users.iter().any(|u| u.id == link.id);
                 e.message = match e.code {
-                    FieldCode::UserInactive => format!(
+                    FieldCode::UserInactive if linked_before => format!(
                         "is deactivated, and the facility's links cannot change while they \
                          stay linked; unlink them first: `registry facility unassign {} --user {email}`",
                         facility.id
+                    ),
+                    FieldCode::UserInactive => format!(
+                        "is deactivated: only an active user can be linked (reactivate the \
+                         account first: `registry user edit {email} --active true`)"
                     ),
                     _ => e.message.replace(&link.id, &email),
                 };
@@ -379,5 +391,9 @@ pub async fn save_links(
             e
         })
         .collect();
-    Err(Fail::Invalid(errors))
+    // Shown by user; the JSON envelope keeps the API's paths.
+    Err(Fail::Relabelled(
+        Box::new(ClientError::Validation(body).into()),
+        shown,
+    ))
 }
