@@ -195,6 +195,26 @@ async fn upload_sign_release_download_and_verify() {
         offline("copia.pdf", "documento.json").status.code(),
         Some(0)
     );
+    // Names are not signed: offline, a JSON with other names still verifies, and the output
+    // vouches only for what the signature covers.
+    let mut renamed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    renamed["name"] = "Contrato falso".into();
+    renamed["signedBy"]["name"] = "Mallory".into();
+    env.write("renomeado.json", &renamed.to_string());
+    let out = offline("copia.pdf", "renomeado.json");
+    assert_eq!(out.status.code(), Some(0));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        !stdout.contains("Mallory") && !stdout.contains("Contrato falso"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("\"Mallory\"") && stderr.contains("not covered by the signature"),
+        "{stderr}"
+    );
     assert_eq!(
         offline("adulterado.pdf", "documento.json").status.code(),
         Some(4)

@@ -150,17 +150,17 @@ async fn tests_are_recorded_with_history_and_due_dates() {
     assert_eq!(first["measurements"]["integral"], 2.1);
     assert_eq!(first["performedBy"]["name"], "Administrator");
 
-    // Refused locally, field by field: a future date (exit 4).
+    // Refused locally, field by field, named by the flags: a future date (exit 4).
     let tomorrow = (local_date(chrono::Utc::now()) + chrono::Days::new(1)).to_string();
     record(tomorrow, "Satisfatório")
         .await
         .expect(4)
-        .says("- date:");
+        .says("- --date:");
     // An unknown conclusion: refused locally (4), naming the allowed values.
     record(days_ago(1), "Bom")
         .await
         .expect(4)
-        .says("- conclusion: must be one of: Satisfatório, Satisfatório com observações");
+        .says("- --conclusion: must be one of: Satisfatório, Satisfatório com observações");
     // No conclusion and no terminal: usage error naming the flag.
     env.run(&record_args(&equipment, "Uniformidade", &[]))
         .await
@@ -220,7 +220,7 @@ async fn tests_are_recorded_with_history_and_due_dates() {
     env.run(&["test", "edit", &second_id, "--conclusion", "Ótimo"])
         .await
         .expect(4)
-        .says("- conclusion: must be one of");
+        .says("- --conclusion: must be one of");
     env.run(&["test", "delete", &second_id, "--yes"])
         .await
         .expect(0);

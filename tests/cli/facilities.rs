@@ -63,8 +63,8 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
     assert_eq!(
         edited["address"],
         serde_json::json!([
-            {"street": "Av. Paulista, 1", "city": "Guarujá", "state": "SP", "complement": null, "zipCode": null},
-            {"street": "Rua B, 2", "city": "Santos", "state": "SP", "complement": null, "zipCode": null}
+            {"street": "Av. Paulista, 1", "city": "Guarujá", "state": "SP"},
+            {"street": "Rua B, 2", "city": "Santos", "state": "SP"}
         ])
     );
     // By cnpj instead of _id.

@@ -150,6 +150,24 @@ async fn an_export_imports_on_another_server() {
         })
         .await
         .unwrap();
+    // A deactivated user cannot be linked: the dry run says so, as the real run would fail.
+    b.run(&["user", "deactivate", &linked, "--yes"])
+        .await
+        .expect(0);
+    let dry = b
+        .run(&["facility", "import", &json_path, "--dry-run", "-o", "json"])
+        .await
+        .expect(1)
+        .json();
+    assert_eq!(
+        (dry["created"].as_u64(), dry["failed"].as_u64()),
+        (Some(1), Some(1)),
+        "{dry}"
+    );
+    assert!(dry.to_string().contains("is deactivated"), "{dry}");
+    b.run(&["user", "edit", &linked, "--active", "true"])
+        .await
+        .expect(0);
     let created = b
         .run(&["facility", "import", &json_path, "-o", "json"])
         .await

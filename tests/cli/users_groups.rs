@@ -98,6 +98,17 @@ async fn groups_are_created_edited_and_deleted() {
     env.run(&["group", "create", "--name", "Rede Nordeste"])
         .await
         .expect(5);
+    // A refused field is named by the flag typed; the JSON envelope keeps the API's path.
+    env.run(&["group", "create", "--name", " "])
+        .await
+        .expect(4)
+        .says("- --name: ");
+    let envelope = env
+        .run(&["group", "create", "--name", " ", "-o", "json"])
+        .await
+        .expect(4)
+        .json();
+    assert_eq!(envelope["errors"][0]["field"], "name");
     env.run(&["group", "delete", id, "--yes"]).await.expect(0);
     env.run(&["group", "show", id]).await.expect(5);
 }

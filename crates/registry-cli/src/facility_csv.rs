@@ -126,8 +126,8 @@ pub fn parse_radioisotopes(text: &str) -> Result<Value, String> {
             format!("radioisotopes: `{item}` must be NAME=QUANTITY, e.g. Tc(99m)=1500")
         })?;
         // The nuclide's spelling (`Tc-99m`) is taken for the spec's (`Tc(99m)`), as elsewhere.
-        let name = registry_core::material::radioisotope(&json!(name))
-            .map_or(name.trim(), |r| r.as_str());
+        let name =
+            registry_core::material::radioisotope(&json!(name)).map_or(name.trim(), |r| r.as_str());
         out.push(json!({"name": name, "quantity": qty.trim()}));
     }
     Ok(Value::Array(out))

@@ -4,18 +4,17 @@
 //! Nothing half-done is sent: a prompt's answers go to the server only after the last one.
 
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
 
 /// The exit code of a cancelled command: 128 + SIGINT, as shells report an interrupted one.
 pub const CANCELLED: u8 = 130;
 
 /// "Cancelled." on stderr, once: the prompt's thread (which sees the key) and the watching one
-/// (which sees the signal) may both come here.
+/// (which sees the signal) may both come here. The second waits until the first has written
+/// it, since either may end the process as soon as this returns.
 pub fn say() {
-    static SAID: AtomicBool = AtomicBool::new(false);
-    if !SAID.swap(true, Ordering::SeqCst) {
-        eprintln!("\nCancelled.");
-    }
+    static SAID: Once = Once::new();
+    SAID.call_once(|| eprintln!("\nCancelled."));
 }
 
 /// When stdin is a terminal (a prompt may be shown), watches for Ctrl-C on a thread of its own,

@@ -83,6 +83,44 @@ impl FlagTerms {
     }
 }
 
+/// The flags typed on a command line, `(arg id, long name)`, in terms of the API fields they
+/// fill: a flag's field is its id in camelCase (`serial_number` → `serialNumber`), or the field
+/// of the few flags named otherwise (`--type` of equipment → `typeOfEquipment`). For commands
+/// without terms of their own, so that a refusal of a field a flag gave names the flag.
+pub fn typed(flags: &[(String, String)]) -> FlagTerms {
+    const RENAMED: &[(&str, &str)] = &[
+        ("equipment_type", "typeOfEquipment"),
+        ("test_type", "typeOfTest"),
+        ("cnen_registry", "CNENregistry"),
+    ];
+    let mut terms = FlagTerms::default();
+    for (id, long) in flags {
+        let field = match RENAMED.iter().find(|(flag, _)| flag == id) {
+            Some((_, field)) => (*field).to_owned(),
+            None => camel_case(id),
+        };
+        terms.given(field, format!("--{long}"));
+    }
+    terms
+}
+
+/// `serial_number` → `serialNumber`.
+fn camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +160,31 @@ mod tests {
                 "radioisotopes[10].name"
             ]
         );
+    }
+
+    #[test]
+    fn typed_flags_name_the_fields_they_fill() {
+        let typed = |pairs: &[(&str, &str)]| {
+            let flags: Vec<(String, String)> = pairs
+                .iter()
+                .map(|(id, long)| (id.to_string(), long.to_string()))
+                .collect();
+            typed(&flags)
+        };
+        let terms = typed(&[
+            ("date", "date"),
+            ("measurements", "measurements"),
+            ("serial_number", "serial-number"),
+            ("equipment_type", "type"),
+        ]);
+        assert_eq!(terms.label("date"), Some("--date"));
+        assert_eq!(
+            terms.label("measurements.values.integralUfov"),
+            Some("--measurements")
+        );
+        assert_eq!(terms.label("serialNumber"), Some("--serial-number"));
+        assert_eq!(terms.label("typeOfEquipment"), Some("--type"));
+        assert_eq!(terms.label("conclusion"), None, "not typed");
+        assert_eq!(terms.label("dateGte"), None);
     }
 }

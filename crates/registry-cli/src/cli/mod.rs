@@ -67,6 +67,10 @@ pub struct Cli {
     /// The subcommands given, e.g. `group delete`, for messages.
     #[arg(skip)]
     command_path: String,
+    /// The command's own flags typed on the command line, `(id, long name)`, to name a refused
+    /// field by the flag that gave it (`flag_terms::typed`).
+    #[arg(skip)]
+    typed_flags: Vec<(String, String)>,
 }
 
 impl Cli {
@@ -90,11 +94,22 @@ impl Cli {
         }
         let mut names = Vec::new();
         let mut level = &matches;
+        let mut command = Cli::command();
         while let Some((name, sub)) = level.subcommand() {
             names.push(name);
             level = sub;
+            command = command
+                .find_subcommand(name)
+                .cloned()
+                .expect("clap matched a subcommand it knows");
         }
         cli.command_path = names.join(" ");
+        cli.typed_flags = command
+            .get_arguments()
+            .filter(|a| !a.is_global_set())
+            .filter(|a| level.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
+            .filter_map(|a| Some((a.get_id().to_string(), a.get_long()?.to_owned())))
+            .collect();
         cli.server_origin = if from_env("server") {
             "REGISTRY_URL"
         } else {
@@ -235,7 +250,10 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
     )?;
     let withheld = globals.token_withheld.clone();
     let command_path = cli.command_path.clone();
-    let result = run_command(cli.command, &globals).await;
+    let typed = flag_terms::typed(&cli.typed_flags);
+    let result = run_command(cli.command, &globals)
+        .await
+        .map_err(|fail| typed.apply(fail));
     match (result, withheld) {
         // The 401 of a server the profile's token was kept from: no token was sent there (the
         // note before said why and what to do), which "log in again" would not help.

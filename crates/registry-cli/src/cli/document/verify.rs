@@ -91,23 +91,43 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
             ],
         )
         .map_err(Fail::from),
-        Format::Table if outcome.is_ok() => output::print_line(format_args!(
-            "OK: {} is the file of document {} ({}), signed by {} at {}, code {}",
-            a.file.display(),
-            document.name,
-            document.id,
-            document
-                .signed_by
-                .as_ref()
-                .map(|p| p.name.as_str())
-                .unwrap_or("?"),
-            document
+        Format::Table if outcome.is_ok() => {
+            let signer = document.signed_by.as_ref();
+            let at = document
                 .signed_at
                 .as_deref()
-                .map_or("?".into(), output::brasilia),
-            document.code.as_deref().unwrap_or("?")
-        ))
-        .map_err(Fail::from),
+                .map_or("?".into(), output::brasilia);
+            let code = document.code.as_deref().unwrap_or("?");
+            match &a.document_json {
+                // The signature covers the _ids, the time and the code, not the names a JSON
+                // file holds: offline, only what it covers is said as checked.
+                Some(path) => {
+                    output::print_line(format_args!(
+                        "OK: {} is the file of document {}, signed by user {} at {at}, code {code}",
+                        a.file.display(),
+                        document.id,
+                        signer.map_or("?", |p| p.id.as_str()),
+                    ))?;
+                    output::note(format!(
+                        "the names in {} (document {:?}, signer {:?}) are not covered by the \
+                         signature: check them with `registry document show {}`",
+                        path.display(),
+                        document.name,
+                        signer.map_or("?", |p| p.name.as_str()),
+                        document.id
+                    ));
+                    Ok(())
+                }
+                None => output::print_line(format_args!(
+                    "OK: {} is the file of document {} ({}), signed by {} at {at}, code {code}",
+                    a.file.display(),
+                    document.name,
+                    document.id,
+                    signer.map_or("?", |p| p.name.as_str()),
+                ))
+                .map_err(Fail::from),
+            }
+        }
         Format::Table => Ok(()),
     };
     outcome.map_err(|e| {

@@ -102,8 +102,9 @@ impl Directory {
 
     /// `payload`'s `group` (an `_id`, a name, or `{"_id", "name"}` as an export has it) as the
     /// `_id` of this server's group; its `users` as `[{_id, responsabilities}]` with each user
-    /// found by `_id`, else by `email`. The problems: each group or user not on this server
-    /// (every one, so that one pass fixes the file); the payload then goes without them.
+    /// found by `_id`, else by `email`. The problems: each group or user not on this server, and
+    /// each deactivated user (every one, so that one pass fixes the file, and `--dry-run` says
+    /// what the server would refuse).
     async fn resolve(
         &mut self,
         ctx: &Ctx,
@@ -170,6 +171,13 @@ impl Directory {
                     ));
                     continue;
                 };
+                if !u.active {
+                    problems.push(format!(
+                        "user `{}`: is deactivated, and only an active user can be linked",
+                        u.email
+                    ));
+                    continue;
+                }
                 let responsibilities = link.get("responsabilities").cloned().unwrap_or(json!([]));
                 resolved.push(json!({"_id": u.id, "responsabilities": responsibilities}));
             }
