@@ -124,10 +124,12 @@ fn diff(path: &str, before: &Value, after: &Value, out: &mut Vec<String>) {
             }
         }
         (Value::Array(b), Value::Array(a))
-            if b.len() == a.len() && b.iter().chain(a).all(|v| v.is_object() && !is_whole(v)) =>
+            if b.iter().chain(a).all(|v| v.is_object() && !is_whole(v)) =>
         {
-            for (i, (b, a)) in b.iter().zip(a).enumerate() {
-                diff(&format!("{path}[{i}]"), b, a, out);
+            // Place by place (addresses): a line for each that changed, came or went.
+            for i in 0..b.len().max(a.len()) {
+                let at = |list: &Vec<Value>| list.get(i).cloned().unwrap_or(Value::Null);
+                diff(&format!("{path}[{i}]"), &at(b), &at(a), out);
             }
         }
         _ => out.push(line(before, after)),
@@ -214,6 +216,25 @@ mod tests {
                 "users: Ana (Titular) → Ana (no responsibility)",
                 "users: (none) → Bruno (Titular)",
             ]
+        );
+    }
+
+    #[test]
+    fn an_address_that_came_or_went_has_a_line() {
+        let one = json!({"street": "Rua A", "city": "Recife", "state": "PE"});
+        let two = json!({"street": "Rua B", "city": "Olinda", "state": "PE"});
+        let before = json!({"address": [one.clone(), two]});
+        let after = json!({"address": [{"street": "Rua A", "city": "Paulista", "state": "PE"}]});
+        assert_eq!(
+            changed_fields(&event(Some(before.clone()), Some(after.clone()))),
+            [
+                "address[0].city: Recife → Paulista",
+                "address[1]: city=Olinda; state=PE; street=Rua B → (none)",
+            ]
+        );
+        assert_eq!(
+            changed_fields(&event(Some(after), Some(before)))[1],
+            "address[1]: (none) → city=Olinda; state=PE; street=Rua B"
         );
     }
 
