@@ -90,6 +90,22 @@ async fn repeated_failed_logins_are_rate_limited(app: TestApp) {
         .unwrap();
     assert!(retry > 0 && retry <= 15 * 60);
     blocked.expect_error(429, "rate_limited");
+
+    // Guessing the current password through a token counts against the account the same way.
+    let (_, token) = app.user_with(&["Físico"], "Guessed").await;
+    let guess = |current: &'static str| {
+        app.post(
+            "/api/changePassword/",
+            &token,
+            json!({"currentPassword": current, "newPassword": "another-password-1"}),
+        )
+    };
+    for _ in 0..5 {
+        guess("wrong-password")
+            .await
+            .expect_field_error("currentPassword", "invalid_value");
+    }
+    guess(PASSWORD).await.expect_error(429, "rate_limited");
 }
 
 async fn password_change_ends_older_tokens(app: TestApp) {

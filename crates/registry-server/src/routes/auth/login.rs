@@ -15,7 +15,7 @@ use registry_core::api::LoginRequest;
 use registry_core::api::LoginResponse;
 
 /// Reserves a password check for `email` under the per-account rule, or answers 429.
-async fn reserve_login(state: &AppState, email: &str) -> Result<()> {
+pub(super) async fn reserve_login(state: &AppState, email: &str) -> Result<()> {
     let l = &state.config.limits;
     let rule = users::LoginRule {
         free: l.login_free_failures,

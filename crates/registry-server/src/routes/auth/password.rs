@@ -1,6 +1,7 @@
 //! Changing a password (one's own, or anyone's for an Administrator) and recovery with an e-mailed
 //! code.
 
+use super::login::reserve_login;
 use super::{audit_user, required_strs, token_for};
 use crate::auth::{Caller, hash_password, verify_password};
 use crate::db::{Tx, now, timestamp};
@@ -68,6 +69,7 @@ async fn set_password(
 )]
 pub(super) async fn change_password(
     State(state): State<AppState>,
+    client: ClientAddr,
     caller: Caller,
     body: JsonBody,
 ) -> Result<Json<Message>> {
@@ -104,7 +106,7 @@ pub(super) async fn change_password(
             );
             let current = value.get("currentPassword").and_then(Value::as_str);
             let current_ok = match current.filter(|c| !c.is_empty()) {
-                Some(c) => verify_password(c.to_owned(), Some(verified.clone())).await?,
+                Some(c) => check_current(&state, &client, &caller.email, c, &verified).await?,
                 None => true, // reported by `required_strs`
             };
             // Every failing field at once: a wrong current password with a refused new one.
@@ -143,6 +145,30 @@ pub(super) async fn change_password(
                 token: Some(token_for(&state, &user)?),
             }))
         }
+    }
+}
+
+/// A self-change's current password checked against `hash` under the login's limits (per client
+/// and per account, docs/decisions.md): a token is no licence to guess its owner's password, and
+/// guesses here count against the account's logins as theirs count here.
+async fn check_current(
+    state: &AppState,
+    client: &ClientAddr,
+    email: &str,
+    password: &str,
+    hash: &str,
+) -> Result<bool> {
+    state.limiters.login_failures.check(client)?;
+    let _turn = state.limiters.account_turn(email).await;
+    reserve_login(state, email).await?;
+    if verify_password(password.to_owned(), Some(hash.to_owned())).await? {
+        let mut tx = state.db.begin().await?;
+        users::clear_login_failures(&mut tx, email).await?;
+        tx.commit().await?;
+        Ok(true)
+    } else {
+        state.limiters.login_failures.failed(client)?;
+        Ok(false)
     }
 }
 
