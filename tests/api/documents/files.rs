@@ -108,6 +108,25 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     // Not a PDF or an image.
     let res = upload(&app, &app.admin, &facility, b"PK\x03\x04 zip".to_vec(), &[]).await;
     res.expect_field_error("file", "invalid_value");
+    // A field or a file sent twice is refused, not decided by order.
+    let fields = [
+        ("name", "Relatório"),
+        ("facility", facility.as_str()),
+        ("date", "2026-11-01"),
+        ("validity", "2027-11-01"),
+    ];
+    let two_files = form(&fields, Some((pdf(100, 1), "a.pdf")))
+        .part("file", Part::bytes(pdf(100, 2)).file_name("b.pdf"));
+    send_form(&app, "/api/document/register", &app.admin, two_files)
+        .await
+        .expect_field_error("file", "invalid_value");
+    let two_names = form(&fields, Some((pdf(100, 1), "a.pdf")))
+        .text("data", json!({"name": "Outro nome"}).to_string());
+    send_form(&app, "/api/document/register", &app.admin, two_names)
+        .await
+        .expect_field_error("name", "invalid_value");
+    let listed = app.admin_get("/api/documents").await;
+    assert_eq!(listed["paging"]["total"], 0, "nothing stored: {listed}");
     // No file, no fields: every problem at once.
     let res = send_form(
         &app,

@@ -52,7 +52,7 @@ pub(crate) fn form(fields: &[(&str, &str)], file: Option<(Vec<u8>, &str)>) -> Fo
     form
 }
 
-/// Uploads a PDF to the facility with valid fields (plus `extra`).
+/// Uploads a PDF to the facility with valid fields (`extra` added or in their place).
 pub async fn upload(
     app: &TestApp,
     token: &str,
@@ -66,7 +66,13 @@ pub async fn upload(
         ("date", "2026-11-01"),
         ("validity", "2027-11-01"),
     ];
-    fields.extend_from_slice(extra);
+    // Each field once (the server refuses one sent twice): `extra` replaces a default.
+    for (key, value) in extra {
+        match fields.iter_mut().find(|(k, _)| k == key) {
+            Some(field) => field.1 = value,
+            None => fields.push((key, value)),
+        }
+    }
     send_form(
         app,
         "/api/document/register/",

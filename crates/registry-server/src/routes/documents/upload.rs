@@ -43,6 +43,13 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
     while let Some(field) = multipart.next_field().await.map_err(multipart_error)? {
         let name = field.name().unwrap_or_default().to_owned();
         if name == "file" {
+            if file.is_some() {
+                return Err(ApiError::field(
+                    "file",
+                    FieldCode::InvalidValue,
+                    "is given twice: an upload carries one `file` part",
+                ));
+            }
             let file_name = field
                 .file_name()
                 .map(str::to_owned)
@@ -64,9 +71,9 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
                 "The form fields are larger than allowed.".into(),
             ));
         }
-        if name == "data" {
+        let given: Vec<(String, Value)> = if name == "data" {
             match registry_core::json::parse(text.as_bytes()) {
-                Ok(Value::Object(o)) => fields.extend(o),
+                Ok(Value::Object(o)) => o.into_iter().collect(),
                 _ => {
                     return Err(ApiError::BadRequest(
                         "The `data` part must be a JSON object of the document's fields.".into(),
@@ -74,7 +81,18 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
                 }
             }
         } else {
-            fields.insert(name, Value::String(registry_core::json::compose(text)));
+            vec![(name, Value::String(registry_core::json::compose(text)))]
+        };
+        // A field sent twice (two parts, or a part and `data`) would leave one of them unsaid.
+        for (key, value) in given {
+            if fields.contains_key(&key) {
+                return Err(ApiError::field(
+                    &key,
+                    FieldCode::InvalidValue,
+                    "is given twice: send each field once (as a part or in `data`)",
+                ));
+            }
+            fields.insert(key, value);
         }
     }
     let errors = registry_core::payload::check_object_limits(&fields);
