@@ -6,6 +6,7 @@ mod audit;
 mod auth;
 mod cancel;
 mod changes;
+mod columns;
 mod config;
 mod context;
 mod document;
