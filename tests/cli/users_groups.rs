@@ -189,7 +189,10 @@ async fn groups_are_named_by_id_or_name() {
     let edited = env
         .json(&["group", "edit", "rede agreste", "--description", "Sertão"])
         .await;
-    assert_eq!(edited["facilities"][0]["name"], "Clinica Agreste", "{edited}");
+    assert_eq!(
+        edited["facilities"][0]["name"], "Clinica Agreste",
+        "{edited}"
+    );
     env.run(&["group", "show", "Rede Sertao"])
         .await
         .expect(5)
