@@ -49,8 +49,10 @@ async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
         p.exp_string("CNPJ")?;
         p.send_control('u')?;
         p.send_line("")?;
-        // Erased and left blank: asked again, saying why.
+        // Erased and left blank: asked again saying why, the value given offered again.
         p.exp_string("is required")?;
+        p.exp_string("11222333000182")?;
+        p.send_control('u')?;
         p.send_line(&valid)?;
         // Accepted (not appended to the wrong one): the wizard goes on to the name.
         reply(&mut p, "Name", "Clinica Corrigida")?;
