@@ -45,12 +45,18 @@ async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
     dialogue("Ctrl-D and Ctrl-U at prompts", move || {
         let mut p = spawn(create)?;
         p.exp_string("check digits do not match")?;
-        reply(&mut p, "Name", "Clinica Corrigida")?;
-        reply(&mut p, "Company name", "Corrigida Ltda")?;
+        // Asked for first, before the wizard's own questions.
         p.exp_string("CNPJ")?;
         p.send_control('u')?;
+        p.send_line("")?;
+        // Erased and left blank: asked again saying why, the value given offered again.
+        p.exp_string("is required")?;
+        p.exp_string("11222333000182")?;
+        p.send_control('u')?;
         p.send_line(&valid)?;
-        // Accepted (not appended to the wrong one): the wizard goes on to the telephone.
+        // Accepted (not appended to the wrong one): the wizard goes on to the name.
+        reply(&mut p, "Name", "Clinica Corrigida")?;
+        reply(&mut p, "Company name", "Corrigida Ltda")?;
         p.exp_string("Telephone")?;
         p.send_control('d')?;
         ends_cancelled(&mut p)?;

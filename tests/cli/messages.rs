@@ -2,7 +2,7 @@
 //! flag and the allowed values), command-line parse errors as JSON envelopes under `-o json`,
 //! and the server's validation errors in the terms of the flags that produced them.
 
-use crate::harness::Env;
+use crate::harness::{Env, PASSWORD, strs};
 
 /// `facility list --practice/--radioisotope` filter by closed sets (spec §2.4, §2.5): a value
 /// outside them is refused (exit 4) rather than answered with an empty list; an isotope is
@@ -299,4 +299,70 @@ async fn permission_denied_names_the_roles_needed() {
     .expect(3)
     .says("permission denied")
     .says("hint: `group delete` needs the Administrator role (you are Físico)");
+    // The user commands, refused for the role of the user or the role given, say so too.
+    let (_, other_admin) = env.user("Outra Admin", &["Administrator"]).await;
+    let as_ana = |args: &[&str]| {
+        let mut all = vec!["--profile", "ana"];
+        all.extend(args);
+        all.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let manage =
+        "hint: `user {}` needs the Administrator role for a user with a role other than Cliente";
+    for (args, hint) in [
+        (
+            as_ana(&[
+                "user",
+                "edit",
+                &other_admin,
+                "--telephone",
+                "(81) 3333-4444",
+            ]),
+            manage.replace("{}", "edit"),
+        ),
+        (
+            as_ana(&[
+                "user",
+                "create",
+                "--name",
+                "Nova Admin",
+                "--email",
+                "nova.admin@example.com",
+                "--role",
+                "Admin",
+                "--password-stdin",
+            ]),
+            manage.replace("{}", "create"),
+        ),
+        (
+            as_ana(&[
+                "user",
+                "password",
+                "--user",
+                &other_admin,
+                "--password-stdin",
+            ]),
+            "hint: `user password` needs the Administrator role to set another user's password"
+                .to_owned(),
+        ),
+    ] {
+        env.run_with(&strs(&args), &format!("{PASSWORD}\n"), &[])
+            .await
+            .expect(3)
+            .says(&hint)
+            .says("(you are Físico)");
+    }
+    // A read only staff may make: the history of a facility, for a Cliente linked to it.
+    let id = env.facility("Clinica Historia", 57).await;
+    let (_, cliente) = env.user("Cleo Cliente", &["Cliente"]).await;
+    env.run(&[
+        "facility", "assign", &id, "--user", &cliente, "--role", "Titular",
+    ])
+    .await
+    .expect(0);
+    env.login_as("cleo", &cliente).await;
+    env.run(&["--profile", "cleo", "facility", "history", &id])
+        .await
+        .expect(3)
+        .says("hint: `facility history` needs a staff role")
+        .says("(you are Cliente)");
 }

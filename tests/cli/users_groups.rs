@@ -191,6 +191,19 @@ async fn groups_are_named_by_id_or_name() {
         .json(&["facility", "list", "--group", "rede agreste"])
         .await;
     assert_eq!(listed.as_array().unwrap().len(), 1);
+    // An edit shows the group as `group show` does: with its facilities.
+    let shown = env
+        .run(&["group", "edit", "rede agreste", "--description", "Agreste"])
+        .await
+        .expect(0);
+    assert!(shown.stdout.contains("Clinica Agreste"), "{}", shown.stdout);
+    let edited = env
+        .json(&["group", "edit", "rede agreste", "--description", "Sertão"])
+        .await;
+    assert_eq!(
+        edited["facilities"][0]["name"], "Clinica Agreste",
+        "{edited}"
+    );
     env.run(&["group", "show", "Rede Sertao"])
         .await
         .expect(5)

@@ -18,7 +18,9 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
     let cmd = env.at_terminal(&["facility", "create"]);
     dialogue("the wizard dialogue", move || {
         let mut p = spawn(cmd)?;
-        reply(&mut p, "Name", "Clinica Wizard")?;
+        // A blank answer is asked again, saying why.
+        reply(&mut p, "Name", "")?;
+        reply(&mut p, "is required", "Clinica Wizard")?;
         reply(&mut p, "Company name", "Wizard Ltda")?;
         reply(&mut p, "CNPJ", &wrong)?;
         reply(&mut p, "check digits do not match", &punctuated)?;
@@ -26,7 +28,8 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         reply(&mut p, "Telephone", "3333-4444")?;
         reply(&mut p, "must include the area code", "(81) 3333-4444")?;
         answer(&mut p, "Department", "j\r")?; // down: Radiodiagnóstico
-        reply(&mut p, "Street", "Rua do Sol, 5")?;
+        reply(&mut p, "Street", "  ")?;
+        reply(&mut p, "is required", "Rua do Sol, 5")?;
         reply(&mut p, "City", "Recife")?;
         reply(&mut p, "State", "PE")?;
         reply(&mut p, "CNEN registry", "")?;

@@ -44,25 +44,38 @@ pub fn read(q: Question) -> Result<String, Fail> {
     let head = text(|s| theme.format_input_prompt(s, q.label, q.default));
     loop {
         let typed = edit(&term, &head, q.initial)?;
-        let answer = match (typed.trim().is_empty(), q.default) {
-            (true, Some(d)) => d.to_owned(),
-            (true, None) if !q.allow_empty => {
+        match taken(&q, typed) {
+            Ok(answer) => {
                 term.clear_line()?;
-                continue;
+                term.write_line(&text(|s| {
+                    theme.format_input_prompt_selection(s, q.label, &answer)
+                }))?;
+                return Ok(answer);
             }
-            _ => typed,
-        };
-        let skip_check = q.allow_empty && answer.trim().is_empty();
-        if let Some(Err(reason)) = q.check.filter(|_| !skip_check).map(|c| c(answer.trim())) {
-            term.write_line("")?;
-            term.write_line(&text(|s| theme.format_error(s, &reason)))?;
-            continue;
+            Err(reason) => {
+                term.write_line("")?;
+                term.write_line(&text(|s| theme.format_error(s, &reason)))?;
+            }
         }
-        term.clear_line()?;
-        term.write_line(&text(|s| {
-            theme.format_input_prompt_selection(s, q.label, &answer)
-        }))?;
-        return Ok(answer);
+    }
+}
+
+/// The reason given for a blank answer to a question that needs one.
+pub const REQUIRED: &str = "is required";
+
+/// What `typed` answers to `q`: the answer (the default for a blank one), or the reason it is
+/// asked again — [`REQUIRED`] for a blank answer with no default, else the check's.
+fn taken(q: &Question, typed: String) -> Result<String, String> {
+    let blank = typed.trim().is_empty();
+    let answer = match (blank, q.default) {
+        (true, Some(d)) => d.to_owned(),
+        (true, None) if q.allow_empty => return Ok(typed),
+        (true, None) => return Err(REQUIRED.to_owned()),
+        (false, _) => typed,
+    };
+    match q.check.map(|c| c(answer.trim())) {
+        Some(Err(reason)) => Err(reason),
+        _ => Ok(answer),
     }
 }
 
@@ -142,7 +155,57 @@ fn word_start(chars: &[char], pos: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::word_start;
+    use super::{Question, REQUIRED, taken, word_start};
+
+    fn question<'a>(check: Option<super::Check<'a>>, allow_empty: bool) -> Question<'a> {
+        Question {
+            label: "Name",
+            default: None,
+            initial: "",
+            check,
+            allow_empty,
+        }
+    }
+
+    #[test]
+    fn a_blank_answer_is_asked_again_with_the_reason() {
+        let not_blank = |s: &str| {
+            if s.is_empty() {
+                Err("never".into())
+            } else {
+                Ok(())
+            }
+        };
+        for typed in ["", "   "] {
+            assert_eq!(
+                taken(&question(None, false), typed.into()),
+                Err(REQUIRED.into())
+            );
+            let checked = question(Some(&not_blank), false);
+            assert_eq!(taken(&checked, typed.into()), Err(REQUIRED.into()));
+        }
+        // An optional answer may be blank, unchecked; a default answers a blank one.
+        assert_eq!(
+            taken(&question(Some(&not_blank), true), "".into()),
+            Ok("".into())
+        );
+        let with_default = Question {
+            default: Some("PE"),
+            ..question(None, false)
+        };
+        assert_eq!(taken(&with_default, " ".into()), Ok("PE".into()));
+        let short = |s: &str| {
+            if s.len() < 3 {
+                Err("too short".into())
+            } else {
+                Ok(())
+            }
+        };
+        assert_eq!(
+            taken(&question(Some(&short), false), "ab".into()),
+            Err("too short".into())
+        );
+    }
 
     #[test]
     fn ctrl_w_takes_the_word_before_the_cursor() {

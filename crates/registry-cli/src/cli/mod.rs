@@ -6,6 +6,7 @@ mod audit;
 mod auth;
 mod cancel;
 mod changes;
+mod columns;
 mod config;
 mod context;
 mod document;
@@ -35,6 +36,10 @@ use output::Format;
 use registry_client::ClientError;
 use std::process::ExitCode;
 
+/// The heading of the options every command takes (`--profile`, `--server`, `--token`,
+/// `--output`, `--no-input`) in `--help`, after a command's own options.
+const GLOBAL_OPTIONS: &str = "Global options";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "registry",
@@ -45,19 +50,19 @@ use std::process::ExitCode;
 )]
 pub struct Cli {
     /// Profile to use (e.g. production, staging); default: the last one logged into.
-    #[arg(long, global = true, env = "REGISTRY_PROFILE")]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "REGISTRY_PROFILE")]
     profile: Option<String>,
     /// Server URL, e.g. https://registry.example.org (the `/api` suffix is optional).
-    #[arg(long, global = true, env = "REGISTRY_URL")]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "REGISTRY_URL")]
     server: Option<String>,
     /// Token to use instead of the profile's (for scripts).
-    #[arg(long, global = true, env = "REGISTRY_TOKEN", hide_env_values = true)]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "REGISTRY_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// Output format.
-    #[arg(long, short, global = true, value_enum, default_value = "table")]
+    #[arg(long, short, global = true, help_heading = GLOBAL_OPTIONS, value_enum, default_value = "table")]
     output: Format,
     /// Never prompt; missing input is an error.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS)]
     no_input: bool,
     #[command(subcommand)]
     command: Command,
@@ -379,6 +384,27 @@ mod tests {
                 help.contains("Examples:") && help.contains(&example),
                 "{help}"
             );
+        }
+    }
+
+    /// A command's own options come first in its `--help`; the global ones follow under their
+    /// own heading.
+    #[test]
+    fn global_options_have_their_own_heading() {
+        let mut cmd = Cli::command();
+        // The global options reach the subcommands when the tree is built.
+        cmd.build();
+        let help = cmd
+            .find_subcommand_mut("facility")
+            .and_then(|f| f.find_subcommand_mut("create"))
+            .expect("facility create")
+            .render_help()
+            .to_string();
+        let own = help.find("--company-name").expect("an own option");
+        let heading = help.find("Global options:").expect("the heading");
+        assert!(own < heading, "{help}");
+        for global in ["--profile", "--server", "--token", "--output", "--no-input"] {
+            assert!(help.find(global).expect(global) > heading, "{help}");
         }
     }
 

@@ -3,8 +3,9 @@
 //! only through [`stdout`] (or [`async_stdout`]), never `println!`, so that a reader that went
 //! away (`registry … | head -1`) ends the command quietly instead of a panic ([`stdout_closed`]).
 
+use super::columns;
 use clap::{Args, ValueEnum};
-use comfy_table::{ColumnConstraint, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use dialoguer::console::Term;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use registry_client::{ListQuery, MAX_PAGE_SIZE};
@@ -156,7 +157,21 @@ pub fn print_list<T: Serialize>(
     headers: &[&str],
     row: impl Fn(&T) -> Vec<String>,
 ) -> anyhow::Result<()> {
-    print_rows(format, records, headers, records.iter().map(row).collect())
+    print_list_ranked(format, records, headers, &[], row)
+}
+
+/// [`print_list`] whose table, on a terminal too narrow for every column, keeps the columns of
+/// `rank` first (most important first; the others follow in the table's order) and leaves out
+/// those that do not fit ([`columns`]).
+pub fn print_list_ranked<T: Serialize>(
+    format: Format,
+    records: &[T],
+    headers: &[&str],
+    rank: &[&str],
+    row: impl Fn(&T) -> Vec<String>,
+) -> anyhow::Result<()> {
+    let cells = records.iter().map(row).collect();
+    print_rows(format, records, headers, rank, cells)
 }
 
 /// A column of a table: its header, and how a record gives its cell.
@@ -168,15 +183,27 @@ pub fn print_table<T: Serialize>(
     records: &[T],
     columns: &[Column<T>],
 ) -> anyhow::Result<()> {
+    print_table_ranked(format, records, columns, &[])
+}
+
+/// [`print_table`] keeping the columns of `rank` first on a narrow terminal, as
+/// [`print_list_ranked`].
+pub fn print_table_ranked<T: Serialize>(
+    format: Format,
+    records: &[T],
+    columns: &[Column<T>],
+    rank: &[&str],
+) -> anyhow::Result<()> {
     let headers: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
     let row = |r: &T| columns.iter().map(|(_, cell)| cell(r)).collect();
-    print_list(format, records, &headers, row)
+    print_list_ranked(format, records, &headers, rank, row)
 }
 
 fn print_rows<T: Serialize>(
     format: Format,
     records: &[T],
     headers: &[&str],
+    rank: &[&str],
     cells: Vec<Vec<String>>,
 ) -> anyhow::Result<()> {
     let mut out = stdout();
@@ -194,28 +221,34 @@ fn print_rows<T: Serialize>(
             w.flush()?;
         }
         Format::Table => {
-            let mut table = table();
-            table.set_header(headers.iter().copied());
-            for r in cells {
-                table.add_row(r);
-            }
-            keep_identifiers_whole(&mut table, headers);
+            let width = terminal_width();
+            let table = list_table(headers, rank, &cells, width);
             writeln!(out, "{table}")?;
         }
     }
     Ok(())
 }
 
-/// The columns of identifiers a person copies (`_id`, `cnpj`) are never wrapped: a terminal too
-/// narrow for every column wraps (or cuts) the others instead.
-fn keep_identifiers_whole(table: &mut Table, headers: &[&str]) {
-    for (i, header) in headers.iter().enumerate() {
-        if matches!(*header, "_id" | "cnpj")
-            && let Some(column) = table.column_mut(i)
-        {
-            column.set_constraint(ColumnConstraint::ContentWidth);
+/// The table of a list under `headers`: on a terminal `width` columns wide, fitted to it
+/// ([`columns::fit`]: identifiers, dates and times never split, the columns that do not fit
+/// left out, which a note on stderr names); without one, as wide as its content.
+fn list_table(headers: &[&str], rank: &[&str], cells: &[Vec<String>], width: Option<u16>) -> Table {
+    let mut table = styled_table();
+    table.set_header(headers.iter().copied());
+    for r in cells {
+        table.add_row(r);
+    }
+    fit(&mut table, width);
+    if let Some(width) = width {
+        let left_out = columns::fit(&mut table, headers, cells, rank, width);
+        if !left_out.is_empty() {
+            note(format!(
+                "note: left out to fit {width} columns: {} (-o csv, -o json or a wider terminal shows every column)",
+                left_out.join(", ")
+            ));
         }
     }
+    table
 }
 
 /// A table in the CLI's style, as wide as its content (for a table inside another's cell).
@@ -225,12 +258,16 @@ pub fn styled_table() -> Table {
     table
 }
 
+/// The terminal's width when stdout is one.
+fn terminal_width() -> Option<u16> {
+    io::stdout().is_terminal().then(|| Term::stdout().size().1)
+}
+
 /// A table of results: on a terminal, fitted to its width (long cells wrap inside their
 /// column); piped, as wide as its content, as before.
 fn table() -> Table {
     let mut table = styled_table();
-    let width = io::stdout().is_terminal().then(|| Term::stdout().size().1);
-    fit(&mut table, width);
+    fit(&mut table, terminal_width());
     table
 }
 
@@ -261,7 +298,13 @@ pub fn print_record<T: Serialize>(
         Format::Csv => {
             let headers: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
             let cells = vec![fields.iter().map(|(_, v)| v.clone()).collect()];
-            print_rows(Format::Csv, std::slice::from_ref(record), &headers, cells)
+            print_rows(
+                Format::Csv,
+                std::slice::from_ref(record),
+                &headers,
+                &[],
+                cells,
+            )
         }
     }
 }
@@ -338,9 +381,11 @@ mod tests {
     use super::*;
 
     fn widest_line(table: &Table) -> usize {
-        table
-            .to_string()
-            .lines()
+        widest_line_of(&table.to_string())
+    }
+
+    fn widest_line_of(text: &str) -> usize {
+        text.lines()
             .map(dialoguer::console::measure_text_width)
             .max()
             .unwrap_or_default()
@@ -383,26 +428,100 @@ mod tests {
         assert_eq!(brasilia_opt(&None), "");
     }
 
+    /// A line of `table` holding `text` whole.
+    fn shows_whole(table: &str, text: &str) -> bool {
+        table.lines().any(|l| l.contains(text))
+    }
+
     #[test]
-    fn identifiers_are_never_split_in_a_narrow_terminal() {
+    fn a_facility_list_is_readable_at_80_columns() {
         let id = "01a2138f-d92f-732d-9eb7-e2c77463a94e";
-        let mut table = styled_table();
-        let headers = ["_id", "name", "cnpj", "department", "city", "state"];
-        table.set_header(headers);
-        table.add_row([
-            id,
-            "Hospital São João — Diagnóstico",
+        let rt = "Responsável Técnico";
+        let headers = ["_id", "name", "cnpj", "department", "city", "state", rt];
+        let row = |name: &str, department: &str| {
+            [
+                id,
+                name,
+                "20000030000105",
+                department,
+                "Florianópolis",
+                "SC",
+                "Ana Souza",
+            ]
+            .map(str::to_owned)
+            .to_vec()
+        };
+        let cells = vec![
+            row(
+                "Clínica Boa Vista — Diagnóstico por Imagem",
+                "Radiodiagnóstico",
+            ),
+            row("Hospital São João", "Medicina Nuclear"),
+        ];
+        let rank = ["name", "cnpj", "department", rt];
+        let text = list_table(&headers, &rank, &cells, Some(80)).to_string();
+        assert!(widest_line_of(&text) <= 80, "{text}");
+        for whole in [
             "20000030000105",
+            "Clínica",
             "Radiodiagnóstico",
-            "São Paulo",
-            "SP",
-        ]);
-        fit(&mut table, Some(80));
-        keep_identifiers_whole(&mut table, &headers);
-        let text = table.to_string();
-        assert!(
-            text.contains(id) && text.contains("20000030000105"),
-            "{text}"
-        );
+            "Responsável",
+            "Técnico",
+        ] {
+            assert!(shows_whole(&text, whole), "{whole} split:\n{text}");
+        }
+        // The _id does not fit beside them: left out, not split.
+        assert!(!text.contains("01a2138f"), "{text}");
+        // Wide enough, every column shows, the _id whole.
+        let text = list_table(&headers, &rank, &cells, Some(160)).to_string();
+        assert!(shows_whole(&text, id) && shows_whole(&text, "SC"), "{text}");
+    }
+
+    #[test]
+    fn identifiers_and_dates_of_a_due_list_are_never_split() {
+        let id = "01a2158f-6f1f-7d2c-9eb7-e2c77463a94e";
+        let headers = [
+            "facility",
+            "equipment",
+            "description",
+            "typeOfTest",
+            "lastDate",
+            "nextDue",
+            "state",
+            "lastConclusion",
+        ];
+        let cells = vec![
+            [
+                "Clínica Boa Vista",
+                id,
+                "Gama Câmara Siemens Symbia (SN SN-1)",
+                "Uniformidade",
+                "2025-11-25",
+                "2026-11-25",
+                "due_soon",
+                "Satisfatório",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+        ];
+        for width in [80, 100, 120] {
+            let text = list_table(&headers, &[], &cells, Some(width)).to_string();
+            assert!(widest_line_of(&text) <= usize::from(width), "{text}");
+            for atom in [id, "2025-11-25", "2026-11-25"] {
+                assert!(
+                    shows_whole(&text, atom) || !text.contains(&atom[..4]),
+                    "{atom} split at {width}:\n{text}"
+                );
+            }
+        }
+        let text = list_table(&headers, &[], &cells, Some(100)).to_string();
+        assert!(shows_whole(&text, id), "{text}");
+    }
+
+    #[test]
+    fn a_piped_list_is_as_wide_as_its_content() {
+        let cells = vec![vec!["x".repeat(120), "2026-11-25".to_owned()]];
+        let text = list_table(&["name", "date"], &[], &cells, None).to_string();
+        assert!(shows_whole(&text, &"x".repeat(120)), "{text}");
     }
 }

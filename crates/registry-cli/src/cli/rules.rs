@@ -90,7 +90,7 @@ pub fn json_object(s: &str) -> Result<(), String> {
 /// A non-blank answer.
 pub fn not_empty(s: &str) -> Result<(), String> {
     if s.trim().is_empty() {
-        Err("is required".into())
+        Err(super::line::REQUIRED.into())
     } else {
         Ok(())
     }

@@ -28,10 +28,13 @@ pub fn print_list_with(
     last: &str,
     cell: impl Fn(&Facility) -> String,
 ) -> Result<(), Fail> {
-    output::print_list(
+    // On a narrow terminal: the name, what tells apart facilities of one cnpj (its department)
+    // and `last` first; the 36-character _id only where it still fits.
+    output::print_list_ranked(
         format,
         facilities,
         &["_id", "name", "cnpj", "department", "city", "state", last],
+        &["name", "cnpj", "department", last],
         |f| {
             let a = f.address.first();
             vec![

@@ -138,13 +138,55 @@ async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(),
     Ok(())
 }
 
-/// Asks for every field of a new facility that `obj` does not have yet; a field in `refused`
-/// (given as a flag, refused by the local check) is offered as the text to correct.
+/// The fields of a new facility in the order the create wizard asks for them.
+const CREATE_FIELDS: [&str; 11] = [
+    "name",
+    "companyName",
+    "cnpj",
+    "telephone",
+    "department",
+    "address",
+    "CNENregistry",
+    "group",
+    "practices",
+    "radioisotopes",
+    "users",
+];
+
+/// The order of the create wizard's questions: the fields in `refused` (flag values the local
+/// check refused) first, since their reasons were just printed, then the others.
+fn asking_order(refused: &Map<String, Value>) -> Vec<&'static str> {
+    let (mut first, rest): (Vec<_>, Vec<_>) = CREATE_FIELDS
+        .into_iter()
+        .partition(|key| refused.contains_key(*key));
+    first.extend(rest);
+    first
+}
+
+/// Asks for every field of a new facility that `obj` does not have yet, those in `refused`
+/// (given as flags, refused by the local check) first, offered as the text to correct.
 pub async fn fill_create(
     ctx: &Ctx,
     obj: &mut Map<String, Value>,
     refused: &Map<String, Value>,
 ) -> Result<(), Fail> {
+    for key in asking_order(refused) {
+        if !obj.contains_key(key)
+            && let Some(value) = ask_new(ctx, key, refused).await?
+        {
+            obj.insert(key.into(), value);
+        }
+    }
+    Ok(())
+}
+
+/// The answer for field `key` of a new facility (`None`: left out), a value in `refused`
+/// offered as the text to correct.
+async fn ask_new(
+    ctx: &Ctx,
+    key: &str,
+    refused: &Map<String, Value>,
+) -> Result<Option<Value>, Fail> {
     let given = |key: &str| refused.get(key).and_then(Value::as_str).unwrap_or_default();
     let given_address = |key: &str| {
         refused
@@ -152,67 +194,39 @@ pub async fn fill_create(
             .and_then(|a| a[0][key].as_str())
             .unwrap_or_default()
     };
-    if !obj.contains_key("name") {
-        obj.insert(
-            "name".into(),
-            json!(text("Name", given("name"), &not_empty)?),
-        );
-    }
-    if !obj.contains_key("companyName") {
-        obj.insert(
-            "companyName".into(),
-            json!(text("Company name", given("companyName"), &not_empty)?),
-        );
-    }
-    if !obj.contains_key("cnpj") {
-        obj.insert("cnpj".into(), json!(cnpj(given("cnpj"))?));
-    }
-    if !obj.contains_key("telephone") {
-        obj.insert(
-            "telephone".into(),
-            json!(text(
-                "Telephone with area code",
-                given("telephone"),
-                &telephone_rule
-            )?),
-        );
-    }
-    if !obj.contains_key("department") {
-        obj.insert("department".into(), json!(department(None)?.as_str()));
-    }
-    if !obj.contains_key("address") {
-        let street = text("Street", given_address("street"), &not_empty)?;
-        let city = text("City", given_address("city"), &not_empty)?;
-        let state = text("State", given_address("state"), &not_empty)?;
-        obj.insert(
-            "address".into(),
-            json!([{"street": street, "city": city, "state": state}]),
-        );
-    }
-    if !obj.contains_key("CNENregistry")
-        && let Some(r) = optional_text("CNEN registry (optional)", "", None)?
-    {
-        obj.insert("CNENregistry".into(), json!(r));
-    }
-    if !obj.contains_key("group")
-        && let Some(id) = group(ctx, None).await?
-    {
-        obj.insert("group".into(), json!(id));
-    }
-    if !obj.contains_key("practices") {
-        obj.insert("practices".into(), json!(practices(&[])?));
-    }
-    if !obj.contains_key("radioisotopes") {
-        obj.insert("radioisotopes".into(), radioisotopes(&[])?);
-    }
-    if !obj.contains_key("users") {
-        let mut users = Vec::new();
-        pick_links(ctx, &mut users).await?;
-        if !users.is_empty() {
-            obj.insert("users".into(), json!(users));
+    Ok(Some(match key {
+        "name" => json!(text("Name", given("name"), &not_empty)?),
+        "companyName" => json!(text("Company name", given("companyName"), &not_empty)?),
+        "cnpj" => json!(cnpj(given("cnpj"))?),
+        "telephone" => json!(text(
+            "Telephone with area code",
+            given("telephone"),
+            &telephone_rule
+        )?),
+        "department" => json!(department(None)?.as_str()),
+        "address" => {
+            let street = text("Street", given_address("street"), &not_empty)?;
+            let city = text("City", given_address("city"), &not_empty)?;
+            let state = text("State", given_address("state"), &not_empty)?;
+            json!([{"street": street, "city": city, "state": state}])
         }
-    }
-    Ok(())
+        "CNENregistry" => {
+            let initial = given("CNENregistry");
+            return Ok(optional_text("CNEN registry (optional)", initial, None)?.map(Value::from));
+        }
+        "group" => return Ok(group(ctx, None).await?.map(Value::from)),
+        "practices" => json!(practices(&[])?),
+        "radioisotopes" => radioisotopes(&[])?,
+        "users" => {
+            let mut users = Vec::new();
+            pick_links(ctx, &mut users).await?;
+            if users.is_empty() {
+                return Ok(None);
+            }
+            json!(users)
+        }
+        other => unreachable!("not a field of the create wizard: {other}"),
+    }))
 }
 
 /// `items` in order, for comparing two lists as sets.
@@ -296,4 +310,21 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Changes, Fail> {
     pick_links(ctx, &mut users).await?;
     c.compare("users", json!(before), json!(users));
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CREATE_FIELDS, asking_order};
+    use serde_json::{Map, Value, json};
+
+    #[test]
+    fn refused_flag_values_are_asked_for_first() {
+        let mut refused = Map::new();
+        refused.insert("department".into(), json!("Nuclear"));
+        refused.insert("cnpj".into(), json!("11222333000182"));
+        let order = asking_order(&refused);
+        assert_eq!(order[..3], ["cnpj", "department", "name"]);
+        assert_eq!(order.len(), CREATE_FIELDS.len());
+        assert_eq!(asking_order(&Map::<String, Value>::new()), CREATE_FIELDS);
+    }
 }

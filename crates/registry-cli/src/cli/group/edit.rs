@@ -35,7 +35,9 @@ pub async fn run(ctx: &Ctx, group: &str, fields: GroupFields) -> Result<(), Fail
         }
     }
     body.insert("_id".into(), json!(g.id));
-    let g = ctx.client.edit_group(&Value::Object(body)).await?;
-    output::note(format!("Saved group {}", g.name));
-    view::show(ctx, &g)
+    let saved = ctx.client.edit_group(&Value::Object(body)).await?;
+    output::note(format!("Saved group {}", saved.name));
+    // The edit's answer does not carry the group's facilities: read it again, so the group is
+    // shown as `group show` shows it.
+    view::show(ctx, &ctx.client.group(&saved.id).await?)
 }

@@ -28,6 +28,9 @@ const DUE_COLUMNS: &[Column<DueTest>] = &[
     }),
 ];
 
+/// The columns of what falls due kept first on a narrow terminal: which test, when, in what state.
+const DUE_RANK: &[&str] = &["typeOfTest", "nextDue", "state", "equipment"];
+
 /// The equipment of a due test: its type, manufacturer, model and serial number.
 fn describe_equipment(d: &DueTest) -> String {
     let e = &d.equipment;
@@ -51,7 +54,7 @@ pub fn print_list(format: Format, list: &[QcTest]) -> Result<(), Fail> {
 }
 
 pub fn print_due(format: Format, list: &[DueTest]) -> Result<(), Fail> {
-    output::print_table(format, list, DUE_COLUMNS)?;
+    output::print_table_ranked(format, list, DUE_COLUMNS, DUE_RANK)?;
     Ok(())
 }
 
