@@ -362,6 +362,17 @@ mod tests {
         assert!(json.iter().all(|l| asked(l)) && !other.iter().any(|l| asked(l)));
     }
 
+    /// `registry A B --help`, with the global options the built tree gives every command.
+    fn long_help([group, command]: [&str; 2]) -> String {
+        let mut cmd = Cli::command();
+        cmd.build();
+        cmd.find_subcommand_mut(group)
+            .and_then(|c| c.find_subcommand_mut(command))
+            .expect("the command")
+            .render_long_help()
+            .to_string()
+    }
+
     /// The commands with the most to type show examples after their options.
     #[test]
     fn the_main_commands_show_examples() {
@@ -372,13 +383,7 @@ mod tests {
             ["material", "receive"],
             ["waste", "store"],
         ] {
-            let mut cmd = Cli::command();
-            let help = cmd
-                .find_subcommand_mut(path[0])
-                .and_then(|c| c.find_subcommand_mut(path[1]))
-                .expect("the command")
-                .render_long_help()
-                .to_string();
+            let help = long_help(path);
             let example = format!("registry {} {}", path[0], path[1]);
             assert!(
                 help.contains("Examples:") && help.contains(&example),
@@ -391,15 +396,7 @@ mod tests {
     /// own heading.
     #[test]
     fn global_options_have_their_own_heading() {
-        let mut cmd = Cli::command();
-        // The global options reach the subcommands when the tree is built.
-        cmd.build();
-        let help = cmd
-            .find_subcommand_mut("facility")
-            .and_then(|f| f.find_subcommand_mut("create"))
-            .expect("facility create")
-            .render_help()
-            .to_string();
+        let help = long_help(["facility", "create"]);
         let own = help.find("--company-name").expect("an own option");
         let heading = help.find("Global options:").expect("the heading");
         assert!(own < heading, "{help}");
@@ -412,13 +409,7 @@ mod tests {
     /// itself.
     #[test]
     fn import_help_lists_the_csv_columns() {
-        let mut cmd = Cli::command();
-        let help = cmd
-            .find_subcommand_mut("facility")
-            .and_then(|f| f.find_subcommand_mut("import"))
-            .expect("facility import")
-            .render_long_help()
-            .to_string();
+        let help = long_help(["facility", "import"]);
         for column in registry_client::facility_csv::COLUMNS {
             assert!(help.contains(column), "{column} missing from:\n{help}");
         }
