@@ -70,6 +70,27 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
         body["backgroundImage"],
         format!("/api/facility/{id}/background")
     );
+    // A replaced image is the history event's `before`.
+    let mut bigger = PNG.to_vec();
+    bigger.extend([0; 10]);
+    let (status, _) = upload(
+        &app,
+        &app.admin,
+        &format!("/api/facility/{id}/logo"),
+        bigger,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let history = app.history("facility", id).await;
+    let replaced = &history["list"][0];
+    assert_eq!(replaced["action"], "image_set");
+    assert_eq!(
+        (&replaced["before"], &replaced["after"]["size"]),
+        (
+            &json!({"kind": "logo", "contentType": "image/png", "size": PNG.len()}),
+            &json!(PNG.len() + 10)
+        )
+    );
     // Wrong type, too large, no permission.
     let (status, body) = upload(
         &app,

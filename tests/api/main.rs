@@ -33,3 +33,4 @@ mod storage_outage;
 mod test_servers;
 mod unicode_text;
 mod users;
+mod write_races;

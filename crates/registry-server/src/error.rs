@@ -103,6 +103,14 @@ impl From<sqlx::Error> for ApiError {
                 "conflict",
                 "A record with the same unique value was just saved by another request; reload and retry.",
             ),
+            // PostgreSQL gave up one of two transactions that waited for each other (40P01) or
+            // could not serialise (40001): nothing of it was written, and a retry goes through.
+            sqlx::Error::Database(d) if matches!(d.code().as_deref(), Some("40P01" | "40001")) => {
+                ApiError::conflict(
+                    "conflict",
+                    "Another request changed the same records at the same moment; nothing was saved: retry.",
+                )
+            }
             sqlx::Error::Database(d) if d.is_foreign_key_violation() => ApiError::conflict(
                 "conflict",
                 "A record this one refers to was just changed or removed by another request; reload and retry.",

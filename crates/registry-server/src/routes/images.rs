@@ -164,16 +164,22 @@ async fn upload(
     })?;
     let mut tx = locked(&state, &caller, &id, &headers).await?;
     let at = now();
+    let detail = |content_type: &str, size: usize| serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": size });
+    // The image replaced, if any, is the event's `before`.
+    let before = store::image(&mut tx, &id, kind)
+        .await?
+        .map(|(content_type, old)| detail(&content_type, old.len()));
     store::set_image(&mut tx, &id, kind, content_type, &data, &at).await?;
-    let detail = serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": data.len() });
+    let after = detail(content_type, data.len());
+    let event = Action::SetImage;
     image_event(
         &mut tx,
         &caller,
         &id,
         &at,
-        Action::SetImage,
-        None,
-        Some(&detail),
+        event,
+        before.as_ref(),
+        Some(&after),
     )
     .await?;
     answer(tx, &id).await

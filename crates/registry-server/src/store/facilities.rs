@@ -64,6 +64,12 @@ backend_fns! { facilities;
 
     pub async fn is_member(facility_id: &str, user_id: &str) -> Result<bool, sqlx::Error>;
 
+    /// Waits for, then holds off, the other writers of ranks; taken before any facility row lock.
+    pub async fn lock_ranks() -> Result<(), sqlx::Error>;
+
+    /// The department of the live facility `id`, read without a lock.
+    pub async fn department(id: &str) -> Result<Option<String>, sqlx::Error>;
+
     pub async fn archive(id: &str, at: &str) -> Result<bool, sqlx::Error>;
 
     pub async fn touch(id: &str, at: &str) -> Result<(), sqlx::Error>;

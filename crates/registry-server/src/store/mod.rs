@@ -129,8 +129,27 @@ pub async fn lock_row(
     id: &str,
 ) -> Result<(), sqlx::Error> {
     match conn.backend().await? {
-        crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id).await,
-        crate::db::BackendConn::Postgres(c) => postgres::dialect::lock_row(c, table, id).await,
+        crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id, false).await,
+        crate::db::BackendConn::Postgres(c) => {
+            postgres::dialect::lock_row(c, table, id, false).await
+        }
+    }
+}
+
+/// Keeps the record `id` of `table` from changing until the transaction ends while others may
+/// keep it too (PostgreSQL `FOR KEY SHARE`: it waits for, and then holds off, a writer that
+/// locks the row with [`lock_row`]): for a write whose checks read another record, such as a
+/// QC test's test type, whose kind may not change once tests of it are recorded.
+pub async fn share_row(
+    conn: &mut crate::db::Conn,
+    table: &'static str,
+    id: &str,
+) -> Result<(), sqlx::Error> {
+    match conn.backend().await? {
+        crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id, true).await,
+        crate::db::BackendConn::Postgres(c) => {
+            postgres::dialect::lock_row(c, table, id, true).await
+        }
     }
 }
 pub mod types;

@@ -51,14 +51,16 @@ pub(crate) mod dialect {
         )
     }
 
-    /// Locks a row until the transaction ends (`FOR UPDATE`).
+    /// Locks a row until the transaction ends: `FOR UPDATE`, or `FOR KEY SHARE` when `shared`.
     pub(crate) async fn lock_row(
         conn: &mut Connection,
         table: &'static str,
         id: &str,
+        shared: bool,
     ) -> Result<(), sqlx::Error> {
+        let mode = if shared { "KEY SHARE" } else { "UPDATE" };
         sqlx::query(sqlx::AssertSqlSafe(format!(
-            "SELECT 1 FROM {table} WHERE id = $1 FOR UPDATE"
+            "SELECT 1 FROM {table} WHERE id = $1 FOR {mode}"
         )))
         .bind(id)
         .fetch_optional(conn)

@@ -59,6 +59,7 @@ pub(crate) mod dialect {
         _conn: &mut Connection,
         _table: &'static str,
         _id: &str,
+        _shared: bool,
     ) -> Result<(), sqlx::Error> {
         Ok(())
     }

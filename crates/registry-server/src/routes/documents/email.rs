@@ -38,6 +38,10 @@ pub(super) async fn schedule_email(
     let value = body.value()?;
     let id = JsonBody::id(&value)?;
     let mut tx = audited::locked(&state, "documents", &id).await?;
+    // The facility held too, and the document read again: an archive of the facility either
+    // commits first (the document is gone) or waits for this schedule, which it then cancels.
+    let facility = load_state(&mut tx, &id).await?.facility_id;
+    crate::store::share_row(&mut tx, "facilities", &facility).await?;
     let current = load_state(&mut tx, &id).await?;
     if current.status != DocumentStatus::Released {
         return Err(ApiError::conflict(

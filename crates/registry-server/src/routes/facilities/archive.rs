@@ -32,7 +32,8 @@ pub(super) async fn exclude(
     headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Json<Message>> {
-    let (mut tx, id) = archive::begin(&state, body, "facilities").await?;
+    let id = JsonBody::id(&body.value()?)?;
+    let mut tx = super::locked(&state, &id, true).await?;
     let before = store::view(&mut tx, &id).await?.or_not_found("facility")?;
     // Like an edit, an archive made on a stale copy is refused.
     check_if_match(&headers, before.version)?;

@@ -7,7 +7,6 @@ use crate::db::now;
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
-use crate::routes::audited;
 use crate::routes::shared::{DuplicateFacility, Forbidden, NotFound, VersionMismatch};
 use crate::state::AppState;
 use crate::store::audit;
@@ -16,11 +15,11 @@ use crate::versions::{check_if_match, with_etag};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use registry_core::FieldCode;
 use registry_core::api::Facility;
 use registry_core::api::{FacilityInput, FacilityUsersInput};
 use registry_core::audit::Action;
 use registry_core::facility::{Mode, read_facility_partial};
+use registry_core::{Department, FieldCode};
 use serde_json::{Value, json};
 
 /// Applies an edit payload to facility `id` (both edit forms and users/edit).
@@ -32,7 +31,20 @@ async fn apply_edit(
     headers: &HeaderMap,
     action: Action,
 ) -> Result<Response> {
-    let mut tx = audited::locked(state, "facilities", id).await?;
+    // A move to the other department moves ranks: known before locking, to lock them first.
+    let asked = value
+        .get("department")
+        .and_then(Value::as_str)
+        .and_then(|d| Department::parse(d.trim()));
+    let moves_ranks = match asked {
+        Some(asked) => {
+            let mut conn = state.db.read().await?;
+            let stored = store::department(&mut conn, id).await?;
+            stored.is_some_and(|d| Department::parse(&d) != Some(asked))
+        }
+        None => false,
+    };
+    let mut tx = super::locked(state, id, moves_ranks).await?;
     let before = store::view(&mut tx, id).await?.or_not_found("facility")?;
     check_if_match(headers, before.version)?;
     let (changes, errs) =

@@ -7,7 +7,7 @@ mod edit;
 mod read;
 mod register;
 
-use crate::db::Conn;
+use crate::db::{Conn, Tx};
 use crate::error::{ApiError, Result};
 use crate::routes::describe::{Routes, routes};
 use crate::state::AppState;
@@ -29,6 +29,18 @@ pub fn routes() -> Routes {
         edit::edit_by_path,
         read::history
     ]
+}
+
+/// Starts a write to facility `id`: a transaction with its row locked and, when the write may
+/// move ranks (an archive, a move to the other department), the ranks locked before the row
+/// (`store::facilities::lock_ranks`: the other order deadlocks on PostgreSQL).
+async fn locked(state: &AppState, id: &str, moves_ranks: bool) -> Result<Tx> {
+    let mut tx = state.db.begin().await?;
+    if moves_ranks {
+        store::lock_ranks(&mut tx).await?;
+    }
+    crate::store::lock_row(&mut tx, "facilities", id).await?;
+    Ok(tx)
 }
 
 /// What the facility rules need from the store about the references of `changes`; `stored` is

@@ -107,6 +107,32 @@ async fn resolve(
     }
 }
 
+/// Locks, before anything is read, what the write of a test on these (equipment, test type)
+/// pairs depends on: each equipment (`FOR UPDATE`, in `_id` order: one writer of its QC
+/// summary at a time, and no change of its type meanwhile) and each test type (`FOR KEY SHARE`:
+/// no change of its kind or equipment type meanwhile, while other tests of it are recorded).
+/// On PostgreSQL a test recorded while its equipment's type changed could otherwise end up on
+/// equipment of another type, and two tests of one pair collide on its summary row.
+async fn lock_pairs(conn: &mut Conn, pairs: &[(&str, &str)]) -> Result<()> {
+    let sorted = |ids: Vec<&str>| {
+        let mut ids: Vec<String> = ids
+            .into_iter()
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned)
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    };
+    for id in sorted(pairs.iter().map(|p| p.0).collect()) {
+        crate::store::lock_row(conn, "equipment", &id).await?;
+    }
+    for id in sorted(pairs.iter().map(|p| p.1).collect()) {
+        crate::store::share_row(conn, "test_types", &id).await?;
+    }
+    Ok(())
+}
+
 /// Applies the payload's changes to `record` (a blank record on create), checking references.
 async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges) -> Result<()> {
     let equipment_id = changes
@@ -117,6 +143,14 @@ async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges)
         .test_type_id
         .take()
         .unwrap_or_else(|| record.type_of_test.id.clone());
+    lock_pairs(
+        conn,
+        &[
+            (&record.equipment, &record.type_of_test.id),
+            (&equipment_id, &test_type_id),
+        ],
+    )
+    .await?;
     // The performer is checked only when the payload names one: on create the default is the
     // (active) caller, and a performer deactivated since does not block later corrections.
     let (equipment, test_type, performed_by) = resolve(
@@ -275,6 +309,7 @@ pub(super) async fn delete(
 ) -> Result<Json<Message>> {
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
+    lock_pairs(&mut tx, &[(&before.equipment, &before.type_of_test.id)]).await?;
     store::archive(&mut tx, &id, &now()).await?;
     archive::finish(tx, &caller, "qc_test", &before, id, "Test deleted.").await
 }

@@ -299,6 +299,23 @@ pub async fn is_member(
     exists(conn, sql, &[Param::text(facility_id), Param::text(user_id)]).await
 }
 
+/// Waits for the other writers of ranks (creates, archives, moves to the other department) and
+/// holds them off until the transaction ends. A rank writer moves the ranks of other facilities'
+/// rows, so one that also locks a facility's row must take this first: holding the row while
+/// waiting for this deadlocks with the writer that holds it and moves that row's rank.
+pub async fn lock_ranks(conn: &mut Connection) -> Result<(), sqlx::Error> {
+    ranks::lock(conn).await
+}
+
+/// The department of the live facility `id`, read without a lock (to know whether an edit may
+/// move it before locking anything).
+pub async fn department(conn: &mut Connection, id: &str) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT department FROM facilities WHERE id = $1 AND archived_at IS NULL")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}
+
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, sqlx::Error> {
     ranks::lock(conn).await?;
     let stored = ranks::of(conn, id).await?;

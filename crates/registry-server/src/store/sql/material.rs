@@ -134,7 +134,7 @@ fn receipt_from_row(r: &DbRow) -> Result<Receipt, sqlx::Error> {
 /// Holds the facility's row until the transaction ends, so that two receipts of one week are
 /// summed one after the other (SQLite has a single writer already).
 pub async fn lock_facility(conn: &mut Connection, facility_id: &str) -> Result<(), sqlx::Error> {
-    super::dialect::lock_row(conn, "facilities", facility_id).await
+    super::dialect::lock_row(conn, "facilities", facility_id, false).await
 }
 
 /// The facility's authorised radioisotopes and weekly quantities, in the facility's order.
