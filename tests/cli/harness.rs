@@ -4,7 +4,7 @@
 
 use crate::common::{self, ADMIN_PASSWORD, Backend};
 pub use crate::common::{ADMIN_EMAIL, PASSWORD};
-pub use pty::{answer, converse, dialogue, ends_saying, reply, spawn};
+pub use pty::{answer, converse, dialogue, ends_saying, keep_fields_up_to_links, reply, spawn};
 use registry_client::{Client, ListQuery};
 use registry_core::Role;
 use registry_core::api::UserInput;

@@ -2,7 +2,7 @@
 //! among those linked to it, what to take away, and a custom responsibility typed in; and without
 //! a terminal, a usage error naming what is missing.
 
-use crate::harness::{Env, converse, dialogue, role_args};
+use crate::harness::{Env, answer, converse, dialogue, keep_fields_up_to_links, role_args};
 
 /// Links `email` to facility `cnpj` with `role` through the CLI.
 async fn assign(env: &Env, cnpj: &str, email: &str, role: &str) {
@@ -150,4 +150,45 @@ async fn user_facilities_shows_the_users_own_responsibilities() {
     let row = lines.next().unwrap();
     assert!(row.ends_with(",\"Titular, Substituto\""), "{csv}");
     assert!(!csv.contains("Bruno") && !csv.contains("Técnico"), "{csv}");
+}
+
+/// The edit wizard offers a user already linked with the responsibilities they hold marked:
+/// Enter keeps them (nothing changes), and marking another one adds it, replacing only that
+/// role's holder.
+#[tokio::test(flavor = "multi_thread")]
+async fn linking_a_linked_user_again_in_the_edit_wizard_keeps_their_responsibilities() {
+    let env = Env::logged_in().await;
+    let c = env.facility("Clinica Relink", 302).await;
+    let (ana, ana_email) = env.user("Ana Relink", &["Físico"]).await;
+    let (bruno, bruno_email) = env.user("Bruno Relink", &["Físico"]).await;
+    assign(&env, &c, &ana_email, "Titular").await;
+    assign(&env, &c, &ana_email, "Supervisor").await;
+    assign(&env, &c, &bruno_email, "Substituto").await;
+    let keep = env.at_terminal(&["facility", "edit", &c]);
+    let add = env.at_terminal(&["facility", "edit", &c]);
+    dialogue("linking a linked user again", move || {
+        for (cmd, keys, outcome) in [
+            (keep, "\r", "Nothing changed."),
+            // Titular, Responsável Técnico, Substituto (marked here), Supervisor.
+            (add, "\x1b[B\x1b[B \r", "Saved"),
+        ] {
+            let mut p = keep_fields_up_to_links(cmd)?;
+            answer(&mut p, "Link a user", "y")?;
+            answer(&mut p, "User (type part", "Ana Relink\r")?;
+            answer(
+                &mut p,
+                "Responsibilities of Ana Relink (linked: Titular, Supervisor)",
+                keys,
+            )?;
+            answer(&mut p, "Link a user", "n")?;
+            p.exp_string(outcome)?;
+            p.exp_eof()?;
+        }
+        Ok(())
+    })
+    .await;
+    let mut ana_holds = held(&env, &c, &ana).await.unwrap();
+    ana_holds.sort();
+    assert_eq!(ana_holds, ["Substituto", "Supervisor", "Titular"]);
+    assert_eq!(held(&env, &c, &bruno).await.unwrap(), Vec::<String>::new());
 }

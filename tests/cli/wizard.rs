@@ -2,8 +2,8 @@
 //! and equipment, test types and conclusions picked from lists.
 
 use crate::harness::{
-    Env, PASSWORD, answer, cnpj, converse, dialogue, ends_saying, facility_flags, punctuated,
-    record_args, reply, spawn, strs,
+    Env, PASSWORD, answer, cnpj, converse, dialogue, ends_saying, facility_flags,
+    keep_fields_up_to_links, punctuated, record_args, reply, spawn, strs,
 };
 use registry_client::ListQuery;
 use serde_json::json;
@@ -211,18 +211,7 @@ async fn walking_the_edit_wizard_without_changes_saves_nothing() {
     let c = env.facility("Clinica Intacta", 82).await;
     let cmd = env.at_terminal(&["facility", "edit", &c]);
     dialogue("the unchanged edit", move || {
-        let mut p = spawn(cmd)?;
-        for prompt in ["Name", "Company name", "CNPJ", "Telephone"] {
-            reply(&mut p, prompt, "")?;
-        }
-        answer(&mut p, "Department", "\r")?;
-        for prompt in ["Street", "City", "State", "CNEN registry"] {
-            reply(&mut p, prompt, "")?;
-        }
-        answer(&mut p, "Authorised practices", "\r")?;
-        answer(&mut p, "Authorised radioisotopes", "\r")?;
-        reply(&mut p, "mCi per week", "")?;
-        reply(&mut p, "mCi per week", "")?;
+        let mut p = keep_fields_up_to_links(cmd)?;
         answer(&mut p, "Link a user", "n")?;
         p.exp_string("Nothing changed.")?;
         ends_saying(&mut p, "Clinica Intacta")

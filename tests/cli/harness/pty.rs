@@ -53,6 +53,28 @@ pub fn converse(
     ends_saying(&mut p, end)
 }
 
+/// Starts `facility edit` (`cmd`) of a facility registered by `Env::facility` at a
+/// pseudo-terminal and keeps every stored value up to the question "Link a user", which is
+/// left for the caller to answer.
+pub fn keep_fields_up_to_links(
+    cmd: std::process::Command,
+) -> Result<PtySession, rexpect::error::Error> {
+    let mut p = spawn(cmd)?;
+    for prompt in ["Name", "Company name", "CNPJ", "Telephone"] {
+        reply(&mut p, prompt, "")?;
+    }
+    answer(&mut p, "Department", "\r")?;
+    for prompt in ["Street", "City", "State", "CNEN registry"] {
+        reply(&mut p, prompt, "")?;
+    }
+    answer(&mut p, "Authorised practices", "\r")?;
+    answer(&mut p, "Authorised radioisotopes", "\r")?;
+    // The two radioisotopes `facility_flags` gives.
+    reply(&mut p, "mCi per week", "")?;
+    reply(&mut p, "mCi per week", "")?;
+    Ok(p)
+}
+
 /// Reads the output at a pseudo-terminal until `text` shows, then until the program ends.
 pub fn ends_saying(p: &mut PtySession, text: &str) -> Result<(), rexpect::error::Error> {
     p.exp_string(text)?;

@@ -108,32 +108,58 @@ async fn group(ctx: &Ctx, current: Option<&str>) -> Result<Option<String>, Fail>
 /// The first choice of the group question.
 const NO_GROUP: &str = "(no group)";
 
-/// Links picked by fuzzy search on name or e-mail, each with its responsibilities.
+/// Links picked by fuzzy search on name or e-mail, each with its responsibilities. A user
+/// already linked is offered with the responsibilities they hold marked (a deployer's own ones
+/// listed too), so that what is not unmarked is kept.
 async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(), Fail> {
-    let roles: Vec<&str> = MainRole::ALL.iter().map(|r| r.as_str()).collect();
     while Confirm::with_theme(&prompt::theme())
         .with_prompt("Link a user to this facility?")
         .default(false)
         .interact()?
     {
         let u = resolve::pick_user(ctx, "User (type part of the name or e-mail)").await?;
-        let none = vec![false; roles.len()];
-        let label = format!("Responsibilities of {}", u.name);
+        let held: Vec<String> = users
+            .iter()
+            .find(|l| l.id == u.id)
+            .map(|l| l.responsabilities.clone())
+            .unwrap_or_default();
+        let mut roles: Vec<String> = MainRole::ALL
+            .iter()
+            .map(|r| r.as_str().to_owned())
+            .collect();
+        roles.extend(
+            held.iter()
+                .filter(|h| !roles.contains(h))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
+        let marked: Vec<bool> = roles.iter().map(|r| held.contains(r)).collect();
+        let label = match held.is_empty() {
+            true => format!("Responsibilities of {}", u.name),
+            false => format!(
+                "Responsibilities of {} (linked: {})",
+                u.name,
+                held.join(", ")
+            ),
+        };
         // A link is a responsibility: none marked is asked again, not a link without one.
-        let mut chosen = prompt::multi_select(&label, &roles, &none)?;
+        let mut chosen = prompt::multi_select(&label, &roles, &marked)?;
         while chosen.is_empty() {
             output::note(format!(
                 "mark at least one responsibility of {} (space), then Enter",
                 u.name
             ));
-            chosen = prompt::multi_select(&label, &roles, &none)?;
+            chosen = prompt::multi_select(&label, &roles, &marked)?;
         }
-        let given: Vec<String> = chosen.into_iter().map(|i| roles[i].to_owned()).collect();
-        users.retain(|l| l.id != u.id);
-        users.push(FacilityUserInput {
-            id: u.id,
-            responsabilities: given,
-        });
+        let given: Vec<String> = chosen.into_iter().map(|i| roles[i].clone()).collect();
+        // In its place when already linked (the order of the links is kept).
+        match users.iter_mut().find(|l| l.id == u.id) {
+            Some(link) => link.responsabilities = given,
+            None => users.push(FacilityUserInput {
+                id: u.id,
+                responsabilities: given,
+            }),
+        }
     }
     Ok(())
 }
