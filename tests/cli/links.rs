@@ -192,3 +192,33 @@ async fn linking_a_linked_user_again_in_the_edit_wizard_keeps_their_responsibili
     assert_eq!(ana_holds, ["Substituto", "Supervisor", "Titular"]);
     assert_eq!(held(&env, &c, &bruno).await.unwrap(), Vec::<String>::new());
 }
+
+/// Two `assign`s (and an `unassign`) at once all land: each sends the whole list of links with
+/// the version it was computed from, and computes it again when the other changed it first.
+#[tokio::test(flavor = "multi_thread")]
+async fn assigns_at_once_all_land() {
+    let env = Env::logged_in().await;
+    let (carla, carla_email) = env.user("Carla Paralela", &["Físico"]).await;
+    let (davi, davi_email) = env.user("Davi Paralelo", &["Físico"]).await;
+    let (eva, eva_email) = env.user("Eva Paralela", &["Físico"]).await;
+    for round in 0..3 {
+        let c = env
+            .facility(&format!("Clinica Paralela {round}"), 303 + round)
+            .await;
+        assign(&env, &c, &eva_email, "Titular").await;
+        let carla_args = role_args("assign", &c, &carla_email, "Supervisor");
+        let davi_args = role_args("assign", &c, &davi_email, "Substituto");
+        let eva_args = ["facility", "unassign", &c, "--user", &eva_email];
+        let (a, b, e) = futures::join!(
+            env.run(&carla_args),
+            env.run(&davi_args),
+            env.run(&eva_args)
+        );
+        for out in [a, b, e] {
+            out.expect(0);
+        }
+        assert_eq!(held(&env, &c, &carla).await.unwrap(), ["Supervisor"]);
+        assert_eq!(held(&env, &c, &davi).await.unwrap(), ["Substituto"]);
+        assert_eq!(held(&env, &c, &eva).await, None);
+    }
+}

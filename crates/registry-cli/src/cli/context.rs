@@ -175,6 +175,13 @@ pub enum Fail {
     Hinted(Box<Fail>, String),
 }
 
+impl Fail {
+    /// The server's 412: the record changed since the version the request was made from.
+    pub fn is_version_mismatch(&self) -> bool {
+        matches!(self, Fail::Client(ClientError::Conflict(body)) if body.code == "version_mismatch")
+    }
+}
+
 impl From<ClientError> for Fail {
     fn from(e: ClientError) -> Self {
         Fail::Client(e)

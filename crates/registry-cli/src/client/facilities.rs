@@ -37,16 +37,23 @@ impl Client {
     }
 
     /// `POST /facility/users/edit`: replaces the user links; a new holder of a main role
-    /// replaces the previous one.
+    /// replaces the previous one. Refused (412 → [`ClientError::Conflict`] `version_mismatch`)
+    /// when the facility is no longer at `version`: the links were computed from that one.
     pub async fn edit_facility_users(
         &self,
         id: &str,
         users: &[FacilityUserInput],
+        version: i64,
     ) -> Result<Facility> {
         let body = FacilityUsersInput {
             id: id.to_owned(),
             users: users.to_vec(),
         };
-        self.post("/facility/users/edit", &body).await
+        let path = "/facility/users/edit";
+        let req = self
+            .request(Method::POST, path)
+            .header(reqwest::header::IF_MATCH, format!("W/\"{version}\""))
+            .json(&body);
+        self.send(req, path).await
     }
 }

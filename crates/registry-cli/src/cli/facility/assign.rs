@@ -8,7 +8,7 @@ use crate::cli::output::{self, Format};
 use crate::cli::{prompt, resolve, rules};
 use clap::Args;
 use registry_core::MainRole;
-use registry_core::api::FacilityUserInput;
+use registry_core::api::{Facility, FacilityUserInput};
 
 #[derive(Debug, Args)]
 pub struct AssignArgs {
@@ -52,23 +52,27 @@ pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
         None => resolve::pick_user(ctx, "User to assign").await?,
     };
     let role = pick_role(ctx, a.role)?;
-    let previous = view::holder(&before, &role).cloned();
-    if previous.as_ref().is_some_and(|p| p.id == target.id) {
+    if view::holder(&before, &role).is_some_and(|p| p.id == target.id) {
         output::note(format!(
             "{} already holds {role} at {}; nothing changed.",
             target.name, before.name
         ));
         return view::show_or_users(ctx.format, &before);
     }
-    let mut users = fields::links(&before.users);
-    match users.iter_mut().find(|u| u.id == target.id) {
-        Some(link) => link.responsabilities.push(role.clone()),
-        None => users.push(FacilityUserInput {
-            id: target.id.clone(),
-            responsabilities: vec![role.clone()],
-        }),
-    }
-    let after = fields::save_links(ctx, &before, &users, Some(&target)).await?;
+    let give = |f: &Facility| {
+        let mut users = fields::links(&f.users);
+        match users.iter_mut().find(|u| u.id == target.id) {
+            Some(link) if link.responsabilities.contains(&role) => {}
+            Some(link) => link.responsabilities.push(role.clone()),
+            None => users.push(FacilityUserInput {
+                id: target.id.clone(),
+                responsabilities: vec![role.clone()],
+            }),
+        }
+        Ok(users)
+    };
+    let (before, after) = fields::save_links_of(ctx, before, Some(&target), give).await?;
+    let previous = view::holder(&before, &role).cloned();
     let mut message = format!(
         "{role} of {}: {} <{}>",
         after.name, target.name, target.email

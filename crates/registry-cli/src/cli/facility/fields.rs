@@ -337,6 +337,34 @@ fn link_index(field: &str) -> Option<(usize, &str)> {
     Some((index.parse().ok()?, rest.trim_start_matches('.')))
 }
 
+/// How many times [`save_links_of`] computes the links again after someone changed the
+/// facility meanwhile.
+const LINK_RETRIES: usize = 4;
+
+/// Sends the links `compute` makes of `facility` ([`save_links`]). They are computed from the
+/// facility as it was read and sent with its version: when someone changed the facility
+/// meanwhile (412), it is read again and the links computed again from it, so that two
+/// `assign`s at once both land instead of the second undoing the first. The facility the links
+/// were computed from, and the facility saved.
+pub async fn save_links_of(
+    ctx: &Ctx,
+    mut facility: Facility,
+    added: Option<&User>,
+    compute: impl Fn(&Facility) -> Result<Vec<FacilityUserInput>, Fail>,
+) -> Result<(Facility, Facility), Fail> {
+    let mut retries = 0;
+    loop {
+        let users = compute(&facility)?;
+        match save_links(ctx, &facility, &users, added).await {
+            Err(fail) if fail.is_version_mismatch() && retries < LINK_RETRIES => {
+                retries += 1;
+                facility = ctx.client.facility(&facility.id).await?;
+            }
+            saved => return Ok((facility, saved?)),
+        }
+    }
+}
+
 /// Sends `users` as the links of `facility` (`POST /facility/users/edit`; `added` is a user
 /// not linked before). The server names a refused link by its place in that list
 /// (`users[2]._id`), which the person never wrote: the refusal names the user instead, and for
@@ -348,7 +376,11 @@ pub async fn save_links(
     users: &[FacilityUserInput],
     added: Option<&User>,
 ) -> Result<Facility, Fail> {
-    let body = match ctx.client.edit_facility_users(&facility.id, users).await {
+    let body = match ctx
+        .client
+        .edit_facility_users(&facility.id, users, facility.version)
+        .await
+    {
         Err(ClientError::Validation(body)) => body,
         other => return Ok(other?),
     };

@@ -7,7 +7,7 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::offered;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
-use registry_core::api::{Facility, FacilityUserInput, FacilityUserView};
+use registry_core::api::{Facility, FacilityUserView};
 
 #[derive(Debug, Args)]
 pub struct UnassignArgs {
@@ -75,33 +75,35 @@ pub async fn run(ctx: &Ctx, a: UnassignArgs) -> Result<(), Fail> {
             (link, role)
         }
     };
-    let users: Vec<FacilityUserInput> = match &role {
-        Some(role) => {
-            if !link.responsabilities.iter().any(|r| r == role) {
+    let (who, user_id) = (link.name.clone(), link.id.clone());
+    // Computed from the facility as it is when sent (again after a concurrent change).
+    let take = |f: &Facility| {
+        let Some(link) = f.users.iter().find(|u| u.id == user_id) else {
+            return Err(Fail::NotFound(format!("{who} is not linked to {}", f.name)));
+        };
+        let users = fields::links(&f.users).into_iter();
+        Ok(match &role {
+            Some(role) if !link.responsabilities.iter().any(|r| r == role) => {
                 return Err(Fail::NotFound(format!(
-                    "{} does not hold {role} at {}",
-                    link.name, before.name
+                    "{who} does not hold {role} at {}",
+                    f.name
                 )));
             }
-            fields::links(&before.users)
-                .into_iter()
+            Some(role) => users
                 .map(|mut u| {
-                    if u.id == link.id {
+                    if u.id == user_id {
                         u.responsabilities.retain(|r| r != role);
                     }
                     u
                 })
-                .collect()
-        }
-        None => fields::links(&before.users)
-            .into_iter()
-            .filter(|u| u.id != link.id)
-            .collect(),
+                .collect(),
+            None => users.filter(|u| u.id != user_id).collect(),
+        })
     };
-    let after = fields::save_links(ctx, &before, &users, None).await?;
+    let (_, after) = fields::save_links_of(ctx, before.clone(), None, take).await?;
     output::note(match &role {
-        Some(role) => format!("{} no longer holds {role} at {}", link.name, after.name),
-        None => format!("{} unlinked from {}", link.name, after.name),
+        Some(role) => format!("{who} no longer holds {role} at {}", after.name),
+        None => format!("{who} unlinked from {}", after.name),
     });
     view::show_or_users(ctx.format, &after)
 }
