@@ -224,14 +224,23 @@ async fn a_dry_run_predicts_repeated_rows_writes_nothing_and_stripping_is_said()
         "a dry run writes no failures file"
     );
 
+    // The repeated row is not sent: the first one is what is registered.
     let real = env
         .run(&["facility", "import", &path, "-o", "json"])
         .await
         .expect(1)
+        .says("row 4 repeats row 2 (same cnpj and department): skipped")
         .json();
     assert_eq!(real["created"], dry["created"]);
     assert_eq!(real["alreadyRegistered"], dry["alreadyRegistered"]);
     assert!(std::path::Path::new(&failures).exists());
+    let stored = env
+        .admin
+        .facilities(&registry_client::ListQuery::default().filter("q", &cnpj(80)))
+        .await
+        .unwrap()
+        .list;
+    assert_eq!(stored[0].name, "V1");
 }
 
 /// `facility import -` reads stdin: CSV, or JSON when it starts with `[`.

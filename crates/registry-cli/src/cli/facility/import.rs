@@ -10,7 +10,8 @@ use futures::StreamExt;
 use registry_client::ClientError;
 use registry_core::api::Facility;
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -89,6 +90,34 @@ fn stops_the_import(e: &ClientError) -> bool {
     )
 }
 
+/// A row's key among facilities: its cnpj and department.
+fn key(item: &Item) -> (String, String) {
+    let department = item.payload.as_ref().ok().map(|p| &p["department"]);
+    let department = department.and_then(|d| d.as_str()).unwrap_or_default();
+    (item.cnpj.clone(), department.to_owned())
+}
+
+/// The items whose key no earlier item has, in order, and each other one's row with the row of
+/// the first item of its key.
+fn first_of_each_key(items: Vec<Item>) -> (Vec<Item>, Vec<(usize, usize)>) {
+    let mut first_rows: HashMap<(String, String), usize> = HashMap::new();
+    let mut repeats = Vec::new();
+    let firsts = items
+        .into_iter()
+        .filter(|item| match first_rows.entry(key(item)) {
+            Entry::Occupied(first) => {
+                repeats.push((item.row, *first.get()));
+                false
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(item.row);
+                true
+            }
+        })
+        .collect();
+    (firsts, repeats)
+}
+
 pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
     let mut items = read_items(&args.file)?;
     note_stripped_cnpjs(&items);
@@ -100,6 +129,21 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
     };
     let (valid, invalid): (Vec<Item>, Vec<Item>) =
         items.into_iter().partition(|i| i.payload.is_ok());
+    // A row repeating an earlier one of the file (same cnpj and department) is never sent: the
+    // earlier row is the one registered, whichever request would have come first.
+    let (valid, repeats) = first_of_each_key(valid);
+    for (repeat, first) in repeats.iter().take(10) {
+        output::note(format!(
+            "row {repeat} repeats row {first} (same cnpj and department): skipped"
+        ));
+    }
+    if repeats.len() > 10 {
+        output::note(format!(
+            "… and {} more repeated rows skipped",
+            repeats.len() - 10
+        ));
+    }
+    summary.already_registered += repeats.len();
     for i in invalid {
         summary.failures.push(Failure {
             row: i.row,
@@ -118,14 +162,7 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
             .map(|f| (f.cnpj, f.department.to_string()))
             .collect();
         for i in valid {
-            let p = i.payload.as_ref().expect("valid");
-            let key = (
-                i.cnpj.clone(),
-                p["department"].as_str().unwrap_or_default().to_owned(),
-            );
-            // A row repeating an earlier one of the file (same cnpj and department) is what the
-            // real run finds already registered by then.
-            if !known.insert(key) {
+            if !known.insert(key(&i)) {
                 summary.already_registered += 1;
             } else {
                 summary.created += 1;
