@@ -20,4 +20,5 @@ mod messages;
 mod qc_calc;
 mod session;
 mod users_groups;
+mod versions;
 mod wizard;

@@ -39,6 +39,13 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
             "nothing to change: give fields as flags (see --help) or --from-file".into(),
         ));
     }
+    // A file saved from `show -o json` carries the version it was read at: the edit is made
+    // against that one, so a change someone made since is not silently undone (exit 5).
+    let version = match &args.fields.from_file {
+        Some(_) => obj.get("version").and_then(Value::as_i64),
+        None => None,
+    }
+    .unwrap_or(current.version);
     fields::clean_cnpj(&mut obj);
     fields::group_to_id(ctx, &mut obj).await?;
     let payload = Value::Object(obj);
@@ -46,7 +53,7 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
     fields::check_locally(&payload, Mode::Edit).map_err(|e| terms.apply(e))?;
     let f = ctx
         .client
-        .edit_facility(&current.id, &payload, Some(current.version))
+        .edit_facility(&current.id, &payload, Some(version))
         .await
         .map_err(|e| terms.apply(e.into()))?;
     if f.version == current.version {
