@@ -152,7 +152,13 @@ impl FacilityChanges {
         update(&mut fields.group_id, self.group);
         update(&mut fields.address, self.address);
         update(&mut fields.cnen_registry, self.cnen_registry);
-        update(&mut fields.radioisotopes, self.radioisotopes);
+        // Authorisations are a set: the same ones in another order change nothing, and the
+        // stored order is kept (as practices, a set already).
+        let radioisotopes = self.radioisotopes.filter(|new| {
+            new.len() != fields.radioisotopes.len()
+                || new.iter().any(|g| !fields.radioisotopes.contains(g))
+        });
+        update(&mut fields.radioisotopes, radioisotopes);
         update(&mut fields.practices, self.practices);
         Ok((fields != *current).then_some(Applied {
             fields,

@@ -235,6 +235,11 @@ fn an_edit_that_changes_nothing_is_detected() {
         .unwrap(),
         None
     );
+    // The same authorisations in another order: nothing changes, the stored order stays.
+    let reordered = json!({"radioisotopes": [{"name": "I(131)", "quantity": 200.5}, {"name": "Tc(99m)", "quantity": 1500}]});
+    assert_eq!(edit(reordered, &refs).unwrap(), None);
+    let fewer = json!({"radioisotopes": [{"name": "I(131)", "quantity": 200.5}]});
+    assert!(edit(fewer, &refs).unwrap().is_some());
 }
 
 #[test]

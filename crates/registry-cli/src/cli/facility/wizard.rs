@@ -68,7 +68,13 @@ fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
         .iter()
         .map(|r| current.iter().any(|(c, _)| c == r))
         .collect();
-    let chosen = prompt::multi_select("Authorised radioisotopes", &items, &marked)?;
+    let mut chosen = prompt::multi_select("Authorised radioisotopes", &items, &marked)?;
+    // In the stored order (new ones after), so that one changed quantity does not reorder the
+    // whole list in the history.
+    chosen.sort_by_key(|&i| {
+        let stored = current.iter().position(|(c, _)| *c == Radioisotope::ALL[i]);
+        (stored.unwrap_or(usize::MAX), i)
+    });
     let mut out = Vec::new();
     for i in chosen {
         let iso = Radioisotope::ALL[i];
