@@ -2,13 +2,13 @@
 
 use crate::harness::{ADMIN_EMAIL, Env, dialogue, reply, spawn};
 
-/// Reads until the command says "Cancelled." and ends, with exit code 130.
-fn ends_cancelled(p: &mut rexpect::session::PtySession) -> Result<(), rexpect::error::Error> {
+/// Reads until the command says "Cancelled." and ends, with exit code 130: what it said after.
+fn ends_cancelled(p: &mut rexpect::session::PtySession) -> Result<String, rexpect::error::Error> {
     p.exp_string("Cancelled.")?;
-    p.exp_eof()?;
+    let after = p.exp_eof()?;
     let status = format!("{:?}", p.process.wait()?);
     assert!(status.ends_with(", 130)"), "{status}");
-    Ok(())
+    Ok(after)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -69,4 +69,33 @@ async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
     })
     .await;
     assert_eq!(env.facility_count().await, 0, "nothing was sent");
+}
+
+/// Ctrl-C during an import says how far it got (a re-run skips what was registered).
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_during_an_import_says_what_was_registered() {
+    let env = Env::logged_in().await;
+    let mut csv = String::from("name,companyName,cnpj,telephone,department,street,city,state\n");
+    for n in 0..2000 {
+        csv.push_str(&format!(
+            "Cancelada {n},X Ltda,{},(81) 3333-4444,Medicina Nuclear,Rua,Recife,PE\n",
+            crate::harness::cnpj(5000 + n)
+        ));
+    }
+    let path = env.write("muitas.csv", &csv);
+    let import = env.at_terminal(&["facility", "import", &path, "--concurrency", "1"]);
+    dialogue("Ctrl-C during an import", move || {
+        let mut p = spawn(import)?;
+        p.exp_string("facilities (")?;
+        p.send_control('c')?;
+        let said = ends_cancelled(&mut p)?;
+        assert!(
+            said.contains("import stopped: ") && said.contains("a re-run skips them"),
+            "{said}"
+        );
+        Ok(())
+    })
+    .await;
+    let registered = env.facility_count().await;
+    assert!(registered > 0 && registered < 2000, "{registered}");
 }

@@ -236,7 +236,7 @@ async fn a_dry_run_predicts_repeated_rows_writes_nothing_and_stripping_is_said()
     assert!(std::path::Path::new(&failures).exists());
     let stored = env
         .admin
-        .facilities(&registry_client::ListQuery::default().filter("q", &cnpj(80)))
+        .facilities(&registry_client::ListQuery::default().filter("q", cnpj(80)))
         .await
         .unwrap()
         .list;

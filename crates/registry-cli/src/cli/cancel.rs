@@ -4,7 +4,7 @@
 //! Nothing half-done is sent: a prompt's answers go to the server only after the last one.
 
 use std::io::IsTerminal;
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 
 /// The exit code of a cancelled command: 128 + SIGINT, as shells report an interrupted one.
 pub const CANCELLED: u8 = 130;
@@ -14,7 +14,23 @@ pub const CANCELLED: u8 = 130;
 /// it, since either may end the process as soon as this returns.
 pub fn say() {
     static SAID: Once = Once::new();
-    SAID.call_once(|| eprintln!("\nCancelled."));
+    SAID.call_once(|| {
+        eprintln!("\nCancelled.");
+        if let Some(report) = REPORT.lock().ok().as_deref().and_then(Option::as_ref) {
+            eprintln!("{}", report());
+        }
+    });
+}
+
+/// What long work already did, said after "Cancelled." (an import's rows registered so far).
+type Report = Box<dyn Fn() -> String + Send + Sync>;
+static REPORT: Mutex<Option<Report>> = Mutex::new(None);
+
+/// Has a cancellation from now on also say `report()`: what was done before it.
+pub fn report(report: impl Fn() -> String + Send + Sync + 'static) {
+    if let Ok(mut slot) = REPORT.lock() {
+        *slot = Some(Box::new(report));
+    }
 }
 
 /// When stdin is a terminal (a prompt may be shown), watches for Ctrl-C on a thread of its own,

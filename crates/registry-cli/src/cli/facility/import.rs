@@ -3,6 +3,7 @@
 
 use super::import_lookup::prepare;
 use super::import_rows::{Item, note_stripped_cnpjs, read_items};
+use crate::cli::cancel;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::output::{self, Format};
 use clap::Args;
@@ -14,6 +15,8 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The CSV columns, shown by `registry facility import --help`.
 pub const CSV_COLUMNS_HELP: &str = "\
@@ -169,6 +172,17 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
             }
         }
     } else {
+        // A Ctrl-C says what was registered by then (a re-run skips it).
+        let done = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        let seen = Arc::clone(&done);
+        cancel::report(move || {
+            let [created, existing] = &*seen;
+            format!(
+                "import stopped: {} created, {} already registered before Ctrl-C; a re-run skips them",
+                created.load(Ordering::SeqCst),
+                existing.load(Ordering::SeqCst)
+            )
+        });
         let bar = output::progress_bar(valid.len() as u64, "facilities");
         let client = &ctx.client;
         let mut outcomes = futures::stream::iter(valid.into_iter().map(|item| async move {
@@ -181,8 +195,14 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
         while let Some((item, result)) = outcomes.next().await {
             bar.inc(1);
             match result {
-                Ok(_) => summary.created += 1,
-                Err(e) if e.existing_id().is_some() => summary.already_registered += 1,
+                Ok(_) => {
+                    summary.created += 1;
+                    done[0].fetch_add(1, Ordering::SeqCst);
+                }
+                Err(e) if e.existing_id().is_some() => {
+                    summary.already_registered += 1;
+                    done[1].fetch_add(1, Ordering::SeqCst);
+                }
                 Err(e) if stops_the_import(&e) => {
                     bar.abandon();
                     output::note(format!(
