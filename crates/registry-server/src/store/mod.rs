@@ -128,12 +128,7 @@ pub async fn lock_row(
     table: &'static str,
     id: &str,
 ) -> Result<(), sqlx::Error> {
-    match conn.backend().await? {
-        crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id, false).await,
-        crate::db::BackendConn::Postgres(c) => {
-            postgres::dialect::lock_row(c, table, id, false).await
-        }
-    }
+    row_lock(conn, table, id, false).await
 }
 
 /// Keeps the record `id` of `table` from changing until the transaction ends while others may
@@ -145,10 +140,19 @@ pub async fn share_row(
     table: &'static str,
     id: &str,
 ) -> Result<(), sqlx::Error> {
+    row_lock(conn, table, id, true).await
+}
+
+async fn row_lock(
+    conn: &mut crate::db::Conn,
+    table: &'static str,
+    id: &str,
+    shared: bool,
+) -> Result<(), sqlx::Error> {
     match conn.backend().await? {
-        crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id, true).await,
+        crate::db::BackendConn::Sqlite(c) => sqlite::dialect::lock_row(c, table, id, shared).await,
         crate::db::BackendConn::Postgres(c) => {
-            postgres::dialect::lock_row(c, table, id, true).await
+            postgres::dialect::lock_row(c, table, id, shared).await
         }
     }
 }
