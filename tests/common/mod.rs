@@ -86,6 +86,7 @@ pub async fn fresh_postgres_database() -> Option<String> {
             return None;
         }
     };
+    drop_earlier_test_databases(&mut conn).await;
     let name = format!("registry_test_{}", uuid::Uuid::new_v4().simple());
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
         .execute(&mut conn)
@@ -96,6 +97,28 @@ pub async fn fresh_postgres_database() -> Option<String> {
         .map(|(b, _)| b.to_owned())
         .unwrap_or(admin_url);
     Some(format!("{base}/{name}"))
+}
+
+/// Once per test process, before its first database: drops the test databases earlier runs left
+/// (each test's database outlives it, to be read after a failure). One that a concurrent run
+/// is using has connections, so PostgreSQL refuses to drop it, and it stays.
+async fn drop_earlier_test_databases(conn: &mut sqlx::PgConnection) {
+    static DONE: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+    DONE.get_or_init(|| async {
+        let names: Vec<String> = sqlx::query_scalar(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'registry\\_test\\_%'",
+        )
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap_or_default();
+        for name in names {
+            let drop = format!("DROP DATABASE IF EXISTS {name}");
+            let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(drop))
+                .execute(&mut *conn)
+                .await;
+        }
+    })
+    .await;
 }
 
 /// The valid CNPJ of these twelve digits: them and their two check digits.
