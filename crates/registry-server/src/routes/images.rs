@@ -164,24 +164,15 @@ async fn upload(
     })?;
     let mut tx = locked(&state, &caller, &id, &headers).await?;
     let at = now();
-    let detail = |content_type: &str, size: usize| serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": size });
+    let detail = |content_type: &str, size: i64| serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": size });
     // The image replaced, if any, is the event's `before`.
-    let before = store::image(&mut tx, &id, kind)
+    let before = store::image_info(&mut tx, &id, kind)
         .await?
-        .map(|(content_type, old)| detail(&content_type, old.len()));
+        .map(|(content_type, size)| detail(&content_type, size));
     store::set_image(&mut tx, &id, kind, content_type, &data, &at).await?;
-    let after = detail(content_type, data.len());
-    let event = Action::SetImage;
-    image_event(
-        &mut tx,
-        &caller,
-        &id,
-        &at,
-        event,
-        before.as_ref(),
-        Some(&after),
-    )
-    .await?;
+    let after = detail(content_type, data.len() as i64);
+    let (before, after) = (before.as_ref(), Some(&after));
+    image_event(&mut tx, &caller, &id, &at, Action::SetImage, before, after).await?;
     answer(tx, &id).await
 }
 

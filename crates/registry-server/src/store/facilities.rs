@@ -78,6 +78,9 @@ backend_fns! { facilities;
 
     pub async fn image(id: &str, kind: ImageKind) -> Result<Option<(String, Vec<u8>)>, sqlx::Error>;
 
+    /// The content type and size of an image, without its bytes.
+    pub async fn image_info(id: &str, kind: ImageKind) -> Result<Option<(String, i64)>, sqlx::Error>;
+
     pub async fn remove_image(id: &str, kind: ImageKind) -> Result<bool, sqlx::Error>;
 }
 

@@ -389,6 +389,22 @@ pub async fn image(
         .transpose()
 }
 
+/// The content type and size in bytes of the facility's image of `kind`, without its bytes.
+pub async fn image_info(
+    conn: &mut Connection,
+    id: &str,
+    kind: ImageKind,
+) -> Result<Option<(String, i64)>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT content_type, CAST(LENGTH(data) AS BIGINT) FROM facility_images \
+         WHERE facility_id = $1 AND kind = $2",
+    )
+    .bind(id)
+    .bind(kind.as_str())
+    .fetch_optional(conn)
+    .await
+}
+
 pub async fn remove_image(
     conn: &mut Connection,
     id: &str,
