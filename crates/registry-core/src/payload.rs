@@ -108,8 +108,8 @@ fn text_error(s: &str, path: &str) -> Option<FieldError> {
     }
     // Past the bound of any text, the message gives the field's own limit (a name's 200).
     (s.chars().count() > MAX_LONG_TEXT).then(|| {
-        let key = path.trim_end_matches(|c: char| c == ']' || c.is_ascii_digit() || c == '[');
-        let key = key.rsplit('.').next().unwrap_or(key);
+        let last = path.rsplit('.').next().unwrap_or(path);
+        let key = last.split('[').next().unwrap_or(last);
         FieldError::new(
             path,
             FieldCode::InvalidValue,
