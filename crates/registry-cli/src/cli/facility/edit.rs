@@ -41,11 +41,9 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
     }
     // A file saved from `show -o json` carries the version it was read at: the edit is made
     // against that one, so a change someone made since is not silently undone (exit 5).
-    let version = match &args.fields.from_file {
-        Some(_) => obj.get("version").and_then(Value::as_i64),
-        None => None,
-    }
-    .unwrap_or(current.version);
+    let version = (args.fields.from_file.as_ref())
+        .and_then(|_| obj.get("version").and_then(Value::as_i64))
+        .unwrap_or(current.version);
     fields::clean_cnpj(&mut obj);
     fields::group_to_id(ctx, &mut obj).await?;
     let payload = Value::Object(obj);
