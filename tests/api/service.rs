@@ -65,6 +65,7 @@ on_both_databases!(
     long_uri_answers_the_envelope,
     huge_page_numbers_never_break_the_connection,
     openapi_paging_parameters_start_at_one,
+    openapi_lists_declare_their_paging,
 );
 
 /// The document's enums are the values the API accepts (the spec's Portuguese strings), not the
@@ -353,4 +354,49 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
     assert!(seen > 10, "only {seen} paging parameters");
     app.assert_bad_requests(&["/api/group?pageNum=0", "/api/group?pageSize=0"])
         .await;
+}
+
+/// Every list (an answer in the paged envelope) declares its paging and `filters` parameters, so
+/// that clients and the fuzzer know them and the 400 their bad values get.
+async fn openapi_lists_declare_their_paging(app: TestApp) {
+    let doc = app.openapi().await;
+    let mut lists = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if !op["responses"]["200"].to_string().contains("ListEnvelope") {
+                continue;
+            }
+            lists += 1;
+            let declared: Vec<&str> = op["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .filter_map(|p| p["name"].as_str())
+                .collect();
+            for name in ["pageNum", "pageSize"] {
+                assert!(declared.contains(&name), "{method} {path} lacks {name}");
+            }
+            assert!(
+                op["responses"]["400"].is_object(),
+                "{method} {path} lacks its 400"
+            );
+        }
+    }
+    assert!(lists > 15, "only {lists} lists");
+    let listed = &doc["paths"]["/api/documents"]["get"]["parameters"];
+    for name in [
+        "status",
+        "facilityId",
+        "equipmentId",
+        "testId",
+        "dateGte",
+        "dateLt",
+        "q",
+    ] {
+        assert!(
+            listed.as_array().unwrap().iter().any(|p| p["name"] == name),
+            "GET /api/documents lacks {name}"
+        );
+    }
 }

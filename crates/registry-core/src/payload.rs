@@ -89,7 +89,7 @@ fn walk_object(map: &Map<String, Value>, path: &mut String, errors: &mut Vec<Fie
             errors.push(FieldError::new(
                 path.as_str(),
                 FieldCode::InvalidValue,
-                "the key must not contain control characters",
+                "must not hold control characters in its key",
             ));
         } else {
             walk(item, path, errors);

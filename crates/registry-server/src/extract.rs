@@ -196,6 +196,20 @@ impl ListParams {
         }
     }
 
+    /// A true/false filter (absent: `None`); any other value is a 400 naming it, never a filter
+    /// silently dropped (docs/decisions.md, Paging).
+    pub fn flag(&self, key: &str) -> Result<Option<bool>, ApiError> {
+        self.text(key)
+            .map(|v| match v.as_str() {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                other => Err(ApiError::BadRequest(format!(
+                    "{key} must be true or false (got {other:?})."
+                ))),
+            })
+            .transpose()
+    }
+
     /// The answer of a list: `list`, one page of `total` records.
     pub fn page<T>(
         &self,

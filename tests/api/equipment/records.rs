@@ -81,16 +81,23 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     )
     .await
     .expect_field_error("attributes", "invalid_value");
-    app.post(
-        "/api/equipment/register",
-        &laudos,
-        json!({"facility": "missing", "typeOfEquipment": "missing"}),
-    )
-    .await
-    .expect_field_errors(&[
-        ("facility", "invalid_value"),
-        ("typeOfEquipment", "invalid_value"),
-    ]);
+    let refused = app
+        .post(
+            "/api/equipment/register",
+            &laudos,
+            json!({"facility": "missing", "typeOfEquipment": "missing"}),
+        )
+        .await
+        .expect_field_errors(&[
+            ("facility", "invalid_value"),
+            ("typeOfEquipment", "invalid_value"),
+        ]);
+    // The message reads as a sentence: each field, then what is wrong with it.
+    assert_eq!(
+        refused.body["message"],
+        "Invalid input: facility names no facility with _id missing; \
+         typeOfEquipment names no equipment type with _id missing."
+    );
 
     // Edit: fields present replace, absent stay; the facility cannot move.
     let edited = app
@@ -105,6 +112,19 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     assert_eq!(edited["manufacturer"], "Siemens");
     assert_eq!(edited["attributes"], json!({"detectors": 1}));
     assert_eq!(edited["active"], false);
+    // `active` filters the list; a value it cannot read is refused, never dropped.
+    for (query, total) in [("active=false", 1), ("active=true", 1), ("", 2)] {
+        let list = app
+            .get_ok(&format!("/api/facility/{f}/equipments?{query}"), &laudos)
+            .await;
+        assert_eq!(list["paging"]["total"], total, "{query}");
+    }
+    app.assert_bad_requests(&[
+        &format!("/api/facility/{f}/equipments?active=1"),
+        &format!("/api/facility/{f}/equipments?active=maybe"),
+        &format!("/api/facility/{f}/equipments?filters=%7B%22active%22%3A%22yes%22%7D"),
+    ])
+    .await;
     let other = id(&app.create_facility(facility_payload("Outra")).await);
     app.post(
         "/api/facility/equipment/edit",

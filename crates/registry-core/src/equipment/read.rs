@@ -137,7 +137,7 @@ pub fn settle_tolerances(
             Some(v) if !v.is_null() => Err(vec![FieldError::new(
                 "tolerances",
                 FieldCode::InvalidValue,
-                "only a test type with a kind has tolerances",
+                "are taken only by a test type with a kind",
             )]),
             _ => Ok(None),
         };

@@ -180,7 +180,7 @@ impl FacilityChanges {
             errs.push(
                 "group",
                 FieldCode::GroupNotFound,
-                format!("no group with _id {group}"),
+                format!("names no group with _id {group}"),
             );
         }
         let links = self.users.as_ref()?;
@@ -302,12 +302,12 @@ pub fn check_linked_user(
         Some(UserState::Inactive) => Some(FieldError::new(
             field,
             FieldCode::UserInactive,
-            format!("user {user_id} is deactivated"),
+            format!("names user {user_id}, who is deactivated"),
         )),
         None => Some(FieldError::new(
             field,
             FieldCode::UserNotFound,
-            format!("no user with _id {user_id}"),
+            format!("names no user with _id {user_id}"),
         )),
     }
 }

@@ -283,7 +283,7 @@ fn read_user_links(items: &[Value], extra: &[String], errs: &mut FieldErrors) ->
                 errs.push(
                     format!("users[{i}]._id"),
                     FieldCode::InvalidValue,
-                    "this user is listed more than once",
+                    "is listed more than once",
                 );
                 continue;
             }

@@ -191,7 +191,7 @@ pub fn read_tolerances(kind: TestKind, v: Option<&Value>) -> Result<Tolerances, 
                 vec![FieldError::new(
                     format!("{P}.quantities"),
                     FieldCode::Required,
-                    "a recorded-value test needs its quantities and their limits",
+                    "is required: a recorded-value test needs its quantities and their limits",
                 )]
             });
         }
@@ -270,7 +270,7 @@ pub fn read_tolerances(kind: TestKind, v: Option<&Value>) -> Result<Tolerances, 
             _ => errs.push(
                 format!("{P}.quantities"),
                 FieldCode::Required,
-                "a recorded-value test needs a non-empty array of quantities",
+                "must be a non-empty array: a recorded-value test needs its quantities",
             ),
         }
     } else {

@@ -64,11 +64,7 @@ async fn list_for_facility(
     visible(&mut conn, &caller, &id).await?;
     let filter = store::EquipmentFilter {
         equipment_type_id: params.text("typeOfEquipment"),
-        active: match params.text("active").as_deref() {
-            Some("true") => Some(true),
-            Some("false") => Some(false),
-            _ => None,
-        },
+        active: params.flag("active")?,
         q: params.text("q"),
     };
     let (list, total) =
@@ -96,7 +92,7 @@ async fn references(
             None => errors.push(FieldError::new(
                 "facility",
                 FieldCode::InvalidValue,
-                format!("no facility with _id {id}"),
+                format!("names no facility with _id {id}"),
             )),
         }
     }
@@ -112,7 +108,7 @@ async fn references(
             None => errors.push(FieldError::new(
                 "typeOfEquipment",
                 FieldCode::InvalidValue,
-                format!("no equipment type with _id {id}"),
+                format!("names no equipment type with _id {id}"),
             )),
         }
     }

@@ -175,7 +175,7 @@ async fn equipment_type_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
         None => Err(ApiError::field(
             "typeOfEquipment",
             FieldCode::InvalidValue,
-            format!("no equipment type with _id {id}"),
+            format!("names no equipment type with _id {id}"),
         )),
     }
 }

@@ -46,6 +46,26 @@ pub struct PageParams {
     pub page_size: Option<i64>,
 }
 
+/// The filters of the document lists, as plain parameters or inside `filters`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query, rename_all = "camelCase")]
+pub struct DocumentQuery {
+    /// JSON object with pageNum, pageSize (or limit) and filter keys
+    pub filters: Option<String>,
+    /// The facility's `_id` (`facility` is read too)
+    pub facility_id: Option<String>,
+    /// The equipment's `_id` (`equipment` is read too)
+    pub equipment_id: Option<String>,
+    /// The QC test's `_id` (`test` is read too)
+    pub test_id: Option<String>,
+    /// Documents dated on or after this day (YYYY-MM-DD)
+    pub date_gte: Option<String>,
+    /// Documents dated before this day (YYYY-MM-DD)
+    pub date_lt: Option<String>,
+    /// Text in the name, conclusion or verification code (case and accents ignored)
+    pub q: Option<String>,
+}
+
 /// The paging and the search text of the user and group lists.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query, rename_all = "camelCase")]

@@ -4,7 +4,7 @@ use super::scope;
 use crate::auth::Caller;
 use crate::error::{ApiError, Result};
 use crate::extract::{ListParams, Path};
-use crate::routes::shared::BadRequest;
+use crate::routes::shared::{BadRequest, DocumentQuery, PageParams};
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentFilter};
 use axum::extract::State;
@@ -58,6 +58,12 @@ async fn list_with(
     description = "Newest first. Filters (`?filters=<json>` or plain params): `status` (value or \
         slug), `facilityId`, `equipmentId`, `testId`, `dateGte`, `dateLt`, `q`; paging `pageNum`, \
         `pageSize`. A `Cliente` sees only released documents of their facilities.",
+    params(
+        ("status" = Option<String>, Query, description = "A status value (`Falta assinar`) or \
+            its slug (`falta-assinar`)"),
+        DocumentQuery,
+        PageParams
+    ),
     responses((status = 200, body = ListEnvelope<Document>), BadRequest)
 )]
 pub(super) async fn list(
@@ -73,9 +79,11 @@ pub(super) async fn list(
     get, path = "/api/documents/{status}", tag = "documents",
     params(
         ("status" = String, Path, description = "A status value (`Falta assinar`) or its slug \
-            (`falta-assinar`)")
+            (`falta-assinar`)"),
+        DocumentQuery,
+        PageParams
     ),
-    responses((status = 200, body = ListEnvelope<Document>))
+    responses((status = 200, body = ListEnvelope<Document>), BadRequest)
 )]
 pub(super) async fn list_by_status(
     State(state): State<AppState>,

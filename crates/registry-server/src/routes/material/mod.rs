@@ -53,17 +53,6 @@ fn isotope_filter(params: &ListParams) -> Result<Option<Radioisotope>> {
         .transpose()
 }
 
-fn bool_filter(params: &ListParams, key: &str) -> Result<Option<bool>> {
-    params
-        .text(key)
-        .map(|v| match v.as_str() {
-            "true" => Ok(true),
-            "false" => Ok(false),
-            _ => Err(bad_filter(key, "true or false")),
-        })
-        .transpose()
-}
-
 /// Staff see every facility; a `Cliente` theirs. A facility in the path must be visible.
 async fn scope(conn: &mut Conn, caller: &Caller, facility: Option<String>) -> Result<Scope> {
     if let Some(id) = &facility {

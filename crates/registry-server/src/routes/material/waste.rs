@@ -1,7 +1,7 @@
 //! Waste in decay storage: packages, their release date under the clearance levels, and their
 //! release.
 
-use super::{bool_filter, facility_ref, isotope_filter, scope};
+use super::{facility_ref, isotope_filter, scope};
 use crate::access::visible_record;
 use crate::auth::{Caller, Staff};
 use crate::db::{Conn, Tx};
@@ -91,8 +91,8 @@ async fn waste_list(
     params: &ListParams,
 ) -> Result<Json<ListEnvelope<WastePackage>>> {
     let query = WasteQuery {
-        releasable: bool_filter(params, "releasable")?,
-        released: bool_filter(params, "released")?,
+        releasable: params.flag("releasable")?,
+        released: params.flag("released")?,
         radioisotope: isotope_filter(params)?,
     };
     let mut conn = state.db.read().await?;

@@ -18,17 +18,6 @@ use registry_core::ErrorBody;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::{DueState, DueTest};
 
-/// `failing=true` keeps the pairs whose latest test is `Insatisfatório`.
-fn failing(params: &ListParams) -> Result<bool> {
-    match params.text("failing").as_deref() {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(other) => Err(ApiError::BadRequest(format!(
-            "failing must be true or false (got {other:?})."
-        ))),
-    }
-}
-
 /// `state` as one value or a comma-separated list; `default` when absent.
 fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
     let Some(text) = params.text("state") else {
@@ -95,7 +84,7 @@ pub(super) async fn due_for_equipment(
     let query = DueQuery {
         equipment_id: Some(id.clone()),
         states: states(&params, &[])?,
-        failing: failing(&params)?,
+        failing: params.flag("failing")?.unwrap_or(false),
         today: today(),
         limit: params.page_size,
         offset: params.offset(),
@@ -128,7 +117,7 @@ pub(super) async fn due_everywhere(
     OriginalUri(uri): OriginalUri,
     params: ListParams,
 ) -> Result<Response> {
-    let failing = failing(&params)?;
+    let failing = params.flag("failing")?.unwrap_or(false);
     // A failing test needs attention whatever its due date: failing=true looks at every state.
     let default_states: &[DueState] = if failing {
         &[]

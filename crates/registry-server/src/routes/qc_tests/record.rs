@@ -47,7 +47,7 @@ async fn resolve(
         errors.push(FieldError::new(
             "equipment",
             FieldCode::InvalidValue,
-            format!("no equipment with _id {equipment_id}"),
+            format!("names no equipment with _id {equipment_id}"),
         ));
     }
     let test_type = equipment_types::get_test_type(conn, test_type_id).await?;
@@ -55,7 +55,7 @@ async fn resolve(
         (None, _) => errors.push(FieldError::new(
             "typeOfTest",
             FieldCode::InvalidValue,
-            format!("no test type with _id {test_type_id}"),
+            format!("names no test type with _id {test_type_id}"),
         )),
         (Some(t), Some(e)) if t.type_of_equipment.id != e.type_of_equipment.id => {
             errors.push(FieldError::new(
@@ -74,7 +74,7 @@ async fn resolve(
             (None, _) => errors.push(FieldError::new(
                 "document",
                 FieldCode::InvalidValue,
-                format!("no document with _id {document_id}"),
+                format!("names no document with _id {document_id}"),
             )),
             (Some(d), Some(e)) if d.facility_id != e.facility.id => errors.push(FieldError::new(
                 "document",
