@@ -256,7 +256,7 @@ impl Readers {
     async fn open(driver: &str, db: &std::path::Path, k: usize) -> anyhow::Result<Self> {
         Ok(match driver {
             "sqlx" | "sqlx-noping" => Readers::Sqlx(sqlx_pool(db, k, driver == "sqlx").await?),
-            "rusqlite-threads" => Readers::Threads(SqliteReaders::open(db, k)?),
+            "rusqlite-threads" => Readers::Threads(SqliteReaders::open(db, k, 0)?),
             "rusqlite-blocking" => Readers::Blocking {
                 free: Arc::new(Mutex::new(
                     (0..k)

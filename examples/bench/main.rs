@@ -14,6 +14,8 @@
 //! server with its default read cache, and with `REGISTRY_READ_CACHE_MIB=0`). PostgreSQL is reached at `REGISTRY_BENCH_POSTGRES_URL`
 //! (default `postgres://postgres@127.0.0.1:5432/postgres`); the benchmark creates and drops its
 //! own database there.
+//! `REGISTRY_BENCH_SERVER=PATH` runs that server binary instead of building this tree's (A/B runs
+//! against an earlier build, with `--keep`).
 
 mod seed;
 mod server;

@@ -7,6 +7,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub fn build_server() -> anyhow::Result<PathBuf> {
+    // A given binary, for an A/B run against an earlier build on the same kept data set.
+    if let Some(path) = std::env::var_os("REGISTRY_BENCH_SERVER") {
+        return Ok(PathBuf::from(path));
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let ok = Command::new(cargo)
         .args([

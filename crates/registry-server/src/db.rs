@@ -81,6 +81,26 @@ impl Drop for Listener {
     }
 }
 
+/// Turns off SQLite's memory statistics before the library starts: kept on (SQLite's default),
+/// every allocation of every connection takes one process-wide mutex, and with the reader
+/// connections working at once a fifth of a page's CPU went to waiting on and waking it
+/// (docs/benchmarks.md). Nothing reads the statistics. Too late once SQLite has started (a second
+/// database in the same process): SQLite refuses and keeps them on, which is only slower.
+fn without_memory_statistics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: `sqlite3_config` is called with an option that takes one `int`, before any
+        // connection of this process is opened (the first SQLite open goes through here); a
+        // call after SQLite started returns SQLITE_MISUSE and changes nothing.
+        unsafe {
+            rusqlite::ffi::sqlite3_config(
+                rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS,
+                0 as std::ffi::c_int,
+            );
+        }
+    });
+}
+
 /// One database connection: a pooled read connection or a write transaction, of either backend.
 /// Every storage function takes `&mut Conn`; a [`Tx`] dereferences to one.
 pub struct Conn(Inner);
@@ -200,6 +220,7 @@ impl Db {
     /// another process holds the lock. Reader connections are query-only, so a write can only
     /// happen in a [`Tx`] (which publishes it).
     async fn connect_sqlite(url: &str) -> anyhow::Result<Db> {
+        without_memory_statistics();
         let options = SqliteConnectOptions::from_str(url)
             .context("invalid database URL")?
             .journal_mode(SqliteJournalMode::Wal)
@@ -217,10 +238,12 @@ impl Db {
             .run(&writer)
             .await
             .context("database migrations failed")?;
-        // Two readers per core: more only add page caches (4 MiB each) and thread switches on a
-        // small machine (docs/benchmarks.md).
-        let readers = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
-        let threads = SqliteReaders::open(options.get_filename(), readers)
+        // Two reader threads per core: more only add page caches (4 MiB each) and thread
+        // switches on a small machine (docs/benchmarks.md); and one connection per core (the
+        // runtime's workers) for the short reads run in place.
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let readers = cores * 2;
+        let threads = SqliteReaders::open(options.get_filename(), readers, cores)
             .context("cannot open the SQLite reader connections")?;
         let readers = SqlitePoolOptions::new()
             .max_connections(readers as u32)

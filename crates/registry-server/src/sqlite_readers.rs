@@ -13,11 +13,13 @@ use tokio::sync::oneshot;
 /// One read, run on a reader thread with its connection.
 type Job = Box<dyn FnOnce(&Connection) + Send>;
 
-/// The queue of the reader threads. Cloning it is cheap; the threads end when the last clone is
-/// dropped.
+/// The queue of the reader threads, and the connections for short reads run in place. Cloning it
+/// is cheap; the threads end when the last clone is dropped.
 #[derive(Clone)]
 pub struct SqliteReaders {
     jobs: mpsc::Sender<Job>,
+    /// Idle connections for [`SqliteReaders::run_short`], one per core.
+    idle: Arc<Mutex<Vec<Connection>>>,
 }
 
 /// Prepared statements kept per connection: the distinct texts of the reads routed here (a page
@@ -28,19 +30,11 @@ impl SqliteReaders {
     /// Opens `threads` read-only connections to the database file at `path` (after migrations,
     /// with the settings of sqlx's readers: WAL, `query_only`, a 4 MiB page cache) and starts a
     /// thread for each.
-    pub fn open(path: &Path, threads: usize) -> anyhow::Result<SqliteReaders> {
+    pub fn open(path: &Path, threads: usize, in_place: usize) -> anyhow::Result<SqliteReaders> {
         let (jobs, queue) = mpsc::channel::<Job>();
         let queue = Arc::new(Mutex::new(queue));
         for n in 0..threads {
-            let conn = Connection::open_with_flags(
-                path,
-                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )?;
-            conn.busy_timeout(Duration::from_secs(10))?;
-            conn.execute_batch(
-                "PRAGMA foreign_keys = ON; PRAGMA cache_size = -4000; PRAGMA query_only = ON;",
-            )?;
-            conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+            let conn = reader(path)?;
             let queue = queue.clone();
             std::thread::Builder::new()
                 .name(format!("sqlite-reader-{n}"))
@@ -56,7 +50,32 @@ impl SqliteReaders {
                     }
                 })?;
         }
-        Ok(SqliteReaders { jobs })
+        let idle = (0..in_place)
+            .map(|_| reader(path))
+            .collect::<Result<_, _>>()?;
+        Ok(SqliteReaders {
+            jobs,
+            idle: Arc::new(Mutex::new(idle)),
+        })
+    }
+
+    /// Runs a short `read` (a few index look-ups: a facility by id, a page by kept ranks, the
+    /// token's user) on the calling thread when a connection is idle, or else on the reader
+    /// threads. In place it costs no hand-over between threads, which was a fifth of a page's
+    /// and most of a by-id read's time (docs/benchmarks.md); longer reads (searches and filtered
+    /// lists) keep to the threads so that they never hold up the runtime's workers.
+    pub async fn run_short<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T, sqlx::Error> + Send + 'static,
+    ) -> Result<T, sqlx::Error> {
+        let Some(conn) = self.idle.lock().ok().and_then(|mut idle| idle.pop()) else {
+            return self.run(read).await;
+        };
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&conn)));
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(conn);
+        }
+        answer.map_err(|_| sqlx::Error::WorkerCrashed)?
     }
 
     /// Runs `read` on the next free reader thread and waits for its answer.
@@ -73,6 +92,20 @@ impl SqliteReaders {
             .map_err(|_| sqlx::Error::PoolClosed)?;
         answer.await.map_err(|_| sqlx::Error::WorkerCrashed)?
     }
+}
+
+/// A read-only connection with the settings of sqlx's readers.
+fn reader(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    conn.execute_batch(
+        "PRAGMA foreign_keys = ON; PRAGMA cache_size = -4000; PRAGMA query_only = ON;",
+    )?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    Ok(conn)
 }
 
 /// A rusqlite error, as the storage interface's error type.
@@ -99,7 +132,7 @@ mod tests {
             .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (7);")
             .unwrap();
         // One thread: every read below is served by the same one.
-        let readers = SqliteReaders::open(&path, 1).unwrap();
+        let readers = SqliteReaders::open(&path, 1, 0).unwrap();
         let read = |c: &Connection| {
             c.query_row("SELECT x FROM t", [], |r| r.get::<_, i64>(0))
                 .map_err(driver_error)

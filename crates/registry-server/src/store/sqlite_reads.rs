@@ -1,5 +1,5 @@
 //! The hot reads on SQLite — facilities by id, the facility lists and searches, the token's user —
-//! on the reader threads ([`crate::sqlite_readers`]) through rusqlite. They run the SQL texts of
+//! through rusqlite, in place or on the reader threads ([`crate::sqlite_readers`]). They run the SQL texts of
 //! the SQLite backend (`sql/facility_reads.rs`, `sql/facility_ranks.rs`, `sql/users.rs`) and
 //! decode with the same functions ([`Columns`]), so the answer is the one sqlx's path gives; the
 //! API suite checks it on every SQLite test, as every facility read of a request goes here.
@@ -76,74 +76,94 @@ fn views_on(conn: &Connection, ids: &[String]) -> Result<Vec<Facility>, sqlx::Er
     Ok(in_order(ids, found))
 }
 
-/// `store::facilities::views` on the reader threads.
+/// `store::facilities::views` on SQLite (in place when a connection is idle).
 pub async fn views(readers: &SqliteReaders, ids: &[String]) -> Result<Vec<Facility>, sqlx::Error> {
     let ids = ids.to_vec();
-    readers.run(move |conn| views_on(conn, &ids)).await
+    readers.run_short(move |conn| views_on(conn, &ids)).await
 }
 
-/// `store::facilities::list` on the reader threads: the steps of its [`ListPlan`], as sqlx's path
-/// runs them, on one connection.
+/// `store::facilities::list` on SQLite: the steps of its [`ListPlan`], as sqlx's path runs them,
+/// on one connection: in place for the whole and per-department lists (a range of kept ranks),
+/// on the reader threads for filtered lists and searches, whose cost grows with their hits.
 pub async fn list(
     readers: &SqliteReaders,
     filter: &FacilityFilter,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    let plan = ListPlan::new(filter);
-    readers
-        .run(move |conn| match plan {
-            ListPlan::Ranked { department } => {
-                let total: i64 = conn
-                    .prepare_cached(ListPlan::total_sql(department.as_deref()))
-                    .and_then(|mut s| {
-                        s.query_row(params_from_iter(department.iter()), |r| {
-                            r.get::<_, Option<i64>>(0)
-                        })
-                        .optional()
-                    })
-                    .map_err(driver_error)?
-                    .flatten()
-                    .unwrap_or(0);
-                if offset >= total {
-                    return Ok((Vec::new(), total));
-                }
-                let (low, high) = rank_range(total, limit, offset);
-                let sql = page_ids_sql(department.as_deref());
-                let department = department.map_or(Value::Null, Value::Text);
-                let params = [department, Value::Integer(low), Value::Integer(high)];
-                let ids = rows(conn, &sql, params, |r| r.text("id"))?;
-                Ok((views_on(conn, &ids)?, total))
-            }
-            ListPlan::Filtered { filter, binds } => {
-                let params = texts(&binds).chain([Value::Integer(limit), Value::Integer(offset)]);
-                let page = rows(
-                    conn,
-                    &ListPlan::page_sql(&filter, binds.len()),
-                    params,
-                    |r| Ok((r.text("id")?, r.int("total")?)),
-                )?;
-                let Some(&(_, total)) = page.first() else {
-                    let total = conn
-                        .prepare_cached(&ListPlan::count_sql(&filter))
-                        .and_then(|mut s| {
-                            s.query_row(params_from_iter(texts(&binds)), |r| r.get(0))
-                        })
-                        .map_err(driver_error)?;
-                    return Ok((Vec::new(), total));
-                };
-                let ids: Vec<String> = page.into_iter().map(|(id, _)| id).collect();
-                Ok((views_on(conn, &ids)?, total))
-            }
-        })
-        .await
+    match ListPlan::new(filter) {
+        ListPlan::Ranked { department } => {
+            readers
+                .run_short(move |conn| ranked(conn, department, limit, offset))
+                .await
+        }
+        ListPlan::Filtered { filter, binds } => {
+            readers
+                .run(move |conn| filtered(conn, &filter, &binds, limit, offset))
+                .await
+        }
+    }
 }
 
-/// `store::users::by_id` on the reader threads (the token's user, read on every request).
+fn ranked(
+    conn: &Connection,
+    department: Option<String>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Facility>, i64), sqlx::Error> {
+    let total: i64 = conn
+        .prepare_cached(ListPlan::total_sql(department.as_deref()))
+        .and_then(|mut s| {
+            s.query_row(params_from_iter(department.iter()), |r| {
+                r.get::<_, Option<i64>>(0)
+            })
+            .optional()
+        })
+        .map_err(driver_error)?
+        .flatten()
+        .unwrap_or(0);
+    if offset >= total {
+        return Ok((Vec::new(), total));
+    }
+    let (low, high) = rank_range(total, limit, offset);
+    let sql = page_ids_sql(department.as_deref());
+    let department = department.map_or(Value::Null, Value::Text);
+    let params = [department, Value::Integer(low), Value::Integer(high)];
+    let ids = rows(conn, &sql, params, |r| r.text("id"))?;
+    Ok((views_on(conn, &ids)?, total))
+}
+
+fn filtered(
+    conn: &Connection,
+    filter: &str,
+    binds: &[String],
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Facility>, i64), sqlx::Error> {
+    let params = texts(binds).chain([Value::Integer(limit), Value::Integer(offset)]);
+    let page = rows(
+        conn,
+        &ListPlan::page_sql(filter, binds.len()),
+        params,
+        |r| Ok((r.text("id")?, r.int("total")?)),
+    )?;
+    let Some(&(_, total)) = page.first() else {
+        let total = conn
+            .prepare_cached(&ListPlan::count_sql(filter))
+            .and_then(|mut s| s.query_row(params_from_iter(texts(binds)), |r| r.get(0)))
+            .map_err(driver_error)?;
+        return Ok((Vec::new(), total));
+    };
+    let ids: Vec<String> = page.into_iter().map(|(id, _)| id).collect();
+    Ok((views_on(conn, &ids)?, total))
+}
+
+/// `store::users::by_id` on SQLite, in place when a connection is idle (the token's user, read on
+/// every request).
 pub async fn user(readers: &SqliteReaders, id: &str) -> Result<Option<UserRow>, sqlx::Error> {
     let id = id.to_owned();
     readers
-        .run(move |conn| {
+        .run_short(move |conn| {
             let mut found = rows(conn, &by_id_sql(), [Value::Text(id)], |r| user_from_row(r))?;
             Ok(found.pop())
         })
