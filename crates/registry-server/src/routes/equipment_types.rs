@@ -4,7 +4,7 @@
 use super::catalogue::{self, Catalogue, ensure_unique_name};
 use crate::auth::Caller;
 use crate::db::Conn;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, Result, no_such};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
@@ -19,7 +19,7 @@ use registry_core::equipment::{
     EquipmentType, EquipmentTypeChanges, Reference, TestType, TestTypeChanges, read_equipment_type,
     read_test_type, settle_tolerances,
 };
-use registry_core::{ErrorBody, FieldCode, FieldError};
+use registry_core::{ErrorBody, FieldError};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -49,10 +49,6 @@ impl Catalogue for EquipmentType {
 
     fn read(body: &Value, create: bool) -> Result<EquipmentTypeChanges, Vec<FieldError>> {
         read_equipment_type(body, create)
-    }
-
-    fn set_updated_at(&mut self, at: String) {
-        self.updated_at = at;
     }
 
     async fn create(
@@ -167,17 +163,9 @@ async fn exclude_type(
 
 /// The equipment type a test type payload names, as a reference, or a field error.
 async fn equipment_type_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
-    match store::get_type(conn, id).await? {
-        Some(t) => Ok(Reference {
-            id: t.id,
-            name: t.name,
-        }),
-        None => Err(ApiError::field(
-            "typeOfEquipment",
-            FieldCode::InvalidValue,
-            format!("no equipment type with _id {id}"),
-        )),
-    }
+    let found = store::type_reference(conn, id).await?;
+    found
+        .ok_or_else(|| ApiError::Validation(vec![no_such("typeOfEquipment", "equipment type", id)]))
 }
 
 async fn ensure_unique_test_name(conn: &mut Conn, t: &TestType) -> Result<()> {
@@ -202,10 +190,6 @@ impl Catalogue for TestType {
 
     fn read(body: &Value, create: bool) -> Result<TestTypeChanges, Vec<FieldError>> {
         read_test_type(body, create)
-    }
-
-    fn set_updated_at(&mut self, at: String) {
-        self.updated_at = at;
     }
 
     async fn create(

@@ -39,10 +39,6 @@ impl Catalogue for Group {
         read_group(body, create)
     }
 
-    fn set_updated_at(&mut self, at: String) {
-        self.updated_at = at;
-    }
-
     async fn create(
         conn: &mut Conn,
         changes: GroupChanges,
