@@ -162,3 +162,49 @@ pub(crate) async fn ensure_unique_name<T: Named>(
     }
     Ok(())
 }
+
+/// Writes a resource's handler that is one of the steps above for its record type — `list`,
+/// `show`, `register`, `edit` or `exclude` — under the `#[utoipa::path]` that routes and describes
+/// it:
+///
+/// ```text
+/// catalogue::handler! {
+///     #[utoipa::path(get, path = "/api/group", tag = "groups", …)]
+///     list = list::<Group>
+/// }
+/// ```
+macro_rules! handler {
+    ($(#[$($attr:tt)*])* $name:ident = list::<$t:ty>) => {
+        $(#[$($attr)*])*
+        async fn $name(
+            axum::extract::State(state): axum::extract::State<$crate::state::AppState>,
+            _caller: $crate::auth::Caller,
+            params: $crate::extract::ListParams,
+        ) -> $crate::error::Result<axum::Json<registry_core::api::ListEnvelope<$t>>> {
+            $crate::routes::catalogue::list(&state, &params).await
+        }
+    };
+    ($(#[$($attr:tt)*])* $name:ident = show::<$t:ty>) => {
+        $(#[$($attr)*])*
+        async fn $name(
+            axum::extract::State(state): axum::extract::State<$crate::state::AppState>,
+            _caller: $crate::auth::Caller,
+            $crate::extract::Path(id): $crate::extract::Path<String>,
+        ) -> $crate::error::Result<axum::Json<$t>> {
+            $crate::routes::catalogue::show(&state, &id).await
+        }
+    };
+    // `register`, `edit` and `exclude` read the caller and the body.
+    ($(#[$($attr:tt)*])* $name:ident = $step:ident::<$t:ty>) => {
+        $(#[$($attr)*])*
+        async fn $name(
+            axum::extract::State(state): axum::extract::State<$crate::state::AppState>,
+            caller: $crate::auth::Caller,
+            body: $crate::extract::JsonBody,
+        ) -> axum::response::Response {
+            let answer = $crate::routes::catalogue::$step::<$t>(&state, &caller, body).await;
+            axum::response::IntoResponse::into_response(answer)
+        }
+    };
+}
+pub(crate) use handler;
