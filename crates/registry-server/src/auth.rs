@@ -135,6 +135,14 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// The caller as a record names its author (`createdBy`, `performedBy`, `releasedBy`).
+    pub fn reference(&self) -> registry_core::equipment::Reference {
+        registry_core::equipment::Reference {
+            id: self.id.clone(),
+            name: self.name.clone(),
+        }
+    }
+
     /// The read cache's key of a GET answer: who asks (and with which roles: a demoted user's
     /// next answer is read afresh, even before the demotion's notification reaches this
     /// instance), what, and `extra` (such as the date the answer depends on).

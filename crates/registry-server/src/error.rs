@@ -53,6 +53,15 @@ impl<T> OrNotFound<T> for Option<T> {
     }
 }
 
+/// The field error of a payload whose `field` names no `what` with the `_id` `id`.
+pub fn no_such(field: &str, what: &str, id: &str) -> FieldError {
+    FieldError::new(
+        field,
+        FieldCode::InvalidValue,
+        format!("names no {what} with _id {id}"),
+    )
+}
+
 impl ApiError {
     pub fn not_found(what: &str) -> Self {
         ApiError::NotFound(format!("{what} not found"))

@@ -1,13 +1,14 @@
 //! The steps around the audit log that every resource shares: the start of a write to one
-//! record (a transaction with its row locked), the end of a write (audit → commit), the answer to
-//! a create, and the change history of a record.
+//! record (a transaction with its row locked), the end of a write (audit → commit), of an edit
+//! (store → audit → commit, when it changed anything), the answer to a create, and the change
+//! history of a record.
 
 use crate::auth::Caller;
-use crate::db::Tx;
+use crate::db::{Tx, now};
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
 use crate::state::AppState;
-use crate::store::audit;
+use crate::store::{Saved, audit};
 use axum::Json;
 use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, ListEnvelope};
@@ -50,6 +51,25 @@ pub(crate) async fn changed<T: Serialize>(
     after: &T,
 ) -> Result<()> {
     commit(tx, caller, entity, id, action, Some(before), Some(after)).await
+}
+
+/// Ends an edit of the record `id` in `tx` and answers the record: when the edit changed it
+/// (`after` differs from `before`), stamps and stores it, records [`Action::Edit`] as `entity`,
+/// and commits; an edit that changes nothing writes nothing.
+pub(crate) async fn edited<T: Saved + Serialize + PartialEq>(
+    mut tx: Tx,
+    caller: &Caller,
+    entity: &str,
+    id: &str,
+    before: &T,
+    mut after: T,
+) -> Result<Json<T>> {
+    if after != *before {
+        after.set_updated_at(now());
+        after.save(&mut tx, false).await?;
+        changed(tx, caller, entity, id, Action::Edit, before, &after).await?;
+    }
+    Ok(Json(after))
 }
 
 /// Ends a request that created the record `id` in `tx`: audits `create`, commits, and answers 201

@@ -15,7 +15,6 @@ use crate::store::catalogue::{self as store, CatalogueFilter, Named, NamedRow, S
 use axum::Json;
 use axum::http::StatusCode;
 use registry_core::api::{ListEnvelope, Message};
-use registry_core::audit::Action;
 use registry_core::{FieldError, Role};
 use serde::Serialize;
 use serde_json::Value;
@@ -36,8 +35,6 @@ pub(crate) trait Catalogue: Stored + Serialize + Clone + PartialEq + Send + Sync
 
     /// Reads a create payload (`create`) or an edit one, with every field error at once.
     fn read(body: &Value, create: bool) -> Result<Self::Changes, Vec<FieldError>>;
-
-    fn set_updated_at(&mut self, at: String);
 
     /// The record `id`, created `at`, that a create payload describes, checked against what is
     /// stored (references, a name taken).
@@ -110,13 +107,8 @@ pub(crate) async fn edit<T: Catalogue>(
     let changes = T::read(&value, false).map_err(ApiError::Validation)?;
     let mut tx = audited::locked(state, T::TABLE, &id).await?;
     let before = load::<T>(&mut tx, &id).await?;
-    let mut record = T::apply(&mut tx, &before, changes).await?;
-    if record != before {
-        record.set_updated_at(now());
-        record.save(&mut tx, false).await?;
-        audited::changed(tx, caller, T::ENTITY, &id, Action::Edit, &before, &record).await?;
-    }
-    Ok(Json(record))
+    let record = T::apply(&mut tx, &before, changes).await?;
+    audited::edited(tx, caller, T::ENTITY, &id, &before, record).await
 }
 
 /// `POST /<resource>/exclude` (Administrator): deletes `{_id}` unless something refers to it.
@@ -170,3 +162,49 @@ pub(crate) async fn ensure_unique_name<T: Named>(
     }
     Ok(())
 }
+
+/// Writes a resource's handler that is one of the steps above for its record type — `list`,
+/// `show`, `register`, `edit` or `exclude` — under the `#[utoipa::path]` that routes and describes
+/// it:
+///
+/// ```text
+/// catalogue::handler! {
+///     #[utoipa::path(get, path = "/api/group", tag = "groups", …)]
+///     list = list::<Group>
+/// }
+/// ```
+macro_rules! handler {
+    ($(#[$($attr:tt)*])* $name:ident = list::<$t:ty>) => {
+        $(#[$($attr)*])*
+        async fn $name(
+            axum::extract::State(state): axum::extract::State<$crate::state::AppState>,
+            _caller: $crate::auth::Caller,
+            params: $crate::extract::ListParams,
+        ) -> $crate::error::Result<axum::Json<registry_core::api::ListEnvelope<$t>>> {
+            $crate::routes::catalogue::list(&state, &params).await
+        }
+    };
+    ($(#[$($attr:tt)*])* $name:ident = show::<$t:ty>) => {
+        $(#[$($attr)*])*
+        async fn $name(
+            axum::extract::State(state): axum::extract::State<$crate::state::AppState>,
+            _caller: $crate::auth::Caller,
+            $crate::extract::Path(id): $crate::extract::Path<String>,
+        ) -> $crate::error::Result<axum::Json<$t>> {
+            $crate::routes::catalogue::show(&state, &id).await
+        }
+    };
+    // `register`, `edit` and `exclude` read the caller and the body.
+    ($(#[$($attr:tt)*])* $name:ident = $step:ident::<$t:ty>) => {
+        $(#[$($attr)*])*
+        async fn $name(
+            axum::extract::State(state): axum::extract::State<$crate::state::AppState>,
+            caller: $crate::auth::Caller,
+            body: $crate::extract::JsonBody,
+        ) -> axum::response::Response {
+            let answer = $crate::routes::catalogue::$step::<$t>(&state, &caller, body).await;
+            axum::response::IntoResponse::into_response(answer)
+        }
+    };
+}
+pub(crate) use handler;

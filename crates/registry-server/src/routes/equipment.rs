@@ -5,22 +5,21 @@ use crate::access::{visible, visible_equipment};
 use crate::auth::{Caller, Staff};
 use crate::db::Conn;
 use crate::db::{new_id, now};
-use crate::error::{ApiError, OrNotFound, Result};
+use crate::error::{ApiError, OrNotFound, Result, no_such};
 use crate::extract::Path;
 use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, route, routes};
 use crate::routes::shared::{Forbidden, NotFound, PageParams};
 use crate::routes::{archive, audited};
 use crate::state::AppState;
-use crate::store::{equipment as store, equipment_types};
+use crate::store::{equipment as store, equipment_types, facilities};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use registry_core::FieldErrors;
 use registry_core::api::{AuditEvent, ListEnvelope, Message};
-use registry_core::audit::Action;
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::payload::unflagged_reference;
-use registry_core::{FieldCode, FieldError, FieldErrors};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -80,38 +79,26 @@ async fn references(
     equipment_type_id: Option<&str>,
 ) -> Result<(Option<Reference>, Option<Reference>)> {
     let mut errors = Vec::new();
-    let mut facility = None;
-    if let Some(id) = facility_id {
-        match crate::store::facilities::view(conn, id).await? {
-            Some(f) => {
-                facility = Some(Reference {
-                    id: f.id,
-                    name: f.name,
-                })
-            }
-            None => errors.push(FieldError::new(
-                "facility",
-                FieldCode::InvalidValue,
-                format!("names no facility with _id {id}"),
-            )),
+    let mut known = |found: Option<Reference>, field: &str, what: &str, id: &str| {
+        if found.is_none() {
+            errors.push(no_such(field, what, id));
         }
-    }
-    let mut equipment_type = None;
-    if let Some(id) = equipment_type_id {
-        match equipment_types::get_type(conn, id).await? {
-            Some(t) => {
-                equipment_type = Some(Reference {
-                    id: t.id,
-                    name: t.name,
-                })
-            }
-            None => errors.push(FieldError::new(
-                "typeOfEquipment",
-                FieldCode::InvalidValue,
-                format!("names no equipment type with _id {id}"),
-            )),
+        found
+    };
+    let facility = match facility_id {
+        Some(id) => {
+            let found = facilities::reference(conn, id).await?;
+            known(found, "facility", "facility", id)
         }
-    }
+        None => None,
+    };
+    let equipment_type = match equipment_type_id {
+        Some(id) => {
+            let found = equipment_types::type_reference(conn, id).await?;
+            known(found, "typeOfEquipment", "equipment type", id)
+        }
+        None => None,
+    };
     if errors.is_empty() {
         Ok((facility, equipment_type))
     } else {
@@ -194,22 +181,8 @@ async fn edit(
         .check(&before, recorded)
         .map_err(ApiError::Validation)?;
     let (_, new_type) = references(&mut tx, None, changes.new_type(&before)).await?;
-    let mut equipment = changes.apply_to(&before, new_type);
-    if equipment != before {
-        equipment.updated_at = now();
-        store::save(&mut tx, &equipment, false).await?;
-        audited::changed(
-            tx,
-            &caller,
-            "equipment",
-            &id,
-            Action::Edit,
-            &before,
-            &equipment,
-        )
-        .await?;
-    }
-    Ok(Json(equipment))
+    let equipment = changes.apply_to(&before, new_type);
+    audited::edited(tx, &caller, "equipment", &id, &before, equipment).await
 }
 
 #[utoipa::path(

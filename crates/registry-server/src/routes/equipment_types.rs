@@ -2,24 +2,17 @@
 //! create and edit, Administrators delete what nothing uses.
 
 use super::catalogue::{self, Catalogue, ensure_unique_name};
-use crate::auth::Caller;
 use crate::db::Conn;
-use crate::error::{ApiError, Result};
-use crate::extract::Path;
-use crate::extract::{JsonBody, ListParams};
+use crate::error::{ApiError, Result, no_such};
 use crate::routes::describe::{Routes, routes};
 use crate::routes::shared::{Conflict, Forbidden, NotFound, PageParams};
-use crate::state::AppState;
 use crate::store::equipment_types as store;
-use axum::Json;
-use axum::extract::State;
-use axum::http::StatusCode;
 use registry_core::api::{ListEnvelope, Message};
 use registry_core::equipment::{
     EquipmentType, EquipmentTypeChanges, Reference, TestType, TestTypeChanges, read_equipment_type,
     read_test_type, settle_tolerances,
 };
-use registry_core::{ErrorBody, FieldCode, FieldError};
+use registry_core::{ErrorBody, FieldError};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -49,10 +42,6 @@ impl Catalogue for EquipmentType {
 
     fn read(body: &Value, create: bool) -> Result<EquipmentTypeChanges, Vec<FieldError>> {
         read_equipment_type(body, create)
-    }
-
-    fn set_updated_at(&mut self, at: String) {
-        self.updated_at = at;
     }
 
     async fn create(
@@ -90,94 +79,66 @@ impl Catalogue for EquipmentType {
     }
 }
 
-#[utoipa::path(
-    get, path = "/api/typeOfEquipment", tag = "equipment types",
-    params(("q" = Option<String>, Query, description = "Part of the name"), PageParams),
-    responses(
-        (status = 200, description = "Equipment types by name", body = ListEnvelope<EquipmentType>),
-        (status = 401, body = ErrorBody)
-    )
-)]
-async fn list_types(
-    State(state): State<AppState>,
-    _caller: Caller,
-    params: ListParams,
-) -> Result<Json<ListEnvelope<EquipmentType>>> {
-    catalogue::list(&state, &params).await
+catalogue::handler! {
+    #[utoipa::path(
+        get, path = "/api/typeOfEquipment", tag = "equipment types",
+        params(("q" = Option<String>, Query, description = "Part of the name"), PageParams),
+        responses(
+            (status = 200, description = "Equipment types by name", body = ListEnvelope<EquipmentType>),
+            (status = 401, body = ErrorBody)
+        )
+    )]
+    list_types = list::<EquipmentType>
 }
 
-#[utoipa::path(
-    get, path = "/api/typeOfEquipment/{id}", tag = "equipment types",
-    params(("id" = String, Path)),
-    responses((status = 200, body = EquipmentType))
-)]
-async fn show_type(
-    State(state): State<AppState>,
-    _caller: Caller,
-    Path(id): Path<String>,
-) -> Result<Json<EquipmentType>> {
-    catalogue::show(&state, &id).await
+catalogue::handler! {
+    #[utoipa::path(
+        get, path = "/api/typeOfEquipment/{id}", tag = "equipment types",
+        params(("id" = String, Path)),
+        responses((status = 200, body = EquipmentType))
+    )]
+    show_type = show::<EquipmentType>
 }
 
-#[utoipa::path(
-    post, path = "/api/typeOfEquipment/register", tag = "equipment types",
-    request_body(content = Object, description = "`{name, description?}`"),
-    responses(
-        (status = 201, body = EquipmentType), Forbidden,
-        (status = 409, description = "Name taken", body = ErrorBody)
-    )
-)]
-async fn register_type(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<(StatusCode, Json<EquipmentType>)> {
-    catalogue::register(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/typeOfEquipment/register", tag = "equipment types",
+        request_body(content = Object, description = "`{name, description?}`"),
+        responses(
+            (status = 201, body = EquipmentType), Forbidden,
+            (status = 409, description = "Name taken", body = ErrorBody)
+        )
+    )]
+    register_type = register::<EquipmentType>
 }
 
-#[utoipa::path(
-    post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
-    request_body(content = Object, description = "`{_id, name?, description?}`"),
-    responses((status = 200, body = EquipmentType), Forbidden, NotFound, Conflict)
-)]
-async fn edit_type(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Json<EquipmentType>> {
-    catalogue::edit(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
+        request_body(content = Object, description = "`{_id, name?, description?}`"),
+        responses((status = 200, body = EquipmentType), Forbidden, NotFound, Conflict)
+    )]
+    edit_type = edit::<EquipmentType>
 }
 
-#[utoipa::path(
-    post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
-    request_body(content = Object, description = "`{_id}`"),
-    responses(
-        (status = 200, body = Message),
-        (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
-        (status = 409, description = "`in_use`", body = ErrorBody)
-    )
-)]
-async fn exclude_type(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Json<Message>> {
-    catalogue::exclude::<EquipmentType>(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
+        request_body(content = Object, description = "`{_id}`"),
+        responses(
+            (status = 200, body = Message),
+            (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
+            (status = 409, description = "`in_use`", body = ErrorBody)
+        )
+    )]
+    exclude_type = exclude::<EquipmentType>
 }
 
 /// The equipment type a test type payload names, as a reference, or a field error.
 async fn equipment_type_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
-    match store::get_type(conn, id).await? {
-        Some(t) => Ok(Reference {
-            id: t.id,
-            name: t.name,
-        }),
-        None => Err(ApiError::field(
-            "typeOfEquipment",
-            FieldCode::InvalidValue,
-            format!("names no equipment type with _id {id}"),
-        )),
-    }
+    let found = store::type_reference(conn, id).await?;
+    found
+        .ok_or_else(|| ApiError::Validation(vec![no_such("typeOfEquipment", "equipment type", id)]))
 }
 
 async fn ensure_unique_test_name(conn: &mut Conn, t: &TestType) -> Result<()> {
@@ -202,10 +163,6 @@ impl Catalogue for TestType {
 
     fn read(body: &Value, create: bool) -> Result<TestTypeChanges, Vec<FieldError>> {
         read_test_type(body, create)
-    }
-
-    fn set_updated_at(&mut self, at: String) {
-        self.updated_at = at;
     }
 
     async fn create(
@@ -270,78 +227,58 @@ impl Catalogue for TestType {
     }
 }
 
-#[utoipa::path(
-    get, path = "/api/typeOfTest", tag = "equipment types",
-    params(
-        ("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
-        ("q" = Option<String>, Query),
-        PageParams
-    ),
-    responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody))
-)]
-async fn list_test_types(
-    State(state): State<AppState>,
-    _caller: Caller,
-    params: ListParams,
-) -> Result<Json<ListEnvelope<TestType>>> {
-    catalogue::list(&state, &params).await
+catalogue::handler! {
+    #[utoipa::path(
+        get, path = "/api/typeOfTest", tag = "equipment types",
+        params(
+            ("typeOfEquipment" = Option<String>, Query, description = "Only the test types of this equipment type"),
+            ("q" = Option<String>, Query),
+            PageParams
+        ),
+        responses((status = 200, body = ListEnvelope<TestType>), (status = 401, body = ErrorBody))
+    )]
+    list_test_types = list::<TestType>
 }
 
-#[utoipa::path(
-    get, path = "/api/typeOfTest/{id}", tag = "equipment types",
-    params(("id" = String, Path)),
-    responses((status = 200, body = TestType))
-)]
-async fn show_test_type(
-    State(state): State<AppState>,
-    _caller: Caller,
-    Path(id): Path<String>,
-) -> Result<Json<TestType>> {
-    catalogue::show(&state, &id).await
+catalogue::handler! {
+    #[utoipa::path(
+        get, path = "/api/typeOfTest/{id}", tag = "equipment types",
+        params(("id" = String, Path)),
+        responses((status = 200, body = TestType))
+    )]
+    show_test_type = show::<TestType>
 }
 
-#[utoipa::path(
-    post, path = "/api/typeOfTest/register", tag = "equipment types",
-    request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?, kind?, tolerances?}`: \
-        `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
-        the records' verdict; `tolerances` default to the kind's (docs/qc.md)"),
-    responses((status = 201, body = TestType), Forbidden, Conflict)
-)]
-async fn register_test_type(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<(StatusCode, Json<TestType>)> {
-    catalogue::register(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/typeOfTest/register", tag = "equipment types",
+        request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?, kind?, tolerances?}`: \
+            `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
+            the records' verdict; `tolerances` default to the kind's (docs/qc.md)"),
+        responses((status = 201, body = TestType), Forbidden, Conflict)
+    )]
+    register_test_type = register::<TestType>
 }
 
-#[utoipa::path(
-    post, path = "/api/typeOfTest/edit", tag = "equipment types",
-    request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?, kind?, tolerances?}`; \
-        the equipment type and the kind cannot change once tests were recorded"),
-    responses((status = 200, body = TestType), Forbidden, NotFound, Conflict)
-)]
-async fn edit_test_type(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Json<TestType>> {
-    catalogue::edit(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/typeOfTest/edit", tag = "equipment types",
+        request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?, kind?, tolerances?}`; \
+            the equipment type and the kind cannot change once tests were recorded"),
+        responses((status = 200, body = TestType), Forbidden, NotFound, Conflict)
+    )]
+    edit_test_type = edit::<TestType>
 }
 
-#[utoipa::path(
-    post, path = "/api/typeOfTest/exclude", tag = "equipment types",
-    request_body(content = Object, description = "`{_id}`"),
-    responses(
-        (status = 200, body = Message),
-        (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
-        (status = 409, description = "`in_use`: tests were recorded", body = ErrorBody)
-    )
-)]
-async fn exclude_test_type(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Json<Message>> {
-    catalogue::exclude::<TestType>(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/typeOfTest/exclude", tag = "equipment types",
+        request_body(content = Object, description = "`{_id}`"),
+        responses(
+            (status = 200, body = Message),
+            (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
+            (status = 409, description = "`in_use`: tests were recorded", body = ErrorBody)
+        )
+    )]
+    exclude_test_type = exclude::<TestType>
 }

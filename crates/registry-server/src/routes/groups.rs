@@ -7,14 +7,12 @@ use crate::auth::Caller;
 use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::extract::Path;
-use crate::extract::{JsonBody, ListParams};
 use crate::routes::describe::{Routes, routes};
 use crate::routes::shared::{Forbidden, NotFound, SearchParams};
 use crate::state::AppState;
 use crate::store::groups;
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
 use registry_core::api::{Group, ListEnvelope, Message};
 use registry_core::api::{GroupInput, IdInput};
 use registry_core::group::{GroupChanges, read_group};
@@ -37,10 +35,6 @@ impl Catalogue for Group {
 
     fn read(body: &Value, create: bool) -> Result<GroupChanges, Vec<FieldError>> {
         read_group(body, create)
-    }
-
-    fn set_updated_at(&mut self, at: String) {
-        self.updated_at = at;
     }
 
     async fn create(
@@ -75,17 +69,13 @@ impl Catalogue for Group {
     }
 }
 
-#[utoipa::path(
-    get, path = "/api/group", tag = "groups", summary = "List groups",
-    params(SearchParams),
-    responses((status = 200, description = "OK", body = ListEnvelope<Group>))
-)]
-async fn list(
-    State(state): State<AppState>,
-    _caller: Caller,
-    params: ListParams,
-) -> Result<Json<ListEnvelope<Group>>> {
-    catalogue::list(&state, &params).await
+catalogue::handler! {
+    #[utoipa::path(
+        get, path = "/api/group", tag = "groups", summary = "List groups",
+        params(SearchParams),
+        responses((status = 200, description = "OK", body = ListEnvelope<Group>))
+    )]
+    list = list::<Group>
 }
 
 #[utoipa::path(
@@ -105,51 +95,39 @@ async fn show(
     Ok(Json(group))
 }
 
-#[utoipa::path(
-    post, path = "/api/group/register", tag = "groups", summary = "Create a group",
-    request_body = GroupInput,
-    responses(
-        (status = 201, description = "Created", body = Group), Forbidden,
-        (status = 409, description = "Name already used", body = ErrorBody)
-    )
-)]
-async fn register(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<(StatusCode, Json<Group>)> {
-    catalogue::register(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/group/register", tag = "groups", summary = "Create a group",
+        request_body = GroupInput,
+        responses(
+            (status = 201, description = "Created", body = Group), Forbidden,
+            (status = 409, description = "Name already used", body = ErrorBody)
+        )
+    )]
+    register = register::<Group>
 }
 
-#[utoipa::path(
-    post, path = "/api/group/edit", tag = "groups", summary = "Edit a group",
-    request_body = GroupInput,
-    responses(
-        (status = 200, description = "OK", body = Group), Forbidden, NotFound,
-        (status = 409, description = "Name already used", body = ErrorBody)
-    )
-)]
-async fn edit(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Json<Group>> {
-    catalogue::edit(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/group/edit", tag = "groups", summary = "Edit a group",
+        request_body = GroupInput,
+        responses(
+            (status = 200, description = "OK", body = Group), Forbidden, NotFound,
+            (status = 409, description = "Name already used", body = ErrorBody)
+        )
+    )]
+    edit = edit::<Group>
 }
 
-#[utoipa::path(
-    post, path = "/api/group/exclude", tag = "groups",
-    summary = "Delete a group (Administrator)",
-    request_body = IdInput,
-    responses(
-        (status = 200, description = "Deleted", body = Message), Forbidden, NotFound,
-        (status = 409, description = "in_use: facilities still use the group", body = ErrorBody)
-    )
-)]
-async fn exclude(
-    State(state): State<AppState>,
-    caller: Caller,
-    body: JsonBody,
-) -> Result<Json<Message>> {
-    catalogue::exclude::<Group>(&state, &caller, body).await
+catalogue::handler! {
+    #[utoipa::path(
+        post, path = "/api/group/exclude", tag = "groups",
+        summary = "Delete a group (Administrator)",
+        request_body = IdInput,
+        responses(
+            (status = 200, description = "Deleted", body = Message), Forbidden, NotFound,
+            (status = 409, description = "in_use: facilities still use the group", body = ErrorBody)
+        )
+    )]
+    exclude = exclude::<Group>
 }

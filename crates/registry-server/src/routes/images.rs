@@ -9,7 +9,7 @@ use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::audited;
 use crate::routes::describe::{Routes, route};
-use crate::routes::shared::{Forbidden, NotFound, VersionMismatch};
+use crate::routes::shared::{Forbidden, IfMatch, NotFound, VersionMismatch};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, ImageKind};
@@ -84,19 +84,8 @@ async fn image_event(
     after: Option<&Value>,
 ) -> Result<()> {
     store::touch(conn, id, at).await?;
-    audit::record(
-        conn,
-        audit::Change {
-            entity: "facility",
-            entity_id: id,
-            action: &action.name(),
-            actor: Some(&caller.id),
-            before,
-            after,
-            role_changes: &[],
-        },
-    )
-    .await?;
+    let actor = Some(caller.id.as_str());
+    audit::record_change(conn, actor, "facility", id, action, before, after).await?;
     Ok(())
 }
 
@@ -111,8 +100,7 @@ async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
     post, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Upload the logo or background image",
     params(
-        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"),
-        ("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")
+        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"), IfMatch
     ),
     request_body(content_type = "multipart/form-data", description = "a `file` part: PNG, JPEG or \
         WebP, at most 2 MiB"),
@@ -231,8 +219,7 @@ async fn remove(
     delete, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Remove the logo or background image",
     params(
-        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"),
-        ("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")
+        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"), IfMatch
     ),
     responses(
         (status = 200, description = "The facility", body = Facility), Forbidden, VersionMismatch
@@ -250,7 +237,7 @@ async fn remove_by_path(
 
 #[utoipa::path(
     post, path = "/api/facility/removeLogo", tag = "facilities", summary = "Remove the logo",
-    params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
+    params(IfMatch),
     request_body = IdInput,
     responses(
         (status = 200, description = "The facility", body = Facility), Forbidden, NotFound,
@@ -269,7 +256,7 @@ async fn remove_logo(
 #[utoipa::path(
     post, path = "/api/facility/removeBackgroundImage", tag = "facilities",
     summary = "Remove the background image",
-    params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
+    params(IfMatch),
     request_body = IdInput,
     responses(
         (status = 200, description = "The facility", body = Facility), Forbidden, NotFound,

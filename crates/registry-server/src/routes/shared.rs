@@ -38,6 +38,15 @@ error_responses! {
     VersionMismatch = 412, "version_mismatch";
 }
 
+/// The `If-Match` header of a write to a facility, refused on a stale copy (`VersionMismatch`).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+pub struct IfMatch {
+    /// W/"version" from the ETag
+    #[param(rename = "If-Match")]
+    pub if_match: Option<String>,
+}
+
 /// `pageNum` and `pageSize` (`ListParams` reads them), without descriptions.
 #[derive(IntoParams)]
 #[into_params(parameter_in = Query, rename_all = "camelCase")]

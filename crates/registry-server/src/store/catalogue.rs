@@ -4,6 +4,7 @@
 //! [`Stored`], as the catalogue handlers (`routes/catalogue.rs`) need their records to be.
 
 use crate::db::Conn;
+use crate::store::Saved;
 
 pub use super::model::catalogue::*;
 
@@ -22,6 +23,16 @@ backend_fns! { catalogue;
 }
 
 /// A plain named catalogue's records are stored alike, in their table.
+impl<T: Named + Send + Sync> Saved for T {
+    fn set_updated_at(&mut self, at: String) {
+        Named::set_updated_at(self, at);
+    }
+
+    async fn save(&self, conn: &mut Conn, insert: bool) -> Result<(), sqlx::Error> {
+        save_row(conn, T::TABLE, &self.to_row(), insert).await
+    }
+}
+
 impl<T: Named + Send + Sync> Stored for T {
     async fn get(conn: &mut Conn, id: &str) -> Result<Option<T>, sqlx::Error> {
         Ok(get_row(conn, T::TABLE, id).await?.map(T::from_row))
@@ -36,10 +47,6 @@ impl<T: Named + Send + Sync> Stored for T {
     ) -> Result<(Vec<T>, i64), sqlx::Error> {
         let (rows, total) = list_rows(conn, T::TABLE, filter.q.as_deref(), limit, offset).await?;
         Ok((rows.into_iter().map(T::from_row).collect(), total))
-    }
-
-    async fn save(&self, conn: &mut Conn, insert: bool) -> Result<(), sqlx::Error> {
-        save_row(conn, T::TABLE, &self.to_row(), insert).await
     }
 
     async fn delete(conn: &mut Conn, id: &str) -> Result<(), sqlx::Error> {

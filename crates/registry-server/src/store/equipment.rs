@@ -6,6 +6,8 @@ use registry_core::equipment::Equipment;
 
 pub use super::model::equipment::*;
 
+super::model::saved_by!(Equipment, save);
+
 backend_fns! { equipment;
     /// Live equipment, or `None`.
     pub async fn get(id: &str) -> Result<Option<Equipment>, sqlx::Error>;

@@ -5,7 +5,7 @@
 
 use crate::db::Conn;
 use crate::store::catalogue::{self, CatalogueFilter, Stored};
-use registry_core::equipment::{EquipmentType, TestType};
+use registry_core::equipment::{EquipmentType, Reference, TestType};
 
 // Equipment types are a plain named catalogue.
 catalogue::named_record!(EquipmentType, "equipment_types");
@@ -13,6 +13,16 @@ catalogue::named_record!(EquipmentType, "equipment_types");
 pub async fn get_type(conn: &mut Conn, id: &str) -> Result<Option<EquipmentType>, sqlx::Error> {
     EquipmentType::get(conn, id).await
 }
+
+/// The equipment type `id` as a reference, or `None`.
+pub async fn type_reference(conn: &mut Conn, id: &str) -> Result<Option<Reference>, sqlx::Error> {
+    Ok(get_type(conn, id).await?.map(|t| Reference {
+        id: t.id,
+        name: t.name,
+    }))
+}
+
+super::model::saved_by!(TestType, save_test_type);
 
 /// Test types are stored with their equipment type's name.
 impl Stored for TestType {
@@ -27,10 +37,6 @@ impl Stored for TestType {
         offset: i64,
     ) -> Result<(Vec<TestType>, i64), sqlx::Error> {
         list_test_types(conn, filter, limit, offset).await
-    }
-
-    async fn save(&self, conn: &mut Conn, insert: bool) -> Result<(), sqlx::Error> {
-        save_test_type(conn, self, insert).await
     }
 
     async fn delete(conn: &mut Conn, id: &str) -> Result<(), sqlx::Error> {

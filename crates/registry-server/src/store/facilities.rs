@@ -8,6 +8,7 @@
 use crate::db::{BackendConn, Conn};
 use registry_core::Department;
 use registry_core::api::Facility;
+use registry_core::equipment::Reference;
 
 pub use super::model::facilities::*;
 
@@ -24,6 +25,14 @@ pub async fn views(conn: &mut Conn, ids: &[String]) -> Result<Vec<Facility>, sql
 
 pub async fn view(conn: &mut Conn, id: &str) -> Result<Option<Facility>, sqlx::Error> {
     Ok(views(conn, &[id.to_owned()]).await?.pop())
+}
+
+/// The live facility `id` as a record names it, or `None`.
+pub async fn reference(conn: &mut Conn, id: &str) -> Result<Option<Reference>, sqlx::Error> {
+    Ok(view(conn, id).await?.map(|f| Reference {
+        id: f.id,
+        name: f.name,
+    }))
 }
 
 /// A page of live facilities, newest first, with the filters of product.md §2.

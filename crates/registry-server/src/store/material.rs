@@ -11,6 +11,8 @@ use registry_core::waste::{WastePackage, WasteRelease};
 
 pub use super::model::material::*;
 
+super::model::saved_by!(WastePackage, save_waste);
+
 backend_fns! { material;
     /// Holds the facility's row until the transaction ends, so that two receipts of one week are
     /// summed one after the other (SQLite has a single writer already).

@@ -78,6 +78,7 @@ pub mod facilities;
 pub mod groups;
 pub mod material;
 pub mod model;
+pub use model::Saved;
 pub mod qc_tests;
 mod sqlite_reads;
 pub mod users;

@@ -7,6 +7,8 @@ use registry_core::equipment::{DueTest, QcTest};
 
 pub use super::model::qc_tests::*;
 
+super::model::saved_by!(QcTest, save);
+
 backend_fns! { qc_tests;
     /// A live record on live equipment, or `None`.
     pub async fn get(id: &str) -> Result<Option<QcTest>, sqlx::Error>;

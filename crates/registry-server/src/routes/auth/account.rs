@@ -1,7 +1,7 @@
 //! Editing and deactivating a user within the grant rules, never leaving the service without an
 //! active Administrator.
 
-use super::audit_user;
+use super::save_user;
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::db::now;
@@ -91,15 +91,8 @@ pub(super) async fn edit(
     let changed = user.profile != before.profile || user.token_version != before.token_version;
     if changed {
         user.profile.updated_at = now();
-        users::save(&mut tx, &user, false).await?;
-        audit_user(
-            &mut tx,
-            Some(&caller.id),
-            Action::Edit,
-            Some(&before),
-            Some(&user),
-        )
-        .await?;
+        let actor = Some(caller.id.as_str());
+        save_user(&mut tx, actor, Action::Edit, Some(&before), &user).await?;
     }
     if unlock {
         users::clear_login_failures(&mut tx, &before.profile.email).await?;
@@ -131,15 +124,8 @@ pub(super) async fn exclude(
         user.token_version += 1;
         user.profile.updated_at = now();
         keep_an_administrator(&mut tx, &before, &user).await?;
-        users::save(&mut tx, &user, false).await?;
-        audit_user(
-            &mut tx,
-            Some(&caller.id),
-            Action::Deactivate,
-            Some(&before),
-            Some(&user),
-        )
-        .await?;
+        let actor = Some(caller.id.as_str());
+        save_user(&mut tx, actor, Action::Deactivate, Some(&before), &user).await?;
         tx.commit().await?;
     }
     Ok(Json(Message {

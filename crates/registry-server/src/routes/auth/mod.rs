@@ -13,7 +13,7 @@ use crate::error::{ApiError, Result};
 use crate::routes::describe::{Routes, route, routes};
 use crate::state::AppState;
 use crate::store::audit;
-use crate::store::users::UserRow;
+use crate::store::users::{self, UserRow};
 use registry_core::audit::Action;
 use registry_core::values::password_problem;
 use registry_core::{FieldCode, FieldErrors};
@@ -55,27 +55,18 @@ fn required_strs<'a, const N: usize>(v: &'a Value, keys: [&str; N]) -> Result<[&
     errs.finish(found).map_err(ApiError::Validation)
 }
 
-async fn audit_user(
+/// Stores `user` (a new user when there is no `before`) and records `action` by `actor` in the
+/// audit log, with the user as they were and as they are.
+async fn save_user(
     conn: &mut Conn,
     actor: Option<&str>,
     action: Action,
     before: Option<&UserRow>,
-    after: Option<&UserRow>,
+    user: &UserRow,
 ) -> Result<()> {
-    let id = after
-        .or(before)
-        .map(|u| u.profile.id.as_str())
-        .unwrap_or_default();
-    audit::record_change(
-        conn,
-        actor,
-        "user",
-        id,
-        action,
-        before.map(|u| &u.profile),
-        after.map(|u| &u.profile),
-    )
-    .await?;
+    users::save(conn, user, before.is_none()).await?;
+    let (before, after) = (before.map(|u| &u.profile), Some(&user.profile));
+    audit::record_change(conn, actor, "user", &user.profile.id, action, before, after).await?;
     Ok(())
 }
 

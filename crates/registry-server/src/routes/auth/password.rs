@@ -2,7 +2,7 @@
 //! code.
 
 use super::login::reserve_login;
-use super::{audit_user, required_strs, token_for};
+use super::{required_strs, save_user, token_for};
 use crate::auth::{Caller, hash_password, verify_password};
 use crate::db::{Tx, now, timestamp};
 use crate::error::{ApiError, OrNotFound, Result};
@@ -43,17 +43,9 @@ async fn set_password(
     user.password_hash = hash;
     user.token_version += 1;
     user.profile.updated_at = now();
-    users::save(&mut tx, &user, false).await?;
+    save_user(&mut tx, actor, Action::ChangePassword, Some(&before), &user).await?;
     // Whoever sets a password (its owner, a recovery code, an Administrator) may log in at once.
     users::clear_login_failures(&mut tx, &user.profile.email).await?;
-    audit_user(
-        &mut tx,
-        actor,
-        Action::ChangePassword,
-        Some(&before),
-        Some(&user),
-    )
-    .await?;
     tx.commit().await?;
     Ok(user)
 }

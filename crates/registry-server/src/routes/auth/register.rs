@@ -1,7 +1,7 @@
 //! Creating a user: by staff, or self-registration as `Cliente` that tells no one which addresses
 //! have accounts.
 
-use super::audit_user;
+use super::save_user;
 use crate::auth::{MaybeCaller, hash_password};
 use crate::db::{new_id, now};
 use crate::error::{ApiError, Result};
@@ -108,15 +108,8 @@ pub(super) async fn register(
             format!("A user with e-mail {} already exists.", user.profile.email),
         ));
     }
-    users::save(&mut tx, &user, true).await?;
-    audit_user(
-        &mut tx,
-        caller.as_ref().map(|c| c.id.as_str()),
-        Action::Create,
-        None,
-        Some(&user),
-    )
-    .await?;
+    let actor = caller.as_ref().map(|c| c.id.as_str());
+    save_user(&mut tx, actor, Action::Create, None, &user).await?;
     tx.commit().await?;
     if caller.is_none() {
         return Ok(registration_received());

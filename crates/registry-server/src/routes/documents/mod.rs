@@ -148,19 +148,8 @@ async fn finish_event(
     status: StatusCode,
 ) -> Result<Response> {
     let after = load(&mut tx, caller, id).await?;
-    audit::record(
-        &mut tx,
-        audit::Change {
-            entity: "document",
-            entity_id: id,
-            action: &action.name(),
-            actor: Some(&caller.id),
-            before: None,
-            after: Some(detail),
-            role_changes: &[],
-        },
-    )
-    .await?;
+    let actor = Some(caller.id.as_str());
+    audit::record_change(&mut tx, actor, "document", id, action, None, Some(detail)).await?;
     tx.commit().await?;
     Ok((status, Json(after)).into_response())
 }

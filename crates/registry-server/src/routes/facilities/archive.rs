@@ -6,7 +6,7 @@ use crate::db::now;
 use crate::error::{OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::routes::archive;
-use crate::routes::shared::{Forbidden, NotFound, VersionMismatch};
+use crate::routes::shared::{Forbidden, IfMatch, NotFound, VersionMismatch};
 use crate::state::AppState;
 use crate::store::documents;
 use crate::store::facilities as store;
@@ -20,7 +20,7 @@ use registry_core::api::Message;
 #[utoipa::path(
     post, path = "/api/facility/exclude", tag = "facilities", summary = "Archive a facility",
     request_body = IdInput,
-    params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
+    params(IfMatch),
     responses(
         (status = 200, description = "Archived", body = Message), Forbidden, NotFound,
         VersionMismatch

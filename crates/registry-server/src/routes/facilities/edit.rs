@@ -7,7 +7,7 @@ use crate::db::now;
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
 use crate::extract::Path;
-use crate::routes::shared::{DuplicateFacility, Forbidden, NotFound, VersionMismatch};
+use crate::routes::shared::{DuplicateFacility, Forbidden, IfMatch, NotFound, VersionMismatch};
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::facilities::{self as store, FacilityRecord};
@@ -113,7 +113,7 @@ async fn apply_edit(
 #[utoipa::path(
     post, path = "/api/facility/edit", tag = "facilities",
     summary = "Edit a facility (body carries _id)",
-    params(("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")),
+    params(IfMatch),
     request_body = FacilityInput,
     responses(
         (status = 200, description = "Edited", body = Facility), Forbidden, NotFound,
@@ -133,10 +133,7 @@ pub(super) async fn edit_by_body(
 
 #[utoipa::path(
     put, path = "/api/facility/{id}/edit", tag = "facilities", summary = "Edit a facility",
-    params(
-        ("id" = String, Path),
-        ("If-Match" = Option<String>, Header, description = "W/\"version\" from the ETag")
-    ),
+    params(("id" = String, Path), IfMatch),
     request_body = FacilityInput,
     responses(
         (status = 200, description = "Edited", body = Facility), Forbidden, DuplicateFacility,

@@ -66,9 +66,7 @@ async fn scope(conn: &mut Conn, caller: &Caller, facility: Option<String>) -> Re
 
 /// The live facility a staff member writes to, as a reference, or 404.
 async fn facility_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
-    let f = facilities::view(conn, id).await?.or_not_found("facility")?;
-    Ok(Reference {
-        id: f.id,
-        name: f.name,
-    })
+    facilities::reference(conn, id)
+        .await?
+        .or_not_found("facility")
 }

@@ -105,10 +105,7 @@ pub(super) async fn receive(
         week,
         over_quantity: exceeds(quantity(draft.radioisotope), before + received),
         notes: draft.notes,
-        created_by: Reference {
-            id: caller.id.clone(),
-            name: caller.name.clone(),
-        },
+        created_by: caller.reference(),
         created_at: stamp.clone(),
         updated_at: stamp,
     };

@@ -18,7 +18,7 @@ use axum::http::StatusCode;
 use chrono::{NaiveDate, Utc};
 use registry_core::api::ListEnvelope;
 use registry_core::audit::Action;
-use registry_core::equipment::{Reference, local_date};
+use registry_core::equipment::local_date;
 use registry_core::waste::{
     ClearanceLevels, WasteChanges, WastePackage, WasteRelease, read_release, read_waste,
 };
@@ -71,10 +71,7 @@ pub(super) async fn store_waste(
         description: c.description.flatten(),
         releasable: false,
         release: None,
-        created_by: Reference {
-            id: caller.id.clone(),
-            name: caller.name.clone(),
-        },
+        created_by: caller.reference(),
         created_at: stamp.clone(),
         updated_at: stamp,
     };
@@ -197,16 +194,11 @@ pub(super) async fn edit_waste(
     let value = body.value_for(&id)?;
     let at = Utc::now();
     let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
-    let (mut tx, before) = unreleased(&state, &id).await?;
-    let mut package = changes
+    let (tx, before) = unreleased(&state, &id).await?;
+    let package = changes
         .apply_to(&before, clearance(&state), today())
         .map_err(|e| anyhow::anyhow!("stored closedAt: {e}"))?;
-    if package != before {
-        package.updated_at = now();
-        store::save_waste(&mut tx, &package, false).await?;
-        audited::changed(tx, &caller, "waste", &id, Action::Edit, &before, &package).await?;
-    }
-    Ok(Json(package))
+    audited::edited(tx, &caller, "waste", &id, &before, package).await
 }
 
 #[utoipa::path(
@@ -238,10 +230,7 @@ pub(super) async fn release(
         ));
     }
     let record = WasteRelease {
-        released_by: Reference {
-            id: caller.id.clone(),
-            name: caller.name.clone(),
-        },
+        released_by: caller.reference(),
         released_at: timestamp(released_at),
         dose_rate,
         notes,

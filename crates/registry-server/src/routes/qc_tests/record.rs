@@ -5,7 +5,7 @@ use super::today;
 use crate::auth::Staff;
 use crate::db::Conn;
 use crate::db::{new_id, now};
-use crate::error::{ApiError, OrNotFound, Result};
+use crate::error::{ApiError, OrNotFound, Result, no_such};
 use crate::extract::JsonBody;
 use crate::extract::Path;
 use crate::routes::shared::Forbidden;
@@ -17,7 +17,6 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use registry_core::api::Message;
-use registry_core::audit::Action;
 use registry_core::equipment::{
     Conclusion, QcTest, QcTestChanges, Reference, TestType, read_qc_test_of,
 };
@@ -44,19 +43,11 @@ async fn resolve(
     let mut errors = Vec::new();
     let equipment = equipment::get(conn, equipment_id).await?;
     if equipment.is_none() {
-        errors.push(FieldError::new(
-            "equipment",
-            FieldCode::InvalidValue,
-            format!("names no equipment with _id {equipment_id}"),
-        ));
+        errors.push(no_such("equipment", "equipment", equipment_id));
     }
     let test_type = equipment_types::get_test_type(conn, test_type_id).await?;
     match (&test_type, &equipment) {
-        (None, _) => errors.push(FieldError::new(
-            "typeOfTest",
-            FieldCode::InvalidValue,
-            format!("names no test type with _id {test_type_id}"),
-        )),
+        (None, _) => errors.push(no_such("typeOfTest", "test type", test_type_id)),
         (Some(t), Some(e)) if t.type_of_equipment.id != e.type_of_equipment.id => {
             errors.push(FieldError::new(
                 "typeOfTest",
@@ -71,11 +62,7 @@ async fn resolve(
     }
     if let Some(document_id) = document_id {
         match (documents::state(conn, document_id).await?, &equipment) {
-            (None, _) => errors.push(FieldError::new(
-                "document",
-                FieldCode::InvalidValue,
-                format!("names no document with _id {document_id}"),
-            )),
+            (None, _) => errors.push(no_such("document", "document", document_id)),
             (Some(d), Some(e)) if d.facility_id != e.facility.id => errors.push(FieldError::new(
                 "document",
                 FieldCode::InvalidValue,
@@ -244,10 +231,7 @@ pub(super) async fn create(
         facility: blank.clone(),
         type_of_test: blank,
         date: String::new(),
-        performed_by: Reference {
-            id: caller.id.clone(),
-            name: caller.name.clone(),
-        },
+        performed_by: caller.reference(),
         conclusion: Conclusion::Satisfactory,
         measurements: None,
         figures: None,
@@ -285,12 +269,7 @@ pub(super) async fn edit(
     };
     let mut record = before.clone();
     apply(&mut tx, &mut record, changes).await?;
-    if record != before {
-        record.updated_at = now();
-        store::save(&mut tx, &record, false).await?;
-        audited::changed(tx, &caller, "qc_test", &id, Action::Edit, &before, &record).await?;
-    }
-    Ok(Json(record))
+    audited::edited(tx, &caller, "qc_test", &id, &before, record).await
 }
 
 #[utoipa::path(

@@ -30,6 +30,8 @@ pub trait Named: Sized {
     fn from_row(row: NamedRow) -> Self;
 
     fn to_row(&self) -> NamedRow;
+
+    fn set_updated_at(&mut self, at: String);
 }
 
 /// Implements [`Named`] for a record type that has a [`NamedRow`]'s fields, and the given others
@@ -59,13 +61,17 @@ macro_rules! named_record {
                     updated_at: self.updated_at.clone(),
                 }
             }
+
+            fn set_updated_at(&mut self, at: String) {
+                self.updated_at = at;
+            }
         }
     };
 }
 pub(crate) use named_record;
 
 /// What the catalogue handlers (`routes/catalogue.rs`) need of the storage of their records.
-pub trait Stored: Sized {
+pub trait Stored: super::Saved {
     fn get(
         conn: &mut Conn,
         id: &str,
@@ -77,12 +83,6 @@ pub trait Stored: Sized {
         limit: i64,
         offset: i64,
     ) -> impl Future<Output = Result<(Vec<Self>, i64), sqlx::Error>> + Send;
-
-    fn save(
-        &self,
-        conn: &mut Conn,
-        insert: bool,
-    ) -> impl Future<Output = Result<(), sqlx::Error>> + Send;
 
     fn delete(conn: &mut Conn, id: &str) -> impl Future<Output = Result<(), sqlx::Error>> + Send;
 }

@@ -46,16 +46,16 @@ pub async fn list_rows(
     offset: i64,
 ) -> Result<(Vec<NamedRow>, i64), sqlx::Error> {
     let filter = "name_key LIKE $1 ESCAPE '\\'";
-    let (rows, total) = page(
+    page(
         conn,
         format!("SELECT COUNT(*) FROM {table} WHERE {filter}"),
         format!("SELECT {COLUMNS} FROM {table} WHERE {filter} ORDER BY created_at DESC, id DESC"),
         vec![Param::text(&name_pattern(q))],
         limit,
         offset,
+        from_row,
     )
-    .await?;
-    Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
+    .await
 }
 
 /// Whether another record of `table` has this name (case- and accent-insensitive).

@@ -5,7 +5,7 @@
 
 use super::documents::{LIVE, parse_status};
 use super::opt;
-use super::row::{day, fetch_all, json, page, ts, ts_opt};
+use super::row::{day, fetch_all, json, page_rows, ts, ts_opt};
 use crate::store::types::Param;
 use super::{Connection, DbRow};
 use crate::db::placeholders;
@@ -74,7 +74,7 @@ pub async fn list(
     offset: i64,
 ) -> Result<(Vec<Document>, i64), sqlx::Error> {
     let (clause, binds) = filter.clause(1);
-    let (rows, total) = page(
+    let (rows, total) = page_rows(
         &mut *conn,
         format!("SELECT COUNT(*) FROM documents d JOIN facilities f ON f.id = d.facility_id WHERE {LIVE}{clause}"),
         format!("{SELECT} WHERE {LIVE}{clause} ORDER BY d.id DESC"),

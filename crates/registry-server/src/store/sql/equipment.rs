@@ -2,7 +2,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{archive_row, exists, fetch_by, json, page, reference, ts};
+use super::row::{archive_row, decode, exists, fetch_by, json, page, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::equipment::EquipmentFilter;
 use crate::store::types::{JsonText, Param, Ts};
@@ -29,7 +29,7 @@ fn from_row(r: &DbRow) -> Result<Equipment, sqlx::Error> {
         patrimonial_number: r.try_get("patrimonial_number")?,
         localization: r.try_get("localization")?,
         attributes: serde_json::from_str(&attributes)
-            .map_err(|e| sqlx::Error::Decode(format!("equipment attributes: {e}").into()))?,
+            .map_err(|e| decode("equipment attributes", e))?,
         active: r.try_get("active")?,
         created_at: ts(r, "created_at")?,
         updated_at: ts(r, "updated_at")?,
@@ -73,16 +73,16 @@ pub async fn list_for_facility(
         );
     }
     let filter = clauses.join(" AND ");
-    let (rows, total) = page(
+    page(
         conn,
         format!("SELECT COUNT(*) FROM equipment e JOIN facilities f ON f.id = e.facility_id WHERE {filter}"),
         format!("SELECT {COLUMNS} WHERE {filter} ORDER BY e.id DESC"),
         binds,
         limit,
         offset,
+        from_row,
     )
-    .await?;
-    Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
+    .await
 }
 
 pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<(), sqlx::Error> {

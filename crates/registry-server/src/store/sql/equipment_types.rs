@@ -4,7 +4,7 @@
 
 use super::catalogue::name_pattern;
 use crate::store::model::catalogue::CatalogueFilter;
-use super::row::{exists, fetch_by, json_opt, page, reference, ts};
+use super::row::{decode, exists, fetch_by, json_opt, page, reference, ts};
 use super::{Connection, DbRow};
 use crate::db::search_key;
 use crate::store::types::{JsonText, Param, Ts};
@@ -31,10 +31,6 @@ pub async fn type_users(conn: &mut Connection, id: &str) -> Result<(i64, i64), s
 const TEST_TYPE_COLUMNS: &str = "t.id, t.name, t.equipment_type_id, et.name AS equipment_type_name, \
      t.expiration_in_days, t.description, t.kind, t.tolerances, t.created_at, t.updated_at \
      FROM test_types t JOIN equipment_types et ON et.id = t.equipment_type_id";
-
-fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
-    sqlx::Error::Decode(format!("{what}: {e}").into())
-}
 
 fn test_type_from_row(r: &DbRow) -> Result<TestType, sqlx::Error> {
     let kind: Option<String> = r.try_get("kind")?;
@@ -77,21 +73,16 @@ pub async fn list_test_types(
         Param::text(&name_pattern(filter.q.as_deref())),
     ];
     let filter = "($1 IS NULL OR t.equipment_type_id = $1) AND t.name_key LIKE $2 ESCAPE '\\'";
-    let (rows, total) = page(
+    page(
         conn,
         format!("SELECT COUNT(*) FROM test_types t WHERE {filter}"),
         format!("SELECT {TEST_TYPE_COLUMNS} WHERE {filter} ORDER BY t.created_at DESC, t.id DESC"),
         binds,
         limit,
         offset,
+        test_type_from_row,
     )
-    .await?;
-    Ok((
-        rows.iter()
-            .map(test_type_from_row)
-            .collect::<Result<_, _>>()?,
-        total,
-    ))
+    .await
 }
 
 /// Whether another test type of this equipment type has this name.

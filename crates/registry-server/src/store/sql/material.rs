@@ -4,7 +4,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{fetch_all, fetch_by, page, ts};
+use super::row::{decode, fetch_all, fetch_by, page, ts};
 use super::{Connection, DbRow};
 use crate::store::model::material::*;
 use crate::store::types::{Param, Ts};
@@ -12,10 +12,6 @@ use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
 use registry_core::material::Receipt;
 use sqlx::Row;
-
-pub(super) fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
-    sqlx::Error::Decode(format!("{what}: {e}").into())
-}
 
 /// `{_id, name}` from two columns.
 pub(super) fn reference(r: &DbRow, id: &str, name: &str) -> Result<Reference, sqlx::Error> {
@@ -78,16 +74,16 @@ impl Filter {
         fetch_all(conn, sql, &self.binds).await
     }
 
-    /// Counts the rows of `from` that match, then reads one page of `columns`, newest first.
-    pub(super) async fn page(
+    /// Counts the rows of `from` that match, then reads one page of `columns` in `order`, each
+    /// row read by `from_row`.
+    pub(super) async fn page<T>(
         &self,
         conn: &mut Connection,
-        columns: &str,
-        from: &str,
-        order: &str,
+        (columns, from, order): (&str, &str, &str),
         limit: i64,
         offset: i64,
-    ) -> Result<(Vec<DbRow>, i64), sqlx::Error> {
+        from_row: impl Fn(&DbRow) -> Result<T, sqlx::Error>,
+    ) -> Result<(Vec<T>, i64), sqlx::Error> {
         let filter = self.sql();
         page(
             conn,
@@ -96,6 +92,7 @@ impl Filter {
             self.binds.clone(),
             limit,
             offset,
+            from_row,
         )
         .await
     }
@@ -235,20 +232,8 @@ pub async fn receipts(
         Some(false) => filter.clauses.push("r.over_quantity = FALSE".into()),
         None => {}
     }
-    let (rows, total) = filter
-        .page(
-            conn,
-            RECEIPT_COLUMNS,
-            RECEIPT_FROM,
-            "r.received_at DESC, r.id DESC",
-            limit,
-            offset,
-        )
-        .await?;
-    Ok((
-        rows.iter()
-            .map(receipt_from_row)
-            .collect::<Result<_, _>>()?,
-        total,
-    ))
+    let select = (RECEIPT_COLUMNS, RECEIPT_FROM, "r.received_at DESC, r.id DESC");
+    filter
+        .page(conn, select, limit, offset, receipt_from_row)
+        .await
 }

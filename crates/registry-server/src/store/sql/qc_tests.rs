@@ -2,7 +2,7 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::row::{archive_row, bind, day, day_opt, fetch_by, json_opt, reference, ts};
+use super::row::{archive_row, bind, day, day_opt, decode, fetch_by, json_opt, reference, ts};
 use super::{Connection, DbRow};
 use crate::store::model::qc_tests::*;
 use crate::store::types::{Day, JsonText, Param, Ts};
@@ -17,10 +17,6 @@ const COLUMNS: &str = "q.id, q.equipment_id, q.facility_id, f.name AS facility_n
      q.created_at, q.updated_at \
      FROM qc_tests q JOIN facilities f ON f.id = q.facility_id JOIN test_types t ON t.id = q.test_type_id \
      JOIN users u ON u.id = q.performed_by";
-
-fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
-    sqlx::Error::Decode(format!("{what}: {e}").into())
-}
 
 fn from_row(r: &DbRow) -> Result<QcTest, sqlx::Error> {
     let conclusion: String = r.try_get("conclusion")?;

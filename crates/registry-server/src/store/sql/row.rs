@@ -60,10 +60,15 @@ pub(crate) async fn exists(
     Ok(count(conn, sql.to_owned(), binds).await? > 0)
 }
 
+/// The error of a stored value that does not read as `what`.
+pub(crate) fn decode(what: &str, e: impl std::fmt::Display) -> sqlx::Error {
+    sqlx::Error::Decode(format!("{what}: {e}").into())
+}
+
 /// One page (`limit` rows from `offset`) of the rows that `select` (ordered, without `LIMIT`)
 /// selects, and how many `count_sql` (a `SELECT COUNT(*)` with the same `WHERE`) counts in all;
 /// both are bound to `binds`. A page past the end is not read.
-pub(crate) async fn page(
+pub(crate) async fn page_rows(
     conn: &mut Connection,
     count_sql: String,
     select: String,
@@ -79,6 +84,20 @@ pub(crate) async fn page(
     let sql = format!("{select} LIMIT ${} OFFSET ${}", n + 1, n + 2);
     binds.extend([Param::Int(limit), Param::Int(offset)]);
     Ok((fetch_all(conn, sql, &binds).await?, total))
+}
+
+/// [`page_rows`], each row read by `from_row`.
+pub(crate) async fn page<T>(
+    conn: &mut Connection,
+    count_sql: String,
+    select: String,
+    binds: Vec<Param>,
+    limit: i64,
+    offset: i64,
+    from_row: impl Fn(&DbRow) -> Result<T, sqlx::Error>,
+) -> Result<(Vec<T>, i64), sqlx::Error> {
+    let (rows, total) = page_rows(conn, count_sql, select, binds, limit, offset).await?;
+    Ok((rows.iter().map(from_row).collect::<Result<_, _>>()?, total))
 }
 
 /// The one row that `sql` selects by its single parameter `key` (an id, an e-mail), read by

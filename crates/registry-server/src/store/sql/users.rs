@@ -126,19 +126,16 @@ pub async fn list(
         clauses.push(format!("active = {}", if active { "TRUE" } else { "FALSE" }));
     }
     let filter = clauses.join(" AND ");
-    let (rows, total) = page(
+    page(
         conn,
         format!("SELECT COUNT(*) FROM users WHERE {filter}"),
         format!("SELECT {COLUMNS} FROM users WHERE {filter} ORDER BY id DESC"),
         binds,
         limit,
         offset,
+        user_from_row,
     )
-    .await?;
-    Ok((
-        rows.iter().map(user_from_row).collect::<Result<_, _>>()?,
-        total,
-    ))
+    .await
 }
 
 /// Whether each of `ids` exists and is active (absent from the map when it does not exist).

@@ -2,7 +2,8 @@
 //!
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
-use super::material::{Filter, decode, reference};
+use super::material::{Filter, reference};
+use super::row::decode;
 use super::row::{day, json, ts, ts_opt};
 use super::{Connection, DbRow};
 use crate::store::model::material::*;
@@ -157,13 +158,8 @@ pub async fn waste_list(
             &format!("%\"{}\"%", r.as_str()),
         );
     }
-    let (rows, total) = filter
-        .page(conn, WASTE_COLUMNS, WASTE_FROM, "w.id DESC", limit, offset)
-        .await?;
-    Ok((
-        rows.iter()
-            .map(|r| waste_from_row(r, today))
-            .collect::<Result<_, _>>()?,
-        total,
-    ))
+    let select = (WASTE_COLUMNS, WASTE_FROM, "w.id DESC");
+    filter
+        .page(conn, select, limit, offset, |r| waste_from_row(r, today))
+        .await
 }
