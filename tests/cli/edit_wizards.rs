@@ -2,7 +2,8 @@
 //! flags: every field offered with its stored value, each answer checked, only what changed sent,
 //! and "Nothing changed." (nothing sent) when every stored value is kept.
 
-use crate::harness::{Env, converse, dialogue};
+use crate::harness::{Env, answer, converse, dialogue, ends_saying, spawn};
+use std::time::Duration;
 
 /// Backspaces enough to erase `text` from a prompt's initial text.
 fn erase(text: &str) -> String {
@@ -132,4 +133,32 @@ async fn group_and_equipment_edit_walk_their_fields() {
     assert_eq!(e.localization.as_deref(), Some("Sala 3"));
     assert_eq!(e.attributes, serde_json::json!({"detectors": 2}));
     assert!(e.active);
+}
+
+/// Someone who thinks longer over an answer than the server keeps an idle connection open: the
+/// wizard's look-ups used a connection the server has closed meanwhile, and the final request
+/// still reaches the server (on a new connection) instead of failing with every answer lost.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_answer_still_saves() {
+    let env = Env::start_configured(|c| c.limits.read_timeout = Duration::from_secs(2)).await;
+    env.login_admin().await;
+    let g = env
+        .admin
+        .register_group("Rede Pausa", Some("Antiga"))
+        .await
+        .unwrap();
+    let edit = env.at_terminal(&["group", "edit", "Rede Pausa"]);
+    dialogue("a slow group edit", move || {
+        let mut p = spawn(edit)?;
+        answer(&mut p, "Group name", "\r")?;
+        p.exp_string("Description")?;
+        // The person thinks; the server closes the idle connection after 2 s.
+        std::thread::sleep(Duration::from_secs(3));
+        p.send(&format!("{}Nova\r", erase("Antiga")))?;
+        p.flush()?;
+        ends_saying(&mut p, "Saved group Rede Pausa")
+    })
+    .await;
+    let g = env.admin.group(&g.id).await.unwrap();
+    assert_eq!(g.description.as_deref(), Some("Nova"));
 }

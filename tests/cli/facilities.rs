@@ -258,6 +258,13 @@ async fn export_gives_every_page_as_csv_or_json() {
     let csv = std::fs::read_to_string(&path).unwrap();
     assert_eq!(csv.lines().count(), 206);
     assert!(csv.starts_with("_id,name,companyName,cnpj"));
+    // `--file -` is stdout, as for every file argument: no file named `-`.
+    let piped = env
+        .run(&["facility", "export", "--format", "csv", "--file", "-"])
+        .await
+        .expect(0);
+    assert_eq!(piped.stdout, csv);
+    assert!(!env.work.path().join("-").exists());
     assert_eq!(env.facility_count().await, 205);
 }
 
@@ -453,6 +460,29 @@ async fn json_output_prints_the_error_envelope() {
     let envelope = invalid.json();
     assert_eq!(envelope["code"], "validation_failed");
     assert_eq!(envelope["errors"][0]["field"], "telephone", "{envelope}");
+    // A list filter's refused value: the envelope names the API's filter, the text the flag.
+    for (args, filter) in [
+        (["user", "list", "--role", "Fisico"], "role"),
+        (
+            ["facility", "list", "--practice", "Diagnostico"],
+            "practice",
+        ),
+    ] {
+        let refused = env
+            .run(&[&args[..], &["-o", "json"]].concat())
+            .await
+            .expect(4);
+        assert_eq!(
+            refused.json()["errors"][0]["field"],
+            filter,
+            "{}",
+            refused.stdout
+        );
+        env.run(&args)
+            .await
+            .expect(4)
+            .says(&format!("--{filter} `{}`", args[3]));
+    }
 
     // Without `-o json` stdout stays empty.
     let table = env.run(&strs(&flags)).await.expect(5);

@@ -1,5 +1,5 @@
 //! How a table's columns fit a terminal: a column of identifiers (`_id`, `cnpj`, an equipment's
-//! `_id`), dates or times is never split, so what is copied from it is whole; a column of text
+//! `_id`, an e-mail address), dates or times is never split, so what is copied from it is whole; a column of text
 //! is never narrower than [`MIN_TEXT`] (nor than its longest word, up to [`LONGEST_WORD`]); and
 //! the columns that do not fit at those widths are left out, the least important first, with a
 //! note on stderr naming them.
@@ -16,8 +16,9 @@ const LONGEST_WORD: usize = 16;
 /// The width a column takes besides its content: a space each side and the border on its left.
 const FRAME: usize = 3;
 
-/// Headers whose columns hold identifiers whatever their content looks like.
-const IDENTIFIER_HEADERS: [&str; 3] = ["_id", "cnpj", "code"];
+/// Headers whose columns hold identifiers whatever their content looks like (an e-mail address
+/// names a user wherever a command takes one, so it is copied whole too).
+const IDENTIFIER_HEADERS: [&str; 4] = ["_id", "cnpj", "code", "email"];
 
 /// How wide a column must be to be readable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

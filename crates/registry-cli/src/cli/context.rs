@@ -362,26 +362,31 @@ impl Fail {
 
 /// The values of a filter flag with a closed set of values (`--role`, `--department`,
 /// `--status`, `--state`, `--kind`), each read by `parse`: every value outside the set is a
-/// validation error naming the flag (exit 4), as for the flags of `create` and `edit`
-/// (docs/cli.md, exit codes).
+/// validation error (exit 4), as for the flags of `create` and `edit` (docs/cli.md, exit codes):
+/// printed naming the flag, while the `-o json` envelope names the API's filter (the flag's
+/// name without its dashes), as it names the API's paths for the fields of a payload.
 pub fn allowed_values<T>(
     flag: &str,
     values: Vec<String>,
     parse: fn(&str) -> Result<T, String>,
 ) -> Result<Vec<T>, Fail> {
     let mut read = Vec::new();
-    let mut errors = Vec::new();
+    let mut shown = Vec::new();
     for value in values {
         match parse(&value) {
             Ok(v) => read.push(v),
-            Err(message) => errors.push(invalid_value(flag, &value, message)),
+            Err(message) => shown.push(invalid_value(flag, &value, message)),
         }
     }
-    if errors.is_empty() {
-        Ok(read)
-    } else {
-        Err(Fail::Invalid(errors))
+    if shown.is_empty() {
+        return Ok(read);
     }
+    let filter = flag.trim_start_matches('-');
+    let api = shown
+        .iter()
+        .map(|e| FieldError::new(filter, e.code, e.message.clone()))
+        .collect();
+    Err(Fail::Relabelled(Box::new(Fail::Invalid(api)), shown))
 }
 
 /// The field error of `value` given to `flag` outside its allowed set: ``--role `Fisico`: …``.

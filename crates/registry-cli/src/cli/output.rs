@@ -6,7 +6,7 @@
 use super::columns;
 use clap::{Args, ValueEnum};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use dialoguer::console::Term;
+use dialoguer::console::{Term, measure_text_width};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use registry_client::{ListQuery, MAX_PAGE_SIZE};
 use serde::Serialize;
@@ -229,6 +229,17 @@ fn print_rows<T: Serialize>(
     Ok(())
 }
 
+/// The table [`print_table_ranked`] prints on a terminal `width` columns wide (for tests).
+#[cfg(test)]
+pub fn table_at<T>(width: u16, records: &[T], columns: &[Column<T>], rank: &[&str]) -> String {
+    let headers: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
+    let cells: Vec<Vec<String>> = records
+        .iter()
+        .map(|r| columns.iter().map(|(_, cell)| cell(r)).collect())
+        .collect();
+    list_table(&headers, rank, &cells, Some(width)).to_string()
+}
+
 /// The table of a list under `headers`: on a terminal `width` columns wide, fitted to it
 /// ([`columns::fit`]: identifiers, dates and times never split, the columns that do not fit
 /// left out, which a note on stderr names); without one, as wide as its content.
@@ -259,8 +270,21 @@ pub fn styled_table() -> Table {
 }
 
 /// The terminal's width when stdout is one.
-fn terminal_width() -> Option<u16> {
+pub fn terminal_width() -> Option<u16> {
     io::stdout().is_terminal().then(|| Term::stdout().size().1)
+}
+
+/// The terminal's width when stderr is one (for what [`note`] writes).
+pub fn stderr_width() -> Option<u16> {
+    io::stderr().is_terminal().then(|| Term::stderr().size().1)
+}
+
+/// The width of `text`'s widest line, as a terminal shows it.
+pub fn text_width(text: &str) -> usize {
+    text.lines()
+        .map(measure_text_width)
+        .max()
+        .unwrap_or_default()
 }
 
 /// A table of results: on a terminal, fitted to its width (long cells wrap inside their

@@ -303,7 +303,7 @@ pub async fn test_type_or_pick(
                 )));
             }
             choose("Test type", types, |t| {
-                format!("{} (every {} days)", t.name, t.expiration_in_days)
+                format!("{} ({})", t.name, every(t.expiration_in_days))
             })
         }
         None => Err(prompt::missing(flag)),
@@ -346,5 +346,24 @@ pub async fn document(ctx: &Ctx, id: &str) -> Result<Document, Fail> {
             "no document with _id `{id}` (or you may not see it)"
         ))),
         Err(e) => Err(e.into()),
+    }
+}
+
+/// A test type's period as the picker says it: `every day`, `every 30 days`.
+fn every(days: i64) -> String {
+    match days {
+        1 => "every day".to_owned(),
+        n => format!("every {n} days"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_period_of_one_day_is_said_in_the_singular() {
+        assert_eq!(every(1), "every day");
+        assert_eq!(every(30), "every 30 days");
     }
 }

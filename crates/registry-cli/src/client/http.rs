@@ -99,6 +99,11 @@ impl Client {
         let http = reqwest::Client::builder()
             .user_agent(concat!("registry-cli/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
+            // A kept-alive connection idle for longer is not used again: the CLI's runtime
+            // sleeps while a wizard waits for an answer, so it never sees the server close an
+            // idle connection (after 30 s by default), and a request sent on it after a long
+            // think would fail. Requests sent one after another (an import) still share one.
+            .pool_idle_timeout(Duration::from_secs(1))
             .build()
             .map_err(|source| ClientError::Connection {
                 url: server.to_owned(),

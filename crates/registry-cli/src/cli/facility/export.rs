@@ -15,7 +15,7 @@ pub struct ExportArgs {
     /// csv.
     #[arg(long, value_enum)]
     format: Option<ExportFormat>,
-    /// Write here instead of stdout.
+    /// Write here instead of stdout (`-`: stdout, as without it).
     #[arg(long)]
     file: Option<PathBuf>,
     /// Overwrite the --file when it exists.
@@ -59,7 +59,9 @@ impl ExportFormat {
 
 pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
     let format = export_format(a.format, ctx.format)?;
-    if let Some(path) = &a.file {
+    // `-` is stdout, as for every file argument of the CLI.
+    let file = a.file.filter(|path| path.as_os_str() != "-");
+    if let Some(path) = &file {
         refuse_to_overwrite(path, a.force)?;
     }
     let bar = output::progress_bar(0, "facilities");
@@ -82,7 +84,7 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
         page += 1;
     }
     bar.finish_and_clear();
-    let out: Box<dyn std::io::Write> = match &a.file {
+    let out: Box<dyn std::io::Write> = match &file {
         Some(path) => Box::new(std::fs::File::create(path)?),
         None => Box::new(output::stdout()),
     };

@@ -130,8 +130,18 @@ const USER_COLUMNS: &[Column<FacilityUserView>] = &[
     }),
 ];
 
+/// On a narrow terminal what a link is about comes first; the `_id` (users are named by e-mail
+/// or name too) is the first left out.
+const USER_RANK: &[&str] = &[
+    "name",
+    "responsabilities",
+    "email",
+    "AN licence",
+    "FM licence",
+];
+
 pub fn print_users(format: Format, users: &[FacilityUserView]) -> Result<(), Fail> {
-    output::print_table(format, users, USER_COLUMNS)?;
+    output::print_table_ranked(format, users, USER_COLUMNS, USER_RANK)?;
     Ok(())
 }
 
@@ -149,5 +159,27 @@ pub fn show_or_users(format: Format, f: &Facility) -> Result<(), Fail> {
     match format {
         Format::Table | Format::Csv => print_users(format, &f.users),
         Format::Json => show(format, f),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use registry_core::api::FacilityUserView;
+
+    #[test]
+    fn a_facilitys_users_at_80_columns_show_their_responsibilities_before_their_id() {
+        let user: FacilityUserView = serde_json::from_value(serde_json::json!({
+            "_id": "01a2163f-7238-7d2c-9eb7-e2c77463a94e",
+            "name": "Ana Souza",
+            "email": "ana@clinica.com.br",
+            "responsabilities": ["Titular", "Responsável Técnico"],
+            "ANLicenseNumber": "AN-1234",
+        }))
+        .unwrap();
+        let text = output::table_at(80, &[user], USER_COLUMNS, USER_RANK);
+        assert!(text.contains("Responsável"), "{text}");
+        assert!(text.contains("ana@clinica.com.br"), "{text}");
+        assert!(!text.contains("01a2163f"), "{text}");
     }
 }

@@ -110,7 +110,10 @@ async fn record_computed(
         qc::evaluate(kind, &tolerances, payload.get("measurements")).map_err(shape_hint)?;
     // The figures for the decision to save (Enter saves); at a terminal they are not printed a
     // second time with the record saved.
-    output::note(view::figures_text(&computed.figures));
+    output::note(view::figures_text(
+        &computed.figures,
+        output::stderr_width(),
+    ));
     output::note(format!("Verdict: {}", computed.conclusion));
     if ctx.interactive && !prompt::confirm_default(true, false, "Save this test?", true)? {
         output::note("Not saved.");

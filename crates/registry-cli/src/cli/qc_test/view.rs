@@ -92,16 +92,18 @@ pub fn show_with(format: Format, t: &QcTest, with_figures: bool) -> Result<(), F
         ],
     )?;
     if let Some(f) = figures {
-        output::print_line(figures_text(f))?;
+        output::print_line(figures_text(f, output::terminal_width()))?;
     }
     Ok(())
 }
 
 /// The figures as text: a table per list (sources, points, geometries, values), then the
-/// figures of the whole test.
-pub fn figures_text(figures: &Value) -> String {
+/// figures of the whole test. On a terminal `width` columns wide, a list whose table is wider is
+/// shown one entry at a time, each as a two-column table (`sources 1 of 2`), so nothing wraps
+/// into pieces. Times are in Brasília, as in every other table.
+pub fn figures_text(figures: &Value, width: Option<u16>) -> String {
     let Some(obj) = figures.as_object() else {
-        return qc::display_value(figures);
+        return cell(figures);
     };
     let mut out = Vec::new();
     let mut summary = output::styled_table();
@@ -115,15 +117,81 @@ pub fn figures_text(figures: &Value) -> String {
                 let mut table = output::styled_table();
                 table.set_header(&headers);
                 for row in rows {
-                    table.add_row(headers.iter().map(|h| qc::display_value(&row[h.as_str()])));
+                    table.add_row(headers.iter().map(|h| cell(&row[h.as_str()])));
                 }
-                out.push(format!("{key}:\n{table}"));
+                let text = table.to_string();
+                match width {
+                    Some(width) if output::text_width(&text) > usize::from(width) => {
+                        for (n, row) in rows.iter().enumerate() {
+                            let mut entry = output::styled_table();
+                            for h in &headers {
+                                entry.add_row(vec![h.clone(), cell(&row[h.as_str()])]);
+                            }
+                            out.push(format!("{key} {} of {}:\n{entry}", n + 1, rows.len()));
+                        }
+                    }
+                    _ => out.push(format!("{key}:\n{text}")),
+                }
             }
             _ => {
-                summary.add_row(vec![key.clone(), qc::display_value(value)]);
+                summary.add_row(vec![key.clone(), cell(value)]);
             }
         }
     }
     out.push(summary.to_string());
     out.join("\n")
+}
+
+/// A figure as a cell: a time in Brasília (`2026-11-26 23:00:00 -03:00`), anything else as the
+/// QC rules write it.
+fn cell(value: &Value) -> String {
+    match value {
+        Value::String(s) if chrono::DateTime::parse_from_rfc3339(s).is_ok() => output::brasilia(s),
+        other => qc::display_value(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn figures() -> Value {
+        let source = json!({
+            "nuclide": "Co-57", "certificateActivity": 370.0,
+            "certificateDate": "2020-01-01T03:00:00Z", "conclusion": "Satisfatório",
+            "decayFactor": 0.0123, "deviationPercent": -1.25, "elapsedDays": 2521,
+            "expectedActivity": 4.55, "halfLifeDays": 271.8, "mean": 4.49,
+            "readings": [4.5, 4.49, 4.48],
+        });
+        json!({"sources": [source.clone(), source], "measuredAt": "2026-11-27T02:00:00Z"})
+    }
+
+    #[test]
+    fn figures_wider_than_the_terminal_are_shown_one_entry_at_a_time() {
+        let text = figures_text(&figures(), Some(80));
+        assert!(output::text_width(&text) <= 80, "{text}");
+        assert!(
+            text.contains("sources 1 of 2") && text.contains("sources 2 of 2"),
+            "{text}"
+        );
+        assert!(
+            text.contains("deviationPercent") && text.contains("-1.25"),
+            "{text}"
+        );
+        // Wide enough (or piped): one table for the list.
+        let wide = figures_text(&figures(), None);
+        assert!(
+            wide.contains("sources:") && !wide.contains("1 of 2"),
+            "{wide}"
+        );
+    }
+
+    #[test]
+    fn figures_times_are_in_brasilia() {
+        let text = figures_text(&figures(), None);
+        assert!(text.contains("2026-11-26 23:00:00 -03:00"), "{text}");
+        assert!(text.contains("2020-01-01 00:00:00 -03:00"), "{text}");
+        assert!(!text.contains("T02:00:00Z"), "{text}");
+    }
 }

@@ -20,8 +20,11 @@ fn roles(u: &User) -> String {
         .join(", ")
 }
 
+/// On a narrow terminal the `_id` is the first left out: a user is named by e-mail or name too.
+const RANK: &[&str] = &["name", "email", "roles", "active"];
+
 pub fn print_list(ctx: &Ctx, users: &[User]) -> Result<(), Fail> {
-    output::print_table(ctx.format, users, COLUMNS)?;
+    output::print_table_ranked(ctx.format, users, COLUMNS, RANK)?;
     Ok(())
 }
 
@@ -45,4 +48,26 @@ pub fn show(ctx: &Ctx, u: &User) -> Result<(), Fail> {
         ],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_list_at_80_columns_shows_roles_before_ids() {
+        let user: User = serde_json::from_value(serde_json::json!({
+            "_id": "01a2163f-7238-7d2c-9eb7-e2c77463a94e",
+            "name": "Bruno Lima de Albuquerque",
+            "email": "bruno.lima@clinica-boa-vista.com.br",
+            "roles": ["Físico", "Cliente"],
+            "active": true,
+            "createdAt": "2026-11-26T10:00:00Z",
+            "updatedAt": "2026-11-26T10:00:00Z",
+        }))
+        .unwrap();
+        let text = output::table_at(80, &[user], COLUMNS, RANK);
+        assert!(text.contains("Físico"), "{text}");
+        assert!(!text.contains("01a2163f"), "{text}");
+    }
 }
