@@ -68,7 +68,7 @@ impl Application {
         tracing::info!(database = ?db.backend, mail = mailer.describe(), files = objects.describe(), "storage ready");
         let cache = crate::cache::ReadCache::new(config.read_cache_mib);
         let limiters = crate::limits::Limiters::new(&config.limits);
-        let state = AppState {
+        let state = AppState::new(crate::state::Services {
             db,
             config: Arc::new(config),
             keys: Arc::new(JwtKeys::new(&secret)),
@@ -77,7 +77,7 @@ impl Application {
             signing_key: Arc::new(signing_key),
             cache: Arc::new(cache),
             limiters: Arc::new(limiters),
-        };
+        });
         ensure_first_administrator(&state).await?;
         let mut tx = state.db.begin().await?;
         crate::store::qc_tests::ensure_last_filled(&mut tx).await?;

@@ -10,7 +10,6 @@ use chrono::{DateTime, Days, Utc};
 use rand::Rng;
 use registry_core::material::IsoWeek;
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Duration;
 
 on_both_databases!(notices_list_what_needs_attention);
@@ -243,8 +242,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
     // Before the deployer's hour nothing is planned: at noon with the digest set for 23:00.
     let mut late = (*app.state.config).clone();
     late.notices.digest_hour = Some(23);
-    let mut early_instance = app.state.clone();
-    early_instance.config = Arc::new(late);
+    let early_instance = app.state.with_config(late);
     let noon = registry_core::material::day_start(today()) + chrono::Duration::hours(12);
     assert_eq!(
         registry_server::notices::run_once(&early_instance, "early", noon)
@@ -260,8 +258,7 @@ async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) 
     // Two instances of the server sharing the database, with the digest due from 00:00.
     let mut config = (*app.state.config).clone();
     config.notices.digest_hour = Some(0);
-    let mut instance = app.state.clone();
-    instance.config = Arc::new(config);
+    let instance = app.state.with_config(config);
     let both = |now: DateTime<Utc>| {
         let (a, b) = (instance.clone(), instance.clone());
         async move {
