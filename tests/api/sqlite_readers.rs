@@ -92,6 +92,11 @@ async fn sqlite_reader_threads_read_what_sqlx_reads() {
         by(|f| f.department = Some("Medicina Nuclear".into())),
         by(|f| f.department = Some("Radiodiagnóstico".into())),
         by(|f| f.q = Some("número 1".into())),
+        // Rare trigrams beside common ones (`o 1` against `num`…), looked up alone.
+        by(|f| f.q = Some("clínica número 11".into())),
+        by(|f| f.q = Some("ero 1".into())),
+        by(|f| f.q = Some("número \"1".into())),
+        by(|f| f.q = Some("número 99".into())),
         by(|f| f.q = Some("JOINVILLE".into())),
         by(|f| f.q = Some("nú".into())),
         by(|f| f.q = Some("nada disso".into())),

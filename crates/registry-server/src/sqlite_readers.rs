@@ -20,6 +20,15 @@ pub struct SqliteReaders {
     jobs: mpsc::Sender<Job>,
     /// Idle connections for [`SqliteReaders::run_short`], one per core.
     idle: Arc<Mutex<Vec<Connection>>>,
+    /// What the reads learn of this database's data to plan their queries.
+    pub statistics: Arc<Statistics>,
+}
+
+/// Planner statistics kept per database: how many facilities hold each trigram of the search
+/// index, with when the counts were started (`store::sqlite_reads::rare_trigrams`).
+#[derive(Default)]
+pub struct Statistics {
+    pub trigrams: Mutex<Option<(std::time::Instant, std::collections::HashMap<String, i64>)>>,
 }
 
 /// Prepared statements kept per connection: the distinct texts of the reads routed here (a page
@@ -56,6 +65,7 @@ impl SqliteReaders {
         Ok(SqliteReaders {
             jobs,
             idle: Arc::new(Mutex::new(idle)),
+            statistics: Arc::default(),
         })
     }
 

@@ -43,11 +43,11 @@ pub(crate) mod dialect {
 
     /// The facility-list condition for the search text `q`: a `LIKE` that the trigram GIN index
     /// `facilities_search_trgm` (`db::ensure_search_index`) answers when the term has three or
-    /// more characters.
-    pub(crate) fn facility_search(q: &str) -> (&'static str, String) {
+    /// more characters (PostgreSQL picks the trigrams to read itself: `rare` is SQLite's).
+    pub(crate) fn facility_search(q: &str, _rare: &[String]) -> (String, Vec<String>) {
         (
-            "f.search_text LIKE $? ESCAPE '\\'",
-            crate::db::contains_pattern(q),
+            "f.search_text LIKE $? ESCAPE '\\'".to_owned(),
+            vec![crate::db::contains_pattern(q)],
         )
     }
 

@@ -38,20 +38,37 @@ pub(crate) mod dialect {
     /// The facility-list condition for the search text `q`: through the trigram index
     /// (`facility_search`, migration 0002) when the term has the three characters a trigram
     /// needs, and none that `LIKE` would read as a wildcard (FTS5 takes no `ESCAPE`); a `LIKE`
-    /// scan of `facilities` otherwise.
-    pub(crate) fn facility_search(q: &str) -> (&'static str, String) {
+    /// scan of `facilities` otherwise. With `rare`, the term's rarest trigrams
+    /// (`sqlite_reads::rare_trigrams`), only those are looked up in the index (a `LIKE` there
+    /// reads every trigram's list, the longest too: `cli` of "clínica" lists every facility),
+    /// and the candidates' text is checked with the `LIKE`.
+    pub(crate) fn facility_search(q: &str, rare: &[String]) -> (String, Vec<String>) {
         let key = crate::db::search_key(q.trim());
         if key.chars().count() >= 3 && !key.contains(['%', '_', '\\']) {
-            (
-                "f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE $?)",
-                format!("%{key}%"),
-            )
-        } else {
-            (
-                "f.search_text LIKE $? ESCAPE '\\'",
-                crate::db::contains_pattern(q),
-            )
+            let pattern = format!("%{key}%");
+            if rare.is_empty() {
+                return (
+                    "f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE $?)"
+                        .to_owned(),
+                    vec![pattern],
+                );
+            }
+            // Only the rarest trigrams read from the index; each candidate's text then checked.
+            let phrases: Vec<String> = rare
+                .iter()
+                .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+                .collect();
+            return (
+                "f.id IN (SELECT facility_id FROM facility_search WHERE facility_search MATCH $?) \
+                 AND f.search_text LIKE $?"
+                    .to_owned(),
+                vec![phrases.join(" AND "), pattern],
+            );
         }
+        (
+            "f.search_text LIKE $? ESCAPE '\\'".to_owned(),
+            vec![crate::db::contains_pattern(q)],
+        )
     }
 
     /// Locks a row until the transaction ends: nothing to do (see `SKIP_LOCKED`).

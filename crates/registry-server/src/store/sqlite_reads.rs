@@ -10,10 +10,12 @@ use super::sqlite::facility_ranks::{page_ids_sql, rank_range};
 use super::sqlite::facility_reads::{ListPlan, facility_from_row, in_order, views_sql};
 use super::sqlite::users::{by_id_sql, user_from_row};
 use super::types::Columns;
-use crate::sqlite_readers::{SqliteReaders, driver_error};
+use crate::sqlite_readers::{SqliteReaders, Statistics, driver_error};
 use registry_core::api::Facility;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 impl Columns for Row<'_> {
     fn text(&self, col: &str) -> Result<String, sqlx::Error> {
@@ -91,15 +93,26 @@ pub async fn list(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    match ListPlan::new(filter) {
+    match ListPlan::new(filter, &[]) {
         ListPlan::Ranked { department } => {
             readers
                 .run_short(move |conn| ranked(conn, department, limit, offset))
                 .await
         }
-        ListPlan::Filtered { filter, binds } => {
+        ListPlan::Filtered { .. } => {
+            let filter = filter.clone();
+            let stats = readers.statistics.clone();
             readers
-                .run(move |conn| filtered(conn, &filter, &binds, limit, offset))
+                .run(move |conn| {
+                    let rare = match &filter.q {
+                        Some(q) => rare_trigrams(conn, &stats, q)?,
+                        None => Vec::new(),
+                    };
+                    let ListPlan::Filtered { filter, binds } = ListPlan::new(&filter, &rare) else {
+                        unreachable!("the same filter plans the same way");
+                    };
+                    filtered(conn, &filter, &binds, limit, offset)
+                })
                 .await
         }
     }
@@ -168,4 +181,67 @@ pub async fn user(readers: &SqliteReaders, id: &str) -> Result<Option<UserRow>, 
             Ok(found.pop())
         })
         .await
+}
+
+/// The counts of [`Statistics::trigrams`]: how many facilities hold each trigram, as last read
+/// from the index's vocabulary (`facility_search_vocab`). Planner statistics, not answers: they
+/// only choose which trigrams of a term are looked up, and every candidate's text is checked, so
+/// a count grown stale changes the cost of a search, never its result. Forgotten after
+/// [`TRIGRAM_COUNTS_FOR`]; only trigrams the index holds are kept (at most as many as it holds).
+fn trigram_counts<T>(
+    stats: &Statistics,
+    use_counts: impl FnOnce(&mut HashMap<String, i64>) -> T,
+) -> T {
+    let mut guard = stats.trigrams.lock().unwrap_or_else(|p| p.into_inner());
+    let counts = match &mut *guard {
+        Some((read, counts)) if read.elapsed() < TRIGRAM_COUNTS_FOR => counts,
+        slot => &mut slot.insert((Instant::now(), HashMap::new())).1,
+    };
+    use_counts(counts)
+}
+
+const TRIGRAM_COUNTS_FOR: Duration = Duration::from_secs(600);
+
+/// How many facilities hold the trigram `t`.
+fn trigram_count(conn: &Connection, stats: &Statistics, t: &str) -> Result<i64, sqlx::Error> {
+    if let Some(n) = trigram_counts(stats, |counts| counts.get(t).copied()) {
+        return Ok(n);
+    }
+    let n = conn
+        .prepare_cached("SELECT doc FROM facility_search_vocab WHERE term = ?1")
+        .and_then(|mut s| s.query_row([t], |r| r.get(0)).optional())
+        .map_err(driver_error)?
+        .unwrap_or(0);
+    if n > 0 {
+        trigram_counts(stats, |counts| counts.insert(t.to_owned(), n));
+    }
+    Ok(n)
+}
+
+/// The two rarest trigrams of the search term `q`, when the term has some much rarer than
+/// others (`clinica 3944`: `394` and `944`, against `cli` in every name); empty when its
+/// trigrams are about as common as each other (`recife`), where the index's own `LIKE`, which
+/// checks the text as it reads, costs less.
+fn rare_trigrams(
+    conn: &Connection,
+    stats: &Statistics,
+    q: &str,
+) -> Result<Vec<String>, sqlx::Error> {
+    let chars: Vec<char> = crate::db::search_key(q.trim()).chars().collect();
+    let mut trigrams: Vec<String> = chars.windows(3).map(|w| w.iter().collect()).collect();
+    trigrams.sort();
+    trigrams.dedup();
+    if trigrams.len() < 3 {
+        return Ok(Vec::new());
+    }
+    let mut counts = Vec::with_capacity(trigrams.len());
+    for t in trigrams {
+        counts.push((trigram_count(conn, stats, &t)?, t));
+    }
+    counts.sort();
+    let (rarest, commonest) = (counts[0].0, counts[counts.len() - 1].0);
+    if commonest <= 2 * rarest.max(1) {
+        return Ok(Vec::new());
+    }
+    Ok(counts.into_iter().take(2).map(|(_, t)| t).collect())
 }

@@ -118,8 +118,9 @@ pub(crate) enum ListPlan {
 }
 
 impl ListPlan {
-    /// The plan for `filter` (product.md §2).
-    pub(crate) fn new(filter: &FacilityFilter) -> ListPlan {
+    /// The plan for `filter` (product.md §2); `rare`: the search term's trigrams to look up in
+    /// SQLite's index (empty: all of them; see `dialect::facility_search`).
+    pub(crate) fn new(filter: &FacilityFilter, rare: &[String]) -> ListPlan {
         let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
         let mut binds: Vec<String> = Vec::new();
         // Each `$?` of a clause takes the next value.
@@ -139,8 +140,8 @@ impl ListPlan {
             add(linked, vec![user.clone()]);
         }
         if let Some(q) = &filter.q {
-            let (clause, value) = super::dialect::facility_search(q);
-            add(clause, vec![value]);
+            let (clause, values) = super::dialect::facility_search(q, rare);
+            add(&clause, values);
         }
         let address = |key, n| {
             format!(
@@ -213,7 +214,7 @@ pub async fn list(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    match ListPlan::new(filter) {
+    match ListPlan::new(filter, &[]) {
         ListPlan::Ranked { department } => {
             let mut q = sqlx::query_scalar::<_, Option<i64>>(ListPlan::total_sql(department.as_deref()));
             if let Some(d) = &department {
