@@ -158,6 +158,11 @@ pub fn password(
     Ok(prompt.interact()?)
 }
 
+/// The "New password" of a password change or reset: [`password`] of [`PasswordKind::New`].
+pub fn new_password(from_stdin: bool, interactive: bool) -> Result<String, Fail> {
+    password(from_stdin, interactive, "New password", PasswordKind::New)
+}
+
 pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fail> {
     confirm_default(interactive, yes, question, false)
 }
