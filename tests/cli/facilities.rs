@@ -372,9 +372,7 @@ async fn a_deactivated_linked_user_is_named_when_the_links_are_refused() {
     let (_, carla) = env.user("Carla Dias", &["Físico"]).await;
     let (_, bruno) = env.user("Bruno Lima", &["Físico"]).await;
     let c = env.facility("Clinica Links", 60).await;
-    env.run(&role_args("assign", &c, &carla, "Supervisor"))
-        .await
-        .expect(0);
+    env.assign(&c, &carla, "Supervisor").await;
     env.run(&["user", "deactivate", &carla, "--yes"])
         .await
         .expect(0);
@@ -394,9 +392,7 @@ async fn a_deactivated_linked_user_is_named_when_the_links_are_refused() {
     env.run(&["facility", "unassign", &id, "--user", &carla])
         .await
         .expect(0);
-    env.run(&role_args("assign", &c, &bruno, "Titular"))
-        .await
-        .expect(0);
+    env.assign(&c, &bruno, "Titular").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
