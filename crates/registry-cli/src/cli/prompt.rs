@@ -163,6 +163,14 @@ pub fn new_password(from_stdin: bool, interactive: bool) -> Result<String, Fail>
     password(from_stdin, interactive, "New password", PasswordKind::New)
 }
 
+/// `--yes`, of every command that asks before it archives, deletes or deactivates.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct Confirmation {
+    /// Do not ask for confirmation.
+    #[arg(long, short)]
+    pub yes: bool,
+}
+
 pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fail> {
     confirm_default(interactive, yes, question, false)
 }
