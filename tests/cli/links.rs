@@ -1,6 +1,7 @@
 //! `facility assign` and `unassign` at a terminal: the facility picked from the list, the user
 //! among those linked to it, what to take away, and a custom responsibility typed in; and without
-//! a terminal, a usage error naming what is missing.
+//! a terminal, a usage error naming what is missing; a deactivated linked user named when the
+//! links are refused.
 
 use crate::harness::{Env, answer, converse, dialogue, keep_fields_up_to_links, role_args};
 
@@ -209,4 +210,33 @@ async fn assigns_at_once_all_land() {
         assert_eq!(held(&env, &c, &davi).await.unwrap(), ["Substituto"]);
         assert_eq!(held(&env, &c, &eva).await, None);
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deactivated_linked_user_is_named_when_the_links_are_refused() {
+    let env = Env::logged_in().await;
+    let (_, carla) = env.user("Carla Dias", &["Físico"]).await;
+    let (_, bruno) = env.user("Bruno Lima", &["Físico"]).await;
+    let c = env.facility("Clinica Links", 60).await;
+    env.assign(&c, &carla, "Supervisor").await;
+    env.run(&["user", "deactivate", &carla, "--yes"])
+        .await
+        .expect(0);
+    let out = env
+        .run(&role_args("assign", &c, &bruno, "Titular"))
+        .await
+        .expect(4)
+        .says(&format!("Carla Dias <{carla}>"))
+        .says("is deactivated")
+        .says(&format!("--user {carla}"));
+    assert!(!out.stderr.contains("users["), "{}", out.stderr);
+    // As the message says: unlink her, then the assignment goes through.
+    let id = env.json(&["facility", "show", &c]).await["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    env.run(&["facility", "unassign", &id, "--user", &carla])
+        .await
+        .expect(0);
+    env.assign(&c, &bruno, "Titular").await;
 }
