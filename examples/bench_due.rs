@@ -12,7 +12,7 @@ mod seed;
 
 use registry_server::{Application, Config};
 use seed::{SeedPlan, seed};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::Connection;
 use std::time::{Duration, Instant};
 
@@ -111,14 +111,10 @@ async fn bench(label: &str, database_url: Option<String>) -> anyhow::Result<Vec<
         let _ = stopped.await;
     }));
     let client = reqwest::Client::new();
-    let login: Value = client
-        .post(format!("{base}/api/login/"))
-        .json(&json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}))
-        .send()
+    let token = registry_client::Client::new(&base)?
+        .login(ADMIN_EMAIL, ADMIN_PASSWORD)
         .await?
-        .json()
-        .await?;
-    let token = login["token"].as_str().unwrap_or_default().to_owned();
+        .token;
 
     let overdue_url = format!("{base}/api/tests/due?state=overdue");
     time_requests(&client, &token, std::iter::repeat_n(overdue_url.clone(), 3)).await?;

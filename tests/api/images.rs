@@ -31,6 +31,17 @@ pub(crate) async fn upload(
     (res.status().as_u16(), res.json().await.unwrap_or_default())
 }
 
+/// `upload` of `bytes` as facility `id`'s `image` (`logo` or `background`).
+async fn set_image(
+    app: &TestApp,
+    token: &str,
+    id: &str,
+    image: &str,
+    bytes: Vec<u8>,
+) -> (u16, serde_json::Value) {
+    upload(app, token, &format!("/api/facility/{id}/{image}"), bytes).await
+}
+
 /// The Administrator's `method` request on `path`, the answer unread (an image is not JSON).
 async fn raw(app: &TestApp, method: Method, path: &str) -> reqwest::Response {
     app.client
@@ -44,13 +55,7 @@ async fn raw(app: &TestApp, method: Method, path: &str) -> reqwest::Response {
 async fn logo_and_background_upload_read_remove(app: TestApp) {
     let f = app.create_facility(facility_payload("Com Logo")).await;
     let id = f["_id"].as_str().unwrap();
-    let (status, body) = upload(
-        &app,
-        &app.admin,
-        &format!("/api/facility/{id}/logo"),
-        PNG.to_vec(),
-    )
-    .await;
+    let (status, body) = set_image(&app, &app.admin, id, "logo", PNG.to_vec()).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["logo"], format!("/api/facility/{id}/logo"));
     assert_eq!(body["version"], 2);
@@ -58,13 +63,7 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
     assert_eq!(res.headers()["content-type"], "image/png");
     assert_eq!(res.bytes().await.unwrap().as_ref(), PNG);
     let jpeg = [0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3].to_vec();
-    let (status, body) = upload(
-        &app,
-        &app.admin,
-        &format!("/api/facility/{id}/background"),
-        jpeg,
-    )
-    .await;
+    let (status, body) = set_image(&app, &app.admin, id, "background", jpeg).await;
     assert_eq!(status, 200);
     assert_eq!(
         body["backgroundImage"],
@@ -73,13 +72,7 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
     // A replaced image is the history event's `before`.
     let mut bigger = PNG.to_vec();
     bigger.extend([0; 10]);
-    let (status, _) = upload(
-        &app,
-        &app.admin,
-        &format!("/api/facility/{id}/logo"),
-        bigger,
-    )
-    .await;
+    let (status, _) = set_image(&app, &app.admin, id, "logo", bigger).await;
     assert_eq!(status, 200);
     let history = app.history("facility", id).await;
     let replaced = &history["list"][0];
@@ -92,32 +85,20 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
         )
     );
     // Wrong type, too large, no permission.
-    let (status, body) = upload(
-        &app,
-        &app.admin,
-        &format!("/api/facility/{id}/logo"),
-        b"%PDF-1.7".to_vec(),
-    )
-    .await;
+    let (status, body) = set_image(&app, &app.admin, id, "logo", b"%PDF-1.7".to_vec()).await;
     assert_eq!(
         (status, body["code"].as_str()),
         (422, Some("validation_failed"))
     );
     let mut big = PNG.to_vec();
     big.resize(2 * 1024 * 1024 + 1, 0);
-    let (status, body) = upload(&app, &app.admin, &format!("/api/facility/{id}/logo"), big).await;
+    let (status, body) = set_image(&app, &app.admin, id, "logo", big).await;
     assert_eq!(
         (status, body["code"].as_str()),
         (413, Some("payload_too_large"))
     );
     let (_, client) = app.user_with(&["Cliente"], "Cli").await;
-    let (status, _) = upload(
-        &app,
-        &client,
-        &format!("/api/facility/{id}/logo"),
-        PNG.to_vec(),
-    )
-    .await;
+    let (status, _) = set_image(&app, &client, id, "logo", PNG.to_vec()).await;
     assert_eq!(status, 403);
     // Removal by the client layer's paths and by DELETE.
     let removed = app.admin_post_id("/api/facility/removeLogo", &id).await;

@@ -8,11 +8,7 @@ async fn a_cliente_names_themself_by_email_or_name() {
     let env = Env::logged_in().await;
     let facility = env.facility("Clinica Propria", 31).await;
     let (id, email) = env.user("Cliente Proprio", &["Cliente"]).await;
-    env.run(&[
-        "facility", "assign", &facility, "--user", &email, "--role", "Titular",
-    ])
-    .await
-    .expect(0);
+    env.assign(&facility, &email, "Titular").await;
     env.login_as("cliente", &email).await;
     let me = |args: &[&str]| {
         let mut all = vec!["--profile", "cliente"];

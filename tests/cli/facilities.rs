@@ -367,39 +367,6 @@ async fn a_value_outside_a_flags_set_is_exit_4_in_filters_and_in_records() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_deactivated_linked_user_is_named_when_the_links_are_refused() {
-    let env = Env::logged_in().await;
-    let (_, carla) = env.user("Carla Dias", &["Físico"]).await;
-    let (_, bruno) = env.user("Bruno Lima", &["Físico"]).await;
-    let c = env.facility("Clinica Links", 60).await;
-    env.run(&role_args("assign", &c, &carla, "Supervisor"))
-        .await
-        .expect(0);
-    env.run(&["user", "deactivate", &carla, "--yes"])
-        .await
-        .expect(0);
-    let out = env
-        .run(&role_args("assign", &c, &bruno, "Titular"))
-        .await
-        .expect(4)
-        .says(&format!("Carla Dias <{carla}>"))
-        .says("is deactivated")
-        .says(&format!("--user {carla}"));
-    assert!(!out.stderr.contains("users["), "{}", out.stderr);
-    // As the message says: unlink her, then the assignment goes through.
-    let id = env.json(&["facility", "show", &c]).await["_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    env.run(&["facility", "unassign", &id, "--user", &carla])
-        .await
-        .expect(0);
-    env.run(&role_args("assign", &c, &bruno, "Titular"))
-        .await
-        .expect(0);
-}
-
-#[tokio::test(flavor = "multi_thread")]
 async fn export_follows_the_global_output_and_does_not_overwrite() {
     let env = Env::logged_in().await;
     env.facility("Clinica Export", 70).await;

@@ -4,10 +4,13 @@
 
 use crate::common::{self, ADMIN_PASSWORD, Backend};
 pub use crate::common::{ADMIN_EMAIL, PASSWORD};
-pub use pty::{answer, converse, dialogue, ends_saying, keep_fields_up_to_links, reply, spawn};
+pub use pty::{
+    answer, converse, creates_user, dialogue, ends_saying, keep_fields_up_to_links,
+    registers_unlinked, reply, spawn,
+};
 use registry_client::{Client, ListQuery};
 use registry_core::Role;
-use registry_core::api::UserInput;
+use registry_core::api::{Facility, UserInput};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -350,6 +353,22 @@ impl Env {
             .await
             .expect("user created");
         (u.id, email)
+    }
+
+    /// Links `email` to facility `cnpj` with `role` through the CLI.
+    pub async fn assign(&self, cnpj: &str, email: &str, role: &str) {
+        self.run(&role_args("assign", cnpj, email, role))
+            .await
+            .expect(0);
+    }
+
+    /// The facilities whose search (`q`) matches `text`, read through the API.
+    pub async fn facilities_matching(&self, text: &str) -> Vec<Facility> {
+        self.admin
+            .facilities(&ListQuery::default().filter("q", text))
+            .await
+            .expect("facilities listed")
+            .list
     }
 
     /// How many live facilities the server holds.

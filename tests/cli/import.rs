@@ -2,7 +2,6 @@
 //! creates nothing.
 
 use crate::harness::{Env, PASSWORD, cnpj, facility_flags, strs};
-use registry_client::ListQuery;
 use registry_core::api::UserInput;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -64,12 +63,7 @@ async fn importing_a_csv_twice_creates_nothing_the_second_time() {
     assert_eq!(second["created"], 0);
     assert_eq!(second["alreadyRegistered"], 12);
     assert_eq!(env.facility_count().await, 12);
-    let f = &env
-        .admin
-        .facilities(&ListQuery::default().filter("q", "Import 3"))
-        .await
-        .unwrap()
-        .list[0];
+    let f = &env.facilities_matching("Import 3").await[0];
     assert_eq!(f.practices.len(), 2);
     assert_eq!(f.radioisotopes[1].quantity, 200.5);
 
@@ -174,12 +168,7 @@ async fn an_export_imports_on_another_server() {
         .expect(0)
         .json();
     assert_eq!(created["created"], 2);
-    let two = &b
-        .admin
-        .facilities(&ListQuery::default().filter("q", "Export Dois"))
-        .await
-        .unwrap()
-        .list[0];
+    let two = &b.facilities_matching("Export Dois").await[0];
     assert_eq!(two.group.as_ref().unwrap().name, "rede centro");
     assert_eq!(two.users.len(), 1);
     assert_eq!(two.users[0].email, linked);
@@ -234,12 +223,7 @@ async fn a_dry_run_predicts_repeated_rows_writes_nothing_and_stripping_is_said()
     assert_eq!(real["created"], dry["created"]);
     assert_eq!(real["alreadyRegistered"], dry["alreadyRegistered"]);
     assert!(std::path::Path::new(&failures).exists());
-    let stored = env
-        .admin
-        .facilities(&registry_client::ListQuery::default().filter("q", cnpj(80)))
-        .await
-        .unwrap()
-        .list;
+    let stored = env.facilities_matching(&cnpj(80)).await;
     assert_eq!(stored[0].name, "V1");
 }
 

@@ -1,25 +1,14 @@
 //! `facility assign` and `unassign` at a terminal: the facility picked from the list, the user
 //! among those linked to it, what to take away, and a custom responsibility typed in; and without
-//! a terminal, a usage error naming what is missing.
+//! a terminal, a usage error naming what is missing; a deactivated linked user named when the
+//! links are refused.
 
 use crate::harness::{Env, answer, converse, dialogue, keep_fields_up_to_links, role_args};
-
-/// Links `email` to facility `cnpj` with `role` through the CLI.
-async fn assign(env: &Env, cnpj: &str, email: &str, role: &str) {
-    env.run(&role_args("assign", cnpj, email, role))
-        .await
-        .expect(0);
-}
 
 /// The responsibilities of user `id` at facility `cnpj` (`None`: not linked), read through the
 /// API.
 async fn held(env: &Env, cnpj: &str, id: &str) -> Option<Vec<String>> {
-    let list = env
-        .admin
-        .facilities(&registry_client::ListQuery::default().filter("q", cnpj))
-        .await
-        .unwrap()
-        .list;
+    let list = env.facilities_matching(cnpj).await;
     let link = list[0].users.iter().find(|u| u.id == id)?;
     Some(link.responsabilities.clone())
 }
@@ -35,7 +24,7 @@ async fn unassign_at_a_terminal_picks_the_facility_then_a_linked_user() {
         (&ana_email, "Substituto"),
         (&bruno_email, "Titular"),
     ] {
-        assign(&env, &c, email, role).await;
+        env.assign(&c, email, role).await;
     }
 
     // Without a terminal (or with --no-input) nothing is asked: every missing argument is
@@ -117,7 +106,7 @@ async fn assign_at_a_terminal_takes_a_custom_responsibility() {
     );
     // The flag takes it too, for scripts.
     let (dora, dora_email) = env.user("Dora Custom", &["Físico"]).await;
-    assign(&env, &c, &dora_email, "Enfermeiro").await;
+    env.assign(&c, &dora_email, "Enfermeiro").await;
     assert_eq!(held(&env, &c, &dora).await.unwrap(), ["Enfermeiro"]);
 }
 
@@ -135,7 +124,7 @@ async fn user_facilities_shows_the_users_own_responsibilities() {
         (&bruno, "Responsável Técnico"),
     ];
     for (email, role) in links {
-        assign(&env, &c, email, role).await;
+        env.assign(&c, email, role).await;
     }
     let csv = env
         .run(&["user", "facilities", &ana, "-o", "csv"])
@@ -161,9 +150,9 @@ async fn linking_a_linked_user_again_in_the_edit_wizard_keeps_their_responsibili
     let c = env.facility("Clinica Relink", 302).await;
     let (ana, ana_email) = env.user("Ana Relink", &["Físico"]).await;
     let (bruno, bruno_email) = env.user("Bruno Relink", &["Físico"]).await;
-    assign(&env, &c, &ana_email, "Titular").await;
-    assign(&env, &c, &ana_email, "Supervisor").await;
-    assign(&env, &c, &bruno_email, "Substituto").await;
+    env.assign(&c, &ana_email, "Titular").await;
+    env.assign(&c, &ana_email, "Supervisor").await;
+    env.assign(&c, &bruno_email, "Substituto").await;
     let keep = env.at_terminal(&["facility", "edit", &c]);
     let add = env.at_terminal(&["facility", "edit", &c]);
     dialogue("linking a linked user again", move || {
@@ -205,7 +194,7 @@ async fn assigns_at_once_all_land() {
         let c = env
             .facility(&format!("Clinica Paralela {round}"), 303 + round)
             .await;
-        assign(&env, &c, &eva_email, "Titular").await;
+        env.assign(&c, &eva_email, "Titular").await;
         let carla_args = role_args("assign", &c, &carla_email, "Supervisor");
         let davi_args = role_args("assign", &c, &davi_email, "Substituto");
         let eva_args = ["facility", "unassign", &c, "--user", &eva_email];
@@ -221,4 +210,33 @@ async fn assigns_at_once_all_land() {
         assert_eq!(held(&env, &c, &davi).await.unwrap(), ["Substituto"]);
         assert_eq!(held(&env, &c, &eva).await, None);
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deactivated_linked_user_is_named_when_the_links_are_refused() {
+    let env = Env::logged_in().await;
+    let (_, carla) = env.user("Carla Dias", &["Físico"]).await;
+    let (_, bruno) = env.user("Bruno Lima", &["Físico"]).await;
+    let c = env.facility("Clinica Links", 60).await;
+    env.assign(&c, &carla, "Supervisor").await;
+    env.run(&["user", "deactivate", &carla, "--yes"])
+        .await
+        .expect(0);
+    let out = env
+        .run(&role_args("assign", &c, &bruno, "Titular"))
+        .await
+        .expect(4)
+        .says(&format!("Carla Dias <{carla}>"))
+        .says("is deactivated")
+        .says(&format!("--user {carla}"));
+    assert!(!out.stderr.contains("users["), "{}", out.stderr);
+    // As the message says: unlink her, then the assignment goes through.
+    let id = env.json(&["facility", "show", &c]).await["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    env.run(&["facility", "unassign", &id, "--user", &carla])
+        .await
+        .expect(0);
+    env.assign(&c, &bruno, "Titular").await;
 }

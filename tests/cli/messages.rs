@@ -354,11 +354,7 @@ async fn permission_denied_names_the_roles_needed() {
     // A read only staff may make: the history of a facility, for a Cliente linked to it.
     let id = env.facility("Clinica Historia", 57).await;
     let (_, cliente) = env.user("Cleo Cliente", &["Cliente"]).await;
-    env.run(&[
-        "facility", "assign", &id, "--user", &cliente, "--role", "Titular",
-    ])
-    .await
-    .expect(0);
+    env.assign(&id, &cliente, "Titular").await;
     env.login_as("cleo", &cliente).await;
     env.run(&["--profile", "cleo", "facility", "history", &id])
         .await

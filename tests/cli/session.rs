@@ -1,6 +1,15 @@
 //! Login, profiles, whoami, logout, and the exit codes of product.md §7.
 
 use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, cnpj, facility_flags, strs};
+use serde_json::Value;
+
+/// `registry whoami -o json` with `envs` set, which must succeed: the user it names.
+async fn whoami_with(env: &Env, envs: &[(&str, &str)]) -> Value {
+    env.run_with(&["whoami", "-o", "json"], "", envs)
+        .await
+        .expect(0)
+        .json()
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn login_keeps_the_token_in_a_private_profile_and_logout_forgets_it() {
@@ -54,18 +63,14 @@ async fn profiles_are_separate_and_env_vars_override_them() {
 
     // REGISTRY_TOKEN and REGISTRY_URL win over the stored profile.
     let admin_token = env.admin.token().unwrap().to_owned();
-    let via_env = env
-        .run_with(
-            &["whoami", "-o", "json"],
-            "",
-            &[
-                ("REGISTRY_TOKEN", &admin_token),
-                ("REGISTRY_URL", &env.server),
-            ],
-        )
-        .await
-        .expect(0)
-        .json();
+    let via_env = whoami_with(
+        &env,
+        &[
+            ("REGISTRY_TOKEN", &admin_token),
+            ("REGISTRY_URL", &env.server),
+        ],
+    )
+    .await;
     assert_eq!(via_env["email"], ADMIN_EMAIL);
 }
 
@@ -304,19 +309,15 @@ async fn the_profiles_token_goes_only_to_the_profiles_server() {
 #[tokio::test(flavor = "multi_thread")]
 async fn empty_environment_variables_count_as_unset() {
     let env = Env::logged_in().await;
-    let who = env
-        .run_with(
-            &["whoami", "-o", "json"],
-            "",
-            &[
-                ("REGISTRY_TOKEN", ""),
-                ("REGISTRY_URL", ""),
-                ("REGISTRY_PROFILE", ""),
-            ],
-        )
-        .await
-        .expect(0)
-        .json();
+    let who = whoami_with(
+        &env,
+        &[
+            ("REGISTRY_TOKEN", ""),
+            ("REGISTRY_URL", ""),
+            ("REGISTRY_PROFILE", ""),
+        ],
+    )
+    .await;
     assert_eq!(who["email"], ADMIN_EMAIL);
 }
 

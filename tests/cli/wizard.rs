@@ -2,8 +2,8 @@
 //! and equipment, test types and conclusions picked from lists.
 
 use crate::harness::{
-    Env, PASSWORD, answer, cnpj, converse, dialogue, ends_saying, facility_flags,
-    keep_fields_up_to_links, punctuated, record_args, reply, spawn, strs,
+    Env, PASSWORD, answer, cnpj, converse, creates_user, dialogue, ends_saying, facility_flags,
+    keep_fields_up_to_links, punctuated, record_args, registers_unlinked, reply, spawn, strs,
 };
 use registry_client::ListQuery;
 use serde_json::json;
@@ -37,16 +37,10 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         answer(&mut p, "Authorised radioisotopes", " \r")?;
         reply(&mut p, "mCi per week", "12,5")?;
         reply(&mut p, "with a dot for decimals", "12.5")?;
-        answer(&mut p, "Link a user", "n")?;
-        ends_saying(&mut p, "Registered facility Clinica Wizard")
+        registers_unlinked(&mut p, "Clinica Wizard")
     })
     .await;
-    let list = env
-        .admin
-        .facilities(&ListQuery::default().filter("q", "Clinica Wizard"))
-        .await
-        .unwrap()
-        .list;
+    let list = env.facilities_matching("Clinica Wizard").await;
     assert_eq!(list.len(), 1);
     let f = &list[0];
     assert_eq!(f.cnpj, bare);
@@ -112,16 +106,12 @@ async fn user_create_offers_only_the_roles_the_caller_may_grant() {
         reply(&mut p, "E-mail", "dora.wizard@example.com")?;
         // Administrator, Admin, Físico, Laudos, Cliente, none marked: mark Físico only.
         answer(&mut p, "Roles", "jj \r")?;
-        reply(&mut p, "Password", PASSWORD)?;
-        reply(&mut p, "Repeat it", PASSWORD)?;
-        ends_saying(&mut p, "Created Dora Wizard")?;
+        creates_user(&mut p, "Password", "Dora Wizard")?;
 
         let mut p = spawn(by_fisico)?;
         reply(&mut p, "Name", "Ivo Wizard")?;
         reply(&mut p, "E-mail", "ivo.wizard@example.com")?;
-        reply(&mut p, "Password", PASSWORD)?;
-        reply(&mut p, "Repeat it", PASSWORD)?;
-        ends_saying(&mut p, "Created Ivo Wizard")
+        creates_user(&mut p, "Password", "Ivo Wizard")
     })
     .await;
     let roles = |email: &'static str| {
@@ -164,26 +154,17 @@ async fn facility_create_asks_for_the_group_when_there_are_groups() {
         answer(&mut p, "User (type part", "Carla\r")?;
         answer(&mut p, "Responsibilities of Carla Dias", "\r")?;
         answer(&mut p, "mark at least one responsibility", " \r")?;
-        answer(&mut p, "Link a user", "n")?;
-        ends_saying(&mut p, "Registered facility Clinica Grupo")?;
+        registers_unlinked(&mut p, "Clinica Grupo")?;
 
         let mut p = spawn(without_group)?;
         reply(&mut p, "CNEN registry", "")?;
         answer(&mut p, "Group", "\r")?; // the first choice: no group
-        answer(&mut p, "Link a user", "n")?;
-        ends_saying(&mut p, "Registered facility Clinica Sem Grupo")
+        registers_unlinked(&mut p, "Clinica Sem Grupo")
     })
     .await;
-    let group_of = |q: &'static str| {
-        let admin = env.admin.clone();
-        async move {
-            let list = admin
-                .facilities(&ListQuery::default().filter("q", q))
-                .await
-                .unwrap()
-                .list;
-            list[0].group.as_ref().map(|g| g.name.clone())
-        }
+    let group_of = async |q: &str| {
+        let list = env.facilities_matching(q).await;
+        list[0].group.as_ref().map(|g| g.name.clone())
     };
     assert_eq!(
         group_of("Clinica Grupo").await.as_deref(),
@@ -247,9 +228,7 @@ async fn prompts_ask_again_until_the_answer_is_valid() {
         )?;
         answer(&mut p, "Roles", "\r")?;
         reply(&mut p, "Password", "short")?;
-        reply(&mut p, "must have at least 8 characters", PASSWORD)?;
-        reply(&mut p, "Repeat it", PASSWORD)?;
-        ends_saying(&mut p, "Created Eva Checks")?;
+        creates_user(&mut p, "must have at least 8 characters", "Eva Checks")?;
 
         let mut p = spawn(facility)?;
         p.exp_string("check digits do not match")?;
@@ -257,16 +236,10 @@ async fn prompts_ask_again_until_the_answer_is_valid() {
         reply(&mut p, "CNPJ", &format!("\x7f{last_digit}"))?;
         reply(&mut p, "Telephone", "\x7f\x7f\x7f(81) 3333-4444")?;
         reply(&mut p, "CNEN registry", "")?;
-        answer(&mut p, "Link a user", "n")?;
-        ends_saying(&mut p, "Registered facility Clinica Flags Erradas")
+        registers_unlinked(&mut p, "Clinica Flags Erradas")
     })
     .await;
-    let list = env
-        .admin
-        .facilities(&ListQuery::default().filter("q", "Clinica Flags Erradas"))
-        .await
-        .unwrap()
-        .list;
+    let list = env.facilities_matching("Clinica Flags Erradas").await;
     assert_eq!(list[0].cnpj, good);
     assert_eq!(list[0].telephone, "(81) 3333-4444");
 }

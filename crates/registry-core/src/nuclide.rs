@@ -41,6 +41,11 @@ macro_rules! nuclides {
                 match self { $(Nuclide::$variant => $name),* }
             }
 
+            /// The allowed names, for error messages.
+            pub fn allowed() -> String {
+                crate::values::names_of(Self::ALL, Self::as_str)
+            }
+
             /// The half-life in seconds.
             pub fn half_life_seconds(self) -> f64 {
                 match self { $(Nuclide::$variant => $half_life),* }

@@ -40,7 +40,7 @@ macro_rules! spec_enum {
 
             /// The allowed values, for error messages and prompts.
             pub fn allowed() -> String {
-                Self::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+                $crate::values::names_of(Self::ALL, Self::as_str)
             }
         }
 
@@ -50,6 +50,14 @@ macro_rules! spec_enum {
     };
 }
 pub(crate) use spec_enum;
+
+/// The names of `all`, comma-separated: the allowed values, for error messages and prompts.
+pub fn names_of<T: Copy, S: std::fmt::Display>(all: &[T], name: impl Fn(T) -> S) -> String {
+    all.iter()
+        .map(|&v| name(v).to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 spec_enum!(
     /// The two departments a facility belongs to.

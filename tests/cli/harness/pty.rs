@@ -1,6 +1,7 @@
 //! Conversations with `registry` at a pseudo-terminal: starting it, answering its prompts as
 //! they show (never after a fixed pause), and reading how it ends.
 
+use crate::common::PASSWORD;
 use rexpect::session::PtySession;
 
 /// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal whose reads give up after 20 s.
@@ -73,6 +74,25 @@ pub fn keep_fields_up_to_links(
     reply(&mut p, "mCi per week", "")?;
     reply(&mut p, "mCi per week", "")?;
     Ok(p)
+}
+
+/// Ends the facility wizard: answers no to "Link a user", then reads until it says it registered
+/// facility `name` and the program ends.
+pub fn registers_unlinked(p: &mut PtySession, name: &str) -> Result<(), rexpect::error::Error> {
+    answer(p, "Link a user", "n")?;
+    ends_saying(p, &format!("Registered facility {name}"))
+}
+
+/// Ends the user wizard: types `PASSWORD` when `prompt` shows and again at "Repeat it", then
+/// reads until it says it created user `name` and the program ends.
+pub fn creates_user(
+    p: &mut PtySession,
+    prompt: &str,
+    name: &str,
+) -> Result<(), rexpect::error::Error> {
+    reply(p, prompt, PASSWORD)?;
+    reply(p, "Repeat it", PASSWORD)?;
+    ends_saying(p, &format!("Created {name}"))
 }
 
 /// Reads the output at a pseudo-terminal until `text` shows, then until the program ends.

@@ -5,6 +5,7 @@
 use super::config;
 use super::output::{self, Format};
 use registry_client::{Client, ClientError, api_base};
+use registry_core::values::names_of;
 use registry_core::{ErrorBody, FieldCode, FieldError};
 use std::io::IsTerminal;
 
@@ -387,6 +388,16 @@ pub fn allowed_values<T>(
         .map(|e| FieldError::new(filter, e.code, e.message.clone()))
         .collect();
     Err(Fail::Relabelled(Box::new(Fail::Invalid(api)), shown))
+}
+
+/// The one of `all` whose name is `s` (trimmed), else the message naming the allowed values: a
+/// `parse` for [`allowed_values`].
+pub fn one_of<T: Copy>(s: &str, all: &[T], name: fn(T) -> &'static str) -> Result<T, String> {
+    let s = s.trim();
+    all.iter()
+        .copied()
+        .find(|&v| name(v) == s)
+        .ok_or_else(|| format!("must be one of: {}", names_of(all, name)))
 }
 
 /// The field error of `value` given to `flag` outside its allowed set: ``--role `Fisico`: …``.

@@ -1,7 +1,7 @@
 //! `registry notices`: what needs the facilities' responsible people today — the items of the
 //! daily digest, on demand.
 
-use super::context::{Ctx, Fail, allowed_values};
+use super::context::{Ctx, Fail, allowed_values, one_of};
 use super::output;
 use super::resolve;
 use crate::cli::offered;
@@ -34,10 +34,7 @@ pub struct NoticesArgs {
 }
 
 fn parse_kind(s: &str) -> Result<NoticeKind, String> {
-    NoticeKind::parse(s.trim()).ok_or_else(|| {
-        let all: Vec<&str> = NoticeKind::ALL.iter().map(|k| k.as_str()).collect();
-        format!("must be one of: {}", all.join(", "))
-    })
+    one_of(s, NoticeKind::ALL, NoticeKind::as_str)
 }
 
 pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {

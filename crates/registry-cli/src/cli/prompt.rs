@@ -158,6 +158,19 @@ pub fn password(
     Ok(prompt.interact()?)
 }
 
+/// The "New password" of a password change or reset: [`password`] of [`PasswordKind::New`].
+pub fn new_password(from_stdin: bool, interactive: bool) -> Result<String, Fail> {
+    password(from_stdin, interactive, "New password", PasswordKind::New)
+}
+
+/// `--yes`, of every command that asks before it archives, deletes or deactivates.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct Confirmation {
+    /// Do not ask for confirmation.
+    #[arg(long, short)]
+    pub yes: bool,
+}
+
 pub fn confirm(interactive: bool, yes: bool, question: &str) -> Result<bool, Fail> {
     confirm_default(interactive, yes, question, false)
 }

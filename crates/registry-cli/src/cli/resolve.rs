@@ -34,13 +34,21 @@ fn cnpj_of(text: &str) -> Option<String> {
     None
 }
 
+/// What a read by `_id` found: `None` when there is no record with that `_id` (or the caller may
+/// not see it), for a look-up that goes on by other keys.
+fn by_id<T>(read: Result<T, ClientError>) -> Result<Option<T>, Fail> {
+    match read {
+        Ok(found) => Ok(Some(found)),
+        Err(ClientError::NotFound(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// A facility by `_id`, else by exact cnpj, or by name with case and accents ignored as the
 /// server's search ignores them, among the search results.
 pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
-    match ctx.client.facility(text).await {
-        Ok(f) => return Ok(f),
-        Err(ClientError::NotFound(_)) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(f) = by_id(ctx.client.facility(text).await)? {
+        return Ok(f);
     }
     // The bare, upper-case form only when it is a CNPJ: a name with spaces, dots, slashes or
     // dashes ("Clínica Boa Vista") is searched as given.
@@ -121,10 +129,8 @@ pub async fn facility_or_pick(
 /// The caller's own e-mail (or, for a `Cliente`, their name) is found without listing users,
 /// which only staff may do: a `Cliente` can name themself by `_id`, e-mail or name.
 pub async fn user(ctx: &Ctx, text: &str) -> Result<User, Fail> {
-    match ctx.client.user(text).await {
-        Ok(u) => return Ok(u),
-        Err(ClientError::NotFound(_)) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(u) = by_id(ctx.client.user(text).await)? {
+        return Ok(u);
     }
     let wanted = text.trim();
     let me = auth::caller(ctx).await?;
@@ -312,10 +318,8 @@ pub async fn test_type_or_pick(
 
 /// A group by `_id`, else by exact name (case ignored).
 pub async fn group(ctx: &Ctx, text: &str) -> Result<Group, Fail> {
-    match ctx.client.group(text).await {
-        Ok(g) => return Ok(g),
-        Err(ClientError::NotFound(_)) => {}
-        Err(e) => return Err(e.into()),
+    if let Some(g) = by_id(ctx.client.group(text).await)? {
+        return Ok(g);
     }
     let wanted = text.trim().to_lowercase();
     let all: Vec<Group> = ctx

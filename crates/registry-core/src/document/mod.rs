@@ -75,11 +75,7 @@ impl DocumentStatus {
     }
 
     pub fn allowed() -> String {
-        Self::ALL
-            .iter()
-            .map(|v| format!("{} ({})", v.as_str(), v.slug()))
-            .collect::<Vec<_>>()
-            .join(", ")
+        crate::values::names_of(Self::ALL, |v| format!("{} ({})", v.as_str(), v.slug()))
     }
 
     /// Signed and released documents are frozen: their file and metadata no longer change.

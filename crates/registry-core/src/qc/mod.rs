@@ -75,11 +75,7 @@ impl TestKind {
     }
 
     pub fn allowed() -> String {
-        Self::ALL
-            .iter()
-            .map(|k| k.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+        crate::values::names_of(Self::ALL, Self::as_str)
     }
 
     /// The tolerances a new test type of this kind gets when none are given (docs/qc.md);

@@ -134,14 +134,7 @@ impl<'a> Reader<'a> {
                 errs.push(
                     path,
                     FieldCode::InvalidValue,
-                    format!(
-                        "must be one of: {}",
-                        Nuclide::ALL
-                            .iter()
-                            .map(|n| n.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                    format!("must be one of: {}", Nuclide::allowed()),
                 );
                 None
             }),

@@ -15,6 +15,7 @@ use chrono::Utc;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::local_date;
 use registry_core::notice::{Notice, NoticeKind};
+use registry_core::values::names_of;
 
 pub fn routes() -> Routes {
     routes![list]
@@ -47,11 +48,7 @@ async fn list(
                 NoticeKind::parse(s.trim()).ok_or_else(|| {
                     ApiError::BadRequest(format!(
                         "kind must be among: {}.",
-                        NoticeKind::ALL
-                            .iter()
-                            .map(|k| k.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        names_of(NoticeKind::ALL, NoticeKind::as_str)
                     ))
                 })
             })

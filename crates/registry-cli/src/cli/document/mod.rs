@@ -17,6 +17,7 @@ mod verify;
 mod view;
 
 use super::context::{Ctx, Fail, Globals};
+use super::prompt::Confirmation;
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -86,9 +87,8 @@ pub enum DocumentCommand {
     Archive {
         /// The document's _id.
         document: String,
-        /// Do not ask for confirmation.
-        #[arg(long, short)]
-        yes: bool,
+        #[command(flatten)]
+        confirmation: Confirmation,
     },
 }
 
@@ -117,6 +117,9 @@ pub async fn run(globals: &Globals, command: DocumentCommand) -> Result<(), Fail
         }
         DocumentCommand::Verify(a) => verify::run(Some(ctx), ctx.format, &a).await,
         DocumentCommand::SigningKey => signing_key::run(ctx).await,
-        DocumentCommand::Archive { document, yes } => archive::run(ctx, &document, yes).await,
+        DocumentCommand::Archive {
+            document,
+            confirmation,
+        } => archive::run(ctx, &document, confirmation.yes).await,
     }
 }

@@ -12,6 +12,7 @@ mod types;
 mod view;
 
 use super::context::{Ctx, Fail};
+use super::prompt::Confirmation;
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -31,9 +32,8 @@ pub enum EquipmentCommand {
     Archive {
         /// The equipment's _id.
         equipment: String,
-        /// Do not ask for confirmation.
-        #[arg(long, short)]
-        yes: bool,
+        #[command(flatten)]
+        confirmation: Confirmation,
     },
     /// The equipment types (Gama Câmara, PET/CT...).
     Types {
@@ -55,7 +55,10 @@ pub async fn run(ctx: &Ctx, command: EquipmentCommand) -> Result<(), Fail> {
         EquipmentCommand::Show { equipment } => show::run(ctx, &equipment).await,
         EquipmentCommand::Create(a) => create::run(ctx, a).await,
         EquipmentCommand::Edit(a) => edit::run(ctx, a).await,
-        EquipmentCommand::Archive { equipment, yes } => archive::run(ctx, &equipment, yes).await,
+        EquipmentCommand::Archive {
+            equipment,
+            confirmation,
+        } => archive::run(ctx, &equipment, confirmation.yes).await,
         EquipmentCommand::Types { q } => types::run(ctx, q).await,
         EquipmentCommand::TestTypes { equipment_type } => {
             test_types::run(ctx, equipment_type).await

@@ -19,6 +19,7 @@ pub mod view;
 mod wizard;
 
 use super::context::{Ctx, Fail};
+use super::prompt::Confirmation;
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -39,9 +40,8 @@ pub enum FacilityCommand {
     Archive {
         /// The facility: _id, cnpj or exact name.
         facility: String,
-        /// Do not ask for confirmation.
-        #[arg(long, short)]
-        yes: bool,
+        #[command(flatten)]
+        confirmation: Confirmation,
     },
     /// Give a user a responsibility; for the four main roles the previous holder is replaced.
     Assign(assign::AssignArgs),
@@ -70,7 +70,10 @@ pub async fn run(ctx: &Ctx, command: FacilityCommand) -> Result<(), Fail> {
         FacilityCommand::Show { facility } => show::run(ctx, &facility).await,
         FacilityCommand::Create(args) => create::run(ctx, args).await,
         FacilityCommand::Edit(args) => edit::run(ctx, args).await,
-        FacilityCommand::Archive { facility, yes } => archive::run(ctx, &facility, yes).await,
+        FacilityCommand::Archive {
+            facility,
+            confirmation,
+        } => archive::run(ctx, &facility, confirmation.yes).await,
         FacilityCommand::Assign(args) => assign::run(ctx, args).await,
         FacilityCommand::Unassign(args) => unassign::run(ctx, args).await,
         FacilityCommand::Users { facility } => users::run(ctx, &facility).await,

@@ -8,6 +8,7 @@ mod show;
 mod view;
 
 use super::context::{Ctx, Fail};
+use super::prompt::Confirmation;
 use clap::{Args, Subcommand};
 
 #[derive(Debug, Subcommand)]
@@ -37,9 +38,8 @@ pub enum GroupCommand {
     Delete {
         /// The group: _id or exact name (case ignored).
         group: String,
-        /// Do not ask for confirmation.
-        #[arg(long, short)]
-        yes: bool,
+        #[command(flatten)]
+        confirmation: Confirmation,
     },
 }
 
@@ -60,6 +60,9 @@ pub async fn run(ctx: &Ctx, command: GroupCommand) -> Result<(), Fail> {
         GroupCommand::Show { group } => show::run(ctx, &group).await,
         GroupCommand::Create(fields) => create::run(ctx, fields).await,
         GroupCommand::Edit { group, fields } => edit::run(ctx, &group, fields).await,
-        GroupCommand::Delete { group, yes } => delete::run(ctx, &group, yes).await,
+        GroupCommand::Delete {
+            group,
+            confirmation,
+        } => delete::run(ctx, &group, confirmation.yes).await,
     }
 }

@@ -1,7 +1,7 @@
 //! `registry test due`: what falls due, on one equipment or across the facilities you can read.
 
 use super::view;
-use crate::cli::context::{Ctx, Fail, allowed_values};
+use crate::cli::context::{Ctx, Fail, allowed_values, one_of};
 use crate::cli::offered;
 use crate::cli::resolve;
 use clap::Args;
@@ -29,10 +29,7 @@ pub struct DueArgs {
 }
 
 fn parse_state(s: &str) -> Result<DueState, String> {
-    DueState::parse(s.trim()).ok_or_else(|| {
-        let all: Vec<&str> = DueState::ALL.iter().map(|d| d.as_str()).collect();
-        format!("must be one of: {}", all.join(", "))
-    })
+    one_of(s, DueState::ALL, DueState::as_str)
 }
 
 pub async fn run(ctx: &Ctx, a: DueArgs) -> Result<(), Fail> {

@@ -15,6 +15,7 @@ mod show;
 mod view;
 
 use super::context::{Ctx, Fail};
+use super::prompt::Confirmation;
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -49,9 +50,8 @@ pub enum TestCommand {
     Delete {
         /// The QC test record's _id.
         test: String,
-        /// Do not ask for confirmation.
-        #[arg(long, short)]
-        yes: bool,
+        #[command(flatten)]
+        confirmation: Confirmation,
     },
 }
 
@@ -63,6 +63,8 @@ pub async fn run(ctx: &Ctx, command: TestCommand) -> Result<(), Fail> {
         TestCommand::History(a) => history::run(ctx, a).await,
         TestCommand::Due(a) => due::run(ctx, a).await,
         TestCommand::Edit(a) => edit::run(ctx, a).await,
-        TestCommand::Delete { test, yes } => delete::run(ctx, &test, yes).await,
+        TestCommand::Delete { test, confirmation } => {
+            delete::run(ctx, &test, confirmation.yes).await
+        }
     }
 }

@@ -15,6 +15,7 @@ mod view;
 mod wizard;
 
 use super::context::{Ctx, Fail};
+use super::prompt::Confirmation;
 use crate::cli::offered;
 use clap::Subcommand;
 
@@ -45,9 +46,8 @@ pub enum UserCommand {
     Deactivate {
         /// The user: _id, e-mail or name.
         user: String,
-        /// Do not ask for confirmation.
-        #[arg(long, short)]
-        yes: bool,
+        #[command(flatten)]
+        confirmation: Confirmation,
     },
     /// The facilities a user is linked to.
     Facilities {
@@ -86,7 +86,9 @@ pub async fn run(ctx: &Ctx, command: UserCommand) -> Result<(), Fail> {
         UserCommand::Show { user } => show::run(ctx, &user).await,
         UserCommand::Create(a) => create::run(ctx, a).await,
         UserCommand::Edit(a) => edit::run(ctx, a).await,
-        UserCommand::Deactivate { user, yes } => deactivate::run(ctx, &user, yes).await,
+        UserCommand::Deactivate { user, confirmation } => {
+            deactivate::run(ctx, &user, confirmation.yes).await
+        }
         UserCommand::Facilities { user } => facilities::run(ctx, &user).await,
         UserCommand::Password {
             user,

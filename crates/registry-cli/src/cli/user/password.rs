@@ -22,12 +22,7 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
             PasswordKind::Existing,
         )?),
     };
-    let new = prompt::password(
-        password_stdin,
-        ctx.interactive,
-        "New password",
-        PasswordKind::New,
-    )?;
+    let new = prompt::new_password(password_stdin, ctx.interactive)?;
     // The passwords came from prompts or stdin, not flags: named as the prompts name them.
     let source = if password_stdin { " (from stdin)" } else { "" };
     let mut terms = FlagTerms::default();

@@ -7,15 +7,15 @@ fn accuracy_worked_example() {
     // Readings 190, 192, 194: mean 576 / 3 = 192; deviation (192 − 185) / 185 = 3.7838 %.
     let e = eval(TestKind::Accuracy, &co57(&[190.0, 192.0, 194.0]));
     let s = &e.figures["sources"][0];
-    assert!(close(&s["decayFactor"], 0.5, 1e-9));
-    assert!(close(&s["expectedActivity"], 185.0, 1e-6));
-    assert!(close(&s["elapsedDays"], 271.74, 1e-9));
+    assert_close(&s["decayFactor"], 0.5, 1e-9);
+    assert_close(&s["expectedActivity"], 185.0, 1e-6);
+    assert_close(&s["elapsedDays"], 271.74, 1e-9);
     assert_eq!(s["mean"], 192.0);
-    assert!(close(&s["deviationPercent"], 3.7838, 1e-4));
+    assert_close(&s["deviationPercent"], 3.7838, 1e-4);
     assert_eq!(e.conclusion, Satisfactory);
     // Readings 205, 206, 207: mean 206; (206 − 185) / 185 = 21 / 185 = 11.3514 % > 10 %.
     let e = eval(TestKind::Accuracy, &co57(&[205.0, 206.0, 207.0]));
-    assert!(close(&e.figures["worstDeviationPercent"], 11.3514, 1e-4));
+    assert_close(&e.figures["worstDeviationPercent"], 11.3514, 1e-4);
     assert_eq!(e.conclusion, Unsatisfactory);
 }
 
@@ -29,16 +29,8 @@ fn accuracy_with_two_sources_takes_the_worst() {
         "readings": [95, 97]
     }));
     let e = eval(TestKind::Accuracy, &m);
-    assert!(close(
-        &e.figures["sources"][0]["deviationPercent"],
-        -10.0,
-        1e-9
-    ));
-    assert!(close(
-        &e.figures["sources"][1]["deviationPercent"],
-        -4.0,
-        1e-9
-    ));
+    assert_close(&e.figures["sources"][0]["deviationPercent"], -10.0, 1e-9);
+    assert_close(&e.figures["sources"][1]["deviationPercent"], -4.0, 1e-9);
     assert_eq!(e.conclusion, Satisfactory);
 }
 
@@ -47,14 +39,14 @@ fn constancy_worked_example() {
     // Expected 185 (above). 176: (176 − 185) / 185 = −9 / 185 = −4.8649 % → within ±5 %.
     // 175: −10 / 185 = −5.4054 % → fails.
     let pass = eval(TestKind::Constancy, &co57(&[176.0]));
-    assert!(close(
+    assert_close(
         &pass.figures["sources"][0]["deviationPercent"],
         -4.8649,
-        1e-4
-    ));
+        1e-4,
+    );
     assert_eq!(pass.conclusion, Satisfactory);
     let fail = eval(TestKind::Constancy, &co57(&[175.0]));
-    assert!(close(&fail.figures["worstDeviationPercent"], 5.4054, 1e-4));
+    assert_close(&fail.figures["worstDeviationPercent"], 5.4054, 1e-4);
     assert_eq!(fail.conclusion, Unsatisfactory);
 }
 
@@ -66,14 +58,14 @@ fn precision_worked_example() {
     let d = e.figures["sources"][0]["deviationsPercent"]
         .as_array()
         .unwrap();
-    assert!(close(&d[0], -1.0417, 1e-4));
+    assert_close(&d[0], -1.0417, 1e-4);
     assert_eq!(d[1], 0.0);
-    assert!(close(&d[2], 1.0417, 1e-4));
+    assert_close(&d[2], 1.0417, 1e-4);
     assert_eq!(e.conclusion, Satisfactory);
     // 90, 100, 110: mean 100; max deviation 10 % > 5 %.
     let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [90, 100, 110]}]});
     let e = eval(TestKind::Precision, &m);
-    assert!(close(&e.figures["worstDeviationPercent"], 10.0, 1e-9));
+    assert_close(&e.figures["worstDeviationPercent"], 10.0, 1e-9);
     assert_eq!(e.conclusion, Unsatisfactory);
 }
 
@@ -112,21 +104,17 @@ fn linearity_worked_example() {
     // δ = 0.03: e^(−0.01) − 1 = −0.9950 %, e^(0.02) − 1 = +2.0201 % → within 10 %.
     let e = eval(TestKind::Linearity, &tc99m(0.03));
     let p = e.figures["points"].as_array().unwrap();
-    assert!(close(&p[0]["deviationPercent"], -0.9950, 1e-4));
-    assert!(close(&p[1]["deviationPercent"], 2.0201, 1e-4));
-    assert!(close(&p[2]["deviationPercent"], -0.9950, 1e-4));
-    assert!(close(&p[1]["elapsedHours"], 6.0067, 1e-9));
-    assert!(close(&e.figures["fittedHalfLifeHours"], 6.0067, 1e-9));
-    assert!(close(&e.figures["halfLifeDeviationPercent"], 0.0, 1e-6));
+    assert_close(&p[0]["deviationPercent"], -0.9950, 1e-4);
+    assert_close(&p[1]["deviationPercent"], 2.0201, 1e-4);
+    assert_close(&p[2]["deviationPercent"], -0.9950, 1e-4);
+    assert_close(&p[1]["elapsedHours"], 6.0067, 1e-9);
+    assert_close(&e.figures["fittedHalfLifeHours"], 6.0067, 1e-9);
+    assert_close(&e.figures["halfLifeDeviationPercent"], 0.0, 1e-6);
     assert_eq!(e.conclusion, Satisfactory);
     // δ = 0.3: e^(0.2) − 1 = +22.1403 % > 10 %; ends e^(−0.1) − 1 = −9.5163 %.
     let e = eval(TestKind::Linearity, &tc99m(0.3));
-    assert!(close(&e.figures["maxDeviationPercent"], 22.1403, 1e-4));
-    assert!(close(
-        &e.figures["points"][0]["deviationPercent"],
-        -9.5163,
-        1e-4
-    ));
+    assert_close(&e.figures["maxDeviationPercent"], 22.1403, 1e-4);
+    assert_close(&e.figures["points"][0]["deviationPercent"], -9.5163, 1e-4);
     assert_eq!(e.conclusion, Unsatisfactory);
 }
 
@@ -137,7 +125,7 @@ fn linearity_with_the_wrong_nuclide_passes_with_remarks() {
     let mut m = tc99m(0.0);
     m["nuclide"] = json!("F-18");
     let e = eval(TestKind::Linearity, &m);
-    assert!(close(&e.figures["halfLifeDeviationPercent"], 228.33, 0.01));
+    assert_close(&e.figures["halfLifeDeviationPercent"], 228.33, 0.01);
     assert_eq!(e.conclusion, SatisfactoryWithRemarks);
     assert_eq!(e.figures["remarks"].as_array().unwrap().len(), 1);
 }
@@ -154,10 +142,10 @@ fn geometry_worked_example() {
     });
     let e = eval(TestKind::Geometry, &m);
     let g = e.figures["geometries"].as_array().unwrap();
-    assert!(close(&g[0]["deviationPercent"], -3.0, 1e-9));
+    assert_close(&g[0]["deviationPercent"], -3.0, 1e-9);
     assert_eq!(g[0]["correctionFactor"], Value::Null);
     assert_eq!(g[0]["conclusion"], "Satisfatório");
-    assert!(close(&g[1]["correctionFactor"], 1.07527, 1e-5));
+    assert_close(&g[1]["correctionFactor"], 1.07527, 1e-5);
     assert_eq!(g[1]["conclusion"], "Satisfatório com observações");
     assert_eq!(g[2]["correctionFactor"], Value::Null);
     assert_eq!(e.conclusion, Unsatisfactory);
@@ -174,9 +162,9 @@ fn reproducibility_worked_example() {
     // remarks); spread (11.6 − 11.4) / 11.4 = 1.7544 %.
     let m = json!({"referenceReading": 10.0, "readings": [11.2, 11.4, 11.6]});
     let e = eval(TestKind::Reproducibility, &m);
-    assert!(close(&e.figures["mean"], 11.4, 1e-9));
-    assert!(close(&e.figures["deviationPercent"], 14.0, 1e-9));
-    assert!(close(&e.figures["maxSpreadPercent"], 1.7544, 1e-4));
+    assert_close(&e.figures["mean"], 11.4, 1e-9);
+    assert_close(&e.figures["deviationPercent"], 14.0, 1e-9);
+    assert_close(&e.figures["maxSpreadPercent"], 1.7544, 1e-4);
     assert_eq!(e.figures["unit"], "µSv/h");
     assert_eq!(e.conclusion, SatisfactoryWithRemarks);
 }

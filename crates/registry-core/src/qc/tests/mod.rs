@@ -19,6 +19,12 @@ fn close(v: &Value, expected: f64, tol: f64) -> bool {
     (v.as_f64().unwrap() - expected).abs() <= tol
 }
 
+/// Asserts [`close`]`(v, expected, tol)`, showing the figure when it is not.
+#[track_caller]
+fn assert_close(v: &Value, expected: f64, tol: f64) {
+    assert!(close(v, expected, tol), "{v} is not {expected} ± {tol}");
+}
+
 /// [`evaluate`] with the kind's default tolerances, for measurements that read.
 fn eval(kind: TestKind, measurements: &Value) -> Evaluation {
     evaluate(kind, &tol(kind), Some(measurements)).unwrap()
