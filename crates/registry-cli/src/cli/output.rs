@@ -194,9 +194,21 @@ pub fn print_table_ranked<T: Serialize>(
     columns: &[Column<T>],
     rank: &[&str],
 ) -> anyhow::Result<()> {
-    let headers: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
-    let row = |r: &T| columns.iter().map(|(_, cell)| cell(r)).collect();
-    print_list_ranked(format, records, &headers, rank, row)
+    let (headers, cells) = headers_and_cells(records, columns);
+    print_rows(format, records, &headers, rank, cells)
+}
+
+/// The headers of `columns` and each record's cells under them.
+fn headers_and_cells<T>(
+    records: &[T],
+    columns: &[Column<T>],
+) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let headers = columns.iter().map(|(header, _)| *header).collect();
+    let cells = records
+        .iter()
+        .map(|r| columns.iter().map(|(_, cell)| cell(r)).collect())
+        .collect();
+    (headers, cells)
 }
 
 fn print_rows<T: Serialize>(
@@ -232,11 +244,7 @@ fn print_rows<T: Serialize>(
 /// The table [`print_table_ranked`] prints on a terminal `width` columns wide (for tests).
 #[cfg(test)]
 pub fn table_at<T>(width: u16, records: &[T], columns: &[Column<T>], rank: &[&str]) -> String {
-    let headers: Vec<&str> = columns.iter().map(|(header, _)| *header).collect();
-    let cells: Vec<Vec<String>> = records
-        .iter()
-        .map(|r| columns.iter().map(|(_, cell)| cell(r)).collect())
-        .collect();
+    let (headers, cells) = headers_and_cells(records, columns);
     list_table(&headers, rank, &cells, Some(width)).to_string()
 }
 

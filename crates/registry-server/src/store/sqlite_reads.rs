@@ -93,28 +93,41 @@ pub async fn list(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    match ListPlan::new(filter, &[]) {
-        ListPlan::Ranked { department } => {
+    let plan = ListPlan::new(filter, &[]);
+    match (&plan, &filter.q) {
+        (ListPlan::Ranked { .. }, _) => {
             readers
-                .run_short(move |conn| ranked(conn, department, limit, offset))
+                .run_short(move |conn| read_list(conn, plan, limit, offset))
                 .await
         }
-        ListPlan::Filtered { .. } => {
-            let filter = filter.clone();
+        (ListPlan::Filtered { .. }, None) => {
+            readers
+                .run(move |conn| read_list(conn, plan, limit, offset))
+                .await
+        }
+        // A search is planned again on the thread, with the term's rarest trigrams.
+        (ListPlan::Filtered { .. }, Some(q)) => {
+            let (filter, q) = (filter.clone(), q.clone());
             let stats = readers.statistics.clone();
             readers
                 .run(move |conn| {
-                    let rare = match &filter.q {
-                        Some(q) => rare_trigrams(conn, &stats, q)?,
-                        None => Vec::new(),
-                    };
-                    let ListPlan::Filtered { filter, binds } = ListPlan::new(&filter, &rare) else {
-                        unreachable!("the same filter plans the same way");
-                    };
-                    filtered(conn, &filter, &binds, limit, offset)
+                    let rare = rare_trigrams(conn, &stats, &q)?;
+                    read_list(conn, ListPlan::new(&filter, &rare), limit, offset)
                 })
                 .await
         }
+    }
+}
+
+fn read_list(
+    conn: &Connection,
+    plan: ListPlan,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Facility>, i64), sqlx::Error> {
+    match plan {
+        ListPlan::Ranked { department } => ranked(conn, department, limit, offset),
+        ListPlan::Filtered { filter, binds } => filtered(conn, &filter, &binds, limit, offset),
     }
 }
 
