@@ -8,6 +8,7 @@ use crate::equipment::{DOSE_CALIBRATOR, equipment, id, test_type};
 use crate::helpers::{Backend, TestApp, facility_payload, list_strs};
 use crate::on_both_databases;
 use crate::test_servers::LateNotifications;
+use registry_server::changes::bucket_of;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
@@ -139,9 +140,17 @@ async fn a_facility_write_drops_only_what_depends_on_it(app: TestApp) {
     let one = id(&app
         .create_facility(facility_payload("Clínica Precisa Um"))
         .await);
-    let two = id(&app
-        .create_facility(facility_payload("Clínica Precisa Dois"))
-        .await);
+    // Facilities are tracked in buckets by id; one that shares facility one's bucket is archived
+    // and made again, so the second facility's answer can only be dropped by a mistake.
+    let two = loop {
+        let two = id(&app
+            .create_facility(facility_payload("Clínica Precisa Dois"))
+            .await);
+        if bucket_of(&two) != bucket_of(&one) {
+            break two;
+        }
+        app.admin_post_id("/api/facility/exclude", &two).await;
+    };
     let eq = equipment(&app, &one, DOSE_CALIBRATOR).await;
     test_type(&app, DOSE_CALIBRATOR, "Exatidão Precisa", 30).await;
     let (one_path, two_path) = (

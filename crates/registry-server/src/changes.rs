@@ -95,12 +95,17 @@ impl Generations {
     }
 
     fn bucket(&self, id: &str) -> &AtomicU64 {
-        // FNV-1a: the same bucket for the same id on every instance and every run.
-        let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-        &self.facilities[(hash % FACILITY_BUCKETS as u64) as usize]
+        &self.facilities[bucket_of(id)]
     }
+}
+
+/// The bucket that facility `id` is tracked in: FNV-1a, the same bucket for the same id on every
+/// instance and every run. Two facilities in one bucket drop each other's cached answers.
+pub fn bucket_of(id: &str) -> usize {
+    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    (hash % FACILITY_BUCKETS as u64) as usize
 }
 
 impl Changed {
