@@ -2,7 +2,7 @@
 //! driver against rusqlite, on an existing seeded database, without HTTP around them.
 //!
 //! Every request is the server's own by-id query — the facility row and its children as JSON,
-//! the SQL text of `store::facilities::views_sql(Backend::Sqlite, 1)` — for a random live id, with
+//! the SQL text of `store::facilities::views_query(Backend::Sqlite, …)` — for a random live id, with
 //! the row decoded into Strings, by column name, as the server reads it. C tasks on the tokio
 //! runtime keep C requests in flight for a fixed duration, against K reader connections, through:
 //! - `sqlx`: a `SqlitePool` of K connections opened as the server opens its readers (WAL,
@@ -31,7 +31,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use registry_server::db::Backend;
 use registry_server::sqlite_readers::{SqliteReaders, driver_error};
-use registry_server::store::facilities::views_sql;
+use registry_server::store::facilities::views_query;
 use rusqlite::OpenFlags;
 use sqlx::Row;
 use sqlx::sqlite::{
@@ -397,7 +397,9 @@ async fn main() -> anyhow::Result<()> {
     if !args.db.exists() {
         bail!("no database at {}", args.db.display());
     }
-    let sql: Sql = Box::leak(views_sql(Backend::Sqlite, 1).into_boxed_str());
+    // The by-id query, and each id as the query binds it (a one-id list).
+    let by_id = |id: String| views_query(Backend::Sqlite, &[id]);
+    let sql: Sql = Box::leak(by_id(String::new()).0.into_boxed_str());
 
     let mut ids: Vec<String> = {
         let conn = rusqlite_conn(&args.db)?;
@@ -413,6 +415,7 @@ async fn main() -> anyhow::Result<()> {
     if args.ids > 0 {
         ids.truncate(args.ids);
     }
+    let ids: Vec<String> = ids.into_iter().flat_map(|id| by_id(id).1).collect();
     check_same_rows(&args, sql, &ids).await?;
     let ids = Arc::new(ids);
 

@@ -26,13 +26,16 @@ struct Args {}
 
 /// glibc raises its mmap threshold to the size of the largest freed block, so after the first
 /// argon2 hash (19 MiB) every later one comes from an arena and stays resident; with one arena per
-/// thread that grows to hundreds of MiB. A fixed threshold and two arenas keep the server small.
+/// thread that grows to hundreds of MiB. A fixed threshold sends such blocks back to the system
+/// when freed, so arenas hold only small blocks; eight of them (not two) keep the runtime's
+/// workers and the SQLite reader threads from queueing on one arena's lock (−7 % CPU per page
+/// read, +1 MiB resident: docs/benchmarks.md, ninth round).
 fn tame_the_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only adjusts allocator parameters; it is called before any other thread starts.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
-        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_ARENA_MAX, 8);
     }
 }
 

@@ -93,11 +93,11 @@ backend_fns! { facilities;
     pub async fn remove_image(id: &str, kind: ImageKind) -> Result<bool, sqlx::Error>;
 }
 
-/// The SQL text [`views`] runs on `backend` for `n` ids (`$1`…`$n`): the facility by id is
-/// `n = 1`. For measuring that query outside the server (examples/sqlite_drivers.rs).
-pub fn views_sql(backend: crate::db::Backend, n: usize) -> String {
+/// The SQL text [`views`] runs on `backend` for `ids`, and what it binds: the facility by id is
+/// one id. For measuring that query outside the server (examples/sqlite_drivers.rs).
+pub fn views_query(backend: crate::db::Backend, ids: &[String]) -> (String, Vec<String>) {
     match backend {
-        crate::db::Backend::Sqlite => crate::store::sqlite::facility_reads::views_sql(n),
-        crate::db::Backend::Postgres => crate::store::postgres::facility_reads::views_sql(n),
+        crate::db::Backend::Sqlite => crate::store::sqlite::facility_reads::views_query(ids),
+        crate::db::Backend::Postgres => crate::store::postgres::facility_reads::views_query(ids),
     }
 }

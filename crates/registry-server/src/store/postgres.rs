@@ -7,6 +7,11 @@ pub(crate) type DbRow = sqlx::postgres::PgRow;
 pub(crate) mod dialect {
     use super::Connection;
 
+    /// The ids of an `IN (…)` list: a placeholder per id (`$1`…`$n`).
+    pub(crate) fn id_list(ids: &[String]) -> (String, Vec<String>) {
+        (crate::db::placeholders(1, ids.len()), ids.to_vec())
+    }
+
     /// Claimed queue rows are locked and skipped by concurrent claimers.
     pub(crate) const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 

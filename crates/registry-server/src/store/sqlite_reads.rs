@@ -7,7 +7,7 @@
 use super::model::facilities::FacilityFilter;
 use super::model::users::UserRow;
 use super::sqlite::facility_ranks::{page_ids_sql, rank_range};
-use super::sqlite::facility_reads::{ListPlan, facility_from_row, in_order, views_sql};
+use super::sqlite::facility_reads::{ListPlan, facility_from_row, in_order, views_query};
 use super::sqlite::users::{by_id_sql, user_from_row};
 use super::types::Columns;
 use crate::sqlite_readers::{SqliteReaders, Statistics, driver_error};
@@ -72,9 +72,8 @@ fn views_on(conn: &Connection, ids: &[String]) -> Result<Vec<Facility>, sqlx::Er
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let found = rows(conn, &views_sql(ids.len()), texts(ids), |r| {
-        facility_from_row(r)
-    })?;
+    let (sql, binds) = views_query(ids);
+    let found = rows(conn, &sql, texts(&binds), |r| facility_from_row(r))?;
     Ok(in_order(ids, found))
 }
 

@@ -8,7 +8,7 @@
 use super::facility_ranks as ranks;
 use super::Connection;
 use crate::store::types::Columns;
-use crate::db::{placeholders, search_key};
+use crate::db::search_key;
 use registry_core::text::state_keys;
 use crate::store::model::facilities::*;
 use registry_core::api::{Facility, GroupRef};
@@ -34,7 +34,7 @@ fn from_json<T: serde::de::DeserializeOwned>(r: &impl Columns, col: &str) -> Res
         .map_err(|e| decode_err(format!("{col}: {e}")))
 }
 
-/// One row of [`views_sql`], from either driver.
+/// One row of [`views_query`], from either driver.
 pub(crate) fn facility_from_row(r: &impl Columns) -> Result<Facility, sqlx::Error> {
     let id = r.text("id")?;
     let department = r.text("department")?;
@@ -75,10 +75,11 @@ pub(crate) fn facility_from_row(r: &impl Columns) -> Result<Facility, sqlx::Erro
     })
 }
 
-/// The query of [`views`] for `n` ids (`$1`…`$n`).
-pub(crate) fn views_sql(n: usize) -> String {
-    let filter = format!("f.archived_at IS NULL AND f.id IN ({})", placeholders(1, n));
-    select_sql(&filter, "")
+/// The query of [`views`] for `ids`, and what it binds (`dialect::id_list`).
+pub(crate) fn views_query(ids: &[String]) -> (String, Vec<String>) {
+    let (list, binds) = super::dialect::id_list(ids);
+    let filter = format!("f.archived_at IS NULL AND f.id IN ({list})");
+    (select_sql(&filter, ""), binds)
 }
 
 /// The facilities `found`, in the order of `ids` (those not found are skipped).
@@ -93,9 +94,10 @@ pub async fn views(conn: &mut Connection, ids: &[String]) -> Result<Vec<Facility
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut q = sqlx::query(AssertSqlSafe(views_sql(ids.len())));
-    for id in ids {
-        q = q.bind(id.as_str());
+    let (sql, binds) = views_query(ids);
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for bind in binds {
+        q = q.bind(bind);
     }
     let rows = q.fetch_all(conn).await?;
     let found = rows.iter().map(facility_from_row).collect::<Result<_, _>>()?;
