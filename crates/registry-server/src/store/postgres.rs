@@ -8,8 +8,9 @@ pub(crate) mod dialect {
     use super::Connection;
 
     /// The ids of an `IN (…)` list: a placeholder per id (`$1`…`$n`).
-    pub(crate) fn id_list(ids: &[String]) -> (String, Vec<String>) {
-        (crate::db::placeholders(1, ids.len()), ids.to_vec())
+    pub(crate) fn id_list(ids: &[impl AsRef<str> + serde::Serialize]) -> (String, Vec<String>) {
+        let binds = ids.iter().map(|id| id.as_ref().to_owned()).collect();
+        (crate::db::placeholders(1, ids.len()), binds)
     }
 
     /// Claimed queue rows are locked and skipped by concurrent claimers.

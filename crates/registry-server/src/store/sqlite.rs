@@ -27,7 +27,7 @@ pub(crate) mod dialect {
     /// `ANALYZE` has run), so SQLite prepares the statement again every time it is rebound: for
     /// the facility views, five subqueries parsed again per read, a fifth of a page's CPU. The
     /// plan is the same index look-up per id, and one statement serves every page size.
-    pub(crate) fn id_list(ids: &[String]) -> (String, Vec<String>) {
+    pub(crate) fn id_list(ids: &[impl AsRef<str> + serde::Serialize]) -> (String, Vec<String>) {
         let array = serde_json::to_string(ids).expect("a list of strings is JSON");
         ("SELECT value FROM json_each($1)".to_owned(), vec![array])
     }

@@ -8,7 +8,6 @@ use super::opt;
 use super::row::{day, fetch_all, json, page_rows, ts, ts_opt};
 use crate::store::types::Param;
 use super::{Connection, DbRow};
-use crate::db::placeholders;
 use crate::store::model::documents::*;
 use registry_core::document::{
     Comment, Document, FileInfo, FileVersion, Person, RecordRef, ScheduledEmail, SentEmail,
@@ -153,10 +152,11 @@ async fn rows_for(
     order: &str,
     ids: &[String],
 ) -> Result<Vec<DbRow>, sqlx::Error> {
-    let sql = format!("{select} IN ({}) ORDER BY {order}", placeholders(1, ids.len()));
+    let (list, binds) = super::dialect::id_list(ids);
+    let sql = format!("{select} IN ({list}) ORDER BY {order}");
     let mut query = sqlx::query(AssertSqlSafe(sql));
-    for id in ids {
-        query = query.bind(id);
+    for bind in binds {
+        query = query.bind(bind);
     }
     query.fetch_all(conn).await
 }

@@ -4,7 +4,7 @@
 
 use super::Connection;
 use super::row::{exists, fetch_by, page};
-use crate::db::{contains_pattern, placeholders, search_key};
+use crate::db::{contains_pattern, search_key};
 use crate::store::types::{Columns, Day, JsonText, Param, Stamp, Ts};
 use crate::store::model::users::*;
 use registry_core::Role;
@@ -146,13 +146,11 @@ pub async fn states(
     if ids.is_empty() {
         return Ok(BTreeMap::new());
     }
-    let sql = format!(
-        "SELECT id, active FROM users WHERE id IN ({})",
-        placeholders(1, ids.len())
-    );
+    let (list, binds) = super::dialect::id_list(ids);
+    let sql = format!("SELECT id, active FROM users WHERE id IN ({list})");
     let mut q = sqlx::query(AssertSqlSafe(sql));
-    for id in ids {
-        q = q.bind(*id);
+    for bind in binds {
+        q = q.bind(bind);
     }
     q.fetch_all(conn)
         .await?
