@@ -488,3 +488,7 @@ pub fn contains_pattern(s: &str) -> String {
 pub fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
+
+#[cfg(test)]
+#[path = "db_upgrade_tests.rs"]
+mod upgrade_tests;

@@ -1,0 +1,128 @@
+//! SQLite migrations that rebuild tables keep every row: a database written at the version before
+//! the migration is upgraded and read again.
+
+use super::SQLITE_MIGRATIONS;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::{Row, SqlitePool, ValueRef};
+
+const CHILDREN: [&str; 3] = [
+    "facility_addresses",
+    "facility_users",
+    "facility_radioisotopes",
+];
+
+/// Every row of `table` as text, in primary-key order.
+async fn dump(pool: &SqlitePool, table: &str) -> Vec<String> {
+    let sql = format!("SELECT * FROM {table}");
+    let mut rows: Vec<String> = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .fetch_all(pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (0..r.len())
+                .map(|i| {
+                    if r.try_get_raw(i).unwrap().is_null() {
+                        return "NULL".to_owned();
+                    }
+                    let int = || r.try_get::<i64, _>(i).ok().map(|n| n.to_string());
+                    let real = || r.try_get::<f64, _>(i).ok().map(|x| x.to_string());
+                    let text = r.try_get::<String, _>(i).ok();
+                    text.or_else(int).or_else(real).unwrap()
+                })
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[tokio::test]
+async fn clustering_the_facility_children_keeps_their_rows_indexes_and_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = SqliteConnectOptions::new()
+        .filename(dir.path().join("upgrade.db"))
+        .create_if_missing(true)
+        .foreign_keys(true);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap();
+    SQLITE_MIGRATIONS.run_to(5, &pool).await.unwrap();
+    let at = "2026-11-26T10:00:00.000000Z";
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
+             VALUES ('u1', 'Ana', 'ana@example.com', '[\"Físico\"]', 'x', 'ana', '{at}', '{at}'),
+                    ('u2', 'Bia', 'bia@example.com', '[\"Cliente\"]', 'x', 'bia', '{at}', '{at}');
+         INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
+                                 version, created_at, updated_at)
+             VALUES ('f1', 'Clínica', 'Clínica Ltda', '11222333000181', '1', 'Medicina Nuclear',
+                     'clinica', 1, '{at}', '{at}'),
+                    ('f2', 'Hospital', 'Hospital SA', '11444777000161', '2', 'Radiodiagnóstico',
+                     'hospital', 1, '{at}', '{at}');
+         INSERT INTO facility_addresses VALUES
+             ('f1', 0, 'Rua A, 1', 'Recife', 'PE', NULL, '50000-000', 'recife', 'pe'),
+             ('f1', 1, 'Rua B, 2', 'Olinda', 'PE', 'sala 3', NULL, 'olinda', 'pe'),
+             ('f2', 0, 'Av. C, 3', 'São Paulo', 'SP', NULL, NULL, 'sao paulo', 'sp');
+         INSERT INTO facility_users VALUES
+             ('f1', 'u2', 1, '[\"Substituto\"]'), ('f1', 'u1', 0, '[\"Titular\",\"RT\"]'),
+             ('f2', 'u1', 0, '[\"Supervisor\"]');
+         INSERT INTO facility_radioisotopes VALUES
+             ('f1', 'Tc-99m', 0, 2500.5), ('f1', 'I-131', 1, 0.1), ('f2', 'F-18', 0, 300);"
+    )))
+    .execute(&pool)
+    .await
+    .unwrap();
+    let mut before = Vec::new();
+    for table in CHILDREN {
+        before.push(dump(&pool, table).await);
+    }
+
+    SQLITE_MIGRATIONS.run(&pool).await.unwrap();
+
+    for (table, rows) in CHILDREN.iter().zip(before) {
+        assert_eq!(dump(&pool, table).await, rows, "{table}");
+        let sql: String = sqlx::query_scalar("SELECT sql FROM sqlite_master WHERE name = $1")
+            .bind(table)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        assert!(sql.contains("WITHOUT ROWID"), "{sql}");
+    }
+    let indexes: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN
+             ('facility_addresses', 'facility_users', 'facility_radioisotopes')
+             AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        indexes,
+        [
+            "facility_addresses_city",
+            "facility_addresses_state",
+            "facility_radioisotopes_name",
+            "facility_users_user"
+        ]
+    );
+    // The keys still hold: no dangling row, a child of no facility is refused, and so is a
+    // second row with the same key.
+    let dangling: Vec<(String,)> = sqlx::query_as("SELECT \"table\" FROM pragma_foreign_key_check")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert!(dangling.is_empty(), "{dangling:?}");
+    for insert in [
+        "INSERT INTO facility_radioisotopes VALUES ('nowhere', 'F-18', 0, 1)",
+        "INSERT INTO facility_users VALUES ('f1', 'nobody', 2, '[]')",
+        "INSERT INTO facility_addresses VALUES ('f2', 0, 'x', 'y', 'z', NULL, NULL, 'y', 'z')",
+    ] {
+        assert!(
+            sqlx::query(insert).execute(&pool).await.is_err(),
+            "{insert}"
+        );
+    }
+}
