@@ -11,7 +11,7 @@ const CHILDREN: [&str; 3] = [
     "facility_radioisotopes",
 ];
 
-/// Every row of `table` as text, in primary-key order.
+/// Every row of `table` as text, sorted.
 async fn dump(pool: &SqlitePool, table: &str) -> Vec<String> {
     let sql = format!("SELECT * FROM {table}");
     let mut rows: Vec<String> = sqlx::query(sqlx::AssertSqlSafe(sql))
