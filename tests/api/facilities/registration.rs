@@ -8,6 +8,7 @@ use serde_json::json;
 
 on_both_databases!(
     register_then_read_in_every_list,
+    children_keep_the_order_they_were_given,
     only_the_four_staff_roles_may_create_or_edit,
     registration_is_idempotent,
     malformed_requests_and_tokens
@@ -80,6 +81,77 @@ async fn register_then_read_in_every_list(app: TestApp) {
         app.admin_get("/api/radiodiagnosisfacilities").await["paging"]["total"],
         1
     );
+}
+
+/// Users, addresses and radioisotopes come back in the order they were sent, whatever the order
+/// of their keys in storage (user ids; isotope names, sent here in descending order): sent one
+/// way, then users and addresses edited to the reverse.
+async fn children_keep_the_order_they_were_given(app: TestApp) {
+    let mut users = Vec::new();
+    for name in ["Ana Primeira", "Bruno Segundo", "Carla Terceira"] {
+        users.push(app.user_with(&["Físico"], name).await.0);
+    }
+    let isotopes = json!([
+        {"name": "Tc(99m)", "quantity": 1.5}, {"name": "F(18)", "quantity": 2.5},
+        {"name": "I(131)", "quantity": 3.5}
+    ]);
+    let addresses = json!([
+        {"street": "Rua B", "city": "Santos", "state": "SP"},
+        {"street": "Rua A", "city": "Campinas", "state": "SP"}
+    ]);
+    let mut payload = facility_payload("Clínica da Ordem");
+    let roles = ["Supervisor", "Substituto", "Responsável Técnico"];
+    payload["users"] = users
+        .iter()
+        .zip(roles)
+        .map(|(u, role)| json!({"_id": u, "responsabilities": [role]}))
+        .collect();
+    payload["radioisotopes"] = isotopes.clone();
+    payload["address"] = addresses.clone();
+    let created = app.create_facility(payload.clone()).await;
+    let id = created["_id"].as_str().unwrap().to_owned();
+    let user_ids = |f: &serde_json::Value| -> Vec<String> {
+        let list = f["users"].as_array().unwrap();
+        list.iter()
+            .map(|u| u["_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let reversed = |v: &serde_json::Value| {
+        let mut list = v.as_array().unwrap().clone();
+        list.reverse();
+        serde_json::Value::Array(list)
+    };
+    let mut expected_users = users.clone();
+    let mut addresses = addresses;
+    for round in 0..2 {
+        if round == 1 {
+            // Radioisotopes are a set: the same ones reordered are no change (decisions.md),
+            // so only the users and addresses are sent reversed.
+            expected_users.reverse();
+            addresses = reversed(&addresses);
+            let edit = json!({
+                "_id": id,
+                "users": reversed(&payload["users"]),
+                "address": addresses,
+            });
+            app.admin_post("/api/facility/edit/", edit).await;
+        }
+        let shown = app.admin_get(&format!("/api/facility/{id}")).await;
+        let page = app.admin_get("/api/facilities").await;
+        for facility in [&shown, &page["list"][0]] {
+            assert_eq!(user_ids(facility), expected_users, "round {round}");
+            assert_eq!(facility["radioisotopes"], isotopes, "round {round}");
+            assert_eq!(facility["address"].as_array().unwrap().len(), 2);
+            for (got, sent) in facility["address"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(addresses.as_array().unwrap())
+            {
+                assert_eq!(got["street"], sent["street"], "round {round}");
+            }
+        }
+    }
 }
 
 async fn only_the_four_staff_roles_may_create_or_edit(app: TestApp) {
