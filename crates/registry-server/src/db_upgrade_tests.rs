@@ -1,5 +1,5 @@
 //! SQLite migrations that rebuild tables keep every row: a database written at the version before
-//! the migration is upgraded and read again.
+//! the migrations is upgraded and read again.
 
 use super::SQLITE_MIGRATIONS;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
@@ -39,7 +39,7 @@ async fn dump(pool: &SqlitePool, table: &str) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn clustering_the_facility_children_keeps_their_rows_indexes_and_keys() {
+async fn rebuilding_the_facility_children_keeps_their_rows_indexes_and_keys() {
     let dir = tempfile::tempdir().unwrap();
     let options = SqliteConnectOptions::new()
         .filename(dir.path().join("upgrade.db"))
@@ -119,6 +119,11 @@ async fn clustering_the_facility_children_keeps_their_rows_indexes_and_keys() {
         "INSERT INTO facility_radioisotopes VALUES ('nowhere', 'F-18', 0, 1)",
         "INSERT INTO facility_users VALUES ('f1', 'nobody', 2, '[]')",
         "INSERT INTO facility_addresses VALUES ('f2', 0, 'x', 'y', 'z', NULL, NULL, 'y', 'z')",
+        // Keyed by position (0007), the former keys still unique.
+        "INSERT INTO facility_users VALUES ('f2', 'u2', 0, '[]')",
+        "INSERT INTO facility_users VALUES ('f1', 'u1', 5, '[]')",
+        "INSERT INTO facility_radioisotopes VALUES ('f2', 'Lu-177', 0, 1)",
+        "INSERT INTO facility_radioisotopes VALUES ('f1', 'Tc-99m', 7, 1)",
     ] {
         assert!(
             sqlx::query(insert).execute(&pool).await.is_err(),

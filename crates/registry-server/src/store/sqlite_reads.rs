@@ -273,3 +273,33 @@ fn rare_trigrams(
     }
     Ok(counts.into_iter().take(2).map(|(_, t)| t).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Db;
+
+    /// The facility view reads each child list in its key's order: SQLite sorts nothing per
+    /// facility (no sorter, and no temporary B-tree but the one of the id list), which made a read
+    /// by id three times as slow (docs/benchmarks.md, "eleventh round").
+    #[tokio::test]
+    async fn the_facility_view_sorts_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::connect(&Db::default_url(dir.path())).await.unwrap();
+        let (sql, binds) = views_query(&["f1".to_owned(), "f2".to_owned()]);
+        let conn = db.read().await.unwrap();
+        let opcodes = conn
+            .sqlite_readers()
+            .unwrap()
+            .run(move |conn| {
+                let explain = format!("EXPLAIN {sql}");
+                rows(conn, &explain, texts(&binds), |r| r.text("opcode"))
+            })
+            .await
+            .unwrap();
+        let count = |op: &str| opcodes.iter().filter(|o| *o == op).count();
+        assert!(count("OpenRead") >= 6, "{opcodes:?}");
+        assert_eq!(count("SorterOpen"), 0, "{opcodes:?}");
+        assert_eq!(count("OpenEphemeral"), 1, "{opcodes:?}");
+    }
+}
