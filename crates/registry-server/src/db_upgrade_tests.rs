@@ -131,3 +131,88 @@ async fn rebuilding_the_facility_children_keeps_their_rows_indexes_and_keys() {
         );
     }
 }
+
+/// The days of the due lists (migration 0008) as kept, and as counted from `qc_last`.
+async fn due_days(pool: &SqlitePool) -> (Vec<(String, i64)>, Vec<(String, i64)>) {
+    let kept = sqlx::query_as("SELECT next_due, pairs FROM qc_listed_due_days ORDER BY next_due")
+        .fetch_all(pool)
+        .await
+        .unwrap();
+    let counted = sqlx::query_as(
+        "SELECT next_due, COUNT(*) FROM qc_last WHERE listed = 1 GROUP BY next_due ORDER BY next_due",
+    )
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    (kept, counted)
+}
+
+/// Migration 0008 counts the listed pairs already in `qc_last` per day, and its triggers keep
+/// the counts equal to `qc_last` through random inserts, upserts, updates and deletes (the
+/// statements `store::qc_tests` writes it with).
+#[tokio::test]
+async fn the_due_day_counts_follow_every_change_of_qc_last() {
+    use rand::{Rng, SeedableRng};
+    let dir = tempfile::tempdir().unwrap();
+    // Pairs of equipment and test types that are not stored: only `qc_last` is under test.
+    let options = SqliteConnectOptions::new()
+        .filename(dir.path().join("due-days.db"))
+        .create_if_missing(true)
+        .foreign_keys(false);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap();
+    SQLITE_MIGRATIONS.run_to(7, &pool).await.unwrap();
+    sqlx::raw_sql(
+        "INSERT INTO qc_last (equipment_id, test_type_id, last_date, next_due, listed) VALUES
+             ('e1', 't1', '2026-01-01', '2026-02-01', 1), ('e2', 't1', '2026-01-01', '2026-02-01', 1),
+             ('e3', 't1', '2026-01-01', '2026-02-01', 0), ('e1', 't2', '2026-01-01', '2026-03-01', 1)",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    SQLITE_MIGRATIONS.run(&pool).await.unwrap();
+    let (kept, counted) = due_days(&pool).await;
+    assert_eq!(
+        kept,
+        [("2026-02-01".to_owned(), 2), ("2026-03-01".to_owned(), 1)]
+    );
+    assert_eq!(kept, counted);
+
+    let seed = rand::rng().random::<u64>();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    for step in 0..400 {
+        let equipment = format!("e{}", rng.random_range(0..6));
+        let test_type = format!("t{}", rng.random_range(0..4));
+        let day = format!("2026-0{}-01", rng.random_range(1..5));
+        let listed = rng.random_range(0..2);
+        let q = match rng.random_range(0..6) {
+            0 | 1 => sqlx::query(
+                "INSERT INTO qc_last (equipment_id, test_type_id, last_date, next_due, listed)
+                 VALUES ($1, $2, '2026-01-01', $3, $4)
+                 ON CONFLICT (equipment_id, test_type_id)
+                 DO UPDATE SET next_due = excluded.next_due, listed = excluded.listed",
+            )
+            .bind(&equipment)
+            .bind(&test_type)
+            .bind(&day)
+            .bind(listed),
+            2 => sqlx::query("UPDATE qc_last SET listed = $2 WHERE equipment_id = $1")
+                .bind(&equipment)
+                .bind(listed),
+            3 => sqlx::query("UPDATE qc_last SET next_due = $2 WHERE test_type_id = $1")
+                .bind(&test_type)
+                .bind(&day),
+            // Same values again, and a column the counts do not read.
+            4 => sqlx::query("UPDATE qc_last SET listed = listed, last_conclusion = $1").bind(&day),
+            _ => sqlx::query("DELETE FROM qc_last WHERE equipment_id = $1 OR test_type_id = $2")
+                .bind(&equipment)
+                .bind(&test_type),
+        };
+        q.execute(&pool).await.unwrap();
+        let (kept, counted) = due_days(&pool).await;
+        assert_eq!(kept, counted, "step {step}, seed {seed}");
+    }
+}

@@ -34,6 +34,12 @@ pub(crate) mod dialect {
     /// `next_due = last_date + days` (a `date`).
     pub(crate) const NEXT_DUE: &str = "p.last_date + CAST(p.days AS integer)";
 
+    /// How many pairs of the registry-wide due lists fall due in `ranges` (conditions on
+    /// `l.next_due`): counted through the partial index `qc_last_listed_due`.
+    pub(crate) fn listed_due_count(ranges: &str) -> String {
+        format!("SELECT COUNT(*) FROM qc_last l WHERE l.listed = TRUE AND {ranges}")
+    }
+
     /// A facility's children as JSON columns (`json_agg`).
     pub(crate) const FACILITY_CHILDREN: &str = "(SELECT coalesce(json_agg(json_build_object('street', a.street, 'city', a.city, 'state', a.state, \
                 'complement', a.complement, 'zipCode', a.zip_code) ORDER BY a.position), '[]'::json)::text \

@@ -22,6 +22,13 @@ pub(crate) mod dialect {
     /// `next_due = last_date + days` as `YYYY-MM-DD` text.
     pub(crate) const NEXT_DUE: &str = "date(p.last_date, '+' || p.days || ' days')";
 
+    /// How many pairs of the registry-wide due lists fall due in `ranges` (conditions on
+    /// `l.next_due`): a sum over the days that the triggers of migration 0008 keep, whatever the
+    /// number of pairs.
+    pub(crate) fn listed_due_count(ranges: &str) -> String {
+        format!("SELECT COALESCE(SUM(l.pairs), 0) FROM qc_listed_due_days l WHERE {ranges}")
+    }
+
     /// The ids of an `IN (…)` list as one bound JSON array (`$1`), read by `json_each`. With a
     /// placeholder per id the planner weighs each bound id against `sqlite_stat4` (once
     /// `ANALYZE` has run), so SQLite prepares the statement again every time it is rebound: for

@@ -267,10 +267,12 @@ pub async fn due(
         Param::Day(query.today.to_string()),
         Param::Day(due_soon_limit(query.today).to_string()),
     ];
-    let mut clauses = vec!["e.archived_at IS NULL AND f.archived_at IS NULL".to_owned()];
-    if query.equipment_id.is_none() {
-        clauses.push("e.active = TRUE".to_owned());
-    }
+    // Live equipment of a live facility; active too, unless one equipment is named.
+    let live = match query.equipment_id {
+        None => "e.archived_at IS NULL AND f.archived_at IS NULL AND e.active = TRUE",
+        Some(_) => "e.archived_at IS NULL AND f.archived_at IS NULL",
+    };
+    let mut clauses = Vec::new();
     let mut add = |clause: &str, value: &str| {
         binds.push(Param::text(value));
         clauses.push(clause.replace("$?", &format!("${}", binds.len())));
@@ -313,6 +315,7 @@ pub async fn due(
     let needs_never_done = query.states.is_empty() || query.states.contains(&DueState::NeverDone);
     let (rows, total) = if needs_never_done {
         // Every pair of each equipment's type is judged, those never tested included.
+        clauses.push(live.to_owned());
         let sql = format!(
             "WITH pairs AS MATERIALIZED ( \
                SELECT {columns} \
@@ -371,17 +374,18 @@ pub async fn due(
             .collect();
         let ranges = format!("({})", ranges.join(" OR "));
         // Without one equipment named, only pairs in the registry-wide lists (`listed`, which
-        // implies the live/active/type conditions above): read through the (listed, next_due)
-        // index, and counted from it alone when no other filter applies.
+        // implies the live/active/type conditions): read through the (listed, next_due) index,
+        // and counted without the joins when no other filter applies. The live conditions are
+        // then left out: on `equipment` alone, they made SQLite's planner expect lookups there to
+        // miss and scan the whole table into a Bloom filter before each page (docs/benchmarks.md,
+        // "twelfth round").
         let listed = query.equipment_id.is_none();
         let only_listed = listed
             && query.member.is_none()
             && query.facility_id.is_none()
             && query.equipment_type_id.is_none()
             && !query.failing;
-        if listed {
-            clauses.push("l.listed = TRUE".to_owned());
-        }
+        clauses.push(if listed { "l.listed = TRUE" } else { live }.to_owned());
         clauses.push(ranges.clone());
         // CROSS JOIN fixes SQLite's join order (qc_last first, through its next_due index);
         // PostgreSQL plans it as the inner join it is.
@@ -394,7 +398,7 @@ pub async fn due(
              CROSS JOIN equipment_types et";
         let filter = clauses.join(" AND ");
         let count_sql = if only_listed {
-            format!("SELECT COUNT(*) FROM qc_last l WHERE l.listed = TRUE AND {ranges}")
+            super::dialect::listed_due_count(&ranges)
         } else {
             format!("SELECT COUNT(*) {from} WHERE {filter}")
         };
