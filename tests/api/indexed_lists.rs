@@ -13,6 +13,7 @@ on_both_databases!(
     search_terms_of_any_length_and_characters,
     due_lists_leave_out_inactive_and_archived_equipment,
     pages_follow_creates_archives_and_department_moves,
+    search_pages_follow_the_list_order,
 );
 
 async fn search_total(app: &TestApp, q: &str) -> i64 {
@@ -325,4 +326,57 @@ async fn insert_with_id(app: &TestApp, like: &str, id: &str) {
     };
     store::insert(&mut tx, &record).await.unwrap();
     tx.commit().await.unwrap();
+}
+
+/// A search's pages are its matches in the list's order (newest first), each with the exact
+/// total, whichever way the page is read: on SQLite a term matching many facilities is paged by
+/// reading the list in order, others through the index (`sqlite_reads::common_search`).
+async fn search_pages_follow_the_list_order(app: TestApp) {
+    for i in 0..9 {
+        app.create_facility(facility_payload(&format!("Clínica Página {i}")))
+            .await;
+        if i % 2 == 0 {
+            let mut other = facility_payload(&format!("Hospital Outro {i}"));
+            other["department"] = json!("Radiodiagnóstico");
+            app.create_facility(other).await;
+        }
+    }
+    let names = |res: &serde_json::Value| -> Vec<String> {
+        entries(res)
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let all = names(&app.admin_get("/api/facilities?pageSize=100").await);
+    for (query, wanted) in [
+        ("q=pagina", "Página"),
+        ("q=P%C3%81GINA%207", "Página 7"),
+        ("q=outro", "Outro"),
+        ("q=paulo", ""),
+        ("q=paulo&department=Radiodiagn%C3%B3stico", "Outro"),
+        ("q=ag", "Página"),
+        ("q=nenhuma", "nenhuma"),
+    ] {
+        let expected: Vec<String> = all.iter().filter(|n| n.contains(wanted)).cloned().collect();
+        for size in [1, 2, 4, 50] {
+            let mut read = Vec::new();
+            let pages = expected.len().div_ceil(size) + 1;
+            for page in 1..=pages {
+                let res = app
+                    .admin_get(&format!(
+                        "/api/facilities?{query}&pageSize={size}&pageNum={page}"
+                    ))
+                    .await;
+                assert_eq!(
+                    res["paging"]["total"],
+                    expected.len(),
+                    "{query} page {page}"
+                );
+                let names = names(&res);
+                assert!(names.len() <= size, "{query} page {page}");
+                read.extend(names);
+            }
+            assert_eq!(read, expected, "{query}, pages of {size}");
+        }
+    }
 }

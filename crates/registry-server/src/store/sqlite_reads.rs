@@ -124,15 +124,86 @@ pub async fn list(
         (ListPlan::Filtered { .. }, Some(q)) => {
             let (filter, q) = (filter.clone(), q.clone());
             let stats = readers.statistics.clone();
+            let only_q = filter.department.is_none()
+                && filter.member.is_none()
+                && filter.user_id.is_none()
+                && filter.state.is_none()
+                && filter.city.is_none()
+                && filter.group_id.is_none()
+                && filter.radioisotope.is_none()
+                && filter.practice.is_none();
             readers
                 .run(move |conn| {
-                    let rare = rare_trigrams(conn, &stats, &q)?;
-                    read_list(conn, ListPlan::new(&filter, &rare), limit, offset)
+                    let (rare, rarest) = rare_trigrams(conn, &stats, &q)?;
+                    let plan = ListPlan::new(&filter, &rare);
+                    match plan {
+                        ListPlan::Filtered { filter, binds } if only_q => {
+                            common_search(conn, &q, rarest, &filter, &binds, limit, offset)
+                        }
+                        plan => read_list(conn, plan, limit, offset),
+                    }
                 })
                 .await
         }
     }
 }
+
+/// How many live facilities a search may read in list order for its page (see [`common_search`]).
+const SCAN_FOR_PAGE: i64 = 4_000;
+
+/// A search by its term alone. A term whose every trigram is common (a city: one facility in
+/// eight) matches many facilities: through the index, each match was checked, then all of them
+/// sorted for the page (60 ms at 100,000 facilities for "são paulo", docs/benchmarks.md, "twelfth
+/// round"). Counted through the index, the page is then read in list order, newest first, from
+/// the facilities themselves: with one facility in eight matching, 20 matches are 160 rows.
+/// Used when the matches are dense enough that the page lies within [`SCAN_FOR_PAGE`] rows of the
+/// list (judged from the exact total), and with that many rows read at most; otherwise, or when
+/// the matches lie elsewhere in the list, the page is read through the index as any search.
+fn common_search(
+    conn: &Connection,
+    q: &str,
+    rarest: i64,
+    filter: &str,
+    binds: &[String],
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Facility>, i64), sqlx::Error> {
+    let live: i64 = conn
+        .prepare_cached(ListPlan::total_sql(None))
+        .and_then(|mut s| s.query_row([], |r| r.get::<_, Option<i64>>(0)))
+        .map_err(driver_error)?
+        .unwrap_or(0);
+    // The rarest trigram bounds the matches: too few for a short scan, read as any search.
+    if rarest.saturating_mul(SCAN_FOR_PAGE) < live.saturating_mul(offset + limit) {
+        return filtered(conn, filter, binds, limit, offset);
+    }
+    let total: i64 = conn
+        .prepare_cached(&ListPlan::count_sql(filter))
+        .and_then(|mut s| s.query_row(params_from_iter(texts(binds)), |r| r.get(0)))
+        .map_err(driver_error)?;
+    let wanted = limit.min(total - offset);
+    if wanted <= 0 {
+        return Ok((Vec::new(), total));
+    }
+    if total.saturating_mul(SCAN_FOR_PAGE) >= live.saturating_mul(offset + limit) {
+        let params = [
+            Value::Integer(SCAN_FOR_PAGE),
+            Value::Text(crate::db::contains_pattern(q)),
+            Value::Integer(limit),
+            Value::Integer(offset),
+        ];
+        let ids = rows(conn, COMMON_SEARCH_PAGE, params, |r| r.text("id"))?;
+        if ids.len() as i64 == wanted {
+            return Ok((views_on(conn, &ids)?, total));
+        }
+    }
+    filtered(conn, filter, binds, limit, offset)
+}
+
+/// The page of a common term's matches among the newest `$1` live facilities (see [`common_search`]).
+const COMMON_SEARCH_PAGE: &str = "SELECT id FROM ( \
+       SELECT id, search_text FROM facilities WHERE archived_at IS NULL ORDER BY id DESC LIMIT $1) f \
+     WHERE f.search_text LIKE $2 ESCAPE '\\' ORDER BY f.id DESC LIMIT $3 OFFSET $4";
 
 fn read_list(
     conn: &Connection,
@@ -249,18 +320,20 @@ fn trigram_count(conn: &Connection, stats: &Statistics, t: &str) -> Result<i64, 
 /// The two rarest trigrams of the search term `q`, when the term has some much rarer than
 /// others (`clinica 3944`: `394` and `944`, against `cli` in every name); empty when its
 /// trigrams are about as common as each other (`recife`), where the index's own `LIKE`, which
-/// checks the text as it reads, costs less.
+/// checks the text as it reads, costs less. With them, how many facilities hold the rarest (an
+/// upper bound of the matches; unbounded for a term shorter than a trigram).
 fn rare_trigrams(
     conn: &Connection,
     stats: &Statistics,
     q: &str,
-) -> Result<Vec<String>, sqlx::Error> {
+) -> Result<(Vec<String>, i64), sqlx::Error> {
     let chars: Vec<char> = crate::db::search_key(q.trim()).chars().collect();
     let mut trigrams: Vec<String> = chars.windows(3).map(|w| w.iter().collect()).collect();
     trigrams.sort();
     trigrams.dedup();
-    if trigrams.len() < 3 {
-        return Ok(Vec::new());
+    if trigrams.is_empty() {
+        // Shorter than a trigram: any number of facilities may match.
+        return Ok((Vec::new(), i64::MAX));
     }
     let mut counts = Vec::with_capacity(trigrams.len());
     for t in trigrams {
@@ -268,10 +341,10 @@ fn rare_trigrams(
     }
     counts.sort();
     let (rarest, commonest) = (counts[0].0, counts[counts.len() - 1].0);
-    if commonest <= 2 * rarest.max(1) {
-        return Ok(Vec::new());
+    if counts.len() < 3 || commonest <= 2 * rarest.max(1) {
+        return Ok((Vec::new(), rarest));
     }
-    Ok(counts.into_iter().take(2).map(|(_, t)| t).collect())
+    Ok((counts.into_iter().take(2).map(|(_, t)| t).collect(), rarest))
 }
 
 #[cfg(test)]
