@@ -4,6 +4,7 @@
 //! and the task: measured 1.5–1.6× as fast for the facility by id (docs/benchmarks.md, "SQLite
 //! drivers"). Writes and every other read stay on sqlx.
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 use std::sync::{Arc, Mutex, mpsc};
@@ -114,6 +115,11 @@ fn reader(path: &Path) -> rusqlite::Result<Connection> {
     conn.execute_batch(
         "PRAGMA foreign_keys = ON; PRAGMA cache_size = -4000; PRAGMA query_only = ON;",
     )?;
+    // The plans never depend on bound values. Without this, SQLite looks at the bound pattern of
+    // every `x LIKE $n` while planning and prepares the statement again each time another
+    // pattern is bound: every search was parsed and planned anew, 30 % of a search's CPU at
+    // 100,000 facilities (docs/benchmarks.md, "twelfth round").
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     Ok(conn)
 }

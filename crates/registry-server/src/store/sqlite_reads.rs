@@ -352,6 +352,49 @@ mod tests {
     use super::*;
     use crate::db::Db;
 
+    /// A search's statements are prepared once per connection: binding another term does not
+    /// make SQLite prepare them again (which it does for a bound `LIKE` pattern unless the
+    /// readers hold the query planner stability guarantee).
+    #[tokio::test]
+    async fn searches_are_not_prepared_again_per_term() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::connect(&Db::default_url(dir.path())).await.unwrap();
+        let conn = db.read().await.unwrap();
+        let reprepared = conn
+            .sqlite_readers()
+            .unwrap()
+            .run(move |conn| {
+                let filter = FacilityFilter {
+                    q: Some("clinica 3944".to_owned()),
+                    ..FacilityFilter::default()
+                };
+                let ListPlan::Filtered { filter, .. } =
+                    ListPlan::new(&filter, &["394".to_owned(), "944".to_owned()])
+                else {
+                    unreachable!("a search is a filtered list")
+                };
+                let sql = ListPlan::page_sql(&filter, 2);
+                let mut statement = conn.prepare_cached(&sql).map_err(driver_error)?;
+                for term in ["3944", "1234", "5678"] {
+                    let params = rusqlite::params![
+                        format!("\"{}\"", &term[..3]),
+                        format!("%clinica {term}%"),
+                        20,
+                        0
+                    ];
+                    statement
+                        .query(params)
+                        .map_err(driver_error)?
+                        .next()
+                        .map_err(driver_error)?;
+                }
+                Ok(statement.get_status(rusqlite::StatementStatus::RePrepare))
+            })
+            .await
+            .unwrap();
+        assert_eq!(reprepared, 0);
+    }
+
     /// The facility view reads each child list in its key's order: SQLite sorts nothing per
     /// facility (no sorter, and no temporary B-tree but the one of the id list), which made a read
     /// by id three times as slow (docs/benchmarks.md, "eleventh round").
