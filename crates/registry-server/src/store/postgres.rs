@@ -7,6 +7,11 @@ pub(crate) type DbRow = sqlx::postgres::PgRow;
 pub(crate) mod dialect {
     use super::Connection;
 
+    /// A day written into SQL (`YYYY-MM-DD`; a `NaiveDate` prints nothing else to quote).
+    pub(crate) fn day_literal(day: chrono::NaiveDate) -> String {
+        format!("DATE '{day}'")
+    }
+
     /// The ids of an `IN (…)` list: a placeholder per id (`$1`…`$n`).
     pub(crate) fn id_list(ids: &[impl AsRef<str> + serde::Serialize]) -> (String, Vec<String>) {
         let binds = ids.iter().map(|id| id.as_ref().to_owned()).collect();

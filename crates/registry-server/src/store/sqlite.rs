@@ -7,6 +7,11 @@ pub(crate) type DbRow = sqlx::sqlite::SqliteRow;
 pub(crate) mod dialect {
     use super::Connection;
 
+    /// A day written into SQL (`YYYY-MM-DD`; a `NaiveDate` prints nothing else to quote).
+    pub(crate) fn day_literal(day: chrono::NaiveDate) -> String {
+        format!("'{day}'")
+    }
+
     /// Row locks for a read → check → write: none, as SQLite's one writer connection runs
     /// every write transaction alone.
     pub(crate) const SKIP_LOCKED: &str = "";
