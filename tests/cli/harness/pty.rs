@@ -4,9 +4,13 @@
 use crate::common::PASSWORD;
 use rexpect::session::PtySession;
 
-/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal whose reads give up after 20 s.
+/// How long a read at a pseudo-terminal waits for what it expects.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal whose reads give up after
+/// [`TIMEOUT`].
 pub fn spawn(cmd: std::process::Command) -> Result<PtySession, rexpect::error::Error> {
-    rexpect::session::spawn_command(cmd, Some(20_000))
+    rexpect::session::spawn_command(cmd, Some(TIMEOUT.as_millis() as u64))
 }
 
 /// Runs `talk`, a dialogue at pseudo-terminals (rexpect blocks), on a blocking thread; if it
@@ -25,6 +29,37 @@ pub async fn dialogue(
 /// after the session's timeout), then types `line` and Enter.
 pub fn reply(p: &mut PtySession, prompt: &str, line: &str) -> Result<(), rexpect::error::Error> {
     p.exp_string(prompt)?;
+    p.send_line(line)?;
+    Ok(())
+}
+
+/// Answers a hidden prompt (a password) at a pseudo-terminal: reads the output until `prompt`
+/// shows, waits until the terminal no longer echoes, then types `line` and Enter. The program
+/// turns echo off only after showing the prompt, and turning it off discards whatever was typed
+/// before (`TCSAFLUSH`), so a line typed as soon as the prompt shows can be lost.
+pub fn reply_hidden(
+    p: &mut PtySession,
+    prompt: &str,
+    line: &str,
+) -> Result<(), rexpect::error::Error> {
+    use nix::sys::termios::{LocalFlags, tcgetattr};
+    use std::time::{Duration, Instant};
+    p.exp_string(prompt)?;
+    let start = Instant::now();
+    // The pseudo-terminal's master and its slave share one set of terminal settings.
+    while tcgetattr(&p.process.pty)?
+        .local_flags
+        .contains(LocalFlags::ECHO)
+    {
+        if start.elapsed() > TIMEOUT {
+            return Err(rexpect::error::Error::Timeout {
+                expected: format!("echo off at {prompt:?}"),
+                got: "echo still on".into(),
+                timeout: TIMEOUT,
+            });
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
     p.send_line(line)?;
     Ok(())
 }
@@ -83,15 +118,15 @@ pub fn registers_unlinked(p: &mut PtySession, name: &str) -> Result<(), rexpect:
     ends_saying(p, &format!("Registered facility {name}"))
 }
 
-/// Ends the user wizard: types `PASSWORD` when `prompt` shows and again at "Repeat it", then
-/// reads until it says it created user `name` and the program ends.
+/// Ends the user wizard: types `PASSWORD` when `prompt` shows and again at "Repeat it" (as
+/// [`reply_hidden`] does), then reads until it says it created user `name` and the program ends.
 pub fn creates_user(
     p: &mut PtySession,
     prompt: &str,
     name: &str,
 ) -> Result<(), rexpect::error::Error> {
-    reply(p, prompt, PASSWORD)?;
-    reply(p, "Repeat it", PASSWORD)?;
+    reply_hidden(p, prompt, PASSWORD)?;
+    reply_hidden(p, "Repeat it", PASSWORD)?;
     ends_saying(p, &format!("Created {name}"))
 }
 
