@@ -34,34 +34,43 @@ pub fn reply(p: &mut PtySession, prompt: &str, line: &str) -> Result<(), rexpect
 }
 
 /// Answers a hidden prompt (a password) at a pseudo-terminal: reads the output until `prompt`
-/// shows, waits until the terminal no longer echoes, then types `line` and Enter. The program
-/// turns echo off only after showing the prompt, and turning it off discards whatever was typed
-/// before (`TCSAFLUSH`), so a line typed as soon as the prompt shows can be lost.
+/// shows, waits until the program is reading its terminal, then types `line` and Enter. A hidden
+/// prompt turns echo off after it shows, and the switch discards whatever was typed before it
+/// (`TCSAFLUSH`, as `sudo` and `ssh` do), so a line typed as soon as the prompt shows can be lost.
 pub fn reply_hidden(
     p: &mut PtySession,
     prompt: &str,
     line: &str,
 ) -> Result<(), rexpect::error::Error> {
-    use nix::sys::termios::{LocalFlags, tcgetattr};
-    use std::time::{Duration, Instant};
     p.exp_string(prompt)?;
-    let start = Instant::now();
-    // The pseudo-terminal's master and its slave share one set of terminal settings.
-    while tcgetattr(&p.process.pty)?
-        .local_flags
-        .contains(LocalFlags::ECHO)
-    {
+    wait_until_reading(p, prompt)?;
+    p.send_line(line)?;
+    Ok(())
+}
+
+/// Waits until one of the program's threads is blocked in `read` on its standard input, as
+/// Linux's `/proc/<pid>/task/<tid>/syscall` shows (the call's number, then its arguments).
+fn wait_until_reading(p: &PtySession, prompt: &str) -> Result<(), rexpect::error::Error> {
+    let tasks = format!("/proc/{}/task", p.process.child_pid);
+    let reading_stdin = format!("{} 0x0 ", libc::SYS_read);
+    let start = std::time::Instant::now();
+    loop {
+        for task in std::fs::read_dir(&tasks)? {
+            // A thread may end between the listing and the read.
+            let call = std::fs::read_to_string(task?.path().join("syscall")).unwrap_or_default();
+            if call.starts_with(&reading_stdin) {
+                return Ok(());
+            }
+        }
         if start.elapsed() > TIMEOUT {
             return Err(rexpect::error::Error::Timeout {
-                expected: format!("echo off at {prompt:?}"),
-                got: "echo still on".into(),
+                expected: format!("a read of the terminal at {prompt:?}"),
+                got: "no thread reading it".into(),
                 timeout: TIMEOUT,
             });
         }
-        std::thread::sleep(Duration::from_millis(2));
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    p.send_line(line)?;
-    Ok(())
 }
 
 /// Answers a prompt at a pseudo-terminal: reads the output until `prompt` shows (failing after
