@@ -5,6 +5,7 @@
 //! a file inside the server's process: it has no outage of this kind.)
 
 use crate::helpers::{Backend, TestApp, facility_payload, postgres_admin_url};
+use registry_server::db::BackendConn;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -118,4 +119,49 @@ async fn postgres_outage_answers_503_quickly_and_recovers() {
     }
     let ready = app.client.get(app.url("/readyz")).send().await.unwrap();
     assert_eq!(ready.status(), 200);
+}
+
+/// A pooled connection that PostgreSQL dropped while it sat idle (a restart, an idle timeout, an
+/// operator ending sessions) is found and replaced before a request uses it: the request is
+/// answered as usual, not with 503. The server pings only connections idle for a while
+/// (`db.rs`, `PING_AFTER_IDLE`); one in steady use is not pinged before each request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_dropped_while_idle_are_replaced_without_an_error() {
+    let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+        return;
+    };
+    let facility = app.create_facility(facility_payload("Ociosa")).await;
+    let path = format!("/api/facility/{}", facility["_id"].as_str().unwrap());
+    app.get(&path, &app.admin).await.expect(200);
+    let database: String = {
+        let mut conn = app.state.db.read().await.unwrap();
+        let BackendConn::Postgres(pg) = conn.backend().await.unwrap() else {
+            unreachable!("a PostgreSQL server")
+        };
+        sqlx::query_scalar("SELECT current_database()")
+            .fetch_one(pg)
+            .await
+            .unwrap()
+    };
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+
+    let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&postgres_admin_url())
+        .await
+        .unwrap();
+    let ended: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = $1 AND pid <> pg_backend_pid()) ended",
+    )
+    .bind(&database)
+    .fetch_one(&mut admin)
+    .await
+    .unwrap();
+    assert!(
+        ended >= 2,
+        "the pool's connections and the listener: {ended}"
+    );
+
+    app.get(&path, &app.admin).await.expect(200);
+    app.create_facility(facility_payload("Depois da queda"))
+        .await;
 }

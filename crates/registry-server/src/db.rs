@@ -20,7 +20,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{PgConnection, Postgres, Sqlite, SqliteConnection, Transaction};
+use sqlx::{Connection as _, PgConnection, Postgres, Sqlite, SqliteConnection, Transaction};
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 use std::str::FromStr;
@@ -66,6 +66,8 @@ pub struct Db {
 
 /// How long a request waits for a PostgreSQL connection before it is answered 503.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a pooled PostgreSQL connection may sit idle before it is pinged again on acquire.
+const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
 
 /// PostgreSQL channel on which every committed write is announced.
 const CHANGES_CHANNEL: &str = "registry_changes";
@@ -270,6 +272,21 @@ impl Db {
             // A database that cannot be reached is answered with 503 after this long
             // (connecting is retried until then), not after a client's patience runs out.
             .acquire_timeout(ACQUIRE_TIMEOUT)
+            // sqlx pings a connection when it takes it back (a round trip on every release) and,
+            // by default, again when it hands it out. The second ping is kept only for a
+            // connection that has sat idle, which a restarted or unreachable server may have
+            // dropped meanwhile; one in steady use was alive when it came back, and a request
+            // that finds it broken after all is answered 503 (docs/decisions.md, "Database
+            // outage") while the release ping closes it (docs/benchmarks.md, fourteenth round).
+            .test_before_acquire(false)
+            .before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if meta.idle_for >= PING_AFTER_IDLE {
+                        conn.ping().await?;
+                    }
+                    Ok(true)
+                })
+            })
             .connect_with(options)
             .await
             .context("cannot connect to PostgreSQL")?;
