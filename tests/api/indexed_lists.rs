@@ -448,3 +448,48 @@ async fn due_pages_keep_their_plan_on_postgres() {
         );
     }
 }
+
+/// On PostgreSQL a filtered page gathers its matches before it orders and cuts them: the total
+/// needs every match, and with the filter, the order and the `LIMIT` in one query PostgreSQL
+/// walked the whole list in order checking each row for a term that many facilities share
+/// (9–40 ms at 10,000 facilities, against 1–5 ms through the trigram index). The plan of the
+/// statement the server prepared must read the matches (`CTE Scan on matching`) under its sort.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filtered_pages_gather_their_matches_first_on_postgres() {
+    use registry_server::db::BackendConn;
+    use registry_server::store::facilities::{FacilityFilter, list};
+    let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+        return;
+    };
+    for i in 0..3 {
+        app.create_facility(facility_payload(&format!("Clínica Reunida {i}")))
+            .await;
+    }
+    let mut conn = app.state.db.read().await.unwrap();
+    let filter = FacilityFilter {
+        q: Some("reunida".into()),
+        ..FacilityFilter::default()
+    };
+    let (page, total) = list(&mut conn, &filter, 2, 0).await.unwrap();
+    assert_eq!((page.len(), total), (2, 3));
+    let BackendConn::Postgres(pg) = conn.backend().await.unwrap() else {
+        unreachable!("a PostgreSQL server")
+    };
+    let name: String = sqlx::query_scalar(
+        "SELECT name FROM pg_prepared_statements WHERE statement LIKE '%COUNT(*) OVER ()%'",
+    )
+    .fetch_one(&mut *pg)
+    .await
+    .unwrap();
+    let plan: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "EXPLAIN EXECUTE {name}('%reunida%', 2, 0)"
+    )))
+    .fetch_all(&mut *pg)
+    .await
+    .unwrap();
+    let at = |node: &str| plan.iter().position(|line| line.contains(node));
+    let (Some(sort), Some(matches)) = (at("Sort"), at("CTE Scan on matching")) else {
+        panic!("the matches are gathered, then sorted: {plan:#?}");
+    };
+    assert!(sort < matches, "{plan:#?}");
+}

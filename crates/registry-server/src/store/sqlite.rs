@@ -66,6 +66,15 @@ pub(crate) mod dialect {
              (SELECT json_group_array(p.practice) FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
              (SELECT group_concat(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";
 
+    /// A filtered page of facility ids, newest first, with the filtered total: `$limit` and
+    /// `$offset` are the numbers of the page's binds.
+    pub(crate) fn filtered_page(filter: &str, limit: usize, offset: usize) -> String {
+        format!(
+            "SELECT f.id, COUNT(*) OVER () AS total FROM facilities f WHERE {filter} \
+             ORDER BY f.id DESC LIMIT ${limit} OFFSET ${offset}"
+        )
+    }
+
     /// The facility-list condition for the search text `q`: through the trigram index
     /// (`facility_search`, migration 0002) when the term has the three characters a trigram
     /// needs, and none that `LIKE` would read as a wildcard (FTS5 takes no `ESCAPE`); a `LIKE`

@@ -194,14 +194,10 @@ impl ListPlan {
         }
     }
 
-    /// A filtered page's ids and the filtered total (`total`), newest first.
+    /// A filtered page's ids and the filtered total (`total`), newest first
+    /// (`dialect::filtered_page`).
     pub(crate) fn page_sql(filter: &str, binds: usize) -> String {
-        format!(
-            "SELECT f.id, COUNT(*) OVER () AS total FROM facilities f WHERE {filter} \
-             ORDER BY f.id DESC LIMIT ${} OFFSET ${}",
-            binds + 1,
-            binds + 2
-        )
+        super::dialect::filtered_page(filter, binds + 1, binds + 2)
     }
 
     pub(crate) fn count_sql(filter: &str) -> String {
