@@ -475,8 +475,10 @@ async fn filtered_pages_gather_their_matches_first_on_postgres() {
     let BackendConn::Postgres(pg) = conn.backend().await.unwrap() else {
         unreachable!("a PostgreSQL server")
     };
+    // Anchored at the start, so that this statement (itself prepared) does not match.
     let name: String = sqlx::query_scalar(
-        "SELECT name FROM pg_prepared_statements WHERE statement LIKE '%COUNT(*) OVER ()%'",
+        "SELECT name FROM pg_prepared_statements \
+         WHERE statement LIKE 'WITH matching%' OR statement LIKE 'SELECT f.id, COUNT(*) OVER ()%'",
     )
     .fetch_one(&mut *pg)
     .await
