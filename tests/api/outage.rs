@@ -5,7 +5,6 @@
 //! a file inside the server's process: it has no outage of this kind.)
 
 use crate::helpers::{Backend, TestApp, facility_payload, postgres_admin_url};
-use registry_server::db::BackendConn;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -133,27 +132,14 @@ async fn connections_dropped_while_idle_are_replaced_without_an_error() {
     let facility = app.create_facility(facility_payload("Ociosa")).await;
     let path = format!("/api/facility/{}", facility["_id"].as_str().unwrap());
     app.get(&path, &app.admin).await.expect(200);
-    let database: String = {
-        let mut conn = app.state.db.read().await.unwrap();
-        let BackendConn::Postgres(pg) = conn.backend().await.unwrap() else {
-            unreachable!("a PostgreSQL server")
-        };
-        sqlx::query_scalar("SELECT current_database()")
-            .fetch_one(pg)
-            .await
-            .unwrap()
-    };
     tokio::time::sleep(Duration::from_millis(1500)).await;
 
-    let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(&postgres_admin_url())
-        .await
-        .unwrap();
+    let mut outside = app.outside_connection().await;
     let ended: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-         WHERE datname = $1 AND pid <> pg_backend_pid()) ended",
+         WHERE datname = current_database() AND pid <> pg_backend_pid()) ended",
     )
-    .bind(&database)
-    .fetch_one(&mut admin)
+    .fetch_one(&mut outside)
     .await
     .unwrap();
     assert!(

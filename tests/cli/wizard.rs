@@ -2,7 +2,7 @@
 //! and equipment, test types and conclusions picked from lists.
 
 use crate::harness::{
-    Env, answer, cnpj, creates_user, dialogue, ends_saying, facility_flags,
+    Env, answer, answering, cnpj, creates_user, dialogue, ends_saying, facility_flags,
     keep_fields_up_to_links, punctuated, record_args, registers_unlinked, reply, reply_hidden,
     spawn, strs,
 };
@@ -289,10 +289,7 @@ async fn user_create_checks_its_flags_before_the_password() {
             ("CPF", "\x7f5\r"),
             ("Roles", "\r"),
         ];
-        let mut p = spawn(cmd)?;
-        for (prompt, keys) in steps {
-            answer(&mut p, prompt, keys)?;
-        }
+        let mut p = answering(cmd, &steps)?;
         creates_user(&mut p, "Password", "Lia Flags")
     })
     .await;

@@ -91,11 +91,21 @@ pub fn converse(
     steps: &[(&str, &str)],
     end: &str,
 ) -> Result<(), rexpect::error::Error> {
+    let mut p = answering(cmd, steps)?;
+    ends_saying(&mut p, end)
+}
+
+/// Starts `cmd` (from `Env::at_terminal`) at a pseudo-terminal and answers each of `steps` in
+/// turn as [`answer`] does; the session is left for the caller to go on with.
+pub fn answering(
+    cmd: std::process::Command,
+    steps: &[(&str, &str)],
+) -> Result<PtySession, rexpect::error::Error> {
     let mut p = spawn(cmd)?;
     for (prompt, keys) in steps {
         answer(&mut p, prompt, keys)?;
     }
-    ends_saying(&mut p, end)
+    Ok(p)
 }
 
 /// Starts `facility edit` (`cmd`) of a facility registered by `Env::facility` at a
