@@ -6,6 +6,7 @@ use crate::answer::Answer;
 use crate::documents::{new_facility, pdf, send_form};
 use crate::helpers::{TestApp, facility_payload};
 use crate::on_both_databases;
+use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
 
@@ -90,6 +91,14 @@ async fn control_characters_are_refused_everywhere(app: TestApp) {
     app.get("/api/tests/due?state=%00", &app.admin)
         .await
         .expect_error(422, "validation_failed");
+    // The token is checked first, then permission, then the query's values (decisions.md).
+    app.call(Method::GET, "/api/facilities?q=%01", None, None)
+        .await
+        .expect_error(401, "unauthorized");
+    let (_, client) = app.user_with(&["Cliente"], "Query Cliente").await;
+    app.get("/api/users?q=%01", &client)
+        .await
+        .expect_error(403, "permission_denied");
 
     // Path ids: no record holds a control character.
     for path in [

@@ -53,6 +53,15 @@ async fn user_reads_follow_the_permission_table(app: TestApp) {
     app.assert_not_found(&format!("/api/user/{other}/facilities"), &client_token)
         .await;
     app.assert_not_found("/api/user/nobody", &app.admin).await;
+    // `active` filters the list; a value it cannot read is refused, never taken as false.
+    for (active, total) in [("true", 1), ("false", 0)] {
+        let list = app
+            .admin_get(&format!("/api/users?q=carla&active={active}"))
+            .await;
+        assert_eq!(list["paging"]["total"], total, "active={active}");
+    }
+    app.assert_bad_requests(&["/api/users?active=1", "/api/users?active=yes"])
+        .await;
     let all = app.admin_get("/api/users?pageSize=2").await;
     assert_eq!(all["list"].as_array().unwrap().len(), 2);
     assert!(all["paging"]["total"].as_i64().unwrap() >= 7);
@@ -95,6 +104,10 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     .await
     .expect(200);
     edit(&app, &fisico_token, json!({"_id": laudos, "name": "X"}))
+        .await
+        .expect_error(403, "permission_denied");
+    // Permission is settled before the fields are read.
+    edit(&app, &fisico_token, json!({"_id": laudos, "email": "bad"}))
         .await
         .expect_error(403, "permission_denied");
     edit(

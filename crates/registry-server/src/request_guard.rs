@@ -1,6 +1,7 @@
-//! Checks made on every request before routing: no control characters in the path or the query
-//! string. A NUL byte cannot even be stored in PostgreSQL text, so such requests are answered here,
-//! the same way on both databases: 404 for a path (no record id holds one), 422 for a query value.
+//! Checks made on every request before routing: no control characters in the path. A NUL byte
+//! cannot even be stored in PostgreSQL text, so such a path is answered here, the same way on both
+//! databases: 404 (no record id holds one). Query values are checked where they are read
+//! (`extract::ListParams`: 422, after the caller's token and permission).
 //! And an answer given before the request's body was read to its end says `Connection: close`.
 
 use crate::error::ApiError;
@@ -10,7 +11,6 @@ use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body::{Frame, SizeHint};
-use registry_core::FieldError;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -78,14 +78,6 @@ impl http_body::Body for Watched {
 pub async fn refuse_control_characters(req: Request, next: Next) -> Response {
     if has_encoded_control(req.uri().path()) {
         return ApiError::NotFound("No such record.".into()).into_response();
-    }
-    if let Some(query) = req.uri().query() {
-        let errors: Vec<FieldError> = url::form_urlencoded::parse(query.as_bytes())
-            .filter_map(|(key, value)| registry_core::payload::check_text(&key, &value))
-            .collect();
-        if !errors.is_empty() {
-            return ApiError::Validation(errors).into_response();
-        }
     }
     next.run(req).await
 }

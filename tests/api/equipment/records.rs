@@ -133,6 +133,24 @@ async fn equipment_crud_on_every_path(app: TestApp) {
     )
     .await
     .expect_field_error("facility", "invalid_value");
+    // One answer lists every failing field: the payload's, a type that does not exist, `_id`.
+    app.post(
+        "/api/facility/equipment/edit",
+        &laudos,
+        json!({"_id": eq, "attributes": 3, "typeOfEquipment": "nope"}),
+    )
+    .await
+    .expect_field_errors(&[
+        ("attributes", "invalid_value"),
+        ("typeOfEquipment", "invalid_value"),
+    ]);
+    app.post(
+        "/api/facility/equipment/edit",
+        &laudos,
+        json!({"attributes": 3}),
+    )
+    .await
+    .expect_field_errors(&[("_id", "required"), ("attributes", "invalid_value")]);
     app.post_id("/api/facility/equipment/edit", &client, &eq)
         .await
         .expect_error(403, "permission_denied");

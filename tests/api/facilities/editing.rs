@@ -11,8 +11,37 @@ on_both_databases!(
     main_role_holders_are_replaced_on_edit,
     users_edit_replaces_links_with_the_same_rules,
     if_match_guards_against_lost_updates,
-    archive_hides_and_history_keeps
+    archive_hides_and_history_keeps,
+    an_edit_without_id_lists_every_failing_field
 );
+
+/// A missing `_id` is reported with the payload's own errors, not alone (product.md §1).
+async fn an_edit_without_id_lists_every_failing_field(app: TestApp) {
+    app.post(
+        "/api/facility/edit",
+        &app.admin,
+        json!({"name": "", "cnpj": "123"}),
+    )
+    .await
+    .expect_field_errors(&[
+        ("_id", "required"),
+        ("name", "required"),
+        ("cnpj", "invalid_cnpj"),
+    ]);
+    app.post("/api/facility/users/edit", &app.admin, json!({}))
+        .await
+        .expect_field_errors(&[("_id", "required"), ("users", "required")]);
+    app.post(
+        "/api/facility/users/edit",
+        &app.admin,
+        json!({"users": [{"_id": 5}]}),
+    )
+    .await
+    .expect_field_errors(&[("_id", "required"), ("users[0]._id", "invalid_value")]);
+    app.post("/api/group/edit", &app.admin, json!({"name": ""}))
+        .await
+        .expect_field_errors(&[("_id", "required"), ("name", "required")]);
+}
 
 async fn both_edit_forms_apply_partial_changes(app: TestApp) {
     let f = app.create_facility(facility_payload("Parcial")).await;

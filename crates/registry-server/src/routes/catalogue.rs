@@ -103,8 +103,9 @@ pub(crate) async fn edit<T: Catalogue>(
 ) -> Result<Json<T>> {
     caller.require_staff()?;
     let value = body.value()?;
-    let id = JsonBody::id(&value)?;
-    let changes = T::read(&value, false).map_err(ApiError::Validation)?;
+    let read = T::read(&value, false);
+    let id = JsonBody::id_along(&value, || read.as_ref().err().cloned().unwrap_or_default())?;
+    let changes = read.map_err(ApiError::Validation)?;
     let mut tx = audited::locked(state, T::TABLE, &id).await?;
     let before = load::<T>(&mut tx, &id).await?;
     let record = T::apply(&mut tx, &before, changes).await?;

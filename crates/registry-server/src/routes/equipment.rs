@@ -16,10 +16,10 @@ use crate::store::{equipment as store, equipment_types, facilities};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use registry_core::FieldErrors;
 use registry_core::api::{AuditEvent, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::payload::unflagged_reference;
+use registry_core::{FieldError, FieldErrors};
 use serde_json::Value;
 
 pub fn routes() -> Routes {
@@ -106,6 +106,16 @@ async fn references(
     }
 }
 
+/// The answer to an equipment payload whose reader found `errors`: they, and the facility and
+/// equipment type it names that do not exist, in one 422.
+async fn refused(conn: &mut Conn, value: &Value, errors: Vec<FieldError>) -> ApiError {
+    let errors = FieldErrors::from(errors);
+    let named = |field| unflagged_reference(&errors, field, value.get(field));
+    let (facility, equipment_type) = (named("facility"), named("typeOfEquipment"));
+    let found = references(conn, facility.as_deref(), equipment_type.as_deref()).await;
+    ApiError::with_reference_errors(errors, found)
+}
+
 /// Registers the equipment a payload describes (staff; both register paths), answering 201 with it.
 #[utoipa::path(
     post, path = "/api/equipment/register", tag = "equipment",
@@ -122,13 +132,7 @@ async fn register(
     let mut tx = state.db.begin().await?;
     let changes = match read_equipment(&value, true) {
         Ok(changes) => changes,
-        Err(errors) => {
-            let errors = FieldErrors::from(errors);
-            let named = |field| unflagged_reference(&errors, field, value.get(field));
-            let (facility, equipment_type) = (named("facility"), named("typeOfEquipment"));
-            let found = references(&mut tx, facility.as_deref(), equipment_type.as_deref()).await;
-            return Err(ApiError::with_reference_errors(errors, found));
-        }
+        Err(errors) => return Err(refused(&mut tx, &value, errors).await),
     };
     let (Some(facility), Some(type_of_equipment)) = references(
         &mut tx,
@@ -172,8 +176,12 @@ async fn edit(
     body: JsonBody,
 ) -> Result<Json<Equipment>> {
     let value = body.value()?;
-    let id = JsonBody::id(&value)?;
-    let changes = read_equipment(&value, false).map_err(ApiError::Validation)?;
+    let read = read_equipment(&value, false);
+    let id = JsonBody::id_along(&value, || read.as_ref().err().cloned().unwrap_or_default())?;
+    let changes = match read {
+        Ok(changes) => changes,
+        Err(errors) => return Err(refused(&mut state.db.read().await?, &value, errors).await),
+    };
     let mut tx = audited::locked(&state, "equipment", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("equipment")?;
     let recorded = changes.new_type(&before).is_some() && store::has_tests(&mut tx, &id).await?;

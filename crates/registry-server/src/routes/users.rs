@@ -32,9 +32,7 @@ async fn list(
     let filter = users::UserFilter {
         q: params.text("q"),
         role: params.text("role"),
-        active: params
-            .text("active")
-            .map(|a| matches!(a.as_str(), "true" | "1")),
+        active: params.flag("active")?,
     };
     let (rows, total) = users::list(&mut conn, &filter, params.page_size, params.offset()).await?;
     Ok(params.page(rows.into_iter().map(|u| u.profile).collect(), total))

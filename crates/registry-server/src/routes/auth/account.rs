@@ -66,11 +66,12 @@ pub(super) async fn edit(
         None | Some(Value::Null) => caller.id.clone(),
         Some(_) => JsonBody::id(&value)?,
     };
+    // Who may edit the user is settled before the fields are read (403 before 422).
+    let mut tx = audited::locked(&state, "users", &id).await?;
+    let before = managed_target(&mut tx, &caller, &id).await?;
     let changes = read_user(&value, false).map_err(ApiError::Validation)?;
     // An Administrator sending `active: true` also lifts the account's failed-login delay.
     let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
-    let mut tx = audited::locked(&state, "users", &id).await?;
-    let before = managed_target(&mut tx, &caller, &id).await?;
     let view = changes
         .apply_to(&before.profile, &caller.roles)
         .map_err(|_| {

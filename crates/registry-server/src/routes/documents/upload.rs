@@ -319,8 +319,11 @@ pub(super) async fn edit(
     request: Request,
 ) -> Result<Response> {
     let upload = edit_input(&state, request).await?;
-    let id = JsonBody::id(&Value::Object(upload.fields.clone()))?;
-    let draft = document::read_document(&upload.fields, false).map_err(ApiError::Validation)?;
+    let read = document::read_document(&upload.fields, false);
+    let id = JsonBody::id_along(&Value::Object(upload.fields.clone()), || {
+        read.as_ref().err().cloned().unwrap_or_default()
+    })?;
+    let draft = read.map_err(ApiError::Validation)?;
     // Checked before the file goes to the store, so a refused edit leaves nothing behind.
     let current = {
         let mut conn = state.db.read().await?;

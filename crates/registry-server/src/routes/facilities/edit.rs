@@ -19,7 +19,7 @@ use registry_core::api::Facility;
 use registry_core::api::{FacilityInput, FacilityUsersInput};
 use registry_core::audit::Action;
 use registry_core::facility::{Mode, read_facility_partial};
-use registry_core::{Department, FieldCode};
+use registry_core::{Department, FieldCode, FieldError};
 use serde_json::{Value, json};
 
 /// Applies an edit payload to facility `id` (both edit forms and users/edit).
@@ -127,7 +127,12 @@ pub(super) async fn edit_by_body(
     body: JsonBody,
 ) -> Result<Response> {
     let value = body.value()?;
-    let id = JsonBody::id(&value)?;
+    let extra = &state.config.extra_responsibilities;
+    let id = JsonBody::id_along(&value, || {
+        read_facility_partial(&value, Mode::Edit, extra)
+            .1
+            .into_vec()
+    })?;
     apply_edit(&state, &caller, &id, &value, &headers, Action::Edit).await
 }
 
@@ -164,24 +169,19 @@ pub(super) async fn edit_users(
     body: JsonBody,
 ) -> Result<Response> {
     let value = body.value()?;
-    let id = JsonBody::id(&value)?;
     let users = match value.get("users") {
-        None | Some(Value::Null) => {
-            return Err(ApiError::field(
-                "users",
-                FieldCode::Required,
-                "is required: the full list of linked users",
-            ));
-        }
-        Some(users) => users.clone(),
+        None | Some(Value::Null) => Err(FieldError::new(
+            "users",
+            FieldCode::Required,
+            "is required: the full list of linked users",
+        )),
+        Some(users) => Ok(json!({ "users": users })),
     };
-    apply_edit(
-        &state,
-        &caller,
-        &id,
-        &json!({ "users": users }),
-        &headers,
-        Action::EditUsers,
-    )
-    .await
+    let extra = &state.config.extra_responsibilities;
+    let id = JsonBody::id_along(&value, || match &users {
+        Ok(users) => read_facility_partial(users, Mode::Edit, extra).1.into_vec(),
+        Err(missing) => vec![missing.clone()],
+    })?;
+    let users = users.map_err(|missing| ApiError::Validation(vec![missing]))?;
+    apply_edit(&state, &caller, &id, &users, &headers, Action::EditUsers).await
 }
