@@ -8,7 +8,8 @@ use std::time::Duration;
 on_both_backends!(
     scheduled_email_goes_out_once_through_smtp,
     failed_sends_are_retried_with_backoff,
-    archiving_the_facility_cancels_its_pending_emails
+    archiving_the_facility_cancels_its_pending_emails,
+    default_recipients_are_the_users_active_when_it_is_sent
 );
 
 /// A fast worker: polls often, retries soon.
@@ -129,6 +130,50 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     );
     let shown = app.admin_get(&format!("/api/document/{new_year}")).await;
     assert_eq!(shown["scheduledEmail"], doc["scheduledEmail"]);
+}
+
+/// Without `to`, the e-mail goes to the facility's users active at the time it is sent: one
+/// deactivated meanwhile gets nothing (product.md §5), though the answer listed them.
+async fn default_recipients_are_the_users_active_when_it_is_sent(backend: Backend) {
+    let Some(smtp) = SmtpSink::start().await else {
+        return;
+    };
+    let url = smtp.url();
+    let Some(app) = TestApp::spawn_with(backend, |c| fast_worker(c, url)).await else {
+        return;
+    };
+    let (stays, _) = app.user_with(&["Cliente"], "Fica Aqui").await;
+    let (leaves, _) = app.user_with(&["Cliente"], "Vai Embora").await;
+    let mut payload = crate::helpers::facility_payload("Clínica Destinatários");
+    payload["users"] = json!([
+        {"_id": stays, "responsabilities": ["Titular"]},
+        {"_id": leaves, "responsabilities": ["Substituto"]}
+    ]);
+    let facility = app.create_facility(payload).await["_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = released(&app, &app.admin, &facility, "Laudo Mensal").await;
+    let send_at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
+    let doc = app
+        .post(
+            "/api/document/scheduleEmail",
+            &app.admin,
+            json!({"_id": id, "sendAt": send_at.to_rfc3339()}),
+        )
+        .await
+        .expect(202);
+    assert_eq!(doc["scheduledEmail"]["to"].as_array().unwrap().len(), 2);
+    app.post_id("/api/exclude/", &app.admin, &leaves)
+        .await
+        .expect(200);
+    let doc = wait_for(&app, &app.admin, &id, |d| d["sentEmail"].is_object()).await;
+    let to = doc["sentEmail"]["to"].as_array().unwrap();
+    assert_eq!(to.len(), 1, "{to:?}");
+    assert!(to[0].as_str().unwrap().starts_with("fica.aqui-"), "{to:?}");
+    let messages = smtp.messages();
+    assert_eq!(messages.len(), 1);
+    assert!(!messages[0].contains("vai.embora-"), "{}", messages[0]);
 }
 
 /// A server whose worker sends to a port where no SMTP server listens (yet), and a released

@@ -1,6 +1,6 @@
 //! Text in either Unicode form, and numbers past a double (black-box audit 3, F3–F6): decomposed
-//! accents (`a` + U+0303, as macOS and PDFs give them) are stored composed, searched, compared
-//! for uniqueness and counted as the same text typed composed; a number too large to read is its
+//! accents (`a` + U+0303, as macOS and PDFs give them) are stored composed, searched, filtered,
+//! compared for uniqueness and counted as the same text typed composed; a number too large to read is its
 //! field's error, not a malformed body.
 
 use crate::helpers::{TestApp, facility_payload, list_ids, urlencode};
@@ -40,6 +40,22 @@ async fn decomposed_text_is_stored_composed_and_found_either_way(app: TestApp) {
             found,
             [expected["_id"].as_str().unwrap()],
             "{key} = {term:?}"
+        );
+    }
+    // Filters that compare exactly read the query in the same form as a body's text.
+    for practice in ["Diagno\u{301}stico", "Diagnóstico"] {
+        let path = format!("/api/facilities?q=zeta&practice={}", urlencode(practice));
+        assert_eq!(
+            list_ids(&app.admin_get(&path).await).len(),
+            2,
+            "{practice:?}"
+        );
+        let filters = urlencode(&json!({"q": "zeta", "practice": practice}).to_string());
+        let path = format!("/api/facilities?filters={filters}");
+        assert_eq!(
+            list_ids(&app.admin_get(&path).await).len(),
+            2,
+            "{practice:?}"
         );
     }
 }

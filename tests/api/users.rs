@@ -62,6 +62,9 @@ async fn user_reads_follow_the_permission_table(app: TestApp) {
     }
     app.assert_bad_requests(&["/api/users?active=1", "/api/users?active=yes"])
         .await;
+    // A search matches within the name or the e-mail, not across the two.
+    let across = app.admin_get("/api/users?q=cliente%20carla").await;
+    assert_eq!(across["paging"]["total"], 0);
     let all = app.admin_get("/api/users?pageSize=2").await;
     assert_eq!(all["list"].as_array().unwrap().len(), 2);
     assert!(all["paging"]["total"].as_i64().unwrap() >= 7);

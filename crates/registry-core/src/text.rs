@@ -13,6 +13,18 @@ pub fn search_key(s: &str) -> String {
         .collect()
 }
 
+/// What separates the parts of a record's search text (its name, company name, cities…): a
+/// control character, which no search term can hold (a query value with one is refused), so a
+/// term never matches across the end of one part and the start of the next.
+pub const SEARCH_SEPARATOR: char = '\u{1f}';
+
+/// The search text of a record made of `parts`: the [`search_key`] of each, joined by
+/// [`SEARCH_SEPARATOR`].
+pub fn search_text<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+    let keys: Vec<String> = parts.into_iter().map(search_key).collect();
+    keys.join(&SEARCH_SEPARATOR.to_string())
+}
+
 /// The 26 states and the Federal District: abbreviation (UF) and name.
 const STATES: [(&str, &str); 27] = [
     ("AC", "Acre"),

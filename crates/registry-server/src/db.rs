@@ -240,6 +240,9 @@ impl Db {
             .run(&writer)
             .await
             .context("database migrations failed")?;
+        crate::store::upgrade_sqlite(&writer)
+            .await
+            .context("database upgrade failed")?;
         // Two reader threads per core: more only add page caches (4 MiB each) and thread
         // switches on a small machine (docs/benchmarks.md); and one connection per core (the
         // runtime's workers) for the short reads run in place.
@@ -294,6 +297,9 @@ impl Db {
             .run(&pool)
             .await
             .context("database migrations failed")?;
+        crate::store::upgrade_postgres(&pool)
+            .await
+            .context("database upgrade failed")?;
         ensure_search_index(&pool).await;
         let generations = Arc::<Generations>::default();
         let instance: Arc<str> = new_id().into();

@@ -216,3 +216,78 @@ async fn the_due_day_counts_follow_every_change_of_qc_last() {
         assert_eq!(kept, counted, "step {step}, seed {seed}");
     }
 }
+
+/// The total of a facility search for `q`.
+async fn facilities_found(db: &super::Db, q: &str) -> i64 {
+    let filter = crate::store::facilities::FacilityFilter {
+        q: Some(q.to_owned()),
+        ..Default::default()
+    };
+    let mut conn = db.read().await.unwrap();
+    crate::store::facilities::list(&mut conn, &filter, 20, 0)
+        .await
+        .unwrap()
+        .1
+}
+
+/// Migration 0009 has the server write every search text again with its parts apart, once, at
+/// start: a term then no longer matches across two fields, and within one it still does.
+#[tokio::test]
+async fn search_texts_written_before_0009_are_written_again_with_their_parts_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("search.db");
+    let options = SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap();
+    SQLITE_MIGRATIONS.run_to(8, &pool).await.unwrap();
+    let at = "2026-11-26T10:00:00.000000Z";
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
+             VALUES ('u1', 'Ana Lima', 'ana@example.com', '[\"Físico\"]', 'x',
+                     'ana lima ana@example.com', '{at}', '{at}');
+         INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
+                                 version, created_at, updated_at)
+             VALUES ('f1', 'Clínica Sol', 'Sol Ltda', '11222333000181', '1', 'Medicina Nuclear',
+                     'clinica sol sol ltda 11222333000181 recife', 1, '{at}', '{at}');
+         INSERT INTO facility_addresses (facility_id, position, street, city, state, city_key, state_key)
+             VALUES ('f1', 0, 'Rua A, 1', 'Recife', 'PE', 'recife', 'pe');"
+    )))
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+
+    let db = super::Db::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    for (q, total) in [
+        ("ltda 1122", 0),
+        ("sol sol", 0),
+        ("clínica sol", 1),
+        ("recife", 1),
+    ] {
+        assert_eq!(facilities_found(&db, q).await, total, "{q}");
+    }
+    let mut conn = db.read().await.unwrap();
+    let filter = crate::store::users::UserFilter {
+        q: Some("lima ana".into()),
+        ..Default::default()
+    };
+    let (_, users) = crate::store::users::list(&mut conn, &filter, 20, 0)
+        .await
+        .unwrap();
+    assert_eq!(users, 0);
+    let super::BackendConn::Sqlite(c) = conn.backend().await.unwrap() else {
+        unreachable!("a SQLite database")
+    };
+    let pending: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM pending_upgrades")
+        .fetch_one(c)
+        .await
+        .unwrap();
+    assert_eq!(pending, 0);
+}

@@ -131,6 +131,9 @@ impl Outgoing for ClaimedEmail {
                 "O arquivo é grande demais para anexo; baixe-o pelo link."
             },
         );
+        if self.recipients.is_empty() {
+            anyhow::bail!("the facility has no active users to send to");
+        }
         let mut builder = Message::builder()
             .from(state.mailer.from().clone())
             .subject(format!("{} — {}", doc.name, doc.facility_name));

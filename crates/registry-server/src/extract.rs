@@ -326,7 +326,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
                 if v.trim().is_empty() {
                     continue;
                 }
-                match serde_json::from_str::<Value>(&v) {
+                match registry_core::json::parse(v.as_bytes()) {
                     Ok(Value::Object(o)) => filters.extend(o),
                     Ok(Value::Null) => {}
                     _ => {
@@ -336,7 +336,8 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
                     }
                 }
             } else {
-                filters.insert(k, Value::String(v));
+                // In one Unicode form, like a JSON body's text (`registry_core::json::parse`).
+                filters.insert(k, Value::String(registry_core::json::compose(v)));
             }
         }
         // A paging key that is null or blank takes its default.

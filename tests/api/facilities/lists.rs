@@ -95,6 +95,10 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             ),
             // A search term with LIKE wildcards matches literally.
             ("/api/facilities?q=%25".to_owned(), 0),
+            // A term matches within one field, never across the end of one and the next.
+            ("/api/facilities?q=unidade%2000%20servicos".to_owned(), 1),
+            ("/api/facilities?q=00%20unidade".to_owned(), 0),
+            ("/api/facilities?q=ltda%20porto".to_owned(), 0),
         ],
     )
     .await;

@@ -60,6 +60,8 @@ macro_rules! shared_queries {
         pub(crate) mod qc_tests;
         #[path = "sql/row.rs"]
         pub(crate) mod row;
+        #[path = "sql/upgrades.rs"]
+        pub(crate) mod upgrades;
         #[path = "sql/users.rs"]
         pub(crate) mod users;
         #[path = "sql/waste.rs"]
@@ -88,6 +90,20 @@ pub mod users;
 mod postgres;
 #[allow(clippy::duplicate_mod)]
 mod sqlite;
+
+/// Runs the data upgrades that migrations left pending (`sql/upgrades.rs`), in one transaction.
+pub(crate) async fn upgrade_sqlite(pool: &sqlx::SqlitePool) -> anyhow::Result<()> {
+    let mut tx = pool.begin().await?;
+    sqlite::upgrades::run_pending(&mut tx).await?;
+    Ok(tx.commit().await?)
+}
+
+/// [`upgrade_sqlite`] on PostgreSQL.
+pub(crate) async fn upgrade_postgres(pool: &sqlx::PgPool) -> anyhow::Result<()> {
+    let mut tx = pool.begin().await?;
+    postgres::upgrades::run_pending(&mut tx).await?;
+    Ok(tx.commit().await?)
+}
 
 /// Whether the database answers.
 pub async fn ping(conn: &mut crate::db::Conn) -> Result<(), sqlx::Error> {

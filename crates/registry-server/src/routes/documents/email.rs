@@ -52,7 +52,8 @@ pub(super) async fn schedule_email(
             ),
         ));
     }
-    let facility_users = if uses_default_recipients(&value) {
+    let to_facility_users = uses_default_recipients(&value);
+    let facility_users = if to_facility_users {
         store::facility_recipients(&mut tx, &current.facility_id).await?
     } else {
         Vec::new()
@@ -67,6 +68,7 @@ pub(super) async fn schedule_email(
             id: &schedule_id,
             document_id: &id,
             recipients: &schedule.recipients,
+            to_facility_users,
             send_at: &send_at,
             by: &caller.id,
             at: &now(),

@@ -123,6 +123,8 @@ pub struct NewSchedule<'a> {
     pub id: &'a str,
     pub document_id: &'a str,
     pub recipients: &'a [String],
+    /// No `to` was given: the worker sends to the facility's active users at the time it sends.
+    pub to_facility_users: bool,
     pub send_at: &'a str,
     pub by: &'a str,
     pub at: &'a str,
@@ -134,5 +136,7 @@ pub struct ClaimedEmail {
     pub id: String,
     pub document_id: String,
     pub recipients: Vec<String>,
+    /// Sent to the facility's active users: `recipients` are those at the time of the claim.
+    pub to_facility_users: bool,
     pub attempts: i64,
 }

@@ -27,8 +27,8 @@ pub async fn facility_recipients(
 
 pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Result<(), sqlx::Error> {
     sqlx::query(
-        "INSERT INTO email_schedules (id, document_id, recipients, send_at, status, attempts, next_attempt_at, created_by, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, 'pending', 0, $4, $5, $6, $6)",
+        "INSERT INTO email_schedules (id, document_id, recipients, send_at, status, attempts, next_attempt_at, created_by, created_at, updated_at, to_facility_users) \
+         VALUES ($1, $2, $3, $4, 'pending', 0, $4, $5, $6, $6, $7)",
     )
     .bind(s.id)
     .bind(s.document_id)
@@ -38,23 +38,54 @@ pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Resul
     .bind(Ts(s.send_at))
     .bind(s.by)
     .bind(Ts(s.at))
+    .bind(s.to_facility_users)
     .execute(conn)
     .await?;
     Ok(())
 }
 
-/// Claims up to `limit` due schedules for `instance` until `until` (see `claims::claim`).
-pub(crate) use super::claims::claim as claim_due;
+/// Claims up to `limit` due schedules for `instance` until `until` (see `claims::claim`). A
+/// schedule sent to the facility's active users takes them as they are now, not as they were
+/// when it was scheduled (product.md §5), and keeps them as its recipients (the document's
+/// `scheduledEmail.to` and `sentEmail.to`).
+pub async fn claim_due(
+    conn: &mut Connection,
+    instance: &str,
+    now: &str,
+    until: &str,
+    limit: i64,
+) -> Result<Vec<ClaimedEmail>, sqlx::Error> {
+    let mut claimed: Vec<ClaimedEmail> =
+        super::claims::claim(conn, instance, now, until, limit).await?;
+    for email in claimed.iter_mut().filter(|e| e.to_facility_users) {
+        email.recipients = sqlx::query_scalar(
+            "SELECT u.email FROM documents d JOIN facility_users fu ON fu.facility_id = d.facility_id \
+             JOIN users u ON u.id = fu.user_id WHERE d.id = $1 AND u.active = TRUE ORDER BY fu.position",
+        )
+        .bind(&email.document_id)
+        .fetch_all(&mut *conn)
+        .await?;
+        sqlx::query("UPDATE email_schedules SET recipients = $2 WHERE id = $1")
+            .bind(&email.id)
+            .bind(JsonText(
+                serde_json::to_string(&email.recipients).unwrap_or_else(|_| "[]".into()),
+            ))
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(claimed)
+}
 
 impl Claimed for ClaimedEmail {
     const QUEUE: Queue = Queue::EmailSchedules;
-    const COLUMNS: &'static str = "document_id, recipients, attempts";
+    const COLUMNS: &'static str = "document_id, recipients, to_facility_users, attempts";
 
     fn from_row(r: &DbRow) -> Result<Self, sqlx::Error> {
         Ok(ClaimedEmail {
             id: r.try_get("id")?,
             document_id: r.try_get("document_id")?,
             recipients: serde_json::from_str(&json(r, "recipients")?).unwrap_or_default(),
+            to_facility_users: r.try_get("to_facility_users")?,
             attempts: r.try_get("attempts")?,
         })
     }

@@ -78,12 +78,8 @@ pub async fn test_equipment(
     .await
 }
 
-fn search_text(name: &str, conclusion: Option<&str>, code: Option<&str>) -> String {
-    crate::db::search_key(&format!(
-        "{name} {} {}",
-        conclusion.unwrap_or(""),
-        code.unwrap_or("")
-    ))
+pub(crate) fn search_text(name: &str, conclusion: Option<&str>, code: Option<&str>) -> String {
+    registry_core::text::search_text([name, conclusion.unwrap_or(""), code.unwrap_or("")])
 }
 
 pub async fn insert(conn: &mut Connection, d: &NewDocument<'_>) -> Result<(), sqlx::Error> {

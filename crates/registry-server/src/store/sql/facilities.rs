@@ -34,16 +34,20 @@ fn bind_fields<'q>(
 }
 
 /// What a search finds the facility by (`q` of product.md §2): its name, company name, cnpj and
-/// cities, lower-case and without accents.
+/// cities, lower-case and without accents, each apart (`text::search_text`).
 fn search_text(f: &FacilityFields) -> String {
-    let cities: Vec<&str> = f.address.iter().map(|a| a.city.as_str()).collect();
-    search_key(&format!(
-        "{} {} {} {}",
-        f.name,
-        f.company_name,
-        f.cnpj,
-        cities.join(" ")
-    ))
+    let cities = f.address.iter().map(|a| a.city.as_str());
+    search_text_of(&f.name, &f.company_name, &f.cnpj, cities)
+}
+
+/// [`search_text`] from the stored columns (`upgrades`).
+pub(crate) fn search_text_of<'a>(
+    name: &'a str,
+    company_name: &'a str,
+    cnpj: &'a str,
+    cities: impl IntoIterator<Item = &'a str>,
+) -> String {
+    registry_core::text::search_text([name, company_name, cnpj].into_iter().chain(cities))
 }
 
 pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {

@@ -4,7 +4,7 @@
 
 use super::Connection;
 use super::row::{exists, fetch_by, page};
-use crate::db::{contains_pattern, search_key};
+use crate::db::contains_pattern;
 use crate::store::types::{Columns, Day, JsonText, Param, Stamp, Ts};
 use crate::store::model::users::*;
 use registry_core::Role;
@@ -70,10 +70,15 @@ pub async fn email_taken(
     exists(conn, sql, &[Param::text(email), Param::text(except_id)]).await
 }
 
+/// What a search finds the user by: name and e-mail, each apart (`text::search_text`).
+pub(crate) fn search_text(name: &str, email: &str) -> String {
+    registry_core::text::search_text([name, email])
+}
+
 /// Inserts or replaces the whole row.
 pub async fn save(conn: &mut Connection, u: &UserRow, insert: bool) -> Result<(), sqlx::Error> {
     let roles = serde_json::to_string(&u.profile.roles).expect("roles serialise");
-    let search = search_key(&format!("{} {}", u.profile.name, u.profile.email));
+    let search = search_text(&u.profile.name, &u.profile.email);
     let sql = if insert {
         "INSERT INTO users (id, name, email, telephone, cpf, roles, active, an_license_number, an_license_validity, \
          fm_license_number, fm_license_validity, password_hash, token_version, search_text, created_at, updated_at) \
