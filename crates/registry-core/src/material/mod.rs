@@ -238,9 +238,16 @@ pub fn parse_instant(
 ) -> Option<DateTime<Utc>> {
     let s = s.trim();
     if s.len() == 10 {
-        return NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().map(at_day);
+        return bare_date(s).map(at_day);
     }
     crate::time::rfc3339(s).map(|t| t.with_timezone(&Utc))
+}
+
+/// `s` as a bare date (`YYYY-MM-DD`), when it is one.
+fn bare_date(s: &str) -> Option<NaiveDate> {
+    (s.len() == 10)
+        .then(|| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok())
+        .flatten()
 }
 
 /// A radioisotope of the spec's list (`Tc(99m)`); `Tc-99m` is accepted too.
@@ -284,7 +291,9 @@ pub(crate) fn required_activity(
     )
 }
 
-/// An optional instant (RFC 3339 or `YYYY-MM-DD`) that may not lie in the future.
+/// An optional instant (RFC 3339 or `YYYY-MM-DD`) that may not lie in the future. A bare date
+/// is in the future only from tomorrow (Brasília): today's stands for some time of today, which
+/// `at_day` places (noon, the day's end) even when that hour has not come yet.
 pub(crate) fn past_instant(
     r: &ObjectReader,
     key: &str,
@@ -293,8 +302,13 @@ pub(crate) fn past_instant(
     errs: &mut FieldErrors,
 ) -> Option<DateTime<Utc>> {
     let v = r.get(key).filter(|v| !v.is_null())?;
-    match v.as_str().and_then(|s| parse_instant(s, at_day)) {
-        Some(t) if t > now + Duration::minutes(CLOCK_SKEW_MINUTES) => {
+    let text = v.as_str().map(str::trim);
+    let future = |t: DateTime<Utc>| match text.and_then(bare_date) {
+        Some(day) => day > now.with_timezone(&brasilia()).date_naive(),
+        None => t > now + Duration::minutes(CLOCK_SKEW_MINUTES),
+    };
+    match text.and_then(|s| parse_instant(s, at_day)) {
+        Some(t) if future(t) => {
             errs.push(
                 r.path(key),
                 FieldCode::InvalidValue,

@@ -342,7 +342,7 @@ pub fn read_release(
         .and_then(|v| {
             let n = match v {
                 Value::Number(n) => n.as_f64(),
-                Value::String(s) if s.trim() == "0" => Some(0.0),
+                Value::String(s) if s.trim().parse::<f64>() == Ok(0.0) => Some(0.0),
                 _ => crate::values::positive_amount(v),
             };
             errs.check(

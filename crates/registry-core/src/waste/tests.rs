@@ -127,6 +127,12 @@ fn waste_payloads() {
         Some("B")
     );
     assert_eq!(read_release(&json!({"doseRate": 0}), now).unwrap().0, 0.0);
+    for zero in ["0", "0.0", " 0.00 "] {
+        assert_eq!(
+            read_release(&json!({"doseRate": zero}), now).unwrap().0,
+            0.0
+        );
+    }
     assert!(read_release(&json!({"doseRate": -1}), now).is_err());
     assert!(read_release(&json!({}), now).is_err());
 }
@@ -284,4 +290,50 @@ proptest! {
         let elapsed = (day_start(d) - closed).num_milliseconds() as f64 / 1000.0;
         prop_assert!(ratio_sum(&list, mass, elapsed, &levels) <= 1.0 + 1e-9);
     }
+}
+
+/// Today's bare date is accepted for every recorded moment, whatever the hour (09:00 in Brasília
+/// here, before the noon and the day's end a bare date stands for); tomorrow's is refused.
+#[test]
+fn todays_bare_date_is_not_in_the_future() {
+    let now = utc("2026-03-04T12:00:00Z");
+    let waste = |day: &str| {
+        read_waste(
+            &json!({"form": "solid", "contents": [{"radioisotope": "I(131)", "activity": 1}],
+                    "mass": 1, "closedAt": day, "location": "A"}),
+            true,
+            now,
+        )
+    };
+    let receipt = |day: &str| {
+        crate::material::read_receipt(
+            &json!({"radioisotope": "I(131)", "activity": 1, "supplier": "IPEN", "receivedAt": day}),
+            now,
+        )
+    };
+    let release = |day: &str| read_release(&json!({"doseRate": 0, "releasedAt": day}), now);
+    assert_eq!(
+        waste("2026-03-04").unwrap().closed_at,
+        Some(utc("2026-03-05T03:00:00Z"))
+    );
+    assert!(receipt("2026-03-04").is_ok());
+    assert!(release("2026-03-04").is_ok());
+    assert_codes(
+        waste("2026-03-05"),
+        &[("closedAt", FieldCode::InvalidValue)],
+    );
+    assert_codes(
+        receipt("2026-03-05"),
+        &[("receivedAt", FieldCode::InvalidValue)],
+    );
+    assert_codes(
+        release("2026-03-05"),
+        &[("releasedAt", FieldCode::InvalidValue)],
+    );
+    // A time keeps its minutes of tolerance, no more.
+    assert!(release("2026-03-04T12:04:00Z").is_ok());
+    assert_codes(
+        release("2026-03-04T12:06:00Z"),
+        &[("releasedAt", FieldCode::InvalidValue)],
+    );
 }
