@@ -122,7 +122,10 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
         reply(&mut p, "Unit", "cps")?;
         reply(&mut p, "Reference reading of the check source", "10")?;
         // Mean 11.4 against 10: +14 %, between 10 % and 20 %.
-        reply(&mut p, "Readings", "11.2 11.4 11,6")?;
+        reply(&mut p, "Reading 1", "11.2")?;
+        reply(&mut p, "Reading 2", "11.4")?;
+        reply(&mut p, "Reading 3", "11,6")?;
+        reply(&mut p, "Reading 4", "")?;
         p.exp_string("deviationPercent")?;
         // rexpect reads bytes one by one: match the ASCII around the accents.
         p.exp_string("Verdict: Satisfat")?;
@@ -187,4 +190,37 @@ async fn the_qc_example_of_the_docs_works_on_a_fresh_database() {
         out.json()["measurements"]["values"]["differentialUfov"],
         2.4
     );
+}
+
+/// The lists asked for at a terminal end with an empty answer: the geometries of a geometry
+/// test (and the readings of a source, reading by reading).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_ends_a_list_of_geometries_with_an_empty_answer() {
+    let env = Env::logged_in().await;
+    env.test_type(
+        json!({"name": "Geometria Teste", "typeOfEquipment": DOSE_CALIBRATOR,
+                         "expirationInDays": 365, "kind": "geometry"}),
+    )
+    .await;
+    let equipment = env
+        .equipment("Clinica Geometrias", 73, DOSE_CALIBRATOR, &[])
+        .await;
+    let record = env.at_terminal(&record_args(&equipment, "Geometria Teste", &[]));
+    dialogue("the prompts dialogue", move || {
+        let mut p = spawn(record)?;
+        answer(&mut p, "Unit", "\r")?;
+        reply(&mut p, "Reference geometry", "Seringa 5 mL")?;
+        reply(&mut p, "Its reading", "100")?;
+        reply(&mut p, "Geometry (empty when done)", "Frasco 10 mL")?;
+        reply(&mut p, "Its reading", "103")?;
+        reply(&mut p, "Geometry (empty when done)", "")?;
+        p.exp_string("deviationPercent")?;
+        answer(&mut p, "Save this test?", "\r")?;
+        p.exp_string("Recorded Geometria Teste")?;
+        p.exp_eof()?;
+        Ok(())
+    })
+    .await;
+    let due = env.json(&["test", "due", "--equipment", &equipment]).await;
+    assert_eq!(due[0]["lastConclusion"], "Satisfatório");
 }

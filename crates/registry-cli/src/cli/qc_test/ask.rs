@@ -21,15 +21,20 @@ fn ask_time(label: &str) -> Result<Value, Fail> {
     Ok(json!(prompt::input_checked(label, &rules::time)?))
 }
 
-/// Numbers separated by spaces or semicolons (a decimal comma accepted).
-fn ask_numbers(label: &str) -> Result<Value, Fail> {
-    let text = prompt::input_checked(label, &rules::numbers)?;
-    Ok(json!(
-        text.split([' ', ';'])
-            .filter(|s| !s.is_empty())
-            .map(cell)
-            .collect::<Vec<_>>()
-    ))
+/// Readings asked for one at a time (`Reading 1`, `Reading 2`, …) until an answer is left empty
+/// (a decimal comma accepted). An answer may hold several, separated by spaces or semicolons, as
+/// when a row is pasted.
+fn ask_each_reading() -> Result<Value, Fail> {
+    let mut text = prompt::input_checked("Reading 1", &rules::numbers)?;
+    let mut readings = Vec::new();
+    loop {
+        readings.extend(text.split([' ', ';']).filter(|s| !s.is_empty()).map(cell));
+        let label = format!("Reading {} (empty when done)", readings.len() + 1);
+        match prompt::optional_text(&label, "", Some(&rules::numbers))? {
+            Some(more) => text = more,
+            None => return Ok(json!(readings)),
+        }
+    }
 }
 
 /// A list of `{first: text, second: number}` objects, asked for until the first answer is left
@@ -41,12 +46,9 @@ fn ask_pairs(
 ) -> Result<Value, Fail> {
     let mut out = Vec::new();
     loop {
-        let text = prompt::input_checked(first.1, &|s: &str| {
-            if s.is_empty() { Ok(()) } else { first_check(s) }
-        })?;
-        if text.is_empty() {
+        let Some(text) = prompt::optional_text(first.1, "", Some(first_check))? else {
             return Ok(Value::Array(out));
-        }
+        };
         let mut pair = Map::new();
         pair.insert(first.0.into(), json!(text.trim()));
         pair.insert(second.0.into(), ask_number(second.1)?);
@@ -90,10 +92,7 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
                         ask_time("Certificate date (YYYY-MM-DD[ HH:MM])")?,
                     );
                 }
-                s.insert(
-                    "readings".into(),
-                    ask_numbers("Readings (separated by spaces)")?,
-                );
+                s.insert("readings".into(), ask_each_reading()?);
                 sources.push(Value::Object(s));
                 if !prompt::confirm(true, false, "Another source?")? {
                     break;
@@ -127,10 +126,7 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
                 "referenceReading".into(),
                 ask_number("Reference reading of the check source")?,
             );
-            m.insert(
-                "readings".into(),
-                ask_numbers("Readings (separated by spaces)")?,
-            );
+            m.insert("readings".into(), ask_each_reading()?);
         }
         TestKind::Recorded => {
             let mut values = Map::new();
