@@ -145,8 +145,9 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
     });
     out.active = r.bool_if_present("active", &mut errs);
     let date = |key: &str, errs: &mut FieldErrors| {
+        // Exactly `YYYY-MM-DD`: chrono alone also reads `2027-1-5` and `27-01-31`.
         let day = |s: &str| {
-            let ok = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
+            let ok = s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
             ok.then(|| s.to_string())
         };
         let message = "must be a date YYYY-MM-DD";
@@ -228,6 +229,16 @@ mod tests {
         assert_eq!(u.email.unwrap().as_str(), "ana@x.com");
         assert_eq!(u.roles, Some(vec![Role::Physicist]));
         assert_eq!(u.licences.an_validity, Some(Some("2027-01-31".into())));
+    }
+
+    #[test]
+    fn licence_validities_are_written_yyyy_mm_dd() {
+        for day in ["2027-1-5", "27-01-31", "2027-01-5", "+2027-01-05"] {
+            assert_codes(
+                read_user(&json!({"FMLicenseValidity": day}), false),
+                &[("FMLicenseValidity", FieldCode::InvalidValue)],
+            );
+        }
     }
 
     #[test]

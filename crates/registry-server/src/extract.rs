@@ -81,9 +81,12 @@ impl JsonBody {
     /// in the body may repeat the path's, never name another record (422 `_id`).
     pub fn value_for(&self, path_id: &str) -> Result<Value, ApiError> {
         let value = self.value()?;
-        if let Some(Value::String(body_id)) = value.get("_id")
-            && body_id.trim() != path_id
-        {
+        let differs = match value.get("_id") {
+            None | Some(Value::Null) => false,
+            Some(Value::String(body_id)) => body_id.trim() != path_id,
+            Some(_) => true,
+        };
+        if differs {
             return Err(ApiError::field(
                 "_id",
                 registry_core::FieldCode::InvalidValue,

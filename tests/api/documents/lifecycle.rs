@@ -292,9 +292,30 @@ async fn signature_verifies_offline_and_catches_tampering(app: TestApp) {
     assert!(signed["signedAt"].is_string());
     let key = app.admin_get("/api/signing-key/").await;
     assert_eq!(key["algorithm"], "Ed25519");
+    let template = key["payload"].as_str().unwrap().to_owned();
     let key = document::public_key_from_base64(key["publicKey"].as_str().unwrap()).unwrap();
     let doc: Document =
         serde_json::from_value(app.admin_get(&format!("/api/document/{id}")).await).unwrap();
+    // The advertised payload, filled in from the document's JSON, is the signed bytes.
+    let (signer, signed_at, code) = (
+        doc.signed_by.as_ref().unwrap().id.as_str(),
+        doc.signed_at.as_deref().unwrap(),
+        doc.code.as_deref().unwrap(),
+    );
+    let filled = template
+        .replace("<file.sha256>", &doc.file.sha256)
+        .replace("<_id>", &doc.id)
+        .replace("<signedBy._id>", signer)
+        .replace("<signedAt>", signed_at)
+        .replace("<code>", code);
+    let claim = document::SignedClaim {
+        file_sha256: &doc.file.sha256,
+        document_id: &doc.id,
+        signer,
+        signed_at,
+        code,
+    };
+    assert_eq!(filled.into_bytes(), claim.payload());
     let (_, _, file) = download(&app, &app.admin, &format!("/api/document/{id}/file")).await;
     assert_eq!(document::verify_document(&file, &doc, &key), Ok(()));
     // A tampered file.

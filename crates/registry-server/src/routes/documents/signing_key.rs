@@ -20,6 +20,6 @@ pub(super) async fn signing_key(
         algorithm: "Ed25519".into(),
         public_key: base64::engine::general_purpose::STANDARD
             .encode(state.signing_key.verifying_key().to_bytes()),
-        payload: "facility-registry-document-signature:v1\\nsha256=<file.sha256>\\ndocument=<_id>\\nsigner=<signedBy._id>\\nsignedAt=<signedAt>\\ncode=<code>\\n".into(),
+        payload: "facility-registry-document-signature:v1\nsha256=<file.sha256>\ndocument=<_id>\nsigner=<signedBy._id>\nsignedAt=<signedAt>\ncode=<code>\n".into(),
     })
 }
