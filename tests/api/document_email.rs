@@ -19,6 +19,14 @@ fn fast_worker(c: &mut registry_server::Config, smtp: String) {
     c.documents.email_retry_base = Duration::from_millis(300);
 }
 
+/// An SMTP sink and a server whose fast worker sends to it (`None`: either is unavailable here).
+async fn with_smtp_sink(backend: Backend) -> Option<(SmtpSink, TestApp)> {
+    let smtp = SmtpSink::start().await?;
+    let url = smtp.url();
+    let app = TestApp::spawn_with(backend, |c| fast_worker(c, url)).await?;
+    Some((smtp, app))
+}
+
 /// Uploads, signs and releases a document: its `_id`.
 async fn released(app: &TestApp, token: &str, facility: &str, name: &str) -> String {
     let doc = upload(app, token, facility, pdf(5000, 1), &[("name", name)])
@@ -34,6 +42,15 @@ async fn released(app: &TestApp, token: &str, facility: &str, name: &str) -> Str
     id
 }
 
+/// Schedules document `id`'s e-mail to its facility's users a moment ahead (1.5 s): the document.
+async fn schedule_soon(app: &TestApp, id: &str) -> Value {
+    let send_at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
+    let body = json!({"_id": id, "sendAt": send_at.to_rfc3339()});
+    app.post("/api/document/scheduleEmail", &app.admin, body)
+        .await
+        .expect(202)
+}
+
 /// Polls the document until `done` holds (or fails after 20 s).
 async fn wait_for(app: &TestApp, token: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..200 {
@@ -47,11 +64,7 @@ async fn wait_for(app: &TestApp, token: &str, id: &str, done: impl Fn(&Value) ->
 }
 
 async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
-    let Some(smtp) = SmtpSink::start().await else {
-        return;
-    };
-    let url = smtp.url();
-    let Some(app) = TestApp::spawn_with(backend, |c| fast_worker(c, url)).await else {
+    let Some((smtp, app)) = with_smtp_sink(backend).await else {
         return;
     };
     let (user_id, _) = app.user_with(&["Cliente"], "Cliente Email").await;
@@ -80,15 +93,7 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     .await
     .expect_error(422, "validation_failed");
     // Default recipients: the facility's active users; a time a moment ahead.
-    let send_at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
-    let doc = app
-        .post(
-            "/api/document/scheduleEmail",
-            &app.admin,
-            json!({"_id": id, "sendAt": send_at.to_rfc3339()}),
-        )
-        .await
-        .expect(202);
+    let doc = schedule_soon(&app, &id).await;
     assert_eq!(doc["scheduledEmail"]["status"], "pending");
     assert_eq!(doc["scheduledEmail"]["to"].as_array().unwrap().len(), 1);
     assert!(doc["sentEmail"].is_null());
@@ -135,11 +140,7 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
 /// Without `to`, the e-mail goes to the facility's users active at the time it is sent: one
 /// deactivated meanwhile gets nothing (product.md §5), though the answer listed them.
 async fn default_recipients_are_the_users_active_when_it_is_sent(backend: Backend) {
-    let Some(smtp) = SmtpSink::start().await else {
-        return;
-    };
-    let url = smtp.url();
-    let Some(app) = TestApp::spawn_with(backend, |c| fast_worker(c, url)).await else {
+    let Some((smtp, app)) = with_smtp_sink(backend).await else {
         return;
     };
     let (stays, _) = app.user_with(&["Cliente"], "Fica Aqui").await;
@@ -154,15 +155,7 @@ async fn default_recipients_are_the_users_active_when_it_is_sent(backend: Backen
         .unwrap()
         .to_owned();
     let id = released(&app, &app.admin, &facility, "Laudo Mensal").await;
-    let send_at = chrono::Utc::now() + chrono::Duration::milliseconds(1500);
-    let doc = app
-        .post(
-            "/api/document/scheduleEmail",
-            &app.admin,
-            json!({"_id": id, "sendAt": send_at.to_rfc3339()}),
-        )
-        .await
-        .expect(202);
+    let doc = schedule_soon(&app, &id).await;
     assert_eq!(doc["scheduledEmail"]["to"].as_array().unwrap().len(), 2);
     app.post_id("/api/exclude/", &app.admin, &leaves)
         .await

@@ -1,7 +1,7 @@
 //! Computed QC tests through the CLI: readings from a CSV file in a script, the figures and
 //! verdict shown before saving, `test show` printing the figures, and `test due --failing`.
 
-use crate::harness::{Env, answer, dialogue, record_args, reply, spawn};
+use crate::harness::{Env, answer, converse, dialogue, record_args, reply, spawn};
 use serde_json::json;
 
 const DOSE_CALIBRATOR: &str = "00000000-0000-7000-8000-000000000001";
@@ -206,19 +206,18 @@ async fn the_cli_ends_a_list_of_geometries_with_an_empty_answer() {
         .equipment("Clinica Geometrias", 73, DOSE_CALIBRATOR, &[])
         .await;
     let record = env.at_terminal(&record_args(&equipment, "Geometria Teste", &[]));
+    let steps = [
+        ("Unit", "\r"),
+        ("Reference geometry", "Seringa 5 mL\r"),
+        ("Its reading", "100\r"),
+        ("Geometry (empty when done)", "Frasco 10 mL\r"),
+        ("Its reading", "103\r"),
+        ("Geometry (empty when done)", "\r"),
+        ("deviationPercent", ""),
+        ("Save this test?", "\r"),
+    ];
     dialogue("the prompts dialogue", move || {
-        let mut p = spawn(record)?;
-        answer(&mut p, "Unit", "\r")?;
-        reply(&mut p, "Reference geometry", "Seringa 5 mL")?;
-        reply(&mut p, "Its reading", "100")?;
-        reply(&mut p, "Geometry (empty when done)", "Frasco 10 mL")?;
-        reply(&mut p, "Its reading", "103")?;
-        reply(&mut p, "Geometry (empty when done)", "")?;
-        p.exp_string("deviationPercent")?;
-        answer(&mut p, "Save this test?", "\r")?;
-        p.exp_string("Recorded Geometria Teste")?;
-        p.exp_eof()?;
-        Ok(())
+        converse(record, &steps, "Recorded Geometria Teste")
     })
     .await;
     let due = env.json(&["test", "due", "--equipment", &equipment]).await;

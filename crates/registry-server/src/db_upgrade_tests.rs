@@ -11,6 +11,21 @@ const CHILDREN: [&str; 3] = [
     "facility_radioisotopes",
 ];
 
+/// A new database file at `path` with the migrations up to `version`, on one connection.
+async fn migrated_to(version: i64, path: &std::path::Path, foreign_keys: bool) -> SqlitePool {
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .foreign_keys(foreign_keys);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap();
+    SQLITE_MIGRATIONS.run_to(version, &pool).await.unwrap();
+    pool
+}
+
 /// Every row of `table` as text, sorted.
 async fn dump(pool: &SqlitePool, table: &str) -> Vec<String> {
     let sql = format!("SELECT * FROM {table}");
@@ -41,16 +56,7 @@ async fn dump(pool: &SqlitePool, table: &str) -> Vec<String> {
 #[tokio::test]
 async fn rebuilding_the_facility_children_keeps_their_rows_indexes_and_keys() {
     let dir = tempfile::tempdir().unwrap();
-    let options = SqliteConnectOptions::new()
-        .filename(dir.path().join("upgrade.db"))
-        .create_if_missing(true)
-        .foreign_keys(true);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(options)
-        .await
-        .unwrap();
-    SQLITE_MIGRATIONS.run_to(5, &pool).await.unwrap();
+    let pool = migrated_to(5, &dir.path().join("upgrade.db"), true).await;
     let at = "2026-11-26T10:00:00.000000Z";
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
         "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
@@ -155,16 +161,7 @@ async fn the_due_day_counts_follow_every_change_of_qc_last() {
     use rand::{Rng, SeedableRng};
     let dir = tempfile::tempdir().unwrap();
     // Pairs of equipment and test types that are not stored: only `qc_last` is under test.
-    let options = SqliteConnectOptions::new()
-        .filename(dir.path().join("due-days.db"))
-        .create_if_missing(true)
-        .foreign_keys(false);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(options)
-        .await
-        .unwrap();
-    SQLITE_MIGRATIONS.run_to(7, &pool).await.unwrap();
+    let pool = migrated_to(7, &dir.path().join("due-days.db"), false).await;
     sqlx::raw_sql(
         "INSERT INTO qc_last (equipment_id, test_type_id, last_date, next_due, listed) VALUES
              ('e1', 't1', '2026-01-01', '2026-02-01', 1), ('e2', 't1', '2026-01-01', '2026-02-01', 1),
@@ -236,15 +233,7 @@ async fn facilities_found(db: &super::Db, q: &str) -> i64 {
 async fn search_texts_written_before_0009_are_written_again_with_their_parts_apart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("search.db");
-    let options = SqliteConnectOptions::new()
-        .filename(&path)
-        .create_if_missing(true);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(options)
-        .await
-        .unwrap();
-    SQLITE_MIGRATIONS.run_to(8, &pool).await.unwrap();
+    let pool = migrated_to(8, &path, true).await;
     let at = "2026-11-26T10:00:00.000000Z";
     sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
         "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
