@@ -240,7 +240,7 @@ impl Db {
             .run(&writer)
             .await
             .context("database migrations failed")?;
-        crate::store::upgrade_sqlite(&writer)
+        crate::store::upkeep::sqlite(&writer)
             .await
             .context("database upgrade failed")?;
         // Two reader threads per core: more only add page caches (4 MiB each) and thread
@@ -297,10 +297,9 @@ impl Db {
             .run(&pool)
             .await
             .context("database migrations failed")?;
-        crate::store::upgrade_postgres(&pool)
+        crate::store::upkeep::postgres(&pool)
             .await
             .context("database upgrade failed")?;
-        ensure_search_index(&pool).await;
         let generations = Arc::<Generations>::default();
         let instance: Arc<str> = new_id().into();
         let listener = listen_for_changes(url, generations.clone(), instance.clone()).await?;
@@ -411,32 +410,6 @@ fn lock_database(db: &Path) -> anyhow::Result<std::fs::File> {
         );
     }
     Ok(file)
-}
-
-/// The facility search (`q`, a substring of name, company name, cnpj and cities) uses a trigram
-/// index on PostgreSQL (pg_trgm, an extension, so it is created here rather than in the
-/// migrations). It is optional: without the extension, search still works, reading the table.
-/// Its pending list is off (`fastupdate = off`): each write updates the index at once, so
-/// searches do not slow down as writes pile up in the pending list between vacuums.
-async fn ensure_search_index(pool: &PgPool) {
-    let create = || {
-        sqlx::raw_sql(
-            "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
-             CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
-             ALTER INDEX facilities_search_trgm SET (fastupdate = off);",
-        )
-        .execute(pool)
-    };
-    // `IF NOT EXISTS` is not safe against another instance creating the same thing at the same
-    // moment (a unique violation in the catalogue): then it exists, which a second try sees.
-    let mut created = create().await;
-    if created.is_err() {
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        created = create().await;
-    }
-    if let Err(e) = created {
-        tracing::warn!(error = %e, "no pg_trgm index for facility search; searches will read the whole table");
-    }
 }
 
 /// Listens on PostgreSQL for the commits of other instances (this one's advanced the generations

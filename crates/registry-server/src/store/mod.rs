@@ -83,6 +83,7 @@ pub mod model;
 pub use model::Saved;
 pub mod qc_tests;
 mod sqlite_reads;
+pub(crate) mod upkeep;
 pub mod users;
 
 // Each backend compiles the shared queries of `sql/` with its own driver's types.
@@ -90,20 +91,6 @@ pub mod users;
 mod postgres;
 #[allow(clippy::duplicate_mod)]
 mod sqlite;
-
-/// Runs the data upgrades that migrations left pending (`sql/upgrades.rs`), in one transaction.
-pub(crate) async fn upgrade_sqlite(pool: &sqlx::SqlitePool) -> anyhow::Result<()> {
-    let mut tx = pool.begin().await?;
-    sqlite::upgrades::run_pending(&mut tx).await?;
-    Ok(tx.commit().await?)
-}
-
-/// [`upgrade_sqlite`] on PostgreSQL.
-pub(crate) async fn upgrade_postgres(pool: &sqlx::PgPool) -> anyhow::Result<()> {
-    let mut tx = pool.begin().await?;
-    postgres::upgrades::run_pending(&mut tx).await?;
-    Ok(tx.commit().await?)
-}
 
 /// Whether the database answers.
 pub async fn ping(conn: &mut crate::db::Conn) -> Result<(), sqlx::Error> {

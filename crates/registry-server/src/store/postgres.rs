@@ -73,7 +73,7 @@ pub(crate) mod dialect {
     }
 
     /// The facility-list condition for the search text `q`: a `LIKE` that the trigram GIN index
-    /// `facilities_search_trgm` (`db::ensure_search_index`) answers when the term has three or
+    /// `facilities_search_trgm` (`store::upkeep`) answers when the term has three or
     /// more characters (PostgreSQL picks the trigrams to read itself: `rare` is SQLite's).
     pub(crate) fn facility_search(q: &str, _rare: &[String]) -> (String, Vec<String>) {
         (
