@@ -10,6 +10,7 @@ mod abuse;
 mod account_races;
 mod auth;
 mod cache;
+mod check_then_write;
 mod concurrency;
 mod document_email;
 mod documents;

@@ -56,6 +56,7 @@ impl Application {
             .clone()
             .unwrap_or_else(|| Db::default_url(&config.data_dir));
         let db = Db::connect(&url).await?;
+        crate::store::upkeep::run(&db).await?;
         let secret = crate::secrets::jwt_secret(&config)?;
         let mailer = Mailer::new(
             config.smtp_url.as_ref().map(|s| s.0.as_str()),

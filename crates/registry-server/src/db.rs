@@ -240,9 +240,6 @@ impl Db {
             .run(&writer)
             .await
             .context("database migrations failed")?;
-        crate::store::upkeep::sqlite(&writer)
-            .await
-            .context("database upgrade failed")?;
         // Two reader threads per core: more only add page caches (4 MiB each) and thread
         // switches on a small machine (docs/benchmarks.md); and one connection per core (the
         // runtime's workers) for the short reads run in place.
@@ -297,9 +294,6 @@ impl Db {
             .run(&pool)
             .await
             .context("database migrations failed")?;
-        crate::store::upkeep::postgres(&pool)
-            .await
-            .context("database upgrade failed")?;
         let generations = Arc::<Generations>::default();
         let instance: Arc<str> = new_id().into();
         let listener = listen_for_changes(url, generations.clone(), instance.clone()).await?;

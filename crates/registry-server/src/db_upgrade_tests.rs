@@ -254,6 +254,7 @@ async fn search_texts_written_before_0009_are_written_again_with_their_parts_apa
     let db = super::Db::connect(&format!("sqlite://{}", path.display()))
         .await
         .unwrap();
+    crate::store::upkeep::run(&db).await.unwrap();
     for (q, total) in [
         ("ltda 1122", 0),
         ("sol sol", 0),

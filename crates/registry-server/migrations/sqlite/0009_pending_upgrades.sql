@@ -7,5 +7,8 @@ CREATE TABLE pending_upgrades (
 
 -- Search texts keep their parts (name, company name, cnpj, each city; a user's name and e-mail;
 -- a document's name, conclusion and code) apart, so that a term never matches across two of
--- them.
-INSERT INTO pending_upgrades (name) VALUES ('separated_search_text');
+-- them. Only a database that holds texts written before needs it.
+INSERT INTO pending_upgrades (name)
+SELECT 'separated_search_text'
+WHERE EXISTS (SELECT 1 FROM facilities) OR EXISTS (SELECT 1 FROM users)
+   OR EXISTS (SELECT 1 FROM documents);

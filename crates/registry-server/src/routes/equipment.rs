@@ -87,7 +87,7 @@ async fn references(
     };
     let facility = match facility_id {
         Some(id) => {
-            let found = facilities::reference(conn, id).await?;
+            let found = facilities::hold_live(conn, id).await?;
             known(found, "facility", "facility", id)
         }
         None => None,

@@ -27,6 +27,14 @@ pub async fn view(conn: &mut Conn, id: &str) -> Result<Option<Facility>, sqlx::E
     Ok(views(conn, &[id.to_owned()]).await?.pop())
 }
 
+/// The live facility `id` as a record names it, or `None`, held until the transaction ends: the
+/// row is kept (`FOR KEY SHARE`, which an archive's row lock waits for) before it is read, so a
+/// record written under it in this transaction never belongs to a facility archived meanwhile.
+pub async fn hold_live(conn: &mut Conn, id: &str) -> Result<Option<Reference>, sqlx::Error> {
+    crate::store::share_row(conn, "facilities", id).await?;
+    reference(conn, id).await
+}
+
 /// The live facility `id` as a record names it, or `None`.
 pub async fn reference(conn: &mut Conn, id: &str) -> Result<Option<Reference>, sqlx::Error> {
     Ok(view(conn, id).await?.map(|f| Reference {

@@ -109,7 +109,18 @@ pub(super) async fn register(
         ));
     }
     let actor = caller.as_ref().map(|c| c.id.as_str());
-    save_user(&mut tx, actor, Action::Create, None, &user).await?;
+    if let Err(e) = save_user(&mut tx, actor, Action::Create, None, &user).await {
+        drop(tx);
+        // A concurrent registration of the address committed first: answered as above.
+        if matches!(e, ApiError::Conflict { .. }) && caller.is_none() {
+            let mut conn = state.db.read().await?;
+            if users::email_taken(&mut conn, &user.profile.email, "").await? {
+                tell_owner_of_registration(&state, &user.profile.email);
+                return Ok(registration_received());
+            }
+        }
+        return Err(e);
+    }
     tx.commit().await?;
     if caller.is_none() {
         return Ok(registration_received());

@@ -254,6 +254,18 @@ pub(super) async fn register(
         DocumentStatus::AwaitingSignature
     };
     let mut tx = state.db.begin().await?;
+    // Checked above on another connection; held now, so an archive that committed meanwhile
+    // is seen and a later one waits for this upload.
+    if crate::store::facilities::hold_live(&mut tx, facility_id)
+        .await?
+        .is_none()
+    {
+        return Err(ApiError::field(
+            "facility",
+            FieldCode::InvalidValue,
+            "is not a live facility",
+        ));
+    }
     store::insert(
         &mut tx,
         &store::NewDocument {
@@ -325,22 +337,20 @@ pub(super) async fn edit(
     })?;
     let draft = read.map_err(ApiError::Validation)?;
     // Checked before the file goes to the store, so a refused edit leaves nothing behind.
-    let current = {
+    {
         let mut conn = state.db.read().await?;
         let current = load_state(&mut conn, &id).await?;
         check_edit(&mut conn, &caller, &current, &draft).await?;
-        current
-    };
+    }
     let file = match &upload.file {
         Some((staged, name)) => Some(store_file(&state, staged, name.clone()).await?),
         None => None,
     };
     let mut tx = audited::locked(&state, "documents", &id).await?;
-    // Re-read inside the write transaction: another request may have moved it meanwhile.
+    // Checked again on the locked record: another edit may have changed its status, dates or
+    // equipment meanwhile (a date and a validity each fine alone, say, but not together).
     let fresh = load_state(&mut tx, &id).await?;
-    if fresh.status != current.status || fresh.file_version != current.file_version {
-        check_edit(&mut tx, &caller, &fresh, &draft).await?;
-    }
+    check_edit(&mut tx, &caller, &fresh, &draft).await?;
     let before = load(&mut tx, &caller, &id).await?;
     let at = now();
     let changes = MetadataChanges {

@@ -66,7 +66,7 @@ async fn scope(conn: &mut Conn, caller: &Caller, facility: Option<String>) -> Re
 
 /// The live facility a staff member writes to, as a reference, or 404.
 async fn facility_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
-    facilities::reference(conn, id)
+    facilities::hold_live(conn, id)
         .await?
         .or_not_found("facility")
 }

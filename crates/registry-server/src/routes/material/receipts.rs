@@ -59,8 +59,8 @@ pub(super) async fn receive(
     let value = body.value()?;
     let at = Utc::now();
     let mut tx = state.db.begin().await?;
-    let facility = facility_ref(&mut tx, &id).await?;
     store::lock_facility(&mut tx, &id).await?;
+    let facility = facility_ref(&mut tx, &id).await?;
     let authorised = store::authorised(&mut tx, &id).await?;
     let quantity = |r: Radioisotope| authorised.iter().find(|(a, _)| *a == r).map(|(_, q)| *q);
     let draft = match read_receipt(&value, at) {

@@ -167,7 +167,9 @@ fn released_already() -> ApiError {
 /// Starts a write to the package `id` while it is not released: the transaction, and the package
 /// as it is; 404 without one, 409 `invalid_transition` once released.
 async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
-    let mut tx = state.db.begin().await?;
+    // Locked first: an edit and a release (or two edits) of one package wait for each other, so
+    // neither decides on a package the other has changed meanwhile.
+    let mut tx = audited::locked(state, "waste_packages", id).await?;
     let package = store::waste(&mut tx, id, &today().to_string())
         .await?
         .or_not_found("waste package")?;

@@ -12,7 +12,7 @@ use crate::routes::shared::Forbidden;
 use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::qc_tests as store;
-use crate::store::{documents, equipment, equipment_types, users};
+use crate::store::{documents, equipment, equipment_types, facilities, users};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -41,7 +41,13 @@ async fn resolve(
     Option<Reference>,
 )> {
     let mut errors = Vec::new();
-    let equipment = equipment::get(conn, equipment_id).await?;
+    let mut equipment = equipment::get(conn, equipment_id).await?;
+    // Its facility held live until the commit (an archive waits), as the test is written under it.
+    if let Some(e) = &equipment
+        && facilities::hold_live(conn, &e.facility.id).await?.is_none()
+    {
+        equipment = None;
+    }
     if equipment.is_none() {
         errors.push(no_such("equipment", "equipment", equipment_id));
     }
@@ -187,12 +193,15 @@ async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> 
         .get("typeOfTest")
         .and_then(reference_id)
         .or_else(|| default.map(str::to_owned));
-    Ok(match id {
-        Some(id) => equipment_types::get_test_type(conn, &id)
-            .await?
-            .is_some_and(|t| t.kind.is_some()),
-        None => false,
-    })
+    let Some(id) = id else {
+        return Ok(false);
+    };
+    // Held before it is read (as `lock_pairs` holds it later): its kind cannot change before the
+    // test is written the way it decides.
+    crate::store::share_row(conn, "test_types", &id).await?;
+    Ok(equipment_types::get_test_type(conn, &id)
+        .await?
+        .is_some_and(|t| t.kind.is_some()))
 }
 
 #[utoipa::path(
