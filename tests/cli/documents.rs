@@ -265,6 +265,25 @@ async fn upload_sign_release_download_and_verify() {
         .await
         .expect(4)
         .says("  - --at:");
+    // The `-o json` envelope keeps the API's field, as every other envelope does.
+    let refused = env
+        .run(&[
+            "document",
+            "schedule-email",
+            &id,
+            "--at",
+            "amanhã",
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(4);
+    assert_eq!(
+        refused.json()["errors"][0]["field"],
+        "sendAt",
+        "{}",
+        refused.stdout
+    );
     env.run(&["document", "schedule-email", &id, "--to", "x"])
         .await
         .expect(4)

@@ -434,6 +434,8 @@ async fn json_output_prints_the_error_envelope() {
             ["facility", "list", "--practice", "Diagnostico"],
             "practice",
         ),
+        (["material", "list", "--radioisotope", "Zz"], "radioisotope"),
+        (["waste", "list", "--radioisotope", "Zz"], "radioisotope"),
     ] {
         let refused = env
             .run(&[&args[..], &["-o", "json"]].concat())

@@ -109,7 +109,13 @@ async fn groups_are_created_edited_and_deleted() {
         .expect(4)
         .json();
     assert_eq!(envelope["errors"][0]["field"], "name");
-    env.run(&["group", "delete", id, "--yes"]).await.expect(0);
+    // Under `-o json` a delete prints the server's answer, as every archive and delete does.
+    let deleted = env
+        .run(&["group", "delete", id, "--yes", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    assert_eq!(deleted["message"], "Group deleted.", "{deleted}");
     env.run(&["group", "show", id]).await.expect(5);
 }
 

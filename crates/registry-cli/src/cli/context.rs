@@ -409,6 +409,16 @@ pub fn invalid_value(flag: &str, value: &str, message: String) -> FieldError {
     )
 }
 
+/// The value of `flag` refused with `message`: shown as the flag, while the `-o json` envelope
+/// names the API's `field`, as the server would.
+pub fn invalid_flag(field: &str, flag: &str, value: &str, message: String) -> Fail {
+    let api = FieldError::new(field, FieldCode::InvalidValue, message.clone());
+    Fail::Relabelled(
+        Box::new(Fail::Invalid(vec![api])),
+        vec![invalid_value(flag, value, message)],
+    )
+}
+
 /// [`allowed_values`] for a flag given at most once.
 pub fn allowed_value<T>(
     flag: &str,

@@ -210,8 +210,9 @@ pub fn confirm_or_say(
 }
 
 /// The flow of an archive or delete command: ask `question` (not with `--yes`), then send
-/// `request` and note the server's message followed by `what`. `request` is a future not yet
-/// awaited, so nothing is sent when the answer is no (`None`).
+/// `request` and note the server's message followed by `what`; with `-o json` the server's
+/// answer is printed too, whichever the command. `request` is a future not yet awaited, so
+/// nothing is sent when the answer is no.
 pub async fn confirm_and_send(
     ctx: &Ctx,
     yes: bool,
@@ -219,13 +220,16 @@ pub async fn confirm_and_send(
     declined: &str,
     request: impl Future<Output = Result<Message, ClientError>>,
     what: &str,
-) -> Result<Option<Message>, Fail> {
+) -> Result<(), Fail> {
     if !confirm_or_say(ctx.interactive, yes, question, declined)? {
-        return Ok(None);
+        return Ok(());
     }
     let m = request.await?;
     output::note(format!("{} {what}", m.message));
-    Ok(Some(m))
+    if ctx.format == output::Format::Json {
+        output::print_json(&m)?;
+    }
+    Ok(())
 }
 
 /// How many entries a pick list (`Select`, `FuzzySelect`, `MultiSelect`) shows at once: what

@@ -8,12 +8,15 @@ use registry_client::ClientError;
 
 pub async fn run(ctx: &Ctx, document: &str, to: &[String], at: Option<&str>) -> Result<(), Fail> {
     let d = match ctx.client.schedule_document_email(document, at, to).await {
-        // The server names the API's fields (`sendAt`, `to[0]`): name the flags instead.
-        Err(ClientError::Validation(mut body)) => {
-            for e in body.errors.iter_mut().flatten() {
+        // The server names the API's fields (`sendAt`, `to[0]`): shown as the flags instead,
+        // while the `-o json` envelope keeps the API's.
+        Err(ClientError::Validation(body)) => {
+            let mut shown = body.errors.clone().unwrap_or_default();
+            for e in &mut shown {
                 e.field = flag_of(&e.field, to);
             }
-            return Err(ClientError::Validation(body).into());
+            let refused = Box::new(ClientError::Validation(body).into());
+            return Err(Fail::Relabelled(refused, shown));
         }
         answer => answer?,
     };

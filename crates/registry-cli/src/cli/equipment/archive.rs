@@ -8,6 +8,5 @@ pub async fn run(ctx: &Ctx, id: &str, yes: bool) -> Result<(), Fail> {
     let label = resolve::equipment_label(&e);
     let question = format!("Archive {label}?");
     let archive = ctx.client.archive_equipment(&e.id);
-    prompt::confirm_and_send(ctx, yes, &question, "Not archived.", archive, &label).await?;
-    Ok(())
+    prompt::confirm_and_send(ctx, yes, &question, "Not archived.", archive, &label).await
 }

@@ -1,7 +1,6 @@
 //! `registry facility archive`: it leaves lists; the record and its history are kept.
 
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::output::{self, Format};
 use crate::cli::{prompt, resolve};
 
 pub async fn run(ctx: &Ctx, text: &str, yes: bool) -> Result<(), Fail> {
@@ -9,12 +8,5 @@ pub async fn run(ctx: &Ctx, text: &str, yes: bool) -> Result<(), Fail> {
     let question = format!("Archive {} ({}, {})?", f.name, f.cnpj, f.department);
     let what = format!("{} ({})", f.name, f.id);
     let archive = ctx.client.archive_facility(&f.id);
-    let sent =
-        prompt::confirm_and_send(ctx, yes, &question, "Not archived.", archive, &what).await?;
-    if let Some(m) = sent
-        && ctx.format == Format::Json
-    {
-        output::print_json(&m)?;
-    }
-    Ok(())
+    prompt::confirm_and_send(ctx, yes, &question, "Not archived.", archive, &what).await
 }

@@ -7,6 +7,5 @@ pub async fn run(ctx: &Ctx, group: &str, yes: bool) -> Result<(), Fail> {
     let g = resolve::group(ctx, group).await?;
     let question = format!("Delete group {}?", g.name);
     let delete = ctx.client.delete_group(&g.id);
-    prompt::confirm_and_send(ctx, yes, &question, "Not deleted.", delete, &g.name).await?;
-    Ok(())
+    prompt::confirm_and_send(ctx, yes, &question, "Not deleted.", delete, &g.name).await
 }

@@ -1,6 +1,6 @@
 //! Flags of the material and waste commands: ISO weeks and isotopes typed either way.
 
-use crate::cli::context::{Fail, invalid_value};
+use crate::cli::context::{Fail, invalid_flag};
 use registry_core::Radioisotope;
 use registry_core::material::{IsoWeek, radioisotope};
 use serde_json::json;
@@ -18,7 +18,7 @@ pub fn parse_isotope(s: &str) -> Result<Radioisotope, String> {
 }
 
 /// [`parse_isotope`] of the value of `flag`: outside the allowed set, a validation error naming
-/// the flag (exit 4).
-pub fn isotope_arg(s: &str, flag: &str) -> Result<Radioisotope, Fail> {
-    parse_isotope(s).map_err(|m| Fail::Invalid(vec![invalid_value(flag, s, m)]))
+/// the flag, and the API's `field` in the `-o json` envelope (exit 4).
+pub fn isotope_arg(s: &str, flag: &str, field: &str) -> Result<Radioisotope, Fail> {
+    parse_isotope(s).map_err(|m| invalid_flag(field, flag, s, m))
 }

@@ -35,7 +35,7 @@ pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
     if let Some(r) = a.radioisotope {
         query = query.filter(
             "radioisotope",
-            args::isotope_arg(&r, "--radioisotope")?.as_str(),
+            args::isotope_arg(&r, "--radioisotope", "radioisotope")?.as_str(),
         );
     }
     if a.over_quantity {

@@ -60,7 +60,7 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let authorised: Vec<Radioisotope> = f.radioisotopes.iter().map(|r| r.name).collect();
     let isotope = match a.radioisotope {
-        Some(r) => args::isotope_arg(&r, "--radioisotope")?,
+        Some(r) => args::isotope_arg(&r, "--radioisotope", "radioisotope")?,
         None if ctx.interactive && !authorised.is_empty() => {
             let labels: Vec<String> = f
                 .radioisotopes

@@ -12,6 +12,5 @@ pub async fn run(ctx: &Ctx, test: &str, yes: bool) -> Result<(), Fail> {
     );
     let what = format!("{} of {}", t.type_of_test.name, t.date);
     let delete = ctx.client.delete_test(&t.id);
-    prompt::confirm_and_send(ctx, yes, &question, "Not deleted.", delete, &what).await?;
-    Ok(())
+    prompt::confirm_and_send(ctx, yes, &question, "Not deleted.", delete, &what).await
 }

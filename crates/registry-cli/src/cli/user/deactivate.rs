@@ -8,6 +8,5 @@ pub async fn run(ctx: &Ctx, text: &str, yes: bool) -> Result<(), Fail> {
     let who = format!("{} <{}>", u.name, u.email);
     let question = format!("Deactivate {who}?");
     let deactivate = ctx.client.deactivate_user(&u.id);
-    prompt::confirm_and_send(ctx, yes, &question, "Not deactivated.", deactivate, &who).await?;
-    Ok(())
+    prompt::confirm_and_send(ctx, yes, &question, "Not deactivated.", deactivate, &who).await
 }

@@ -71,9 +71,10 @@ pub enum UserCommand {
     },
     /// Set a new password with the code of a recovery e-mail.
     ResetPassword {
-        /// The code of the recovery e-mail.
+        /// The code of the recovery e-mail (`--code`: `--token` is the session's, a global
+        /// option).
         #[arg(long)]
-        token: String,
+        code: String,
         /// Read the new password from the first line of stdin instead of prompting.
         #[arg(long)]
         password_stdin: bool,
@@ -96,8 +97,8 @@ pub async fn run(ctx: &Ctx, command: UserCommand) -> Result<(), Fail> {
         } => password::run(ctx, user, password_stdin).await,
         UserCommand::Recover { email } => recover::run(ctx, &email).await,
         UserCommand::ResetPassword {
-            token,
+            code,
             password_stdin,
-        } => reset_password::run(ctx, &token, password_stdin).await,
+        } => reset_password::run(ctx, &code, password_stdin).await,
     }
 }

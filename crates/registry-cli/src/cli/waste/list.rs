@@ -30,7 +30,10 @@ pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
         .filter_opt("releasable", a.releasable.then_some("true"))
         .filter_opt("released", a.released.then_some("true"));
     if let Some(r) = a.radioisotope {
-        query = query.filter("radioisotope", isotope_arg(&r, "--radioisotope")?.as_str());
+        query = query.filter(
+            "radioisotope",
+            isotope_arg(&r, "--radioisotope", "radioisotope")?.as_str(),
+        );
     }
     view::print_list(ctx.format, &ctx.client.waste(&query).await?)
 }

@@ -1,7 +1,7 @@
 //! `registry waste store`: a waste package into decay storage.
 
 use super::view;
-use crate::cli::context::{Ctx, Fail, invalid_value};
+use crate::cli::context::{Ctx, Fail, invalid_flag};
 use crate::cli::material::args::isotope_arg;
 use crate::cli::payload::{insert_given, object};
 use crate::cli::rules;
@@ -35,14 +35,15 @@ pub struct StoreArgs {
     description: Option<String>,
 }
 
-/// `I(131)=2.5` → `{"radioisotope": "I(131)", "activity": 2.5}`.
-fn content(s: &str) -> Result<Value, Fail> {
+/// `I(131)=2.5` → `{"radioisotope": "I(131)", "activity": 2.5}`: the `i`-th content.
+fn content(i: usize, s: &str) -> Result<Value, Fail> {
     let (name, activity) = s.split_once('=').ok_or_else(|| {
         Fail::Usage(format!(
             "--content `{s}` must be ISOTOPE=mCi, e.g. I(131)=2.5"
         ))
     })?;
-    let isotope = isotope_arg(name.trim(), "--content")?;
+    let field = format!("contents[{i}].radioisotope");
+    let isotope = isotope_arg(name.trim(), "--content", &field)?;
     Ok(json!({"radioisotope": isotope, "activity": activity.trim()}))
 }
 
@@ -61,7 +62,7 @@ pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
     let given_form = match a.form {
         Some(s) => Some(WasteForm::read(&s).ok_or_else(|| {
             let allowed = format!("must be one of: {}", WasteForm::allowed());
-            Fail::Invalid(vec![invalid_value("--form", &s, allowed)])
+            invalid_flag("form", "--form", &s, allowed)
         })?),
         None => None,
     };
@@ -85,7 +86,8 @@ pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
     }
     let contents: Vec<Value> = contents
         .iter()
-        .map(|c| content(c))
+        .enumerate()
+        .map(|(i, c)| content(i, c))
         .collect::<Result<_, _>>()?;
     let mass = match a.mass {
         Some(m) => json!(m),
