@@ -17,6 +17,15 @@ async fn ctrl_c_at_a_prompt_says_cancelled_and_exits_130() {
     let create = env.at_terminal(&["facility", "create"]);
     // A password prompt reads a cooked line (Ctrl-C is a signal there), a wizard's in raw mode.
     let login = env.at_terminal(&["login", "--server", &env.server, "--email", ADMIN_EMAIL]);
+    let json_login = env.at_terminal(&[
+        "login",
+        "--server",
+        &env.server,
+        "--email",
+        ADMIN_EMAIL,
+        "-o",
+        "json",
+    ]);
     dialogue("Ctrl-C at prompts", move || {
         for (cmd, prompt) in [(create, "Company name"), (login, "Password")] {
             let mut p = spawn(cmd)?;
@@ -27,6 +36,12 @@ async fn ctrl_c_at_a_prompt_says_cancelled_and_exits_130() {
             p.send_control('c')?;
             ends_cancelled(&mut p)?;
         }
+        // With `-o json` the envelope follows, whichever thread saw the Ctrl-C.
+        let mut p = spawn(json_login)?;
+        p.exp_string("Password")?;
+        p.send_control('c')?;
+        let after = ends_cancelled(&mut p)?;
+        assert!(after.contains(r#""code": "cancelled""#), "{after}");
         Ok(())
     })
     .await;

@@ -35,8 +35,9 @@ pub fn report(report: impl Fn() -> String + Send + Sync + 'static) {
 
 /// When stdin is a terminal (a prompt may be shown), watches for Ctrl-C on a thread of its own,
 /// since the command's thread is blocked in the prompt's read. The handler is in place before
-/// this returns, so a Ctrl-C at the very first prompt is caught too.
-pub fn watch() {
+/// this returns, so a Ctrl-C at the very first prompt is caught too. With `json` (`-o json`) it
+/// also prints the `cancelled` envelope on stdout, as a cancellation seen by the command does.
+pub fn watch(json: bool) {
     if !std::io::stdin().is_terminal() {
         return;
     }
@@ -78,6 +79,10 @@ pub fn watch() {
             }
             let _ = dialoguer::console::Term::stderr().show_cursor();
             say();
+            if json && !super::output::stdout_written() {
+                let envelope = serde_json::json!({"message": "Cancelled.", "code": "cancelled"});
+                let _ = super::output::print_json(&envelope);
+            }
             std::process::exit(CANCELLED.into());
         });
     // Without the thread, Ctrl-C ends the command as before, without the message.

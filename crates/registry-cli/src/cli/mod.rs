@@ -223,8 +223,8 @@ enum Command {
 }
 
 pub async fn run(cli: Cli) -> ExitCode {
-    cancel::watch();
     let format = cli.output;
+    cancel::watch(format == Format::Json);
     match dispatch(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout went away (`registry … | head -1`): what failed is only the
