@@ -1,6 +1,14 @@
 //! Times as clients send them.
 
-use chrono::{DateTime, FixedOffset, TimeDelta, Timelike};
+use chrono::{DateTime, FixedOffset, NaiveDate, TimeDelta, Timelike};
+
+/// A calendar day written `YYYY-MM-DD`, both parts padded (chrono alone also reads `2027-1-5`
+/// and `27-01-31`).
+pub fn day(s: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .ok()
+        .filter(|_| s.len() == 10)
+}
 
 /// An RFC 3339 time. A leap second (`23:59:60`) is read as the first instant of the next
 /// minute, as PostgreSQL stores it, so that both databases keep the same time and every answer

@@ -145,11 +145,7 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
     });
     out.active = r.bool_if_present("active", &mut errs);
     let date = |key: &str, errs: &mut FieldErrors| {
-        // Exactly `YYYY-MM-DD`: chrono alone also reads `2027-1-5` and `27-01-31`.
-        let day = |s: &str| {
-            let ok = s.len() == 10 && chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").is_ok();
-            ok.then(|| s.to_string())
-        };
+        let day = |s: &str| crate::time::day(s).map(|_| s.to_string());
         let message = "must be a date YYYY-MM-DD";
         clearable_parsed(&r, key, errs, day, FieldCode::InvalidValue, message)
     };

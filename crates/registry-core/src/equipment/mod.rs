@@ -98,9 +98,7 @@ pub fn local_date(now: DateTime<Utc>) -> NaiveDate {
 /// timestamp (clients send both) taken as its day in Brasília.
 pub fn parse_date(s: &str) -> Option<NaiveDate> {
     let s = s.trim();
-    NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .ok()
-        .filter(|_| s.len() == 10)
+    crate::time::day(s)
         .or_else(|| crate::time::rfc3339(s).map(|t| local_date(t.with_timezone(&Utc))))
 }
 

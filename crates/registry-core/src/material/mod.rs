@@ -238,16 +238,9 @@ pub fn parse_instant(
 ) -> Option<DateTime<Utc>> {
     let s = s.trim();
     if s.len() == 10 {
-        return bare_date(s).map(at_day);
+        return crate::time::day(s).map(at_day);
     }
     crate::time::rfc3339(s).map(|t| t.with_timezone(&Utc))
-}
-
-/// `s` as a bare date (`YYYY-MM-DD`), when it is one.
-fn bare_date(s: &str) -> Option<NaiveDate> {
-    (s.len() == 10)
-        .then(|| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok())
-        .flatten()
 }
 
 /// A radioisotope of the spec's list (`Tc(99m)`); `Tc-99m` is accepted too.
@@ -303,7 +296,7 @@ pub(crate) fn past_instant(
 ) -> Option<DateTime<Utc>> {
     let v = r.get(key).filter(|v| !v.is_null())?;
     let text = v.as_str().map(str::trim);
-    let future = |t: DateTime<Utc>| match text.and_then(bare_date) {
+    let future = |t: DateTime<Utc>| match text.and_then(crate::time::day) {
         Some(day) => day > now.with_timezone(&brasilia()).date_naive(),
         None => t > now + Duration::minutes(CLOCK_SKEW_MINUTES),
     };

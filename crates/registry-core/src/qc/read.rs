@@ -8,7 +8,7 @@ use super::calc::{
 };
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::nuclide::Nuclide;
-use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, TimeZone};
+use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};
 
 /// Activity units a dose calibrator shows.
@@ -39,12 +39,7 @@ pub fn parse_time(s: &str) -> Option<DateTime<FixedOffset>> {
     ]
     .iter()
     .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
-    .or_else(|| {
-        NaiveDate::parse_from_str(s, "%Y-%m-%d")
-            .ok()
-            .filter(|_| s.len() == 10)
-            .and_then(|d| d.and_hms_opt(0, 0, 0))
-    })?;
+    .or_else(|| crate::time::day(s).and_then(|d| d.and_hms_opt(0, 0, 0)))?;
     brasilia().from_local_datetime(&naive).single()
 }
 

@@ -9,20 +9,31 @@ use super::row::json;
 use crate::store::model::claims::Queue;
 use crate::store::model::documents::*;
 use crate::store::types::{JsonText, Ts};
-use sqlx::Row;
+use sqlx::{AssertSqlSafe, Row};
+
+/// The e-mail addresses of the active users linked to the facility that `facility` selects (an
+/// expression of `$1`), in the facility's order.
+fn recipients_sql(facility: &str) -> String {
+    format!(
+        "SELECT u.email FROM facility_users fu JOIN users u ON u.id = fu.user_id \
+         WHERE fu.facility_id = {facility} AND u.active = TRUE ORDER BY fu.position"
+    )
+}
 
 /// The e-mail addresses of the facility's active users.
 pub async fn facility_recipients(
     conn: &mut Connection,
     facility_id: &str,
 ) -> Result<Vec<String>, sqlx::Error> {
-    sqlx::query_scalar(
-        "SELECT u.email FROM facility_users fu JOIN users u ON u.id = fu.user_id \
-         WHERE fu.facility_id = $1 AND u.active = TRUE ORDER BY fu.position",
-    )
-    .bind(facility_id)
-    .fetch_all(conn)
-    .await
+    sqlx::query_scalar(AssertSqlSafe(recipients_sql("$1")))
+        .bind(facility_id)
+        .fetch_all(conn)
+        .await
+}
+
+/// Recipients as stored (a JSON array).
+fn recipients_json(recipients: &[String]) -> JsonText<String> {
+    JsonText(serde_json::to_string(recipients).unwrap_or_else(|_| "[]".into()))
 }
 
 pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Result<(), sqlx::Error> {
@@ -32,9 +43,7 @@ pub async fn schedule_email(conn: &mut Connection, s: &NewSchedule<'_>) -> Resul
     )
     .bind(s.id)
     .bind(s.document_id)
-    .bind(JsonText(
-        serde_json::to_string(s.recipients).unwrap_or_else(|_| "[]".into()),
-    ))
+    .bind(recipients_json(s.recipients))
     .bind(Ts(s.send_at))
     .bind(s.by)
     .bind(Ts(s.at))
@@ -58,18 +67,14 @@ pub async fn claim_due(
     let mut claimed: Vec<ClaimedEmail> =
         super::claims::claim(conn, instance, now, until, limit).await?;
     for email in claimed.iter_mut().filter(|e| e.to_facility_users) {
-        email.recipients = sqlx::query_scalar(
-            "SELECT u.email FROM documents d JOIN facility_users fu ON fu.facility_id = d.facility_id \
-             JOIN users u ON u.id = fu.user_id WHERE d.id = $1 AND u.active = TRUE ORDER BY fu.position",
-        )
-        .bind(&email.document_id)
-        .fetch_all(&mut *conn)
-        .await?;
+        let of_document = recipients_sql("(SELECT facility_id FROM documents WHERE id = $1)");
+        email.recipients = sqlx::query_scalar(AssertSqlSafe(of_document))
+            .bind(&email.document_id)
+            .fetch_all(&mut *conn)
+            .await?;
         sqlx::query("UPDATE email_schedules SET recipients = $2 WHERE id = $1")
             .bind(&email.id)
-            .bind(JsonText(
-                serde_json::to_string(&email.recipients).unwrap_or_else(|_| "[]".into()),
-            ))
+            .bind(recipients_json(&email.recipients))
             .execute(&mut *conn)
             .await?;
     }
