@@ -223,15 +223,24 @@ async fn register_grants_only_what_the_caller_may(app: TestApp) {
     .await;
     let admin = app.post("/api/register/", &app.admin, json!({"name": "Adm", "email": "adm@example.com", "password": PASSWORD, "roles": ["Admin", "Físico"]})).await;
     assert_eq!(admin.expect(201)["roles"], json!(["Admin", "Físico"]));
-    // The deployer can turn self-registration off.
+    // The deployer can turn self-registration off: registering then takes a staff token (401
+    // without one, with the challenge), and a staff token still registers.
     if let Some(closed) = TestApp::spawn_with(app.backend, |c| c.self_registration = false).await {
-        closed
+        let refused = closed
             .post_anon(
                 "/api/register/",
                 json!({"name": "N", "email": "n@example.com", "password": PASSWORD}),
             )
             .await
-            .expect_error(403, "permission_denied");
+            .expect_error(401, "unauthorized");
+        assert_eq!(refused.headers["www-authenticate"], "Bearer");
+        closed
+            .post_created(
+                "/api/register/",
+                &closed.admin,
+                json!({"name": "N", "email": "n@example.com", "password": PASSWORD}),
+            )
+            .await;
     }
     let _ = Backend::Sqlite;
 }

@@ -12,7 +12,9 @@ on_both_databases!(
     references_are_reported_with_the_other_field_errors,
     authentication_bodies_report_every_missing_field,
     bare_nan_in_a_quantity_is_an_invalid_quantity,
-    a_body_id_may_not_name_another_record_than_the_path
+    a_body_id_may_not_name_another_record_than_the_path,
+    a_body_that_is_not_an_object_is_refused_as_a_whole,
+    an_empty_id_is_a_missing_one
 );
 
 /// The `(field, code)` pairs of a 422 answer, sorted.
@@ -242,4 +244,53 @@ async fn a_body_id_may_not_name_another_record_than_the_path(app: TestApp) {
             ("typeOfTest", "invalid_value"),
         ])
     );
+}
+
+/// Every JSON write of the API description, sent a body that is JSON but not an object (`[]`),
+/// answers 422 on the whole body (field `""`), not a field of it reported missing.
+async fn a_body_that_is_not_an_object_is_refused_as_a_whole(app: TestApp) {
+    let facility = app.create_facility(facility_payload("Corpo Inteiro")).await;
+    let fid = facility["_id"].as_str().unwrap();
+    let doc = app.openapi().await;
+    let (mut checked, mut wrong) = (0, Vec::new());
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let json_body = op["requestBody"]["content"]["application/json"].is_object();
+            if !json_body || !["post", "put"].contains(&method.as_str()) {
+                continue;
+            }
+            let path = path.replace("{id}", fid).replace("{facility_id}", fid);
+            let method = method.to_uppercase().parse().unwrap();
+            let answer = app
+                .call(method, &path, Some(&app.admin), Some(&json!([])))
+                .await;
+            let errors = answer.field_errors();
+            if (answer.status.as_u16(), errors.as_slice())
+                != (422, &[(String::new(), "invalid_value".to_owned())])
+            {
+                wrong.push(format!("{path}: {} {}", answer.status, answer.body));
+            }
+            checked += 1;
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    assert!(checked > 30, "{checked} JSON writes");
+}
+
+/// An `_id` that is empty or blank names no record: it is reported as missing (`required`), as
+/// an absent one is.
+async fn an_empty_id_is_a_missing_one(app: TestApp) {
+    for path in [
+        "/api/exclude/",
+        "/api/edit/",
+        "/api/group/edit",
+        "/api/facility/exclude",
+        "/api/facility/edit",
+    ] {
+        for id in ["", "   "] {
+            app.post(path, &app.admin, json!({"_id": id}))
+                .await
+                .expect_field_errors(&[("_id", "required")]);
+        }
+    }
 }

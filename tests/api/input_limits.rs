@@ -204,6 +204,14 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
     assert_eq!(deep["list"], json!([]));
     assert_eq!(deep["paging"]["pageNum"], 1_000_000_000);
     app.admin_get("/api/users?pageNum=1000000000").await;
+    app.get("/api/users?pageNum=99999999999999999999", &app.admin)
+        .await
+        .expect_error(400, "bad_request");
+    // A page size past any number is cut to the maximum, as one of 201 is.
+    for size in ["201", "99999999999999999999"] {
+        let page = app.admin_get(&format!("/api/users?pageSize={size}")).await;
+        assert_eq!(page["paging"]["pageSize"], 200, "{size}");
+    }
 }
 
 async fn the_openapi_document_states_the_limits(app: TestApp) {

@@ -31,6 +31,7 @@ mod service;
 mod sqlite_readers;
 mod startup;
 mod storage_outage;
+mod stored_views;
 mod test_servers;
 mod unicode_text;
 mod users;

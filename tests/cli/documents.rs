@@ -347,3 +347,100 @@ async fn an_upload_over_the_limit_is_refused_input() {
     .expect(4)
     .says("upload limit");
 }
+
+/// `document show` tells the latest schedule (`scheduledEmail`) from the last delivery
+/// (`sentEmail`): while the latest is the one delivered it says `sent`; a newer schedule that
+/// is failing (here: the facility's only linked user unlinked before it is sent, so it has
+/// nobody to go to) shows its state, attempts and last error, and the last delivery after it.
+#[tokio::test(flavor = "multi_thread")]
+async fn document_show_tells_a_newer_schedule_from_the_last_delivery() {
+    let env = Env::start_configured(|c| {
+        c.documents.email_poll_interval = std::time::Duration::from_millis(200);
+        c.documents.email_retry_base = std::time::Duration::from_secs(3600);
+    })
+    .await;
+    env.login_admin().await;
+    let facility = env.facility("Clinica Correio", 24).await;
+    std::fs::write(env.work.path().join("laudo.pdf"), pdf(2048)).unwrap();
+    let id = env
+        .run(&upload_args(
+            "laudo.pdf",
+            "Laudo",
+            &facility,
+            &["--validity", "2027-11-01", "-o", "json"],
+        ))
+        .await
+        .expect(0)
+        .id();
+    env.run(&["document", "sign", &id]).await.expect(0);
+    env.run(&["document", "release", &id]).await.expect(0);
+
+    let show = ["document", "show", id.as_str()];
+
+    // The first schedule goes out: the latest schedule is the one delivered.
+    env.run(&[
+        "document",
+        "schedule-email",
+        &id,
+        "--to",
+        "fisica@example.com",
+    ])
+    .await
+    .expect(0);
+    shown_once(&env, &id, "the first e-mail sent", |d| {
+        d["sentEmail"].is_object()
+    })
+    .await;
+    let shown = env.run(&show).await.expect(0).stdout;
+    assert!(shown.contains("sent ") && shown.contains("to fisica@example.com"));
+    assert!(!shown.contains("scheduled for"), "{shown}");
+
+    // A second one, to the facility's users, a few seconds ahead; its only user is unlinked
+    // before then, so each attempt fails (retried in an hour).
+    let (_, titular) = env.user("Tito Correio", &["Cliente"]).await;
+    env.assign(&facility, &titular, "Titular").await;
+    let at = (chrono::Utc::now() + chrono::TimeDelta::seconds(5)).to_rfc3339();
+    env.run(&["document", "schedule-email", &id, "--at", &at])
+        .await
+        .expect(0);
+    env.run(&["facility", "unassign", &facility, "--user", &titular])
+        .await
+        .expect(0);
+    let d = shown_once(&env, &id, "the second e-mail tried", |d| {
+        d["scheduledEmail"]["attempts"].as_i64() >= Some(1)
+    })
+    .await;
+    assert_eq!(d["scheduledEmail"]["status"], "pending", "{d:#}");
+    assert_ne!(d["scheduledEmail"]["_id"], d["sentEmail"]["_id"], "{d:#}");
+
+    let shown = env.run(&show).await.expect(0).stdout;
+    for said in [
+        "pending, scheduled for ",
+        "1 attempt, the next at ",
+        "last error: ",
+        "no active users",
+        "last sent ",
+        "to fisica@example.com",
+    ] {
+        assert!(shown.contains(said), "{said:?} not in:\n{shown}");
+    }
+}
+
+/// `document show ID -o json` once `done` holds of it (the e-mail worker runs on its own), within
+/// a minute; `what` says what was waited for.
+async fn shown_once(
+    env: &Env,
+    id: &str,
+    what: &str,
+    done: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let d = env.json(&["document", "show", id]).await;
+        if done(&d) {
+            return d;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: {d:#}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

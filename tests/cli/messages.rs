@@ -219,6 +219,146 @@ async fn every_missing_flag_is_named_at_once() {
         .says("--form `gas`: must be one of");
 }
 
+/// `user create`, `login`, `test history` and `user password` without a terminal name every
+/// missing flag at once too (the password's `--password-stdin` among them), before anything is
+/// looked up: `user password --user` says what it lacks before looking the user up.
+#[tokio::test(flavor = "multi_thread")]
+async fn accounts_and_history_name_every_missing_flag_at_once() {
+    let env = Env::logged_in().await;
+    for (args, named) in [
+        (
+            &["user", "create"][..],
+            "--name, --email and --password-stdin are required",
+        ),
+        (
+            &["user", "create", "--name", "Nina"],
+            "--email and --password-stdin are required",
+        ),
+        (
+            &[
+                "user",
+                "create",
+                "--email",
+                "nina@example.com",
+                "--password-stdin",
+            ],
+            "--name is required",
+        ),
+        // A profile with no server yet: the server is missing too.
+        (
+            &["--profile", "novo", "login"],
+            "--server, --email and --password-stdin are required",
+        ),
+        (&["login"], "--email and --password-stdin are required"),
+        (
+            &["test", "history"],
+            "--equipment and --test-type are required",
+        ),
+        (
+            &["user", "password", "--user", "nobody@example.com"],
+            "--password-stdin is required",
+        ),
+    ] {
+        env.run(args).await.expect(2).says(named);
+    }
+    // A value given that the local check refuses is said first (exit 4), as before the password.
+    env.run(&["user", "create", "--email", "x", "--telephone", "123"])
+        .await
+        .expect(4)
+        .says("--email: ")
+        .says("--telephone: ");
+    env.run(&["login", "--server", "localhost:1"])
+        .await
+        .expect(2)
+        .says("the server URL `localhost:1` (from --server) is not valid");
+}
+
+/// `--from` / `--to` of `document list` and `test history` are days, `YYYY-MM-DD`: one that is
+/// not (`2026-13-01`, `2026-02-30`) is refused before anything is looked up, named by its flag
+/// (not by the API's `dateGte` / `dateLt`), exit 4 and the validation envelope as for the other
+/// filter flags (`--status`).
+#[tokio::test(flavor = "multi_thread")]
+async fn date_filters_are_named_by_their_flags() {
+    let env = Env::logged_in().await;
+    let history = [
+        "test",
+        "history",
+        "--equipment",
+        "nowhere",
+        "--test-type",
+        "X",
+    ];
+    let with = |base: &[&'static str], extra: &[&'static str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        args
+    };
+    for (args, said) in [
+        (
+            with(&["document", "list"], &["--from", "2026-13-01"]),
+            "  - --from `2026-13-01`: must be a date as YYYY-MM-DD",
+        ),
+        (
+            with(&["document", "list"], &["--to", "2026-02-30"]),
+            "  - --to `2026-02-30`: must be a date as YYYY-MM-DD",
+        ),
+        (
+            with(&history, &["--from", "2026-13-01"]),
+            "  - --from `2026-13-01`: must be a date as YYYY-MM-DD",
+        ),
+        (
+            with(&history, &["--to", "2026-1-5"]),
+            "  - --to `2026-1-5`: must be a date as YYYY-MM-DD",
+        ),
+    ] {
+        let out = env.run(&args).await.expect(4).says(said);
+        assert!(
+            !out.stderr.contains("dateGte") && !out.stderr.contains("dateLt"),
+            "{}",
+            out.stderr
+        );
+    }
+    // Both refused at once.
+    env.run(&with(
+        &history,
+        &["--from", "2026-00-10", "--to", "2026-02-30"],
+    ))
+    .await
+    .expect(4)
+    .says("--from `2026-00-10`")
+    .says("--to `2026-02-30`");
+    // Under -o json, the envelope of a refused filter value: the same shape as `--status`'s,
+    // naming the API's filter.
+    let mut envelopes = Vec::new();
+    for flag in [["--from", "2026-13-01"], ["--status", "nada"]] {
+        let args = with(&["document", "list", "-o", "json"], &flag);
+        envelopes.push(env.run(&args).await.expect(4).json());
+    }
+    let (from, status) = (&envelopes[0], &envelopes[1]);
+    assert_eq!(from["code"], "validation_failed", "{from}");
+    assert_eq!(from["code"], status["code"]);
+    assert_eq!(from["message"], status["message"]);
+    assert_eq!(from["errors"][0]["field"], "dateGte", "{from}");
+    assert_eq!(from["errors"][0]["code"], status["errors"][0]["code"]);
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(from), keys(status));
+    // Days that are days still filter.
+    env.run(&[
+        "document",
+        "list",
+        "--from",
+        "2026-01-01",
+        "--to",
+        "2027-01-01",
+    ])
+    .await
+    .expect(0);
+}
+
 /// Small wording points: a count of one in the singular, stdin named as such, a page size over
 /// the largest refused, the unit in the usage headers, `active` the same in a list and a record.
 #[tokio::test(flavor = "multi_thread")]

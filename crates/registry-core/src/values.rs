@@ -35,7 +35,8 @@ macro_rules! spec_enum {
             }
 
             pub fn parse(s: &str) -> Option<Self> {
-                match s { $($text => Some($name::$variant),)+ _ => None }
+                // Text fields are trimmed (docs/decisions.md), these values too.
+                match s.trim() { $($text => Some($name::$variant),)+ _ => None }
             }
 
             /// The allowed values, for error messages and prompts.

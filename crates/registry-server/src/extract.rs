@@ -49,6 +49,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 }
 
 impl JsonBody {
+    /// The body: a JSON object, within the limits of `payload::check_body_limits`.
     pub fn value(&self) -> Result<Value, ApiError> {
         if !self.is_json {
             return Err(ApiError::BadRequest(
@@ -57,6 +58,11 @@ impl JsonBody {
         }
         let value = registry_core::json::parse(&self.bytes)
             .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))?;
+        // Every body of the API is an object: other JSON (`[]`, `"x"`) is refused as a whole, not
+        // read as an object whose fields are all missing.
+        if !value.is_object() {
+            return Err(not_an_object());
+        }
         let errors = registry_core::payload::check_body_limits(&value);
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors));
@@ -69,11 +75,7 @@ impl JsonBody {
     pub fn object(&self) -> Result<Map<String, Value>, ApiError> {
         match self.value()? {
             Value::Object(fields) => Ok(fields),
-            _ => Err(ApiError::field(
-                "",
-                registry_core::FieldCode::InvalidValue,
-                "the body must be a JSON object",
-            )),
+            _ => Err(not_an_object()),
         }
     }
 
@@ -116,7 +118,7 @@ impl JsonBody {
     pub fn id(value: &Value) -> Result<String, ApiError> {
         match value.get("_id") {
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
-            Some(Value::Null) | None => Err(ApiError::field(
+            Some(Value::String(_) | Value::Null) | None => Err(ApiError::field(
                 "_id",
                 registry_core::FieldCode::Required,
                 "is required",
@@ -128,6 +130,16 @@ impl JsonBody {
             )),
         }
     }
+}
+
+/// A body that is JSON but not an object (`[]`, `"x"`): a validation error of the whole body
+/// (field `""`), as a field of the wrong type is.
+fn not_an_object() -> ApiError {
+    ApiError::field(
+        "",
+        registry_core::FieldCode::InvalidValue,
+        "the body must be a JSON object",
+    )
 }
 
 /// Path parameters, refused in the envelope: a segment that cannot be decoded (`%ff` is not
@@ -309,9 +321,16 @@ fn is_blank(v: &Value) -> bool {
 }
 
 fn positive_int(v: &Value, key: &str) -> Result<i64, ApiError> {
+    // A whole number too large for i64 is as large as any: the page size is then cut to its
+    // maximum, the page number refused by its range.
     let n = match v {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.trim().parse().ok(),
+        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX)),
+        Value::String(s) => {
+            let s = s.trim();
+            s.parse().ok().or_else(|| {
+                (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then_some(i64::MAX)
+            })
+        }
         _ => None,
     };
     n.filter(|n| *n >= 1)

@@ -187,6 +187,44 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     .await;
     assert_eq!(doc["equipment"]["_id"], eq.as_str());
     assert_eq!(doc["test"]["_id"], test.as_str());
+    // An edit may not move the document to other equipment while it keeps a QC test of the
+    // first; with the test let go (or one of the new equipment) it may.
+    let id = doc["_id"].as_str().unwrap();
+    app.post(
+        "/api/document/edit/",
+        &app.admin,
+        json!({"_id": id, "equipment": other_eq}),
+    )
+    .await
+    .expect_field_errors(&[("equipment", "invalid_value")]);
+    assert_eq!(
+        app.admin_get(&format!("/api/document/{id}")).await["equipment"]["_id"],
+        eq.as_str()
+    );
+    let moved = app
+        .post_ok(
+            "/api/document/edit/",
+            &app.admin,
+            json!({"_id": id, "equipment": other_eq, "test": null}),
+        )
+        .await;
+    assert_eq!(
+        (&moved["equipment"]["_id"], &moved["test"]),
+        (&json!(other_eq), &json!(null))
+    );
+    // A text part that is not UTF-8 is named as such, not read as something else.
+    let raw = form(
+        &[
+            ("facility", facility.as_str()),
+            ("date", "2026-11-01"),
+            ("validity", "2027-11-01"),
+        ],
+        Some((pdf(100, 0), "a.pdf")),
+    )
+    .part("name", reqwest::multipart::Part::bytes(vec![0xff, 0xfe]));
+    send_form(&app, "/api/document/register", &app.admin, raw)
+        .await
+        .expect_field_errors(&[("name", "invalid_value")]);
     // JSON is not an upload.
     app.post("/api/document/register/", &app.admin, json!({"name": "x"}))
         .await

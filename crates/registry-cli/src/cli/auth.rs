@@ -37,12 +37,20 @@ enum ProfilesCommand {
 }
 
 pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
-    let origin = match &g.server {
-        Some(_) => g.server_origin.clone(),
-        None => "the prompt".to_owned(),
-    };
-    // A URL typed at the prompt is asked again until it is one; a given one that is not is a
-    // usage error naming where it came from.
+    // A given URL that is not one is a usage error naming where it came from; then, without a
+    // terminal, every missing flag is named at once. A URL typed at the prompt is asked again
+    // until it is one.
+    if let Some(given) = &g.server {
+        check_server_url(given, &g.server_origin)?;
+    }
+    prompt::require(
+        g.interactive,
+        &[
+            ("--server", g.server.is_some()),
+            ("--email", args.email.is_some()),
+            ("--password-stdin", args.password_stdin),
+        ],
+    )?;
     let server = match g.server.clone() {
         Some(given) => given,
         None => prompt::checked(
@@ -54,7 +62,6 @@ pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
             Some(&rules::server_url),
         )?,
     };
-    check_server_url(&server, &origin)?;
     let email = prompt::checked(
         args.email,
         g.interactive,

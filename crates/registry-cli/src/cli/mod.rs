@@ -9,6 +9,7 @@ mod changes;
 mod columns;
 mod config;
 mod context;
+mod days;
 mod document;
 mod equipment;
 mod examples;

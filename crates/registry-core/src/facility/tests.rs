@@ -229,3 +229,18 @@ fn sizes_are_bounded() {
     let (_, errs) = read_facility_partial(&v, Mode::Create, &[]);
     assert!(errs.is_empty(), "{:?}", errs.into_vec());
 }
+
+#[test]
+fn listed_values_are_read_trimmed_like_any_text() {
+    let mut body = valid();
+    body["department"] = json!(" Radiodiagnóstico ");
+    body["practices"] = json!(["Diagnóstico ", " Terapia Ambulatorial"]);
+    body["radioisotopes"] = json!([{"name": " Tc(99m) ", "quantity": 1}]);
+    let f = read_facility(&body, Mode::Create, &[]).unwrap();
+    assert_eq!(f.department, Some(Department::Radiodiagnosis));
+    assert_eq!(
+        f.practices.unwrap().into_iter().collect::<Vec<_>>(),
+        [Practice::OutpatientTherapy, Practice::Diagnosis]
+    );
+    assert_eq!(f.radioisotopes.unwrap()[0].name.as_str(), "Tc(99m)");
+}

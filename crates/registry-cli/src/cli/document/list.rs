@@ -2,6 +2,7 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail, allowed_value};
+use crate::cli::days::DayRange;
 use crate::cli::offered;
 use crate::cli::output::Paging;
 use crate::cli::resolve;
@@ -23,12 +24,8 @@ pub struct ListArgs {
     /// QC test _id.
     #[arg(long)]
     test: Option<String>,
-    /// Dated from this day (YYYY-MM-DD).
-    #[arg(long)]
-    from: Option<String>,
-    /// Dated before this day (YYYY-MM-DD).
-    #[arg(long)]
-    to: Option<String>,
+    #[command(flatten)]
+    days: DayRange,
     /// Text in the name.
     #[arg(long)]
     q: Option<String>,
@@ -42,14 +39,15 @@ fn parse_status(s: &str) -> Result<DocumentStatus, String> {
 }
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {
+    // The flags' values are checked before the facility is looked up.
     let status = allowed_value("--status", a.status, parse_status)?;
-    let filters = ListQuery::default()
+    let filters = a
+        .days
+        .filters(ListQuery::default())?
         .filter_opt("status", status.map(|s| s.slug()))
         .filter_opt("facilityId", resolve::facility_id(ctx, a.facility).await?)
         .filter_opt("equipmentId", a.equipment)
         .filter_opt("testId", a.test)
-        .filter_opt("dateGte", a.from)
-        .filter_opt("dateLt", a.to)
         .filter_opt("q", a.q);
     let p = a.paging;
     let list: Vec<Document> = if p.all {

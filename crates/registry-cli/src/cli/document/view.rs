@@ -2,7 +2,7 @@
 
 use crate::cli::context::Fail;
 use crate::cli::output::{self, Column, Format, or_empty};
-use registry_core::document::Document;
+use registry_core::document::{Document, SentEmail};
 
 const COLUMNS: &[Column<Document>] = &[
     ("_id", |d| d.id.clone()),
@@ -56,20 +56,7 @@ pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let email = match (&d.sent_email, &d.scheduled_email) {
-        (Some(s), _) => format!(
-            "sent {} to {}",
-            output::brasilia(&s.sent_at),
-            s.to.join(", ")
-        ),
-        (None, Some(s)) => format!(
-            "{} for {} to {}",
-            s.status,
-            output::brasilia(&s.send_at),
-            s.to.join(", ")
-        ),
-        (None, None) => String::new(),
-    };
+    let email = email(d);
     output::print_record(
         format,
         d,
@@ -117,4 +104,125 @@ pub fn show(format: Format, d: &Document) -> Result<(), Fail> {
         ],
     )?;
     Ok(())
+}
+
+/// The `email` row, from the latest schedule (`scheduledEmail`) and the latest delivery
+/// (`sentEmail`, of that schedule or of an earlier one: it carries its schedule's `_id`). When the
+/// latest schedule is the one delivered: `sent AT to …`. Otherwise the latest schedule's state,
+/// `pending, scheduled for AT to …`, with its attempts, the next one and the last error once it
+/// has been tried, then the last delivery, `last sent AT to …`: a newer schedule that has not
+/// gone out is never hidden behind an older one that did.
+fn email(d: &Document) -> String {
+    let sent = |s: &SentEmail| format!("{} {}", output::brasilia(&s.sent_at), recipients(&s.to));
+    let latest = match (&d.scheduled_email, &d.sent_email) {
+        (Some(latest), Some(s)) if s.id != latest.id => latest,
+        (Some(latest), None) => latest,
+        (_, Some(s)) => return format!("sent {}", sent(s)),
+        (None, None) => return String::new(),
+    };
+    let mut lines = vec![format!(
+        "{}, scheduled for {} {}",
+        latest.status,
+        output::brasilia(&latest.send_at),
+        recipients(&latest.to)
+    )];
+    if latest.attempts > 0 {
+        let plural = if latest.attempts == 1 { "" } else { "s" };
+        let mut attempts = format!("{} attempt{plural}", latest.attempts);
+        if let Some(next) = &latest.next_attempt_at {
+            attempts.push_str(&format!(", the next at {}", output::brasilia(next)));
+        }
+        lines.push(attempts);
+    }
+    if let Some(error) = &latest.last_error {
+        lines.push(format!("last error: {error}"));
+    }
+    if let Some(s) = &d.sent_email {
+        lines.push(format!("last sent {}", sent(s)));
+    }
+    lines.join("\n")
+}
+
+/// `to a, b`; `(no recipients)` for a schedule to the facility's users that found none when
+/// it was last tried (its `lastError` says so).
+fn recipients(to: &[String]) -> String {
+    if to.is_empty() {
+        "(no recipients)".to_owned()
+    } else {
+        format!("to {}", to.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::email;
+    use registry_core::document::Document;
+    use serde_json::json;
+
+    /// A released document with `scheduled` and `sent` as the server gives them.
+    fn document(scheduled: serde_json::Value, sent: serde_json::Value) -> Document {
+        let person = json!({"_id": "u1", "name": "Ana Souza"});
+        serde_json::from_value(json!({
+            "_id": "d1", "name": "Laudo", "facility": {"_id": "f1", "name": "Clínica"},
+            "date": "2026-11-01", "validity": "2027-11-01", "status": "Liberado",
+            "file": {"name": "laudo.pdf", "contentType": "application/pdf", "size": 9,
+                     "sha256": "00"},
+            "uploadedBy": person, "uploadedAt": "2026-11-01T12:00:00Z",
+            "comments": [], "versions": [],
+            "createdAt": "2026-11-01T12:00:00Z", "updatedAt": "2026-11-01T12:00:00Z",
+            "scheduledEmail": scheduled, "sentEmail": sent,
+        }))
+        .expect("a document")
+    }
+
+    fn schedule(id: &str, status: &str, attempts: i64, error: Option<&str>) -> serde_json::Value {
+        json!({
+            "_id": id, "sendAt": "2026-12-01T12:00:00Z", "to": ["fisica@example.com"],
+            "status": status, "attempts": attempts,
+            "nextAttemptAt": (status == "pending" && attempts > 0).then_some("2026-12-01T12:01:00Z"),
+            "lastError": error, "sentAt": (status == "sent").then_some("2026-11-20T13:00:00Z"),
+        })
+    }
+
+    fn delivery(id: &str) -> serde_json::Value {
+        json!({"_id": id, "sentAt": "2026-11-20T13:00:00Z", "to": ["ana@example.com"]})
+    }
+
+    #[test]
+    fn the_latest_schedule_is_shown_when_it_is_not_the_one_delivered() {
+        let delivered = document(schedule("s1", "sent", 1, None), delivery("s1"));
+        assert_eq!(
+            email(&delivered),
+            "sent 2026-11-20 10:00:00 -03:00 to ana@example.com"
+        );
+        let failing = document(
+            schedule("s2", "pending", 2, Some("connection refused")),
+            delivery("s1"),
+        );
+        assert_eq!(
+            email(&failing),
+            "pending, scheduled for 2026-12-01 09:00:00 -03:00 to fisica@example.com\n\
+             2 attempts, the next at 2026-12-01 09:01:00 -03:00\n\
+             last error: connection refused\n\
+             last sent 2026-11-20 10:00:00 -03:00 to ana@example.com"
+        );
+        let failed = document(schedule("s1", "failed", 8, Some("refused")), json!(null));
+        assert_eq!(
+            email(&failed),
+            "failed, scheduled for 2026-12-01 09:00:00 -03:00 to fisica@example.com\n\
+             8 attempts\nlast error: refused"
+        );
+        let mut nobody = schedule("s2", "pending", 1, Some("no active users"));
+        nobody["to"] = json!([]);
+        assert!(
+            email(&document(nobody, delivery("s1")))
+                .starts_with("pending, scheduled for 2026-12-01 09:00:00 -03:00 (no recipients)\n")
+        );
+        let waiting = document(schedule("s1", "pending", 0, None), json!(null));
+        assert_eq!(
+            email(&waiting),
+            "pending, scheduled for 2026-12-01 09:00:00 -03:00 to fisica@example.com"
+        );
+        assert_eq!(email(&document(json!(null), json!(null))), "");
+    }
 }

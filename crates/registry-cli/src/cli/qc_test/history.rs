@@ -2,7 +2,8 @@
 
 use super::view;
 use crate::cli::context::{Ctx, Fail};
-use crate::cli::resolve;
+use crate::cli::days::DayRange;
+use crate::cli::{prompt, resolve};
 use clap::Args;
 use registry_client::ListQuery;
 
@@ -14,20 +15,23 @@ pub struct HistoryArgs {
     /// Test type: _id or name.
     #[arg(long)]
     test_type: Option<String>,
-    /// From this day (YYYY-MM-DD).
-    #[arg(long)]
-    from: Option<String>,
-    /// Before this day (YYYY-MM-DD).
-    #[arg(long)]
-    to: Option<String>,
+    #[command(flatten)]
+    days: DayRange,
 }
 
 pub async fn run(ctx: &Ctx, a: HistoryArgs) -> Result<(), Fail> {
+    // The days given are checked first, then every missing flag is named at once, before the
+    // equipment is looked up or picked.
+    let query = a.days.filters(ListQuery::default())?;
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--equipment", a.equipment.is_some()),
+            ("--test-type", a.test_type.is_some()),
+        ],
+    )?;
     let e = resolve::equipment_or_pick(ctx, a.equipment, "--equipment").await?;
     let t = resolve::test_type_or_pick(ctx, &e, a.test_type, "--test-type").await?;
-    let query = ListQuery::default()
-        .filter_opt("dateGte", a.from)
-        .filter_opt("dateLt", a.to);
     let list = ctx.client.test_history(&e.id, &t.id, &query).await?;
     view::print_list(ctx.format, &list)
 }

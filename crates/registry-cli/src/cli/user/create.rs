@@ -20,6 +20,21 @@ pub struct CreateArgs {
 
 pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     let mut input = a.fields.input()?;
+    let terms = a.fields.terms();
+    let refused = |errors| terms.apply(Fail::Invalid(errors));
+    // Without a terminal: a value given that the checks refuse is refused first, with every
+    // other one (exit 4), then every missing flag is named at once (exit 2), the password's
+    // among them — one run tells a script everything it lacks.
+    let required = [
+        ("--name", input.name.is_some()),
+        ("--email", input.email.is_some()),
+        ("--password-stdin", a.password_stdin),
+    ];
+    if !ctx.interactive && required.iter().any(|(_, given)| !given) {
+        let fields = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
+        read_user(&fields, false).map_err(refused)?;
+        prompt::require(false, &required)?;
+    }
     let name_rule: prompt::Check = &rules::not_empty;
     let email_rule: prompt::Check = &rules::email;
     let telephone_rule = rules::user_field("telephone");
@@ -60,11 +75,8 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     if input.roles.is_none() && ctx.interactive {
         input.roles = wizard::ask_roles(ctx, &[]).await?;
     }
-    // Without a terminal, a value the checks refuse went on as given: it is refused with every
-    // other field (exit 4) — the password from --password-stdin among them, else before one is
-    // asked for (or found missing).
-    let terms = a.fields.terms();
-    let refused = |errors| terms.apply(Fail::Invalid(errors));
+    // A value the checks refuse went on as given: it is refused with every other field (exit
+    // 4) — the password from --password-stdin among them, else before one is asked for.
     if !a.password_stdin {
         let fields = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
         read_user(&fields, false).map_err(refused)?;

@@ -9,6 +9,9 @@ use crate::cli::prompt::PasswordKind;
 use crate::cli::{output, prompt, resolve};
 
 pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Result<(), Fail> {
+    // Without a terminal the password comes from stdin or not at all: said before the user is
+    // looked up.
+    prompt::require(ctx.interactive, &[("--password-stdin", password_stdin)])?;
     let target = match user {
         Some(u) => Some(resolve::user(ctx, &u).await?),
         None => None,

@@ -43,8 +43,10 @@ pub(super) async fn register(
 ) -> Result<Response> {
     match &caller {
         None if !state.config.self_registration => {
-            return Err(ApiError::PermissionDenied(
-                "Self-registration is disabled on this server; ask a staff member.".into(),
+            // Registering then takes a staff token, which this request lacks (401, not 403).
+            return Err(ApiError::Unauthorized(
+                "Self-registration is disabled on this server: sign in as staff, or ask a staff member."
+                    .into(),
             ));
         }
         None => client.take(&state.limiters.register)?,

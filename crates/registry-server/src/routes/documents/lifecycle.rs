@@ -164,7 +164,7 @@ pub(super) async fn comment(
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Response> {
-    let value = body.value()?;
+    let value = body.object()?;
     let text = match value.get("text") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
         Some(Value::String(_)) | Some(Value::Null) | None => {

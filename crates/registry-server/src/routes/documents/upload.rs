@@ -64,7 +64,10 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
             file = Some((staged, file_name));
             continue;
         }
-        let text = field.text().await.map_err(multipart_error)?;
+        let bytes = field.bytes().await.map_err(multipart_error)?;
+        let text = String::from_utf8(bytes.to_vec()).map_err(|_| {
+            ApiError::field(name.as_str(), FieldCode::InvalidValue, "must be UTF-8 text")
+        })?;
         text_bytes += text.len();
         if text_bytes > JSON_BODY_LIMIT {
             return Err(ApiError::PayloadTooLarge(
@@ -434,6 +437,18 @@ async fn check_edit(
         Some(e) => e.clone(),
         None => current.equipment_id.clone(),
     };
+    // New equipment with the stored QC test kept: the test must be of that equipment too.
+    if let (Some(Some(eq)), None, Some(test)) = (&draft.equipment, &draft.test, &current.test_id)
+        && store::test_equipment(conn, test, &current.facility_id)
+            .await?
+            .is_some_and(|of| of != *eq)
+    {
+        errs.push(
+            "equipment",
+            FieldCode::InvalidValue,
+            "is not the equipment of the document's QC test: send `test` too (or `test: null`)",
+        );
+    }
     check_references(
         conn,
         &current.facility_id,

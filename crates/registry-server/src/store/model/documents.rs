@@ -9,6 +9,7 @@ use registry_core::document::DocumentStatus;
 pub struct DocumentState {
     pub facility_id: String,
     pub equipment_id: Option<String>,
+    pub test_id: Option<String>,
     pub status: DocumentStatus,
     pub file_version: i64,
     pub sha256: String,

@@ -18,7 +18,7 @@ pub(super) const LIVE: &str = "d.archived_at IS NULL AND f.archived_at IS NULL";
 
 pub async fn state(conn: &mut Connection, id: &str) -> Result<Option<DocumentState>, sqlx::Error> {
     let sql = format!(
-        "SELECT d.facility_id, d.equipment_id, d.status, d.file_version, cf.sha256, cf.size, d.name, f.name AS facility_name, d.date, d.validity \
+        "SELECT d.facility_id, d.equipment_id, d.test_id, d.status, d.file_version, cf.sha256, cf.size, d.name, f.name AS facility_name, d.date, d.validity \
          FROM documents d JOIN facilities f ON f.id = d.facility_id \
          JOIN document_files cf ON cf.document_id = d.id AND cf.version = d.file_version \
          WHERE d.id = $1 AND {LIVE}"
@@ -33,6 +33,7 @@ pub async fn state(conn: &mut Connection, id: &str) -> Result<Option<DocumentSta
     Ok(Some(DocumentState {
         facility_id: r.try_get("facility_id")?,
         equipment_id: opt(&r, "equipment_id")?,
+        test_id: opt(&r, "test_id")?,
         status: parse_status(&r.try_get::<String, _>("status")?)?,
         file_version: r.try_get("file_version")?,
         sha256: r.try_get("sha256")?,
