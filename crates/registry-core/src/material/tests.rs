@@ -164,3 +164,30 @@ proptest! {
         prop_assert!(((back - a) / a).abs() < 1e-9);
     }
 }
+
+#[test]
+fn a_label_dated_past_twenty_half_lives_from_the_receipt_is_refused() {
+    let now = utc("2026-03-04T15:00:00Z");
+    let receipt = |iso: &str, reference: &str| {
+        read_receipt(
+            &json!({"radioisotope": iso, "activity": 10, "supplier": "IPEN",
+                    "receivedAt": "2026-03-04T12:00:00Z", "activityReferenceTime": reference}),
+            now,
+        )
+    };
+    // Tc-99m: 20 half-lives are 120.1 h; I-131: 160.4 days; either way round.
+    assert!(receipt("Tc(99m)", "2026-03-09T11:00:00Z").is_ok());
+    assert!(receipt("Tc(99m)", "2026-02-27T13:00:00Z").is_ok());
+    for (iso, reference) in [
+        ("Tc(99m)", "2026-03-09T13:00:00Z"),
+        ("Tc(99m)", "2026-02-27T11:00:00Z"),
+        ("Tc(99m)", "2030-01-01T00:00:00Z"),
+        ("I(131)", "1990-01-01"),
+    ] {
+        assert_codes(
+            receipt(iso, reference),
+            &[("activityReferenceTime", FieldCode::InvalidValue)],
+        );
+    }
+    assert!(receipt("I(131)", "2026-08-01").is_ok());
+}

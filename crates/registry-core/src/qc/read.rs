@@ -253,6 +253,9 @@ fn done<T>(errs: FieldErrors, value: Option<T>) -> Result<T, Vec<FieldError>> {
     }
 }
 
+/// How many half-lives a source's certificate may lie before the measurement.
+const MAX_SOURCE_HALF_LIVES: f64 = 20.0;
+
 /// Accuracy and constancy (`with_certificate`) or precision: sources, each with its readings.
 pub fn source_test(
     measurements: Option<&Value>,
@@ -296,11 +299,25 @@ pub fn source_test(
         && let Some(at) = t.measured_at
     {
         for (i, s) in t.sources.iter().enumerate() {
-            if s.certificate.as_ref().is_some_and(|c| c.date > at) {
+            let Some(c) = &s.certificate else { continue };
+            let field = format!("{ROOT}.sources[{i}].certificateDate");
+            let half_lives = (at - c.date).num_seconds() as f64 / s.nuclide.half_life_seconds();
+            if c.date > at {
                 errs.push(
-                    format!("{ROOT}.sources[{i}].certificateDate"),
+                    field,
                     FieldCode::InvalidValue,
                     "is after the measurement time",
+                );
+            } else if half_lives > MAX_SOURCE_HALF_LIVES {
+                // The expected activity would be under a millionth of the certificate's (and
+                // past ≈ 1,000 half-lives zero): no reading can be compared with it.
+                errs.push(
+                    field,
+                    FieldCode::InvalidValue,
+                    format!(
+                        "is more than {MAX_SOURCE_HALF_LIVES} half-lives of {} before the measurement: the source has decayed away",
+                        s.nuclide
+                    ),
                 );
             }
         }

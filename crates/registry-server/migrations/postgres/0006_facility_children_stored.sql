@@ -38,13 +38,19 @@ CREATE FUNCTION facility_image_kinds(fid text) RETURNS text LANGUAGE sql STABLE 
     SELECT string_agg(i.kind, ',') FROM facility_images i WHERE i.facility_id = fid
 $$;
 
--- Rebuilds every kept list of the facilities `ids` from the child tables and the users.
-CREATE FUNCTION facility_lists_rebuild(ids text[]) RETURNS void LANGUAGE sql AS $$
+-- Rebuilds every kept list of the facilities `ids` from the child tables and the users. The rows
+-- are locked first, in a statement of their own: a writer of the same facility (which holds its
+-- row until it commits) is waited for, and the lists are then read by the next statement, which
+-- sees what that writer committed. (In one UPDATE, PostgreSQL would wait for the row and then
+-- write lists read before the wait, putting back what the other writer had just replaced.)
+CREATE FUNCTION facility_lists_rebuild(ids text[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM facilities WHERE id = ANY (ids) ORDER BY id FOR NO KEY UPDATE;
     UPDATE facilities SET address_json = facility_address_json(id), users_json = facility_users_json(id),
         isotopes_json = facility_isotopes_json(id), practices_json = facility_practices_json(id),
         image_kinds = facility_image_kinds(id)
-    WHERE id = ANY (ids)
-$$;
+    WHERE id = ANY (ids);
+END $$;
 
 SELECT facility_lists_rebuild(ARRAY(SELECT id FROM facilities));
 
@@ -82,9 +88,10 @@ CREATE TRIGGER facility_images_changed AFTER INSERT OR UPDATE OR DELETE ON facil
     FOR EACH ROW EXECUTE FUNCTION facility_images_changed();
 
 -- A user's name, e-mail or licences show in the view of every facility the user is linked to.
--- The user's writers lock those facilities, then the user's row, before writing it
--- (`users::hold_linked_facilities`), so a concurrent new link (whose foreign-key check shares the
--- user's row) waits for them and then rebuilds with what they wrote.
+-- Lock order: a user's writer locks the user's row (`FOR UPDATE`) and then, here, those
+-- facilities; a facility's writer that links users shares their rows (`FOR KEY SHARE`) before it
+-- locks the facility's. So a link and a rename wait for each other in one order, and whichever
+-- comes second rebuilds the lists with what the first wrote.
 CREATE FUNCTION users_shown_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM facility_lists_rebuild(ARRAY(

@@ -74,24 +74,6 @@ pub(crate) mod dialect {
         )
     }
 
-    /// Locks the facilities the user `user_id` is linked to, in id order (`FOR NO KEY UPDATE`):
-    /// taken before the user's row by an edit that may change what their views show (migration
-    /// 0006's `users_shown_changed` rewrites them), so that edit never waits for a facility's
-    /// writer while that writer waits for the user's row (a new link's foreign-key check).
-    pub(crate) async fn lock_linked_facilities(
-        conn: &mut Connection,
-        user_id: &str,
-    ) -> Result<(), sqlx::Error> {
-        sqlx::query(
-            "SELECT f.id FROM facilities f WHERE f.id IN \
-             (SELECT facility_id FROM facility_users WHERE user_id = $1) ORDER BY f.id FOR NO KEY UPDATE",
-        )
-        .bind(user_id)
-        .fetch_all(conn)
-        .await?;
-        Ok(())
-    }
-
     /// Locks a row until the transaction ends: `FOR UPDATE`, or `FOR KEY SHARE` when `shared`.
     pub(crate) async fn lock_row(
         conn: &mut Connection,

@@ -44,27 +44,10 @@ pub(crate) mod dialect {
         ("SELECT value FROM json_each($1)".to_owned(), vec![array])
     }
 
-    /// A facility's children as JSON columns (`json_group_array`). Each list is aggregated from a
-    /// subquery that orders it, not with an `ORDER BY` inside the aggregate: SQLite builds a
-    /// temporary B-tree for an aggregate's `ORDER BY` at every evaluation (three per facility),
-    /// whose memory made a read by id three times as slow (docs/benchmarks.md, "eleventh
-    /// round"). SQLite keeps a subquery's `ORDER BY` when the outer query is an aggregate other
-    /// than `count`, `min` or `max` (`select.c`, tag-select-0230, condition 4), and
-    /// `json_group_array` adds the rows in the order it is given them.
-    pub(crate) const FACILITY_CHILDREN: &str = "(SELECT json_group_array(json_object('street', a.street, 'city', a.city, 'state', a.state, \
-                'complement', a.complement, 'zipCode', a.zip_code)) \
-                FROM (SELECT street, city, state, complement, zip_code FROM facility_addresses \
-                WHERE facility_id = f.id ORDER BY position) a) AS address_json, \
-             (SELECT json_group_array(json_object('_id', fu.user_id, 'responsabilities', json(fu.responsibilities), \
-                'name', fu.name, 'email', fu.email, 'ANLicenseNumber', fu.an_license_number, 'ANLicenseValidity', fu.an_license_validity, \
-                'FMLicenseNumber', fu.fm_license_number, 'FMLicenseValidity', fu.fm_license_validity)) \
-                FROM (SELECT m.user_id, m.responsibilities, u.name, u.email, u.an_license_number, u.an_license_validity, \
-                u.fm_license_number, u.fm_license_validity FROM facility_users m JOIN users u ON u.id = m.user_id \
-                WHERE m.facility_id = f.id ORDER BY m.position) fu) AS users_json, \
-             (SELECT json_group_array(json_object('name', r.name, 'quantity', json(printf('%!.17g', r.quantity)))) \
-                FROM (SELECT name, quantity FROM facility_radioisotopes WHERE facility_id = f.id ORDER BY position) r) AS isotopes_json, \
-             (SELECT json_group_array(p.practice) FROM facility_practices p WHERE p.facility_id = f.id) AS practices_json, \
-             (SELECT group_concat(i.kind, ',') FROM facility_images i WHERE i.facility_id = f.id) AS image_kinds";
+    /// A facility's children as JSON columns: kept on its row by the triggers of migration 0011
+    /// (which builds them through its view `facility_lists`), so a view reads one row.
+    pub(crate) const FACILITY_CHILDREN: &str =
+        "f.address_json, f.users_json, f.isotopes_json, f.practices_json, f.image_kinds";
 
     /// A filtered page of facility ids, newest first, with the filtered total: `$limit` and
     /// `$offset` are the numbers of the page's binds.

@@ -21,16 +21,6 @@ pub async fn by_id(conn: &mut Conn, id: &str) -> Result<Option<UserRow>, sqlx::E
     }
 }
 
-/// Starts an edit of the user `id`: on PostgreSQL, locks the facilities the user is linked to,
-/// whose views show the user's name, e-mail and licences (`dialect::lock_linked_facilities`);
-/// SQLite has one writer at a time.
-pub async fn hold_linked_facilities(conn: &mut Conn, id: &str) -> Result<(), sqlx::Error> {
-    match conn.backend().await? {
-        BackendConn::Sqlite(_) => Ok(()),
-        BackendConn::Postgres(c) => super::postgres::dialect::lock_linked_facilities(c, id).await,
-    }
-}
-
 backend_fns! { users;
     pub async fn by_email(email: &str) -> Result<Option<UserRow>, sqlx::Error>;
 

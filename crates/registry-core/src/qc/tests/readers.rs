@@ -50,6 +50,24 @@ fn measurements_are_validated_field_by_field() {
             FieldCode::InvalidValue,
         )],
     );
+    // A certificate more than 20 half-lives before the measurement (Co-57: 14.9 years): the
+    // source has decayed away; 19 half-lives (14.1 years) are still read.
+    for (date, refused) in [("2011-11-01", true), ("2012-09-01", false)] {
+        let mut m = co57(&[1.0]);
+        m["sources"][0]["certificateDate"] = json!(date);
+        let answer = evaluate(TestKind::Accuracy, &tol(TestKind::Accuracy), Some(&m));
+        if refused {
+            assert_codes(
+                answer,
+                &[(
+                    "measurements.sources[0].certificateDate",
+                    FieldCode::InvalidValue,
+                )],
+            );
+        } else {
+            assert!(answer.is_ok(), "{date}");
+        }
+    }
     // Linearity needs three readings at two times at least.
     let same_time = json!({"nuclide": "F-18", "readings": [
         {"at": "2026-11-20T08:00", "activity": 3}, {"at": "2026-11-20T08:00", "activity": 2},

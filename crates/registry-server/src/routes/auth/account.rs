@@ -7,8 +7,8 @@ use crate::db::Conn;
 use crate::db::now;
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::JsonBody;
-use crate::routes::archive;
 use crate::routes::shared::{Forbidden, NotFound};
+use crate::routes::{archive, audited};
 use crate::state::AppState;
 use crate::store::users::{self, UserRow};
 use axum::Json;
@@ -66,12 +66,8 @@ pub(super) async fn edit(
         None | Some(Value::Null) => caller.id.clone(),
         Some(_) => JsonBody::id(&value)?,
     };
-    // Who may edit the user is settled before the fields are read (403 before 422). The
-    // facilities whose views show the user are locked before the user's row (their writers lock
-    // in that order: `users::hold_linked_facilities`).
-    let mut tx = state.db.begin().await?;
-    users::hold_linked_facilities(&mut tx, &id).await?;
-    crate::store::lock_row(&mut tx, "users", &id).await?;
+    // Who may edit the user is settled before the fields are read (403 before 422).
+    let mut tx = audited::locked(&state, "users", &id).await?;
     let before = managed_target(&mut tx, &caller, &id).await?;
     let changes = read_user(&value, false).map_err(ApiError::Validation)?;
     // An Administrator sending `active: true` also lifts the account's failed-login delay.

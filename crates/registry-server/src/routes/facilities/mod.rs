@@ -33,11 +33,16 @@ pub fn routes() -> Routes {
 
 /// Starts a write to facility `id`: a transaction with its row locked and, when the write may
 /// move ranks (an archive, a move to the other department), the ranks locked before the row
-/// (`store::facilities::lock_ranks`: the other order deadlocks on PostgreSQL).
-async fn locked(state: &AppState, id: &str, moves_ranks: bool) -> Result<Tx> {
+/// (`store::facilities::lock_ranks`: the other order deadlocks on PostgreSQL). The users it
+/// links (`linking`) are shared before the row too: a user's edit locks the user and then the
+/// facilities showing them (PostgreSQL migration 0006), so the other order deadlocks as well.
+async fn locked(state: &AppState, id: &str, moves_ranks: bool, linking: &[String]) -> Result<Tx> {
     let mut tx = state.db.begin().await?;
     if moves_ranks {
         store::lock_ranks(&mut tx).await?;
+    }
+    for user in linking {
+        crate::store::share_row(&mut tx, "users", user).await?;
     }
     crate::store::lock_row(&mut tx, "facilities", id).await?;
     Ok(tx)
