@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 on_both_databases!(
     renames_and_relinks_at_once_show_the_last_names,
+    renames_beside_archives_moves_and_creates_never_deadlock,
     kept_child_lists_follow_every_write
 );
 
@@ -98,6 +99,107 @@ async fn renames_and_relinks_at_once_show_the_last_names(app: TestApp) {
             "round {round}: {last}"
         );
         assert_eq!(view["logo"], json!(format!("{path}/logo")), "round {round}");
+        assert_eq!(
+            stale_views(&app).await,
+            Vec::<String>::new(),
+            "round {round}"
+        );
+    }
+}
+
+/// Each round: an older facility, then four facilities linking two new users (two of them
+/// edited, so their rows no longer lie in id order); then at once: the older one archived (the
+/// ranks above it move down), each user renamed three times, the two edited ones edited again,
+/// every other round one of the four archived, and a facility linking both users created. Every
+/// request succeeds, and no kept list is stale. (Re-audit of stop 35: a rank shift locked the
+/// facilities in the order it scanned them, and a create reached the users only at its links'
+/// foreign keys after moving ranks; both deadlocked with a rename's rebuild, answered 409.)
+async fn renames_beside_archives_moves_and_creates_never_deadlock(app: TestApp) {
+    let address =
+        |street: String| json!({"address": [{"street": street, "city": "Recife", "state": "PE"}]});
+    for round in 0..ROUNDS {
+        let older = app
+            .create_facility(facility_payload(&format!("Antiga {round}")))
+            .await;
+        let users = [
+            app.user_with(&["Físico"], &format!("Rita {round}")).await.0,
+            app.user_with(&["Físico"], &format!("Rui {round}")).await.0,
+        ];
+        let linking = |name: String| {
+            let mut payload = facility_payload(&name);
+            payload["users"] = json!(
+                users
+                    .iter()
+                    .map(|u| json!({"_id": u, "responsabilities": []}))
+                    .collect::<Vec<_>>()
+            );
+            payload
+        };
+        let mut four = Vec::new();
+        for k in 0..4 {
+            four.push(
+                app.create_facility(linking(format!("Ligada {round}.{k}")))
+                    .await["_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+        }
+        for id in four.iter().take(2).rev() {
+            app.admin_put(
+                &format!("/api/facility/{id}/edit"),
+                address(format!("Rua {id}")),
+            )
+            .await;
+        }
+        let mut archives = vec![older["_id"].clone()];
+        if round % 2 == 1 {
+            archives.push(json!(four[3]));
+        }
+        let archived = join_all(
+            archives
+                .into_iter()
+                .map(|id| app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))),
+        );
+        let names: Vec<Value> = users
+            .iter()
+            .flat_map(|u| {
+                (0..3).map(move |k| json!({"_id": u, "name": format!("{u} {round}.{k}")}))
+            })
+            .collect();
+        let renamed = join_all(
+            names
+                .into_iter()
+                .map(|body| app.post("/api/edit/", &app.admin, body)),
+        );
+        let paths: Vec<String> = four
+            .iter()
+            .take(2)
+            .map(|id| format!("/api/facility/{id}/edit"))
+            .collect();
+        let edited = join_all(
+            paths
+                .iter()
+                .map(|p| app.put(p, &app.admin, address(format!("Rua {p} {round}")))),
+        );
+        let created = app.post(
+            "/api/facility/register/",
+            &app.admin,
+            linking(format!("Nova {round}")),
+        );
+        let (archived, renamed, edited, created) =
+            futures::join!(archived, renamed, edited, created);
+        let statuses: Vec<u16> = archived
+            .into_iter()
+            .chain(renamed)
+            .chain(edited)
+            .chain([created])
+            .map(|a| a.status.as_u16())
+            .collect();
+        assert!(
+            statuses.iter().all(|s| [200, 201].contains(s)),
+            "round {round}: {statuses:?}"
+        );
         assert_eq!(
             stale_views(&app).await,
             Vec::<String>::new(),

@@ -74,6 +74,21 @@ pub(crate) mod dialect {
         )
     }
 
+    /// Locks the live facilities after `id` in id order (`FOR NO KEY UPDATE`): the rows a rank
+    /// shift around `id` may update (ranks follow ids), taken in the order every other
+    /// multi-facility lock uses (a rebuild of kept lists, migration 0006), where the shift's
+    /// `UPDATE` locked them in whatever order it scanned them and deadlocked with a rebuild.
+    pub(crate) async fn hold_live_after(
+        conn: &mut Connection,
+        id: &str,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("SELECT 1 FROM facilities WHERE archived_at IS NULL AND id > $1 ORDER BY id FOR NO KEY UPDATE")
+            .bind(id)
+            .execute(conn)
+            .await?;
+        Ok(())
+    }
+
     /// Locks a row until the transaction ends: `FOR UPDATE`, or `FOR KEY SHARE` when `shared`.
     pub(crate) async fn lock_row(
         conn: &mut Connection,

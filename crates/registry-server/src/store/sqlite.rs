@@ -94,6 +94,14 @@ pub(crate) mod dialect {
         )
     }
 
+    /// One writer at a time: the rows a rank shift updates need no lock of their own.
+    pub(crate) async fn hold_live_after(
+        _conn: &mut Connection,
+        _id: &str,
+    ) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+
     /// Locks a row until the transaction ends: nothing to do (see `SKIP_LOCKED`).
     pub(crate) async fn lock_row(
         _conn: &mut Connection,

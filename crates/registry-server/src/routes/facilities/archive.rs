@@ -33,7 +33,7 @@ pub(super) async fn exclude(
     body: JsonBody,
 ) -> Result<Json<Message>> {
     let id = JsonBody::id(&body.value()?)?;
-    let mut tx = super::locked(&state, &id, true, &[]).await?;
+    let mut tx = super::locked(&state, &id, true, &serde_json::Value::Null).await?;
     let before = store::view(&mut tx, &id).await?.or_not_found("facility")?;
     // Like an edit, an archive made on a stale copy is refused.
     check_if_match(&headers, before.version)?;

@@ -22,22 +22,6 @@ use registry_core::facility::{Mode, read_facility_partial};
 use registry_core::{Department, FieldCode, FieldError};
 use serde_json::{Value, json};
 
-/// The user ids an edit payload links (`users[]._id`), sorted and once each: the order their
-/// rows are shared in.
-fn linked_ids(value: &Value) -> Vec<String> {
-    let mut ids: Vec<String> = value
-        .get("users")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|link| link.get("_id")?.as_str())
-        .map(|id| id.trim().to_owned())
-        .collect();
-    ids.sort();
-    ids.dedup();
-    ids
-}
-
 /// Applies an edit payload to facility `id` (both edit forms and users/edit).
 async fn apply_edit(
     state: &AppState,
@@ -60,7 +44,7 @@ async fn apply_edit(
         }
         None => false,
     };
-    let mut tx = super::locked(state, id, moves_ranks, &linked_ids(value)).await?;
+    let mut tx = super::locked(state, id, moves_ranks, value).await?;
     let before = store::view(&mut tx, id).await?.or_not_found("facility")?;
     check_if_match(headers, before.version)?;
     let (changes, errs) =

@@ -15,6 +15,7 @@ use crate::store::facilities as store;
 use crate::store::{groups, users};
 use registry_core::Department;
 use registry_core::facility::{FacilityChanges, References};
+use serde_json::Value;
 
 pub fn routes() -> Routes {
     routes![
@@ -33,19 +34,37 @@ pub fn routes() -> Routes {
 
 /// Starts a write to facility `id`: a transaction with its row locked and, when the write may
 /// move ranks (an archive, a move to the other department), the ranks locked before the row
-/// (`store::facilities::lock_ranks`: the other order deadlocks on PostgreSQL). The users it
-/// links (`linking`) are shared before the row too: a user's edit locks the user and then the
-/// facilities showing them (PostgreSQL migration 0006), so the other order deadlocks as well.
-async fn locked(state: &AppState, id: &str, moves_ranks: bool, linking: &[String]) -> Result<Tx> {
+/// (`store::facilities::lock_ranks`: the other order deadlocks on PostgreSQL). The users the
+/// payload links are shared first ([`share_linked`]).
+async fn locked(state: &AppState, id: &str, moves_ranks: bool, payload: &Value) -> Result<Tx> {
     let mut tx = state.db.begin().await?;
+    share_linked(&mut tx, payload).await?;
     if moves_ranks {
         store::lock_ranks(&mut tx).await?;
     }
-    for user in linking {
-        crate::store::share_row(&mut tx, "users", user).await?;
-    }
     crate::store::lock_row(&mut tx, "facilities", id).await?;
     Ok(tx)
+}
+
+/// Shares the rows of the users a facility payload links (`users[]._id`, in id order) before
+/// anything else is locked: a user's edit locks the user and then the facilities showing them
+/// (PostgreSQL migration 0006), so a writer that locked a facility (or moved ranks) before a new
+/// link's foreign-key check reached the user deadlocked with it.
+async fn share_linked(tx: &mut Tx, payload: &Value) -> Result<()> {
+    let mut ids: Vec<&str> = payload
+        .get("users")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|link| link.get("_id")?.as_str())
+        .map(str::trim)
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for user in ids {
+        crate::store::share_row(tx, "users", user).await?;
+    }
+    Ok(())
 }
 
 /// What the facility rules need from the store about the references of `changes`; `stored` is

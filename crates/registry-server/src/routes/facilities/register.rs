@@ -38,6 +38,7 @@ pub(super) async fn register(
     let (changes, errs) =
         read_facility_partial(&value, Mode::Create, &state.config.extra_responsibilities);
     let mut tx = state.db.begin().await?;
+    super::share_linked(&mut tx, &value).await?;
     let refs = references(&mut tx, &changes, None).await?;
     let new = changes
         .into_new(&refs, errs)

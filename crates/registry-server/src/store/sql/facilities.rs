@@ -100,6 +100,7 @@ pub async fn update(
     let mut department_rank: Option<i64> = None;
     if before != after {
         ranks::lock(conn).await?;
+        super::dialect::hold_live_after(conn, &r.id).await?;
         if let Some((old, _, Some(within))) = ranks::of(conn, &r.id).await? {
             ranks::leave(conn, &old, None, Some(within)).await?;
         }
@@ -334,6 +335,7 @@ pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, 
     match department.as_deref().and_then(Department::parse) {
         Some(d) => {
             if let Some((_, overall, within)) = stored {
+                super::dialect::hold_live_after(conn, id).await?;
                 ranks::leave(conn, d.as_str(), overall, within).await?;
             }
             adjust_count(conn, d, -1).await?;

@@ -104,6 +104,7 @@ pub async fn for_new(
     .fetch_one(&mut *conn)
     .await?;
     if row.try_get::<i64, _>("later")? > 0 {
+        super::dialect::hold_live_after(conn, id).await?;
         let overall = make_room(conn, Ranking::All, id).await?;
         let within = make_room(conn, Ranking::Department(department), id).await?;
         return Ok((overall, within));
