@@ -1,5 +1,5 @@
 //! Reading facilities: the enriched view (the row with its addresses, user links, radioisotopes,
-//! practices and images, built by the database as JSON) of one facility or a page, and the lists
+//! practices and images, kept by the database as JSON) of one facility or a page, and the lists
 //! with the filters of product.md §2 (the whole and per-department lists by kept ranks:
 //! `facility_ranks.rs`).
 //!
@@ -16,9 +16,9 @@ use registry_core::{Department, Practice};
 use sqlx::{AssertSqlSafe, Row};
 use std::collections::HashMap;
 
-/// The enriched facility, one row per facility: children come as JSON built by the database
-/// (each backend's JSON functions: `dialect::FACILITY_CHILDREN`), so a page of facilities is a
-/// single query on either backend.
+/// The enriched facility, one row per facility: its child lists come as the JSON kept on its row
+/// by the database's triggers (`dialect::FACILITY_CHILDREN`; PostgreSQL migration 0006, SQLite
+/// 0011), so a page of facilities is a single query reading one row each on either backend.
 fn select_sql(filter: &str, tail: &str) -> String {
     let children = super::dialect::FACILITY_CHILDREN;
     format!(
