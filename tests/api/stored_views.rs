@@ -3,7 +3,7 @@
 //! every kind of write must leave them equal to what the child tables and the users say, and a
 //! user's edit racing a facility's relinking must not leave an old name behind.
 
-use crate::helpers::{TestApp, entries, facility_payload};
+use crate::helpers::{Backend, TestApp, entries, facility_payload};
 use crate::images::{PNG, upload};
 use crate::on_both_databases;
 use futures::future::join_all;
@@ -209,9 +209,9 @@ async fn renames_beside_archives_moves_and_creates_never_deadlock(app: TestApp) 
 }
 
 /// The facilities whose kept lists differ from the lists built from the child tables now (on
-/// PostgreSQL by the functions of its migration 0006, on SQLite by the view of its 0011).
+/// PostgreSQL by the functions of its migration 0006, each named after its column; on SQLite by
+/// the view of its 0011).
 async fn stale_views(app: &TestApp) -> Vec<String> {
-    use registry_server::db::BackendConn;
     let lists = [
         "address_json",
         "users_json",
@@ -219,38 +219,25 @@ async fn stale_views(app: &TestApp) -> Vec<String> {
         "practices_json",
         "image_kinds",
     ];
-    let mut conn = app.state.db.read().await.unwrap();
-    match conn.backend().await.unwrap() {
-        BackendConn::Postgres(pg) => {
-            // Each list's function is named after its column.
-            let differ: Vec<String> = lists
-                .iter()
-                .map(|l| format!("{l}::text IS DISTINCT FROM facility_{l}(id)::text"))
-                .collect();
-            let sql = format!(
-                "SELECT id FROM facilities WHERE {} ORDER BY id",
-                differ.join(" OR ")
-            );
-            sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
-                .fetch_all(pg)
-                .await
-                .unwrap()
-        }
-        BackendConn::Sqlite(lite) => {
-            let differ: Vec<String> = lists
-                .iter()
-                .map(|l| format!("f.{l} IS NOT l.{l}"))
-                .collect();
-            let sql = format!(
-                "SELECT f.id FROM facilities f JOIN facility_lists l ON l.id = f.id WHERE {} ORDER BY f.id",
-                differ.join(" OR ")
-            );
-            sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
-                .fetch_all(lite)
-                .await
-                .unwrap()
-        }
-    }
+    let (differ, from): (fn(&str) -> String, _) = match app.backend {
+        Backend::Postgres => (
+            |l| format!("f.{l}::text IS DISTINCT FROM facility_{l}(f.id)::text"),
+            "facilities f",
+        ),
+        Backend::Sqlite => (
+            |l| format!("f.{l} IS NOT l.{l}"),
+            "facilities f JOIN facility_lists l ON l.id = f.id",
+        ),
+    };
+    let differ: Vec<String> = lists.into_iter().map(differ).collect();
+    let sql = format!(
+        "SELECT f.id FROM {from} WHERE {} ORDER BY f.id",
+        differ.join(" OR ")
+    );
+    sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .fetch_all(&mut app.outside_connection().await)
+        .await
+        .unwrap()
 }
 
 /// Every write that changes what a view lists — a create, an edit of each child list, a user

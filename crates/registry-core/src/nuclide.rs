@@ -5,6 +5,7 @@
 //! the therapeutic radium isotope (radium dichloride): Ra-233 does not exist in medicine.
 
 use crate::values::Radioisotope;
+use chrono::TimeDelta;
 use serde::{Deserialize, Serialize};
 
 /// 1 mCi = 37 MBq exactly (1 Ci = 3.7 × 10¹⁰ Bq).
@@ -93,12 +94,24 @@ impl Nuclide {
         std::f64::consts::LN_2 / self.half_life_seconds()
     }
 
+    /// Whether `span` (either way) is more than [`MAX_DECAY_HALF_LIVES`] half-lives: a decay
+    /// over it leaves under a millionth of the activity or grows it a million times (past ≈ 1,000
+    /// half-lives it is no longer a number), which only a mistyped date gives.
+    pub fn too_many_half_lives(self, span: TimeDelta) -> bool {
+        let elapsed = span.num_milliseconds() as f64 / 1000.0;
+        (elapsed / self.half_life_seconds()).abs() > MAX_DECAY_HALF_LIVES
+    }
+
     /// `A(t) = A0 · 2^(−Δt / T½)`: the activity `elapsed_seconds` after it was `a0` (any unit; the
     /// answer is in the same one). A negative `elapsed_seconds` goes back in time.
     pub fn decay(self, a0: f64, elapsed_seconds: f64) -> f64 {
         decay(a0, elapsed_seconds, self.half_life_seconds())
     }
 }
+
+/// How many half-lives a decay may span between a label or certificate and the moment it is
+/// decayed to (receipts, QC sources).
+pub const MAX_DECAY_HALF_LIVES: f64 = 20.0;
 
 /// `A(t) = A0 · 2^(−Δt / T½)` for any half-life (same time unit for both).
 pub fn decay(a0: f64, elapsed: f64, half_life: f64) -> f64 {

@@ -6,7 +6,7 @@ pub(crate) mod tests;
 
 use crate::equipment::Reference;
 use crate::error::{FieldCode, FieldError, FieldErrors};
-use crate::nuclide::Nuclide;
+use crate::nuclide::{MAX_DECAY_HALF_LIVES, Nuclide};
 use crate::payload::ObjectReader;
 use crate::values::Radioisotope;
 use chrono::{
@@ -112,21 +112,6 @@ pub fn activity_at_receipt(
 ) -> f64 {
     let elapsed = (received - reference).num_milliseconds() as f64 / 1000.0;
     Nuclide::from(radioisotope).decay(activity, elapsed)
-}
-
-/// How many half-lives a label's reference time may lie from the receipt, either way: past that
-/// the activity at receipt is a millionth of the label's or a million times it (beyond 1,000 it
-/// is no longer a number), which only a mistyped date gives.
-pub const MAX_LABEL_HALF_LIVES: f64 = 20.0;
-
-/// Whether `reference` lies more than [`MAX_LABEL_HALF_LIVES`] of `radioisotope` from `received`.
-fn label_too_far(
-    radioisotope: Radioisotope,
-    reference: DateTime<Utc>,
-    received: DateTime<Utc>,
-) -> bool {
-    let elapsed = (received - reference).num_milliseconds() as f64 / 1000.0;
-    (elapsed / Nuclide::from(radioisotope).half_life_seconds()).abs() > MAX_LABEL_HALF_LIVES
 }
 
 /// Relative slack when comparing sums of activities with a quantity, so that receipts that add up
@@ -361,13 +346,13 @@ pub fn read_receipt(body: &Value, now: DateTime<Utc>) -> Result<ReceiptDraft, Ve
     let notes = r.clearable_string("notes", &mut errs).flatten();
     let received_at = received_at.unwrap_or(now);
     if let (Some(isotope), Some(reference)) = (radioisotope, reference)
-        && label_too_far(isotope, reference, received_at)
+        && Nuclide::from(isotope).too_many_half_lives(received_at - reference)
     {
         errs.push(
             "activityReferenceTime",
             FieldCode::InvalidValue,
             format!(
-                "is more than {MAX_LABEL_HALF_LIVES} half-lives of {isotope} away from receivedAt: check the label's date"
+                "is more than {MAX_DECAY_HALF_LIVES} half-lives of {isotope} away from receivedAt: check the label's date"
             ),
         );
     }

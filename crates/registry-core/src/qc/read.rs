@@ -7,7 +7,7 @@ use super::calc::{
     SourceTest, TimedReading,
 };
 use crate::error::{FieldCode, FieldError, FieldErrors};
-use crate::nuclide::Nuclide;
+use crate::nuclide::{MAX_DECAY_HALF_LIVES, Nuclide};
 use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};
 
@@ -253,9 +253,6 @@ fn done<T>(errs: FieldErrors, value: Option<T>) -> Result<T, Vec<FieldError>> {
     }
 }
 
-/// How many half-lives a source's certificate may lie before the measurement.
-const MAX_SOURCE_HALF_LIVES: f64 = 20.0;
-
 /// Accuracy and constancy (`with_certificate`) or precision: sources, each with its readings.
 pub fn source_test(
     measurements: Option<&Value>,
@@ -301,21 +298,20 @@ pub fn source_test(
         for (i, s) in t.sources.iter().enumerate() {
             let Some(c) = &s.certificate else { continue };
             let field = format!("{ROOT}.sources[{i}].certificateDate");
-            let half_lives = (at - c.date).num_seconds() as f64 / s.nuclide.half_life_seconds();
             if c.date > at {
                 errs.push(
                     field,
                     FieldCode::InvalidValue,
                     "is after the measurement time",
                 );
-            } else if half_lives > MAX_SOURCE_HALF_LIVES {
+            } else if s.nuclide.too_many_half_lives(at - c.date) {
                 // The expected activity would be under a millionth of the certificate's (and
                 // past ≈ 1,000 half-lives zero): no reading can be compared with it.
                 errs.push(
                     field,
                     FieldCode::InvalidValue,
                     format!(
-                        "is more than {MAX_SOURCE_HALF_LIVES} half-lives of {} before the measurement: the source has decayed away",
+                        "is more than {MAX_DECAY_HALF_LIVES} half-lives of {} before the measurement: the source has decayed away",
                         s.nuclide
                     ),
                 );

@@ -99,8 +99,7 @@ pub async fn update(
     // A move to the other department: out of the old one's ranking, a place in the new one's.
     let mut department_rank: Option<i64> = None;
     if before != after {
-        ranks::lock(conn).await?;
-        super::dialect::hold_live_after(conn, &r.id).await?;
+        ranks::lock_around(conn, &r.id).await?;
         if let Some((old, _, Some(within))) = ranks::of(conn, &r.id).await? {
             ranks::leave(conn, &old, None, Some(within)).await?;
         }
@@ -322,7 +321,7 @@ pub async fn department(conn: &mut Connection, id: &str) -> Result<Option<String
 }
 
 pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, sqlx::Error> {
-    ranks::lock(conn).await?;
+    ranks::lock_around(conn, id).await?;
     let stored = ranks::of(conn, id).await?;
     let department: Option<String> = sqlx::query_scalar(
         "UPDATE facilities SET archived_at = $2, updated_at = $2, version = version + 1, live_rank = NULL, \
@@ -335,7 +334,6 @@ pub async fn archive(conn: &mut Connection, id: &str, at: &str) -> Result<bool, 
     match department.as_deref().and_then(Department::parse) {
         Some(d) => {
             if let Some((_, overall, within)) = stored {
-                super::dialect::hold_live_after(conn, id).await?;
                 ranks::leave(conn, d.as_str(), overall, within).await?;
             }
             adjust_count(conn, d, -1).await?;

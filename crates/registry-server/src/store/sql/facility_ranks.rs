@@ -51,6 +51,14 @@ pub async fn lock(conn: &mut Connection) -> Result<(), sqlx::Error> {
     super::dialect::serialise(conn, crate::store::Writers::Ranks).await
 }
 
+/// [`lock`], then the live facilities after `id`, in id order: the rows a shift of ranks around
+/// `id` updates (ranks follow ids), locked in the order every lock of several facilities takes
+/// (`dialect::hold_live_after`), for an archive or a department move.
+pub async fn lock_around(conn: &mut Connection, id: &str) -> Result<(), sqlx::Error> {
+    lock(conn).await?;
+    super::dialect::hold_live_after(conn, id).await
+}
+
 /// Makes room in `ranking` for the live facility `id`, which it does not hold yet: moves up the
 /// ranks from its place on, and returns its rank, for the caller to write with the row (one
 /// write of the row: its other indexes — the trigram index among them — are not touched twice).
