@@ -269,7 +269,23 @@ async fn password_recovery_by_mail(app: TestApp) {
     let mails = outbox(&app);
     assert_eq!(mails.len(), 1, "exactly one mail, for the known address");
     assert!(mails[0].contains(&email));
+    // The CLI command the mail gives is the one that exists (audit of stop 36).
+    assert!(
+        mails[0].contains("registry user reset-password --code <code>"),
+        "{}",
+        mails[0]
+    );
     let token = recovery_code_in(&mails[0]).expect("token in mail");
+    // A second code, asked for before the first is used, ends when the password is set.
+    app.post_anon("/api/password_recover/", json!({"email": email}))
+        .await
+        .expect(202);
+    let mails = eventually("the second mail", || outbox(&app), |m| m.len() == 2).await;
+    let second = mails
+        .iter()
+        .filter_map(|m| recovery_code_in(m))
+        .find(|code| *code != token)
+        .expect("a second code");
     let set = |t: &str, p: &str| {
         app.post_anon(
             "/api/password_recover/",
@@ -284,6 +300,9 @@ async fn password_recovery_by_mail(app: TestApp) {
     set(&token, "recovered-pass-2")
         .await
         .expect_error(422, "validation_failed");
+    set(&second, "recovered-pass-3")
+        .await
+        .expect_field_error("token", "invalid_value");
 }
 
 /// The e-mail of user `id`, read by the Administrator.

@@ -9,7 +9,8 @@ on_both_backends!(
     scheduled_email_goes_out_once_through_smtp,
     failed_sends_are_retried_with_backoff,
     archiving_the_facility_cancels_its_pending_emails,
-    default_recipients_are_the_users_active_when_it_is_sent
+    default_recipients_are_the_users_active_when_it_is_sent,
+    a_failed_send_shows_what_failed_without_internals
 );
 
 /// A fast worker: polls often, retries soon.
@@ -199,8 +200,9 @@ async fn failed_sends_are_retried_with_backoff(backend: Backend) {
     .await;
     let s = &doc["scheduledEmail"];
     assert_eq!(s["status"], "pending");
-    assert!(
-        s["lastError"].as_str().is_some_and(|e| !e.is_empty()),
+    // What failed, not where: the host and port stay in the log.
+    assert_eq!(
+        s["lastError"], "the mail server could not be reached",
         "{s}"
     );
     assert!(doc["sentEmail"].is_null());
@@ -215,6 +217,37 @@ async fn failed_sends_are_retried_with_backoff(backend: Backend) {
     assert_eq!(doc["sentEmail"]["to"], json!(["fisica@example.com"]));
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(smtp.messages().len(), 1);
+}
+
+/// A send that fails on a stored file gone missing records what failed, never the store's path
+/// or error: whoever may read the document (its facility's `Cliente` users once released) sees
+/// `lastError` (audit of stop 36).
+async fn a_failed_send_shows_what_failed_without_internals(backend: Backend) {
+    let Some((app, _, _, id)) = released_without_smtp(backend).await else {
+        return;
+    };
+    let doc = app.admin_get(&format!("/api/document/{id}")).await;
+    let sha = doc["file"]["sha256"].as_str().unwrap().to_owned();
+    let stored = app
+        .data_dir
+        .path()
+        .join(format!("objects/sha256/{}/{sha}", &sha[..2]));
+    std::fs::remove_file(&stored).unwrap_or_else(|e| panic!("{}: {e}", stored.display()));
+    app.post(
+        "/api/document/scheduleEmail",
+        &app.admin,
+        json!({"_id": id, "to": "fisica@example.com"}),
+    )
+    .await
+    .expect(202);
+    let doc = wait_for(&app, &app.admin, &id, |d| {
+        d["scheduledEmail"]["attempts"].as_i64() >= Some(1)
+    })
+    .await;
+    assert_eq!(
+        doc["scheduledEmail"]["lastError"], "the document's file could not be read",
+        "{doc}"
+    );
 }
 
 /// A facility archived before its document's e-mail is due: the schedule is cancelled, never

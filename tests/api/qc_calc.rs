@@ -287,8 +287,30 @@ async fn a_conclusion_sent_for_a_computed_test_is_refused(app: TestApp) {
         refused.field_errors(),
         [("conclusion".to_owned(), "invalid_value".to_owned())]
     );
+    // With other fields refused too, the readings are still checked: one answer lists them all
+    // (product.md §1), on create and on edit.
+    let every = json!({"equipment": eq, "typeOfTest": CONSTANCY, "date": "2999-01-01",
+                       "conclusion": "Satisfatório", "measurements": co57(&[])});
+    let fields = |refused: crate::answer::Answer| -> Vec<String> {
+        let mut fields: Vec<String> = refused.field_errors().into_iter().map(|(f, _)| f).collect();
+        fields.sort();
+        fields
+    };
+    let expected = ["conclusion", "date", "measurements.sources[0].readings"];
+    let refused = app.post("/api/test/", &app.admin, every.clone()).await;
+    assert_eq!(
+        fields(refused.expect_error(422, "validation_failed")),
+        expected
+    );
     // Without it the registry decides: 175 against 185 is −5.41 %, past ±5 %.
     let saved = record(&app, &eq, CONSTANCY, co57(&[175.0])).await;
+    let refused = app
+        .put(&format!("/api/test/{}", id(&saved)), &app.admin, every)
+        .await;
+    assert_eq!(
+        fields(refused.expect_error(422, "validation_failed")),
+        expected
+    );
     assert_eq!(saved["conclusion"], "Insatisfatório");
     app.put(
         &format!("/api/test/{}", id(&saved)),

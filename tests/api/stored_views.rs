@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 on_both_databases!(
     renames_and_relinks_at_once_show_the_last_names,
     renames_beside_archives_moves_and_creates_never_deadlock,
+    moves_back_and_forth_at_once_never_deadlock,
     kept_child_lists_follow_every_write
 );
 
@@ -204,6 +205,56 @@ async fn renames_beside_archives_moves_and_creates_never_deadlock(app: TestApp) 
             stale_views(&app).await,
             Vec::<String>::new(),
             "round {round}"
+        );
+    }
+}
+
+/// Each round, at once: one facility moved to the other department and back by alternating
+/// edits, beside an archive and a create of other facilities. Every request succeeds, and the
+/// department lists count what they list. (Audit of stop 36: an edit that read "no move" before
+/// a concurrent move committed found the facility in the other department only after locking
+/// it, and moved ranks without having locked them first: 409s on PostgreSQL.)
+async fn moves_back_and_forth_at_once_never_deadlock(app: TestApp) {
+    let moving = app.create_facility(facility_payload("Vai e Vem")).await;
+    let path = format!("/api/facility/{}/edit", moving["_id"].as_str().unwrap());
+    for round in 0..ROUNDS {
+        let other = app
+            .create_facility(facility_payload(&format!("Arquivada {round}")))
+            .await;
+        let moves = join_all((0..6).map(|k| {
+            let department = ["Radiodiagnóstico", "Medicina Nuclear"][k % 2];
+            app.put(&path, &app.admin, json!({"department": department}))
+        }));
+        let archived = app.post(
+            "/api/facility/exclude",
+            &app.admin,
+            json!({"_id": other["_id"]}),
+        );
+        let created = app.post(
+            "/api/facility/register/",
+            &app.admin,
+            facility_payload(&format!("Nova {round}")),
+        );
+        let (moves, archived, created) = futures::join!(moves, archived, created);
+        let statuses: Vec<u16> = moves
+            .into_iter()
+            .chain([archived, created])
+            .map(|a| a.status.as_u16())
+            .collect();
+        assert!(
+            statuses.iter().all(|s| [200, 201].contains(s)),
+            "round {round}: {statuses:?}"
+        );
+    }
+    for list in [
+        "/api/nuclearmedicinefacilities",
+        "/api/radiodiagnosisfacilities",
+    ] {
+        let page = app.get(&format!("{list}?pageSize=200"), &app.admin).await;
+        assert_eq!(
+            page.body["paging"]["total"].as_u64().unwrap() as usize,
+            entries(&page.body).len(),
+            "{list}"
         );
     }
 }

@@ -4,8 +4,56 @@ use serde_json::{Value, json};
 
 on_both_databases!(
     user_reads_follow_the_permission_table,
-    user_edits_follow_the_permission_table
+    user_edits_follow_the_permission_table,
+    own_email_changes_are_limited_for_clients
 );
+
+/// Whether an address is taken shows in the answer to an e-mail change, so a `Cliente` (anyone,
+/// with self-registration) may change their own e-mail five times an hour, taken or not; the
+/// sixth is 429 and changes nothing. Staff, who list every user anyway, are not limited
+/// (audit of stop 36: unlimited probing undid the care taken in `/register` and recovery).
+async fn own_email_changes_are_limited_for_clients(app: TestApp) {
+    let (client, token) = app.user_with(&["Cliente"], "Paula Prova").await;
+    let (staff, staff_token) = app.user_with(&["Físico"], "Fabio Fisico").await;
+    let app = &app;
+    let change = |id: &str, token: &str, email: String| {
+        let (id, token) = (id.to_owned(), token.to_owned());
+        async move {
+            app.post("/api/edit/", &token, json!({"_id": id, "email": email}))
+                .await
+        }
+    };
+    let taken = app.admin_get(&format!("/api/user/{staff}")).await["email"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    change(&client, &token, taken.clone())
+        .await
+        .expect_error(409, "conflict");
+    for k in 0..4 {
+        change(&client, &token, format!("paula.{k}@example.com"))
+            .await
+            .expect(200);
+    }
+    let refused = change(&client, &token, "paula.9@example.com".into()).await;
+    assert!(
+        refused.headers.contains_key("retry-after"),
+        "{}",
+        refused.body
+    );
+    refused.expect_error(429, "rate_limited");
+    let me = app.get_ok(&format!("/api/user/{client}"), &token).await;
+    assert_eq!(me["email"], "paula.3@example.com");
+    // Other edits of their own are not counted.
+    change(&client, &token, "paula.3@example.com".into())
+        .await
+        .expect(200);
+    for k in 0..7 {
+        change(&staff, &staff_token, format!("fabio.{k}@example.com"))
+            .await
+            .expect(200);
+    }
+}
 
 async fn user_reads_follow_the_permission_table(app: TestApp) {
     let (client, client_token) = app.user_with(&["Cliente"], "Carla Cliente").await;

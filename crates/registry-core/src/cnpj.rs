@@ -112,6 +112,33 @@ impl Cnpj {
     }
 }
 
+/// The display form's shape: `X` an alphanumeric character, the rest its punctuation.
+const MASK: &[u8; 18] = b"XX.XXX.XXX/XXXX-XX";
+
+/// A search term that is a CNPJ written in its display form, whole or in part (`11.222.333`,
+/// `345/01DE-35`): its characters without the punctuation, as CNPJs are stored and searched.
+/// `None` for any other term. A term needs two punctuation marks in place (or the `/`) to count,
+/// so that a number in a name (`Av. 1.000`) is still searched as written.
+pub fn search_form(term: &str) -> Option<String> {
+    let term = term.trim().as_bytes();
+    let marks = term.iter().filter(|c| b"./-".contains(c)).count();
+    if term.len() > MASK.len() || !(marks >= 2 || term.contains(&b'/')) {
+        return None;
+    }
+    let fits = |at: usize| {
+        term.iter().zip(&MASK[at..]).all(|(&c, &m)| match m {
+            b'X' => c.is_ascii_alphanumeric(),
+            mark => c == mark,
+        })
+    };
+    (0..=MASK.len() - term.len()).any(fits).then(|| {
+        term.iter()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .map(|&c| char::from(c))
+            .collect()
+    })
+}
+
 impl fmt::Display for Cnpj {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -122,6 +149,25 @@ impl fmt::Display for Cnpj {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_punctuated_cnpj_is_searched_bare() {
+        for (term, bare) in [
+            ("11.222.333/0001-81", Some("11222333000181")),
+            ("11.222.333", Some("11222333")),
+            (" 222.333/0001 ", Some("2223330001")),
+            ("12.ABC.345/01DE-35", Some("12ABC34501DE35")),
+            ("345/01de", Some("34501de")),
+            ("0001-81", None),
+            ("Av. 1.000", None),
+            ("1.000", None),
+            ("S.A.", None),
+            ("11.222.333/0001-810", None),
+            ("11222333", None),
+        ] {
+            assert_eq!(search_form(term).as_deref(), bare, "{term:?}");
+        }
+    }
 
     #[test]
     fn published_examples_are_valid() {

@@ -3,6 +3,7 @@
 //! change or deactivation.
 
 use crate::cache::UserAuth;
+use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::state::AppState;
 use anyhow::Context;
@@ -191,59 +192,101 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        let header = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
-            unauthorized("Authentication required: send Authorization: Bearer <token>.")
-        })?;
-        let token = header
-            .to_str()
-            .ok()
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| unauthorized("The Authorization header must be: Bearer <token>."))?;
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.leeway = 5;
-        let claims = jsonwebtoken::decode::<Claims>(token, &state.keys.decoding, &validation)
-            .map_err(|e| match e.kind() {
-                jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
-                    unauthorized("The token has expired; log in again.")
-                }
-                _ => unauthorized("The token is not valid."),
-            })?
-            .claims;
-        // A token from the future was not issued by this server's clock: refuse it rather than
-        // let it outlive a later password change (tokens are compared by version, not time).
-        if claims.iat > chrono::Utc::now().timestamp() + ISSUED_AT_SKEW_SECS {
-            return Err(unauthorized("The token is not valid."));
-        }
+        let claims = token_claims(parts, state)?;
         let user = state
             .cache
-            .user(&state.db, &claims.id, || load_user(state, &claims.id))
-            .await?
-            .ok_or_else(|| unauthorized("The token's user no longer exists."))?;
-        if !user.active {
-            return Err(unauthorized("This account is deactivated."));
-        }
-        if user.token_version != claims.ver {
-            return Err(unauthorized(
-                "The token was issued before a password change; log in again.",
-            ));
-        }
-        Ok(Caller {
-            id: claims.id,
-            name: user.name.clone(),
-            email: user.email.clone(),
-            roles: user.roles.clone(),
+            .user(&state.db, &claims.id, || async {
+                load_user(&mut state.db.read().await?, &claims.id).await
+            })
+            .await?;
+        admit(claims, user)
+    }
+}
+
+/// The caller and the read connection their account was checked on, for a GET handler that
+/// reads: the answer is read through the same pooled connection. On PostgreSQL a connection
+/// handed back to the pool costs a round trip (sqlx pings it), so taking one per request
+/// instead of one for the account and another for the answer saves that round trip on every
+/// read (docs/benchmarks.md, seventeenth round). Only for requests without a body: a
+/// connection held while a slow client sends one would be kept from everyone else.
+pub struct Reader {
+    pub caller: Caller,
+    pub conn: Conn,
+}
+
+impl FromRequestParts<AppState> for Reader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        // The token is checked before a connection is taken, so that bad tokens cost none.
+        let claims = token_claims(parts, state)?;
+        let mut conn = state.db.read().await?;
+        let user = state
+            .cache
+            .user(&state.db, &claims.id, || load_user(&mut conn, &claims.id))
+            .await?;
+        Ok(Reader {
+            caller: admit(claims, user)?,
+            conn,
         })
     }
 }
 
-async fn load_user(state: &AppState, id: &str) -> Result<Option<UserAuth>> {
-    let mut conn = state.db.read().await?;
-    Ok(crate::store::users::by_id(&mut conn, id)
+/// The claims of the request's bearer token, when its signature, expiry and issue time hold.
+fn token_claims(parts: &Parts, state: &AppState) -> Result<Claims> {
+    let header = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
+        unauthorized("Authentication required: send Authorization: Bearer <token>.")
+    })?;
+    let token = header
+        .to_str()
+        .ok()
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| unauthorized("The Authorization header must be: Bearer <token>."))?;
+    let mut validation = Validation::new(Algorithm::HS256);
+    validation.leeway = 5;
+    let claims = jsonwebtoken::decode::<Claims>(token, &state.keys.decoding, &validation)
+        .map_err(|e| match e.kind() {
+            jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
+                unauthorized("The token has expired; log in again.")
+            }
+            _ => unauthorized("The token is not valid."),
+        })?
+        .claims;
+    // A token from the future was not issued by this server's clock: refuse it rather than
+    // let it outlive a later password change (tokens are compared by version, not time).
+    if claims.iat > chrono::Utc::now().timestamp() + ISSUED_AT_SKEW_SECS {
+        return Err(unauthorized("The token is not valid."));
+    }
+    Ok(claims)
+}
+
+/// The caller of a valid token, if their account (`user`) still exists, is active and has not
+/// changed its password since the token was issued.
+fn admit(claims: Claims, user: Option<std::sync::Arc<UserAuth>>) -> Result<Caller> {
+    let user = user.ok_or_else(|| unauthorized("The token's user no longer exists."))?;
+    if !user.active {
+        return Err(unauthorized("This account is deactivated."));
+    }
+    if user.token_version != claims.ver {
+        return Err(unauthorized(
+            "The token was issued before a password change; log in again.",
+        ));
+    }
+    Ok(Caller {
+        id: claims.id,
+        name: user.name.clone(),
+        email: user.email.clone(),
+        roles: user.roles.clone(),
+    })
+}
+
+async fn load_user(conn: &mut Conn, id: &str) -> Result<Option<UserAuth>> {
+    Ok(crate::store::users::by_id(conn, id)
         .await?
         .map(|user| UserAuth {
             name: user.profile.name,

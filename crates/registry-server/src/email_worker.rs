@@ -150,7 +150,11 @@ impl Outgoing for ClaimedEmail {
                     .await?
                     .context("the document has no file")?
             };
-            let bytes = state.objects.read(&file.sha256).await?;
+            let bytes = state
+                .objects
+                .read(&file.sha256)
+                .await
+                .context("the document's file could not be read")?;
             let kind = ContentType::parse(&file.content_type).unwrap_or(ContentType::TEXT_PLAIN);
             builder.multipart(
                 MultiPart::mixed()
@@ -179,7 +183,10 @@ impl Outgoing for ClaimedEmail {
 
 /// After attempt number `attempts + 1` ended with `outcome` at `now`: the error to record and,
 /// while attempts remain, when to try again (exponential backoff from the base delay, at most an
-/// hour apart). Shared by every e-mail queue (scheduled documents, notice digests).
+/// hour apart). Shared by every e-mail queue (scheduled documents, notice digests). The recorded
+/// error is the outermost context only (what failed, as `Mailer::deliver` and the file read say
+/// it), since whoever reads the document sees it; the whole chain, with paths, hosts and the
+/// mail server's text, goes to the log.
 pub fn next_attempt(
     settings: &DocumentSettings,
     attempts: i64,
@@ -198,7 +205,17 @@ pub fn next_attempt(
             .min(MAX_BACKOFF);
         timestamp(now + chrono::Duration::from_std(delay).unwrap_or_default())
     });
-    (Some(format!("{e:#}")), retry)
+    tracing::warn!(
+        error = format!("{e:#}"),
+        attempt,
+        "an e-mail attempt failed"
+    );
+    let shown = match e.downcast_ref::<sqlx::Error>() {
+        // A database error with no context of ours: its text is the driver's.
+        Some(db) if db.to_string() == e.to_string() => "the database could not be read".to_owned(),
+        _ => e.to_string(),
+    };
+    (Some(shown), retry)
 }
 
 /// The audit action of an attempt's outcome: `{kind}_sent`, `{kind}_retry` or `{kind}_failed`.

@@ -115,6 +115,8 @@ impl From<sqlx::Error> for ApiError {
             // PostgreSQL gave up one of two transactions that waited for each other (40P01) or
             // could not serialise (40001): nothing of it was written, and a retry goes through.
             sqlx::Error::Database(d) if matches!(d.code().as_deref(), Some("40P01" | "40001")) => {
+                // Logged: writers that lock in one order never deadlock, so one is a bug to find.
+                tracing::warn!(error = %d, "a transaction was given up by the database");
                 ApiError::conflict(
                     "conflict",
                     "Another request changed the same records at the same moment; nothing was saved: retry.",

@@ -193,7 +193,10 @@ impl ListParams {
         crate::store::facilities::FacilityFilter {
             department: self.text("department"),
             member: None,
-            q: self.text("q"),
+            // A CNPJ pasted in its display form is searched as stored (bare).
+            q: self
+                .text("q")
+                .map(|q| registry_core::cnpj::search_form(&q).unwrap_or(q)),
             state: self.text("state"),
             city: self.text("city"),
             group_id: self.text("group"),

@@ -26,7 +26,15 @@ pub struct Limiters {
     pub recovery: DefaultKeyedRateLimiter<IpAddr>,
     /// Security e-mails (recovery codes, "someone registered with your address") per address.
     pub mails: DefaultKeyedRateLimiter<String>,
+    /// E-mail changes a `Cliente` makes to their own account, per account: each answer says
+    /// whether the new address is taken, which must not become an unlimited way of asking
+    /// whether an address has an account ([`EMAIL_CHANGES_PER_HOUR`]).
+    pub email_changes: DefaultKeyedRateLimiter<String>,
 }
+
+/// E-mail changes per hour a `Cliente` may make to their own account (staff list every user
+/// anyway).
+pub const EMAIL_CHANGES_PER_HOUR: u32 = 5;
 
 /// Stripes of account turns: enough that unrelated accounts seldom wait for each other.
 const ACCOUNT_STRIPES: usize = 64;
@@ -51,6 +59,7 @@ impl Limiters {
             register: DefaultKeyedRateLimiter::dashmap(per_hour(l.register_per_client_per_hour)),
             recovery: DefaultKeyedRateLimiter::dashmap(per_hour(l.recovery_per_client_per_hour)),
             mails: DefaultKeyedRateLimiter::dashmap(per_hour(l.mails_per_address_per_hour)),
+            email_changes: DefaultKeyedRateLimiter::dashmap(per_hour(EMAIL_CHANGES_PER_HOUR)),
         }
     }
 
@@ -74,8 +83,10 @@ impl Limiters {
             limiter.retain_recent();
             limiter.shrink_to_fit();
         }
-        self.mails.retain_recent();
-        self.mails.shrink_to_fit();
+        for limiter in [&self.mails, &self.email_changes] {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
     }
 }
 

@@ -79,11 +79,15 @@ impl Mailer {
 
     pub async fn deliver(&self, message: Message) -> anyhow::Result<()> {
         match &self.transport {
-            Transport::Smtp(t) => t
-                .send(message)
-                .await
-                .map(|_| ())
-                .context("SMTP delivery failed"),
+            // The outermost context is what a document's `lastError` shows (email_worker): the
+            // server's reply code, never its host or text (those go to the log).
+            Transport::Smtp(t) => t.send(message).await.map(|_| ()).map_err(|e| {
+                let what = match e.status() {
+                    Some(code) => format!("the mail server refused the message (SMTP {code})"),
+                    None => "the mail server could not be reached".to_owned(),
+                };
+                anyhow::Error::new(e).context(what)
+            }),
             Transport::Outbox(t, _) => t
                 .send(message)
                 .await

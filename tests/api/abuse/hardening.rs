@@ -116,7 +116,36 @@ async fn downloads_are_not_sniffed(app: TestApp) {
             Some("nosniff"),
             "{path}"
         );
+        assert_eq!(header(&res, "cache-control"), "private, no-cache", "{path}");
     }
+    // Answers with tokens or people's data are kept by no cache, and no page is framed.
+    let login = app
+        .client
+        .post(app.url("/api/login/"))
+        .json(&serde_json::json!({"email": crate::helpers::ADMIN_EMAIL, "password": crate::helpers::ADMIN_PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    let users = app
+        .client
+        .get(app.url("/api/users"))
+        .bearer_auth(&app.admin)
+        .send()
+        .await
+        .unwrap();
+    let docs = app.client.get(app.url("/api/docs/")).send().await.unwrap();
+    for res in [&login, &users, &docs] {
+        assert_eq!(res.status(), 200, "{}", res.url());
+        assert_eq!(header(res, "cache-control"), "no-store", "{}", res.url());
+        assert_eq!(header(res, "x-frame-options"), "DENY", "{}", res.url());
+    }
+}
+
+fn header<'a>(res: &'a reqwest::Response, name: &str) -> &'a str {
+    res.headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap())
+        .unwrap_or_default()
 }
 
 /// The lower-cased head of the answer to `request`, sent on a connection of its own.

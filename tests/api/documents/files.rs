@@ -125,6 +125,20 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     send_form(&app, "/api/document/register", &app.admin, two_names)
         .await
         .expect_field_error("name", "invalid_value");
+    // A file that is not a PDF or an image is named with the other failing fields.
+    let res = send_form(
+        &app,
+        "/api/document/register",
+        &app.admin,
+        form(
+            &[("name", "Relatório")],
+            Some((b"hello world".to_vec(), "x.png")),
+        ),
+    )
+    .await;
+    let res = res.expect_error(422, "validation_failed");
+    assert!(res.has_field_error("file", "invalid_value"), "{}", res.body);
+    assert!(res.has_field_error("date", "required"), "{}", res.body);
     let listed = app.admin_get("/api/documents").await;
     assert_eq!(listed["paging"]["total"], 0, "nothing stored: {listed}");
     // No file, no fields: every problem at once.

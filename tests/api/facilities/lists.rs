@@ -67,6 +67,22 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             "{defaults}"
         );
     }
+    // A CNPJ pasted in its display form finds the facility stored with the bare one.
+    let cnpj = app.admin_get(&format!("/api/facility/{}", ids[3])).await["cnpj"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let shown = format!(
+        "{}.{}.{}/{}-{}",
+        &cnpj[..2],
+        &cnpj[2..5],
+        &cnpj[5..8],
+        &cnpj[8..12],
+        &cnpj[12..]
+    );
+    let found = app.admin_get(&filters(json!({"q": shown}))).await;
+    assert_eq!(found["paging"]["total"], 1, "{shown}");
+    assert_eq!(found["list"][0]["_id"], ids[3]);
     let radiodiagnosis_unidade_0 = filters(json!({"q": "unidade 0"}))
         .replace("/api/facilities", "/api/radiodiagnosisfacilities");
     assert_totals(

@@ -2,7 +2,7 @@
 //! archive and history. A `Cliente` sees only the equipment of facilities they are linked to.
 
 use crate::access::{visible, visible_equipment};
-use crate::auth::{Caller, Staff};
+use crate::auth::{Caller, Reader, Staff};
 use crate::db::Conn;
 use crate::db::{new_id, now};
 use crate::error::{ApiError, OrNotFound, Result, no_such};
@@ -33,11 +33,9 @@ pub fn routes() -> Routes {
     responses((status = 200, body = Equipment))
 )]
 async fn show(
-    State(state): State<AppState>,
-    caller: Caller,
+    Reader { caller, mut conn }: Reader,
     Path(id): Path<String>,
 ) -> Result<Json<Equipment>> {
-    let mut conn = state.db.read().await?;
     Ok(Json(visible_equipment(&mut conn, &caller, &id).await?))
 }
 
@@ -54,12 +52,10 @@ async fn show(
     responses((status = 200, description = "Newest first", body = ListEnvelope<Equipment>))
 )]
 async fn list_for_facility(
-    State(state): State<AppState>,
-    caller: Caller,
+    Reader { caller, mut conn }: Reader,
     Path(id): Path<String>,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<Equipment>>> {
-    let mut conn = state.db.read().await?;
     visible(&mut conn, &caller, &id).await?;
     let filter = store::EquipmentFilter {
         equipment_type_id: params.text("typeOfEquipment"),

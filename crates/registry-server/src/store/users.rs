@@ -62,4 +62,7 @@ backend_fns! { users;
 
     /// Stores a password-recovery token (its hash) for `user_id`, valid until `expires_at`.
     pub async fn add_reset(token_hash: &str, user_id: &str, expires_at: &str) -> Result<(), sqlx::Error>;
+
+    /// Uses up every recovery code of `user_id` not used yet: a password set any way ends them.
+    pub async fn drop_resets(user_id: &str, now: &str) -> Result<(), sqlx::Error>;
 }

@@ -53,7 +53,9 @@ async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Us
     responses(
         (status = 200, description = "OK", body = User), Forbidden, NotFound,
         (status = 409, description = "E-mail already used, or last Administrator",
-            body = ErrorBody)
+            body = ErrorBody),
+        (status = 429, description = "A `Cliente`'s sixth change of their own e-mail within an \
+            hour (Retry-After)", body = ErrorBody)
     )
 )]
 pub(super) async fn edit(
@@ -77,7 +79,11 @@ pub(super) async fn edit(
         .map_err(|_| {
             ApiError::PermissionDenied("You may not grant or remove these roles.".into())
         })?;
-    if view.email != before.profile.email && users::email_taken(&mut tx, &view.email, &id).await? {
+    let new_email = view.email != before.profile.email;
+    if new_email && !caller.is_staff() {
+        crate::limits::take(&state.limiters.email_changes, &caller.id)?;
+    }
+    if new_email && users::email_taken(&mut tx, &view.email, &id).await? {
         return Err(ApiError::conflict(
             "conflict",
             format!("A user with e-mail {} already exists.", view.email),

@@ -44,8 +44,10 @@ async fn set_password(
     user.token_version += 1;
     user.profile.updated_at = now();
     save_user(&mut tx, actor, Action::ChangePassword, Some(&before), &user).await?;
-    // Whoever sets a password (its owner, a recovery code, an Administrator) may log in at once.
+    // Whoever sets a password (its owner, a recovery code, an Administrator) may log in at once,
+    // and recovery codes asked for before no longer work.
     users::clear_login_failures(&mut tx, &user.profile.email).await?;
+    users::drop_resets(&mut tx, id, &user.profile.updated_at).await?;
     tx.commit().await?;
     Ok(user)
 }
@@ -236,7 +238,7 @@ pub(super) async fn password_recover(
             "Hello {},\n\nA password recovery was requested for your Facility Registry account.\n\
              Your recovery code (valid for 1 hour, usable once):\n\n    {token}\n\n\
              Set a new password with: POST {}/api/password_recover/ {{\"token\": \"<code>\", \"newPassword\": \"...\"}}\n\
-             or `registry user reset-password --token <code>`.\n\nIf you did not ask for this, ignore this message.\n",
+             or `registry user reset-password --code <code>`.\n\nIf you did not ask for this, ignore this message.\n",
             user.profile.name, state.config.public_url
         );
         // Sent in the background: waiting for the mail server here would make the answer for an

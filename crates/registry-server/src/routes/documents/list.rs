@@ -1,13 +1,12 @@
 //! Lists of documents, filtered and paged.
 
 use super::scope;
-use crate::auth::Caller;
+use crate::auth::{Caller, Reader};
+use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::extract::{ListParams, Path};
 use crate::routes::shared::{BadRequest, DocumentQuery, PageParams};
-use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentFilter};
-use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use registry_core::api::ListEnvelope;
 use registry_core::document::{self, Document, DocumentStatus};
@@ -44,12 +43,11 @@ fn filter_from(params: &ListParams, caller: &Caller) -> Result<DocumentFilter> {
 }
 
 async fn list_with(
-    state: &AppState,
+    conn: &mut Conn,
     filter: DocumentFilter,
     params: &ListParams,
 ) -> Result<Response> {
-    let mut conn = state.db.read().await?;
-    let (list, total) = store::list(&mut conn, &filter, params.page_size, params.offset()).await?;
+    let (list, total) = store::list(conn, &filter, params.page_size, params.offset()).await?;
     Ok(params.page(list, total).into_response())
 }
 
@@ -67,12 +65,11 @@ async fn list_with(
     responses((status = 200, body = ListEnvelope<Document>), BadRequest)
 )]
 pub(super) async fn list(
-    State(state): State<AppState>,
-    caller: Caller,
+    Reader { caller, mut conn }: Reader,
     params: ListParams,
 ) -> Result<Response> {
     let filter = filter_from(&params, &caller)?;
-    list_with(&state, filter, &params).await
+    list_with(&mut conn, filter, &params).await
 }
 
 #[utoipa::path(
@@ -86,8 +83,7 @@ pub(super) async fn list(
     responses((status = 200, body = ListEnvelope<Document>), BadRequest)
 )]
 pub(super) async fn list_by_status(
-    State(state): State<AppState>,
-    caller: Caller,
+    Reader { caller, mut conn }: Reader,
     Path(status): Path<String>,
     params: ListParams,
 ) -> Result<Response> {
@@ -99,5 +95,5 @@ pub(super) async fn list_by_status(
     })?;
     let mut filter = filter_from(&params, &caller)?;
     filter.status = Some(status);
-    list_with(&state, filter, &params).await
+    list_with(&mut conn, filter, &params).await
 }

@@ -1,7 +1,7 @@
 //! Reading one document and its file.
 
 use super::load;
-use crate::auth::Caller;
+use crate::auth::{Caller, Reader};
 use crate::error::{OrNotFound, Result};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
@@ -21,11 +21,9 @@ use serde::Deserialize;
     responses((status = 200, body = Document))
 )]
 pub(super) async fn show(
-    State(state): State<AppState>,
-    caller: Caller,
+    Reader { caller, mut conn }: Reader,
     Path(id): Path<String>,
 ) -> Result<Response> {
-    let mut conn = state.db.read().await?;
     Ok(Json(load(&mut conn, &caller, &id).await?).into_response())
 }
 

@@ -21,7 +21,7 @@ use futures::TryStreamExt;
 use registry_core::audit::Action;
 use registry_core::document::{self, Document, DocumentDraft, DocumentStatus, FileInfo, Move};
 use registry_core::payload::unflagged_reference;
-use registry_core::{ErrorBody, FieldCode, FieldErrors};
+use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
 use serde_json::{Map, Value};
 
 fn multipart_error(e: axum::extract::multipart::MultipartError) -> ApiError {
@@ -105,18 +105,28 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
     Ok(Upload { fields, file })
 }
 
-/// A staged file checked by its magic bytes and put in the object store.
-async fn store_file(state: &AppState, staged: &StagedFile, name: String) -> Result<FileInfo> {
+/// The type of a staged file by its magic bytes, or why it is refused (field `file`). Checked
+/// with the other fields, so that one answer lists every failing field (product.md §1).
+fn file_type(staged: &StagedFile) -> Result<&'static str, FieldError> {
     if staged.size == 0 {
-        return Err(ApiError::field("file", FieldCode::Required, "is empty"));
+        return Err(FieldError::new("file", FieldCode::Required, "is empty"));
     }
-    let content_type = sniff_document(&staged.head).ok_or_else(|| {
-        ApiError::field(
+    sniff_document(&staged.head).ok_or_else(|| {
+        FieldError::new(
             "file",
             FieldCode::InvalidValue,
             "must be a PDF or an image (PNG, JPEG or WebP)",
         )
-    })?;
+    })
+}
+
+/// A staged file of `content_type` (its [`file_type`]) put in the object store.
+async fn store_file(
+    state: &AppState,
+    staged: &StagedFile,
+    name: String,
+    content_type: &str,
+) -> Result<FileInfo> {
     state.objects.put_staged(staged).await?;
     Ok(FileInfo {
         name,
@@ -194,13 +204,17 @@ pub(super) async fn register(
             None
         }
     };
-    if upload.file.is_none() {
-        errs.push(
-            "file",
-            FieldCode::Required,
-            "is required: a PDF or an image",
-        );
-    }
+    let content_type = match &upload.file {
+        Some((staged, _)) => file_type(staged).map_err(|e| errs.extend([e])).ok(),
+        None => {
+            errs.push(
+                "file",
+                FieldCode::Required,
+                "is required: a PDF or an image",
+            );
+            None
+        }
+    };
     // The references are checked even when other fields failed, so that one answer lists every
     // failing field.
     let (facility_id, equipment, test) = match &draft {
@@ -234,7 +248,8 @@ pub(super) async fn register(
             .await?;
         }
     }
-    let (Some(draft), Some((staged, file_name)), true) = (draft, upload.file, errs.is_empty())
+    let (Some(draft), Some((staged, file_name)), Some(content_type), true) =
+        (draft, upload.file, content_type, errs.is_empty())
     else {
         return Err(ApiError::Validation(errs.into_vec()));
     };
@@ -248,7 +263,7 @@ pub(super) async fn register(
     else {
         return Err(anyhow::anyhow!("a create draft lacks a required field").into());
     };
-    let file = store_file(&state, &staged, file_name).await?;
+    let file = store_file(&state, &staged, file_name, content_type).await?;
     let id = new_id();
     let at = now();
     let status = if draft.draft {
@@ -334,7 +349,18 @@ pub(super) async fn edit(
     request: Request,
 ) -> Result<Response> {
     let upload = edit_input(&state, request).await?;
-    let read = document::read_document(&upload.fields, false);
+    let file_check = upload.file.as_ref().map(|(staged, _)| file_type(staged));
+    let read = match (
+        document::read_document(&upload.fields, false),
+        file_check.as_ref().and_then(|c| c.as_ref().err()),
+    ) {
+        (Ok(draft), None) => Ok(draft),
+        (Ok(_), Some(refused)) => Err(vec![refused.clone()]),
+        (Err(mut errors), refused) => {
+            errors.extend(refused.cloned());
+            Err(errors)
+        }
+    };
     let id = JsonBody::id_along(&Value::Object(upload.fields.clone()), || {
         read.as_ref().err().cloned().unwrap_or_default()
     })?;
@@ -345,9 +371,11 @@ pub(super) async fn edit(
         let current = load_state(&mut conn, &id).await?;
         check_edit(&mut conn, &caller, &current, &draft).await?;
     }
-    let file = match &upload.file {
-        Some((staged, name)) => Some(store_file(&state, staged, name.clone()).await?),
-        None => None,
+    let file = match (&upload.file, file_check) {
+        (Some((staged, name)), Some(Ok(content_type))) => {
+            Some(store_file(&state, staged, name.clone(), content_type).await?)
+        }
+        _ => None,
     };
     let mut tx = audited::locked(&state, "documents", &id).await?;
     // Checked again on the locked record: another edit may have changed its status, dates or

@@ -36,7 +36,7 @@ async fn apply_edit(
         .get("department")
         .and_then(Value::as_str)
         .and_then(|d| Department::parse(d.trim()));
-    let moves_ranks = match asked {
+    let mut moves_ranks = match asked {
         Some(asked) => {
             let mut conn = state.db.read().await?;
             let stored = store::department(&mut conn, id).await?;
@@ -44,8 +44,18 @@ async fn apply_edit(
         }
         None => false,
     };
-    let mut tx = super::locked(state, id, moves_ranks, value).await?;
-    let before = store::view(&mut tx, id).await?.or_not_found("facility")?;
+    let (mut tx, before) = loop {
+        let mut tx = super::locked(state, id, moves_ranks, value).await?;
+        let before = store::view(&mut tx, id).await?.or_not_found("facility")?;
+        // A move committed since the unlocked read may have made this edit a move after all
+        // (the facility is now in the other department): it must lock the ranks before the
+        // row, as every move does, so it starts again (dropping `tx` rolls it back).
+        if !moves_ranks && asked.is_some_and(|a| a != before.department) {
+            moves_ranks = true;
+            continue;
+        }
+        break (tx, before);
+    };
     check_if_match(headers, before.version)?;
     let (changes, errs) =
         read_facility_partial(value, Mode::Edit, &state.config.extra_responsibilities);

@@ -1,7 +1,7 @@
 //! Reading facilities: the three lists, one facility with its ETag, and its change history.
 
 use crate::access::{scope_for, visible};
-use crate::auth::Caller;
+use crate::auth::{Caller, Reader};
 use crate::changes::ReadOf;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
@@ -24,7 +24,7 @@ use registry_core::api::{Facility, ListEnvelope};
 /// caller, the address (the cache key), then the paging and filters.
 pub(super) struct ListRequest {
     state: AppState,
-    caller: Caller,
+    reader: Reader,
     uri: Uri,
     params: ListParams,
 }
@@ -33,14 +33,14 @@ impl FromRequestParts<AppState> for ListRequest {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        let caller = Caller::from_request_parts(parts, state).await?;
+        let reader = Reader::from_request_parts(parts, state).await?;
         let OriginalUri(uri) = OriginalUri::from_request_parts(parts, state)
             .await
             .unwrap_or_else(|never| match never {});
         let params = ListParams::from_request_parts(parts, state).await?;
         Ok(Self {
             state: state.clone(),
-            caller,
+            reader,
             uri,
             params,
         })
@@ -52,7 +52,7 @@ impl ListRequest {
     async fn answer(self, department: Option<Department>) -> Result<Response> {
         let Self {
             state,
-            caller,
+            reader: Reader { caller, mut conn },
             uri,
             params,
         } = self;
@@ -60,7 +60,6 @@ impl ListRequest {
         state
             .cache
             .answer(&state.db, ReadOf::FacilityLists, key, async {
-                let mut conn = state.db.read().await?;
                 let mut filter = params.facility_filter();
                 if let Some(d) = department {
                     filter.department = Some(d.as_str().to_owned());
@@ -113,7 +112,7 @@ pub(super) async fn list_radiodiagnosis(request: ListRequest) -> Result<Response
 )]
 pub(super) async fn show(
     State(state): State<AppState>,
-    caller: Caller,
+    Reader { caller, mut conn }: Reader,
     OriginalUri(uri): OriginalUri,
     Path(id): Path<String>,
 ) -> Result<Response> {
@@ -121,7 +120,6 @@ pub(super) async fn show(
     state
         .cache
         .answer(&state.db, ReadOf::Facility(&id), key, async {
-            let mut conn = state.db.read().await?;
             Ok(with_etag(
                 StatusCode::OK,
                 visible(&mut conn, &caller, &id).await?,

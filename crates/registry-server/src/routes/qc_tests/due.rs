@@ -3,7 +3,7 @@
 use super::today;
 use crate::access::scope_for;
 use crate::access::visible_equipment;
-use crate::auth::Caller;
+use crate::auth::Reader;
 use crate::changes::ReadOf;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
@@ -39,7 +39,7 @@ fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
 /// named must be visible to the caller.
 async fn answer(
     state: &AppState,
-    caller: &Caller,
+    Reader { caller, mut conn }: Reader,
     uri: &Uri,
     params: &ListParams,
     query: &DueQuery,
@@ -49,9 +49,8 @@ async fn answer(
     state
         .cache
         .answer(&state.db, ReadOf::DueLists, key, async {
-            let mut conn = state.db.read().await?;
             if let Some(id) = equipment {
-                visible_equipment(&mut conn, caller, id).await?;
+                visible_equipment(&mut conn, &caller, id).await?;
             }
             let (list, total) = store::due(&mut conn, query).await?;
             Ok(params.page(list, total).into_response())
@@ -76,7 +75,7 @@ async fn answer(
 )]
 pub(super) async fn due_for_equipment(
     State(state): State<AppState>,
-    caller: Caller,
+    reader: Reader,
     OriginalUri(uri): OriginalUri,
     Path(id): Path<String>,
     params: ListParams,
@@ -90,7 +89,7 @@ pub(super) async fn due_for_equipment(
         offset: params.offset(),
         ..DueQuery::default()
     };
-    answer(&state, &caller, &uri, &params, &query, Some(&id)).await
+    answer(&state, reader, &uri, &params, &query, Some(&id)).await
 }
 
 #[utoipa::path(
@@ -113,7 +112,7 @@ pub(super) async fn due_for_equipment(
 )]
 pub(super) async fn due_everywhere(
     State(state): State<AppState>,
-    caller: Caller,
+    reader: Reader,
     OriginalUri(uri): OriginalUri,
     params: ListParams,
 ) -> Result<Response> {
@@ -125,7 +124,7 @@ pub(super) async fn due_everywhere(
         &[DueState::Overdue, DueState::DueSoon, DueState::NeverDone]
     };
     let query = DueQuery {
-        member: scope_for(&caller),
+        member: scope_for(&reader.caller),
         facility_id: params.text("facilityId"),
         equipment_type_id: params.text("typeOfEquipment"),
         states: states(&params, default_states)?,
@@ -135,5 +134,5 @@ pub(super) async fn due_everywhere(
         offset: params.offset(),
         ..DueQuery::default()
     };
-    answer(&state, &caller, &uri, &params, &query, None).await
+    answer(&state, reader, &uri, &params, &query, None).await
 }

@@ -22,6 +22,7 @@ use registry_core::equipment::{
 };
 use registry_core::facility::{UserState, check_linked_user};
 use registry_core::payload::{reference_id, unflagged_reference};
+use registry_core::qc::evaluate;
 use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
 use serde_json::Value;
 
@@ -161,12 +162,27 @@ async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges)
 
 /// The answer to a payload its reader refused (`errors`): with the errors of the references it
 /// names, or on an edit keeps from `record`, so that one answer lists every failing field.
+/// The readings of a computed test type (`computed`) are checked too, when the payload brings
+/// them or creates the test.
 async fn refused(
     conn: &mut Conn,
     value: &Value,
     record: Option<&QcTest>,
-    errors: Vec<FieldError>,
+    computed: Option<&TestType>,
+    mut errors: Vec<FieldError>,
 ) -> ApiError {
+    let given = value.get("measurements");
+    if let Some(TestType {
+        kind: Some(kind),
+        tolerances: Some(tolerances),
+        ..
+    }) = computed
+        && (record.is_none() || given.is_some())
+        && !errors.iter().any(|e| e.field.starts_with("measurements"))
+        && let Err(more) = evaluate(*kind, tolerances, given)
+    {
+        errors.extend(more);
+    }
     let errors = FieldErrors::from(errors);
     let named = |field| unflagged_reference(&errors, field, value.get(field));
     let equipment = named("equipment").or_else(|| record.map(|r| r.equipment.clone()));
@@ -186,22 +202,26 @@ async fn refused(
     ApiError::with_reference_errors(errors, found)
 }
 
-/// Whether the test type a payload names (or, when it names none, `default`) is computed: its
+/// The test type a payload names (or, when it names none, `default`) when it is computed: its
 /// records then carry readings and no conclusion.
-async fn computed_type(conn: &mut Conn, body: &Value, default: Option<&str>) -> Result<bool> {
+async fn computed_type(
+    conn: &mut Conn,
+    body: &Value,
+    default: Option<&str>,
+) -> Result<Option<TestType>> {
     let id = body
         .get("typeOfTest")
         .and_then(reference_id)
         .or_else(|| default.map(str::to_owned));
     let Some(id) = id else {
-        return Ok(false);
+        return Ok(None);
     };
     // Held before it is read (as `lock_pairs` holds it later): its kind cannot change before the
     // test is written the way it decides.
     crate::store::share_row(conn, "test_types", &id).await?;
     Ok(equipment_types::get_test_type(conn, &id)
         .await?
-        .is_some_and(|t| t.kind.is_some()))
+        .filter(|t| t.kind.is_some()))
 }
 
 #[utoipa::path(
@@ -225,9 +245,9 @@ pub(super) async fn create(
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     let computed = computed_type(&mut tx, &value, None).await?;
-    let changes = match read_qc_test_of(&value, true, today(), computed) {
+    let changes = match read_qc_test_of(&value, true, today(), computed.is_some()) {
         Ok(changes) => changes,
-        Err(errors) => return Err(refused(&mut tx, &value, None, errors).await),
+        Err(errors) => return Err(refused(&mut tx, &value, None, computed.as_ref(), errors).await),
     };
     let at = now();
     let blank = Reference {
@@ -272,9 +292,11 @@ pub(super) async fn edit(
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
-    let changes = match read_qc_test_of(&value, false, today(), computed) {
+    let changes = match read_qc_test_of(&value, false, today(), computed.is_some()) {
         Ok(changes) => changes,
-        Err(errors) => return Err(refused(&mut tx, &value, Some(&before), errors).await),
+        Err(errors) => {
+            return Err(refused(&mut tx, &value, Some(&before), computed.as_ref(), errors).await);
+        }
     };
     let mut record = before.clone();
     apply(&mut tx, &mut record, changes).await?;

@@ -297,3 +297,13 @@ pub async fn add_reset(
     .await?;
     Ok(())
 }
+
+/// Uses up every recovery code of `user_id` not used yet.
+pub async fn drop_resets(conn: &mut Connection, user_id: &str, now: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE password_resets SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL")
+        .bind(user_id)
+        .bind(Ts(now))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
