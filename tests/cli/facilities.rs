@@ -486,3 +486,91 @@ async fn names_fold_case_and_accents_and_a_cnpj_its_letters() {
         .says("did you mean")
         .says(&format!("Clínica Acentuada ({})", cnpj(42)));
 }
+
+/// `facility create --from-file` names everything wrong with the payload at once, as the server
+/// would: what the payload alone decides (a required field, a radioisotope listed twice, two
+/// Titulares) together with what needs the server (a user not found, a deactivated one, a group
+/// not found), exit 4. A group not found alone stays exit 5; a payload the local check passes but
+/// the server refuses is shown with the server's whole list.
+#[tokio::test(flavor = "multi_thread")]
+async fn create_from_a_file_names_every_problem_at_once() {
+    let env = Env::logged_in().await;
+    let (ana, _) = env.user("Ana Dupla", &["Cliente"]).await;
+    let (bia, _) = env.user("Bia Dupla", &["Cliente"]).await;
+    let (off, off_email) = env.user("Cleo Inativa", &["Cliente"]).await;
+    env.run(&["user", "deactivate", &off_email, "--yes"])
+        .await
+        .expect(0);
+    let payload = |cnpj: String| {
+        serde_json::json!({
+            "name": "Clinica Tudo Errado", "companyName": "T Ltda", "cnpj": cnpj,
+            "telephone": "(81) 3333-4444", "department": "Medicina Nuclear",
+            "address": [{"street": "Rua 1", "city": "Recife", "state": "PE"}],
+        })
+    };
+    let mut wrong = payload(cnpj(60));
+    let fields = wrong.as_object_mut().unwrap();
+    fields.remove("telephone");
+    fields.insert("group".into(), "Rede Inexistente".into());
+    fields.insert(
+        "radioisotopes".into(),
+        serde_json::json!([{"name": "Tc(99m)", "quantity": 1}, {"name": "Tc(99m)", "quantity": 2}]),
+    );
+    fields.insert(
+        "users".into(),
+        serde_json::json!([
+            {"_id": "no-such-user", "responsabilities": ["Substituto"]},
+            {"_id": off, "responsabilities": []},
+            {"_id": ana, "responsabilities": ["Titular"]},
+            {"_id": bia, "responsabilities": ["Titular"]},
+        ]),
+    );
+    let path = env.write("wrong.json", &wrong.to_string());
+    let out = env
+        .run(&["facility", "create", "--from-file", &path, "-o", "json"])
+        .await
+        .expect(4)
+        .says("no group with _id or name `Rede Inexistente`")
+        .says("Titular can have only one holder per facility");
+    let codes: Vec<String> = out.json()["errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", out.stdout))
+        .iter()
+        .map(|e| e["code"].as_str().unwrap().to_owned())
+        .collect();
+    for code in [
+        "required",
+        "duplicate_radioisotope",
+        "user_not_found",
+        "user_inactive",
+        "duplicate_role",
+        "group_not_found",
+    ] {
+        assert!(codes.iter().any(|c| c == code), "{code} not in {codes:?}");
+    }
+    assert_eq!(env.facility_count().await, 0);
+
+    // A group not found is, alone, not found.
+    let mut only_group = payload(cnpj(61));
+    only_group["group"] = "Rede Inexistente".into();
+    let path = env.write("group.json", &only_group.to_string());
+    env.run(&["facility", "create", "--from-file", &path])
+        .await
+        .expect(5)
+        .says("no group with _id or name `Rede Inexistente`");
+
+    // Only the server knows these: its answer is shown whole.
+    let mut server_only = payload(cnpj(62));
+    server_only["users"] = serde_json::json!([
+        {"_id": "no-such-user", "responsabilities": ["Substituto"]},
+        {"_id": off, "responsabilities": ["Titular"]},
+    ]);
+    let path = env.write("server.json", &server_only.to_string());
+    env.run(&["facility", "create", "--from-file", &path])
+        .await
+        .expect(4)
+        .says("users[0]._id: names no user with _id no-such-user")
+        .says(&format!(
+            "users[1]._id: names user {off}, who is deactivated"
+        ));
+}

@@ -3,6 +3,7 @@
 
 use crate::harness::{Env, PASSWORD, cnpj, facility_flags, strs};
 use registry_core::api::UserInput;
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn importing_a_csv_twice_creates_nothing_the_second_time() {
@@ -341,4 +342,148 @@ async fn an_import_says_everything_wrong_at_once() {
     .collect();
     assert!(unsaid.is_empty(), "{unsaid:?} not in: {reason}");
     assert!(!reason.contains("address[0]"), "{reason}");
+}
+
+/// The local check runs every rule the row alone decides, one holder per facility of a main role
+/// among them: a dry run refuses what the real import would (naming the links by their places in
+/// the file, also after a link to a user not on this server) and the real import sends nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_refuses_two_holders_of_one_main_role() {
+    let env = Env::logged_in().await;
+    let (_, ana) = env.user("Ana Titular", &["Cliente"]).await;
+    let (_, bia) = env.user("Bia Titular", &["Cliente"]).await;
+    let row = |n: u64, users: serde_json::Value| {
+        json!({
+            "name": format!("Duas Titulares {n}"), "companyName": "D Ltda", "cnpj": cnpj(n),
+            "telephone": "(81) 3333-4444", "department": "Medicina Nuclear",
+            "address": [{"street": "Rua 1", "city": "Recife", "state": "PE"}], "users": users,
+        })
+    };
+    let titular = |email: &str| json!({"email": email, "responsabilities": ["Titular"]});
+    let missing = json!({"email": "ninguem@example.com", "responsabilities": ["Substituto"]});
+    let rows = json!([
+        row(720, json!([titular(&ana), titular(&bia)])),
+        row(721, json!([missing, titular(&ana), titular(&bia)])),
+    ]);
+    let path = env.write("titulares.json", &rows.to_string());
+    let dry = env
+        .run(&["facility", "import", &path, "--dry-run", "-o", "json"])
+        .await
+        .expect(1)
+        .json();
+    assert_eq!(
+        (dry["created"].as_u64(), dry["failed"].as_u64()),
+        (Some(0), Some(2)),
+        "{dry}"
+    );
+    let reason = |i: usize| dry["failures"][i]["reason"].as_str().unwrap().to_owned();
+    let one_holder = "responsabilities[0] Titular can have only one holder per facility";
+    assert!(
+        reason(0).contains(&format!("users[1].{one_holder}")),
+        "{}",
+        reason(0)
+    );
+    let both = reason(1);
+    assert!(both.contains(&format!("users[2].{one_holder}")), "{both}");
+    assert!(
+        both.contains("user `ninguem@example.com`: no user"),
+        "{both}"
+    );
+    env.run(&["facility", "import", &path])
+        .await
+        .expect(1)
+        .says("2 of 2 facilities failed");
+    assert_eq!(env.facility_count().await, 0);
+}
+
+/// The summary is printed whatever becomes of the failures file: one that cannot be written is
+/// reported after it, naming the path (exit 1). A run without failures removes the failures file
+/// an earlier run left, whose rows would be stale.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_failures_file_comes_after_the_summary_and_goes_when_nothing_fails() {
+    let env = Env::logged_in().await;
+    let header = "name,companyName,cnpj,telephone,department,street,city,state\n";
+    let good = format!(
+        "Boa,B Ltda,{},(81) 3333-4444,Medicina Nuclear,Rua 1,Recife,PE\n",
+        cnpj(730)
+    );
+    let bad = format!(
+        "Ruim,R Ltda,{},(81) 3333-4444,Cardiologia,Rua 2,Recife,PE\n",
+        cnpj(731)
+    );
+    let path = env.write("f.csv", &format!("{header}{good}{bad}"));
+    let nowhere = "/nonexistent/dir/f.csv";
+    let out = env
+        .run(&[
+            "facility",
+            "import",
+            &path,
+            "--failures",
+            nowhere,
+            "-o",
+            "json",
+        ])
+        .await
+        .expect(1)
+        .says(nowhere);
+    let summary = out.json();
+    assert_eq!(
+        (summary["created"].as_u64(), summary["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert!(summary.get("failuresFile").is_none(), "{summary}");
+    let out = env
+        .run(&["facility", "import", &path, "--failures", nowhere])
+        .await
+        .expect(1)
+        .says(nowhere);
+    assert!(
+        out.stdout.contains("     1 already registered") && out.stdout.contains("     1 failed"),
+        "{}",
+        out.stdout
+    );
+
+    let failures = format!("{path}.failures.csv");
+    env.run(&["facility", "import", &path]).await.expect(1);
+    assert!(std::path::Path::new(&failures).exists());
+    env.write("f.csv", &format!("{header}{good}"));
+    env.run(&["facility", "import", &path])
+        .await
+        .expect(0)
+        .says(&format!("removed {failures}"));
+    assert!(
+        !std::path::Path::new(&failures).exists(),
+        "stale failures left"
+    );
+}
+
+/// `export --format csv` writes a text a spreadsheet would run as a formula behind a `'`, and
+/// `import` reads it back without it: the facility arrives on the other server exactly as it was.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_export_neutralises_formulas_and_imports_back_exactly() {
+    let a = Env::logged_in().await;
+    let name = "=HYPERLINK(\"http://evil.example\",\"Clínica\")";
+    let mut flags = facility_flags(name, &cnpj(740));
+    let company = flags.iter().position(|f| f == "--company-name").unwrap() + 1;
+    flags[company] = "@Empresa Ltda".into();
+    flags.extend(["--complement=-Sala 3", "--cnen-registry=+CNEN-7"].map(String::from));
+    a.run(&strs(&flags)).await.expect(0);
+    let csv = a.run(&["facility", "export"]).await.expect(0).stdout;
+    for neutralised in [
+        "\"'=HYPERLINK(",
+        ",'@Empresa Ltda,",
+        ",'-Sala 3,",
+        ",'+CNEN-7,",
+    ] {
+        assert!(csv.contains(neutralised), "{neutralised} not in:\n{csv}");
+    }
+
+    let b = Env::logged_in().await;
+    let path = b.write("export.csv", &csv);
+    b.run(&["facility", "import", &path]).await.expect(0);
+    let f = &b.facilities_matching(&cnpj(740)).await[0];
+    assert_eq!(f.name, name);
+    assert_eq!(f.company_name, "@Empresa Ltda");
+    assert_eq!(f.address[0].complement.as_deref(), Some("-Sala 3"));
+    assert_eq!(f.cnen_registry.as_deref(), Some("+CNEN-7"));
 }

@@ -415,3 +415,79 @@ async fn the_config_folder_is_created_private() {
     let mode = std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
 }
+
+/// `--profile ""` names no profile: a usage error naming the flag (exit 2), and nothing saved
+/// under an empty name; `REGISTRY_PROFILE=` still counts as unset.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_profile_flag_is_a_usage_error() {
+    let env = Env::logged_in().await;
+    let before = std::fs::read_to_string(env.config.path().join("profiles.json")).unwrap();
+    for blank in ["", "  "] {
+        // Refused before the password is read: stdin stays empty.
+        let login = [
+            "--profile",
+            blank,
+            "login",
+            "--server",
+            &env.server,
+            "--email",
+            ADMIN_EMAIL,
+            "--password-stdin",
+        ];
+        env.run(&login).await.expect(2).says("--profile");
+        let out = env
+            .run(&["--profile", blank, "whoami", "-o", "json"])
+            .await
+            .expect(2)
+            .says("--profile");
+        assert_eq!(out.json()["code"], "usage");
+    }
+    let after = std::fs::read_to_string(env.config.path().join("profiles.json")).unwrap();
+    assert_eq!(before, after);
+    whoami_with(&env, &[("REGISTRY_PROFILE", "")]).await;
+}
+
+/// `whoami` names the profile only when the token came from it; otherwise where it came from
+/// (`--token`, `REGISTRY_TOKEN`), in the table and in the CSV (the same columns every time).
+#[tokio::test(flavor = "multi_thread")]
+async fn whoami_says_where_the_token_came_from() {
+    let env = Env::start().await;
+    let token = env.admin.token().unwrap().to_owned();
+    let envs = [
+        ("REGISTRY_URL", env.server.as_str()),
+        ("REGISTRY_TOKEN", &token),
+    ];
+    // No profiles file at all.
+    let table = env.run_with(&["whoami"], "", &envs).await.expect(0).stdout;
+    assert!(!table.contains("production"), "{table}");
+    assert!(table.contains("REGISTRY_TOKEN"), "{table}");
+
+    // The active profile is someone else's; --token is whose the command runs as.
+    let (_, fisica) = env.user("Fisica Perfil", &["Físico"]).await;
+    env.login_as("fisica", &fisica).await;
+    let table = env
+        .run(&["--token", &token, "whoami"])
+        .await
+        .expect(0)
+        .stdout;
+    assert!(
+        table.contains(ADMIN_EMAIL) && table.contains("--token"),
+        "{table}"
+    );
+    assert!(!table.contains("fisica"), "{table}");
+
+    let csv = |out: crate::harness::Out| {
+        let mut lines = out.stdout.lines().map(str::to_owned);
+        (lines.next().unwrap(), lines.next().unwrap())
+    };
+    let (header, row) = csv(env.run(&["whoami", "-o", "csv"]).await.expect(0));
+    assert_eq!(header, "name,email,roles,_id,server,profile,token from");
+    assert!(row.ends_with(",fisica,profile `fisica`"), "{row}");
+    let (again, row) = csv(env
+        .run(&["--token", &token, "whoami", "-o", "csv"])
+        .await
+        .expect(0));
+    assert_eq!(again, header);
+    // Behind a `'` as any CSV cell a spreadsheet would take for a formula.
+    assert!(row.ends_with(",,'--token"), "{row}");
+}

@@ -1,6 +1,7 @@
 //! `registry user …` and `registry group …`.
 
 use crate::harness::{Env, PASSWORD};
+use registry_core::api::UserInput;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn users_are_created_listed_edited_and_deactivated() {
@@ -227,4 +228,38 @@ async fn groups_are_named_by_id_or_name() {
         .await
         .expect(0);
     env.run(&["group", "show", &id]).await.expect(5);
+}
+
+/// A cell a spreadsheet would run as a formula (a name a user chose, `=HYPERLINK(…)`) is written
+/// to CSV behind a `'`, so that it is shown and not run.
+#[tokio::test(flavor = "multi_thread")]
+async fn csv_lists_neutralise_formulas() {
+    let env = Env::logged_in().await;
+    let formula = "=HYPERLINK(\"http://evil.example\",\"clique\")";
+    let email = "formula@example.com";
+    env.admin
+        .register_user(&UserInput {
+            name: Some(formula.into()),
+            email: Some(email.into()),
+            password: Some(PASSWORD.into()),
+            ..UserInput::default()
+        })
+        .await
+        .expect("user created");
+    let csv = env
+        .run(&["user", "list", "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    let row = csv.lines().find(|l| l.contains(email)).expect("the user");
+    assert!(
+        row.contains("\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"clique\"\")\""),
+        "{row}"
+    );
+    let shown = env
+        .run(&["user", "show", email, "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    assert!(shown.contains("\"'=HYPERLINK("), "{shown}");
 }

@@ -7,11 +7,13 @@
 //! looks up on the server), `practices` (`;`-separated) and `radioisotopes`
 //! (`Tc(99m)=1500;I(131)=200.5`, mCi per week). Empty cells are absent fields. Files Excel saves
 //! in a Brazilian locale read as they are: `;` between fields, Windows-1252 text ([`delimiter`],
-//! [`decode`]).
+//! [`decode`]). Every CSV the CLI writes has a text a spreadsheet would run as a formula behind a
+//! `'` ([`formula_safe`]), which the import takes off again ([`formula_restored`]).
 
 use registry_core::Cnpj;
 use registry_core::api::Facility;
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 pub const COLUMNS: &[&str] = &[
@@ -30,6 +32,49 @@ pub const COLUMNS: &[&str] = &[
     "practices",
     "radioisotopes",
 ];
+
+/// The first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection).
+const FORMULA_STARTS: &[char] = &['=', '+', '-', '@', '\t', '\r'];
+
+/// Whether a spreadsheet would run `text` as a formula: it starts with one of
+/// [`FORMULA_STARTS`] and is not a plain number (`-1.5`), or it starts with the `'` that
+/// [`formula_safe`] adds before such a text (so that a text written that way reads back as it is).
+fn needs_quote(text: &str) -> bool {
+    match text.chars().next() {
+        Some('\'') => needs_quote(&text[1..]),
+        Some(c) if FORMULA_STARTS.contains(&c) => !text.parse::<f64>().is_ok_and(f64::is_finite),
+        _ => false,
+    }
+}
+
+/// A cell as a CSV file holds it: a text a spreadsheet would run as a formula (a name a user
+/// chose, `=HYPERLINK(…)`) behind a `'`, which shows it as text; the rest as it is.
+pub fn formula_safe(text: &str) -> Cow<'_, str> {
+    match needs_quote(text) {
+        true => Cow::Owned(format!("'{text}")),
+        false => Cow::Borrowed(text),
+    }
+}
+
+/// A cell read from a CSV file without the `'` [`formula_safe`] added, so that an export imports
+/// back exactly.
+pub fn formula_restored(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(text) if needs_quote(text) => text,
+        _ => cell,
+    }
+}
+
+/// Writes one record of `cells`, each [`formula_safe`].
+pub fn write_safe_record<W: std::io::Write, S: AsRef<str>>(
+    w: &mut csv::Writer<W>,
+    cells: impl IntoIterator<Item = S>,
+) -> csv::Result<()> {
+    for cell in cells {
+        w.write_field(formula_safe(cell.as_ref()).as_bytes())?;
+    }
+    w.write_record(None::<&[u8]>)
+}
 
 /// The text of an import file: UTF-8 or, when it is not valid UTF-8, Windows-1252 (a superset of
 /// Latin-1), which is what Excel saves as "CSV" in a Brazilian locale. `true` when it was
@@ -79,7 +124,10 @@ pub fn strip_cnpj_punctuation(cnpj: &str) -> Option<String> {
 /// A facility payload from one CSV record keyed by column name. Values are not validated here:
 /// the payload goes through the same core rules as on the server.
 pub fn payload_from_row(row: &HashMap<String, String>) -> Result<Value, String> {
-    let cell = |k: &str| row.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let cell = |k: &str| {
+        let text = row.get(k).map(|v| formula_restored(v.trim()));
+        text.filter(|v| !v.is_empty())
+    };
     let mut obj = Map::new();
     for key in [
         "name",
@@ -284,6 +332,29 @@ mod tests {
                 {"name": "Xx-1", "quantity": "3"}
             ])
         );
+    }
+
+    #[test]
+    fn formulas_are_written_as_text_and_read_back_as_they_were() {
+        for (text, written) in [
+            ("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"),
+            ("+55 81 3333-4444", "'+55 81 3333-4444"),
+            ("-Sala 3", "'-Sala 3"),
+            ("@Empresa", "'@Empresa"),
+            ("\t=1", "'\t=1"),
+            ("\r=1", "'\r=1"),
+            ("-inf", "'-inf"),
+            ("'=1", "''=1"),
+            ("-1.5", "-1.5"),
+            ("+2", "+2"),
+            ("'-1.5", "'-1.5"),
+            ("Clínica = boa", "Clínica = boa"),
+            ("'quoted'", "'quoted'"),
+            ("", ""),
+        ] {
+            assert_eq!(formula_safe(text), written, "{text:?}");
+            assert_eq!(formula_restored(written), text, "{written:?}");
+        }
     }
 
     #[test]

@@ -212,8 +212,8 @@ pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
     };
     let id = token_user_id(token).ok_or_else(|| {
         Fail::Auth(format!(
-            "the token {} is not a registry token; log in with `registry login`",
-            token_origin(g)
+            "the token (from {}) is not a registry token; log in with `registry login`",
+            g.token_origin
         ))
     })?;
     let user = ctx.client.user(&id).await?;
@@ -226,19 +226,13 @@ pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
             ("roles", roles(&user.roles)),
             ("_id", user.id.clone()),
             ("server", ctx.client.base().to_owned()),
-            ("profile", g.profile.clone()),
+            // The profile only when the token is its own: `--token` / `REGISTRY_TOKEN` may be
+            // anyone's, whatever the active profile.
+            ("profile", output::mark(g.token_from_profile, &g.profile)),
+            ("token from", g.token_origin.clone()),
         ],
     )?;
     Ok(())
-}
-
-/// Where the token in use came from, for messages.
-fn token_origin(g: &Globals) -> String {
-    if g.token_from_profile {
-        format!("of profile `{}`", g.profile)
-    } else {
-        "given by --token / REGISTRY_TOKEN".to_owned()
-    }
 }
 
 /// The user the client's token belongs to, read fresh from the server (`GET /user/:id`, which

@@ -18,6 +18,9 @@ pub struct Globals {
     /// Where `server` came from, for messages: `--server`, `REGISTRY_URL` or the profile.
     pub server_origin: String,
     pub token: Option<String>,
+    /// Where `token` came from, for `whoami` and messages: `--token`, `REGISTRY_TOKEN` or the
+    /// profile.
+    pub token_origin: String,
     /// The token is the profile's (not `--token` / `REGISTRY_TOKEN`), so a fresh one the server
     /// gives (after a password change) replaces it there.
     pub token_from_profile: bool,
@@ -31,12 +34,14 @@ pub struct Globals {
 
 impl Globals {
     /// `profile`, `server` and `token` as the flags (or environment variables) gave them, with
-    /// `server_origin` naming which of the two gave `server`; `no_input` forbids prompts.
+    /// `server_origin` and `token_origin` naming which of the two gave `server` and `token`;
+    /// `no_input` forbids prompts.
     pub fn new(
         profile: Option<&str>,
         server: Option<String>,
         server_origin: &str,
         token: Option<String>,
+        token_origin: &str,
         format: Format,
         no_input: bool,
     ) -> Result<Globals, Fail> {
@@ -54,9 +59,14 @@ impl Globals {
             }
             _ => None,
         };
+        let token_origin = match &token {
+            Some(_) => token_origin.to_owned(),
+            None => format!("profile `{profile}`"),
+        };
         Ok(Globals {
             server: server.or(stored.server),
             server_origin,
+            token_origin,
             token_from_profile: token.is_none() && stored.token.is_some(),
             token_withheld,
             token: token.or(stored.token),

@@ -70,6 +70,9 @@ pub struct Cli {
     /// Where `--server` came from (`--server` or `REGISTRY_URL`), for messages.
     #[arg(skip)]
     server_origin: &'static str,
+    /// Where `--token` came from (`--token` or `REGISTRY_TOKEN`), for `whoami` and messages.
+    #[arg(skip)]
+    token_origin: &'static str,
     /// The subcommands given, e.g. `group delete`, for messages.
     #[arg(skip)]
     command_path: String,
@@ -98,6 +101,14 @@ impl Cli {
                 *value = None;
             }
         }
+        // `--profile ""` would save and use a profile without a name.
+        if let Some(blank) = cli.profile.as_deref().filter(|p| p.trim().is_empty()) {
+            let message = format!(
+                "invalid value '{blank}' for '--profile <PROFILE>': a profile needs a name, \
+                 e.g. production or staging"
+            );
+            parse_failed(Cli::command().error(clap::error::ErrorKind::InvalidValue, message));
+        }
         let mut names = Vec::new();
         let mut level = &matches;
         let mut command = Cli::command();
@@ -120,6 +131,11 @@ impl Cli {
             "REGISTRY_URL"
         } else {
             "--server"
+        };
+        cli.token_origin = if from_env("token") {
+            "REGISTRY_TOKEN"
+        } else {
+            "--token"
         };
         cli
     }
@@ -251,6 +267,7 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         cli.server,
         cli.server_origin,
         cli.token,
+        cli.token_origin,
         cli.output,
         cli.no_input,
     )?;

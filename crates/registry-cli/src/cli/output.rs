@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use dialoguer::console::{Term, measure_text_width};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use registry_client::{ListQuery, MAX_PAGE_SIZE};
+use registry_client::{ListQuery, MAX_PAGE_SIZE, facility_csv};
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
 use std::pin::Pin;
@@ -228,7 +228,7 @@ fn print_rows<T: Serialize>(
             let mut w = csv::Writer::from_writer(out);
             w.write_record(headers)?;
             for r in &cells {
-                w.write_record(r)?;
+                facility_csv::write_safe_record(&mut w, r)?;
             }
             w.flush()?;
         }

@@ -36,7 +36,7 @@ fn cnpj_of(text: &str) -> Option<String> {
 
 /// What a read by `_id` found: `None` when there is no record with that `_id` (or the caller may
 /// not see it), for a look-up that goes on by other keys.
-fn by_id<T>(read: Result<T, ClientError>) -> Result<Option<T>, Fail> {
+pub fn by_id<T>(read: Result<T, ClientError>) -> Result<Option<T>, Fail> {
     match read {
         Ok(found) => Ok(Some(found)),
         Err(ClientError::NotFound(_)) => Ok(None),

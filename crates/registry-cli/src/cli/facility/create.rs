@@ -5,7 +5,6 @@ use super::{view, wizard};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::{output, prompt};
 use clap::Args;
-use registry_core::facility::Mode;
 use serde_json::Value;
 
 #[derive(Debug, Args)]
@@ -26,14 +25,20 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
         }
     }
     fields::clean_cnpj(&mut obj);
-    fields::group_to_id(ctx, &mut obj).await?;
+    let mut unknown_group = fields::group_to_id(ctx, &mut obj).await?;
     if by_flags && ctx.interactive {
+        // The wizard offers the groups there are in place of the one not found.
+        if let Some(group) = unknown_group.take() {
+            output::note(format!("--group: {}", group.message));
+        }
         let refused = fields::take_refused(&mut obj);
         wizard::fill_create(ctx, &mut obj, &refused).await?;
     }
     let payload = Value::Object(obj);
     let terms = fields.terms();
-    fields::check_locally(&payload, Mode::Create).map_err(|e| terms.apply(e))?;
+    fields::check_new(ctx, &payload, unknown_group)
+        .await
+        .map_err(|e| terms.apply(e))?;
     let f = ctx
         .client
         .register_facility(&payload)

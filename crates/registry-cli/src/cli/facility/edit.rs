@@ -6,7 +6,6 @@ use super::{view, wizard};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::{output, resolve};
 use clap::Args;
-use registry_core::facility::Mode;
 use serde_json::Value;
 
 #[derive(Debug, Args)]
@@ -45,10 +44,10 @@ pub async fn run(ctx: &Ctx, args: EditArgs) -> Result<(), Fail> {
         .and_then(|_| obj.get("version").and_then(Value::as_i64))
         .unwrap_or(current.version);
     fields::clean_cnpj(&mut obj);
-    fields::group_to_id(ctx, &mut obj).await?;
+    let unknown_group = fields::group_to_id(ctx, &mut obj).await?;
     let payload = Value::Object(obj);
     let terms = args.fields.terms();
-    fields::check_locally(&payload, Mode::Edit).map_err(|e| terms.apply(e))?;
+    fields::check_locally(&payload, unknown_group).map_err(|e| terms.apply(e))?;
     let f = ctx
         .client
         .edit_facility(&current.id, &payload, Some(version))

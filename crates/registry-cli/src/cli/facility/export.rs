@@ -102,7 +102,7 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
             for f in &all {
                 let mut row = vec![f.id.clone()];
                 row.extend(facility_csv::row_from_facility(f));
-                w.write_record(&row).map_err(anyhow::Error::from)?;
+                facility_csv::write_safe_record(&mut w, &row).map_err(anyhow::Error::from)?;
             }
             w.flush()?;
             // A CSV row holds one address and no links: say which facilities lost some.

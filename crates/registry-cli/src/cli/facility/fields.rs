@@ -10,7 +10,7 @@ use clap::Args;
 use registry_client::ClientError;
 use registry_client::facility_csv::{self, strip_cnpj_punctuation};
 use registry_core::api::{Facility, FacilityUserInput, FacilityUserView, User};
-use registry_core::facility::{Mode, read_facility};
+use registry_core::facility::{Mode, References, UserState, read_facility_partial};
 use registry_core::{FieldCode, FieldError};
 use serde_json::{Map, Value, json};
 use std::io::Read;
@@ -242,15 +242,29 @@ pub fn missing_required_flags(obj: &Map<String, Value>) -> Vec<&'static str> {
 }
 
 /// The group a payload names by `_id` or exact name (`--group`, a file's `group`) as its `_id`,
-/// which is what the API takes; "" and null (no group) stay as they are.
-pub async fn group_to_id(ctx: &Ctx, obj: &mut Map<String, Value>) -> Result<(), Fail> {
+/// which is what the API takes; "" and null (no group) stay as they are. A group this server
+/// does not have is taken out of `obj` and returned as the refusal of `group`, to be reported
+/// with the payload's others ([`refusal`]).
+pub async fn group_to_id(
+    ctx: &Ctx,
+    obj: &mut Map<String, Value>,
+) -> Result<Option<FieldError>, Fail> {
     if let Some(Value::String(g)) = obj.get("group")
         && !g.trim().is_empty()
     {
-        let id = resolve::group(ctx, g).await?.id;
-        obj.insert("group".into(), json!(id));
+        match resolve::group(ctx, g).await {
+            Ok(group) => {
+                obj.insert("group".into(), json!(group.id));
+            }
+            Err(Fail::NotFound(message)) => {
+                obj.remove("group");
+                let error = FieldError::new("group", FieldCode::GroupNotFound, message);
+                return Ok(Some(error));
+            }
+            Err(e) => return Err(e),
+        }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The facility of `assign` and `unassign`: the one FACILITY names, else one picked from the
@@ -279,21 +293,40 @@ pub fn clean_cnpj(obj: &mut Map<String, Value>) {
     }
 }
 
-/// The server's own rules, run before sending. Custom responsibilities are the server's to judge.
-pub fn local_field_errors(payload: &Value, mode: Mode) -> Result<(), Vec<FieldError>> {
-    match read_facility(payload, mode, &[]) {
-        Ok(_) => Ok(()),
-        Err(errors) => {
-            let errors: Vec<_> = errors
-                .into_iter()
-                .filter(|e| e.code != FieldCode::InvalidResponsibility)
-                .collect();
-            if errors.is_empty() {
-                Ok(())
-            } else {
-                Err(errors)
-            }
+/// The server's own rules, run before sending: the payload read as the server reads it and, for a
+/// new facility, the rules of its creation (`FacilityChanges::into_new`: one holder per main
+/// role, the group and each linked user existing and active) with `refs` what this server holds
+/// of them — `None` takes every one as there and active, for the rules the payload alone
+/// decides. An edit's links are judged against the stored ones, by the server. Custom
+/// responsibilities are the server's to judge.
+pub fn local_field_errors(
+    payload: &Value,
+    mode: Mode,
+    refs: Option<&References>,
+) -> Result<(), Vec<FieldError>> {
+    let (changes, errors) = read_facility_partial(payload, mode, &[]);
+    let errors = match mode {
+        Mode::Edit => errors.into_vec(),
+        Mode::Create => {
+            let all_there = || References {
+                group_exists: true,
+                users: (changes.linked_user_ids().unwrap_or_default().into_iter())
+                    .map(|id| (id.to_owned(), UserState::Active))
+                    .collect(),
+                linked_to_records: false,
+            };
+            let refs = refs.cloned().unwrap_or_else(all_there);
+            changes.into_new(&refs, errors).err().unwrap_or_default()
         }
+    };
+    let errors: Vec<_> = errors
+        .into_iter()
+        .filter(|e| e.code != FieldCode::InvalidResponsibility)
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
     }
 }
 
@@ -302,7 +335,7 @@ pub fn local_field_errors(payload: &Value, mode: Mode) -> Result<(), Vec<FieldEr
 /// the value given as the text to correct. Returns the fields taken out.
 pub fn take_refused(obj: &mut Map<String, Value>) -> Map<String, Value> {
     let mut refused = Map::new();
-    let errors = local_field_errors(&Value::Object(obj.clone()), Mode::Create).err();
+    let errors = local_field_errors(&Value::Object(obj.clone()), Mode::Create, None).err();
     for e in errors.unwrap_or_default() {
         let key = e.field.split(['[', '.']).next().unwrap_or_default();
         if let Some(value) = obj.remove(key) {
@@ -315,8 +348,52 @@ pub fn take_refused(obj: &mut Map<String, Value>) -> Map<String, Value> {
     refused
 }
 
-pub fn check_locally(payload: &Value, mode: Mode) -> Result<(), Fail> {
-    local_field_errors(payload, mode).map_err(Fail::Invalid)
+/// An edit's payload checked before sending ([`local_field_errors`]), with a group not found
+/// (`unknown_group`) among the refusals ([`refusal`]).
+pub fn check_locally(payload: &Value, unknown_group: Option<FieldError>) -> Result<(), Fail> {
+    let errors = local_field_errors(payload, Mode::Edit, None).err();
+    refusal(errors.unwrap_or_default(), unknown_group)
+}
+
+/// A new facility's payload checked before sending ([`local_field_errors`]), with a group not
+/// found (`unknown_group`) among the refusals ([`refusal`]). Once refused, its group and linked
+/// users are read from the server too, so that the refusal names everything the server would (a
+/// user not found or deactivated) and one pass fixes the file; a payload that passes leaves them
+/// to the server, whose answer lists every field it refuses.
+pub async fn check_new(
+    ctx: &Ctx,
+    payload: &Value,
+    unknown_group: Option<FieldError>,
+) -> Result<(), Fail> {
+    if local_field_errors(payload, Mode::Create, None).is_ok() {
+        return refusal(Vec::new(), unknown_group);
+    }
+    let (changes, _) = read_facility_partial(payload, Mode::Create, &[]);
+    let mut refs = References::default();
+    if let Some(group) = changes.named_group() {
+        refs.group_exists = resolve::by_id(ctx.client.group(group).await)?.is_some();
+    }
+    for id in changes.linked_user_ids().unwrap_or_default() {
+        if let Some(user) = resolve::by_id(ctx.client.user(id).await)? {
+            refs.users.insert(id.to_owned(), UserState::of(user.active));
+        }
+    }
+    let errors = local_field_errors(payload, Mode::Create, Some(&refs)).err();
+    refusal(errors.unwrap_or_default(), unknown_group)
+}
+
+/// The refusals of a payload as the command's failure, a group not found (`group_to_id`) among
+/// them: alone, it is not found (exit 5), as a `--group` naming no group always was; with other
+/// refusals it is one of them (exit 4), so that one pass fixes them all.
+fn refusal(mut errors: Vec<FieldError>, unknown_group: Option<FieldError>) -> Result<(), Fail> {
+    match unknown_group {
+        None if errors.is_empty() => Ok(()),
+        Some(group) if errors.is_empty() => Err(Fail::NotFound(group.message)),
+        group => {
+            errors.extend(group);
+            Err(Fail::Invalid(errors))
+        }
+    }
 }
 
 /// The links as the API takes them: `[{_id, responsabilities}]`.

@@ -8,13 +8,13 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
-use registry_client::ClientError;
+use registry_client::{ClientError, facility_csv};
 use registry_core::api::Facility;
 use serde::Serialize;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -44,7 +44,7 @@ pub struct ImportArgs {
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
     concurrency: u16,
     /// Where to write the rows that failed (default: <file>.failures.csv; stdin.failures.csv
-    /// for `-`).
+    /// for `-`); a run where none fails removes it.
     #[arg(long)]
     failures: Option<PathBuf>,
 }
@@ -224,29 +224,18 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
     summary.failures.sort_by_key(|f| f.row);
     summary.failed = summary.failures.len();
     // A dry run writes nothing: its failures are in the summary only.
-    if summary.failed > 0 && !args.dry_run {
-        let path = args.failures.clone().unwrap_or_else(|| {
-            let mut p = if args.file.as_os_str() == "-" {
-                "stdin".into()
-            } else {
-                args.file.clone().into_os_string()
-            };
-            p.push(".failures.csv");
-            PathBuf::from(p)
-        });
-        let mut w = csv::Writer::from_path(&path).map_err(anyhow::Error::from)?;
-        for f in &summary.failures {
-            w.serialize(f).map_err(anyhow::Error::from)?;
-        }
-        w.flush()?;
-        summary.failures_file = Some(path.display().to_string());
-    }
-    // Rows that failed outrank a failed print of the summary (stdout's reader gone).
+    let unwritten = match args.dry_run {
+        true => None,
+        false => keep_failures(&args, &mut summary).err(),
+    };
+    // Rows that failed outrank a failed print of the summary (stdout's reader gone). The summary
+    // comes first whatever became of the failures file: the rows registered are what matters.
     let printed = print_summary(ctx.format, &summary);
     if summary.failed > 0 {
-        let listed = match &summary.failures_file {
-            Some(path) => format!("listed in {path}"),
-            None => "listed above".to_owned(),
+        let listed = match (&summary.failures_file, unwritten) {
+            (Some(path), _) => format!("listed in {path}"),
+            (None, Some(unwritten)) => format!("listed above; {unwritten}"),
+            (None, None) => "listed above".to_owned(),
         };
         return Err(Fail::Other(anyhow::anyhow!(
             "{} of {} facilities {} ({listed})",
@@ -256,6 +245,63 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
         )));
     }
     printed
+}
+
+/// Where the failures go: `--failures`, else `<file>.failures.csv` (`stdin.failures.csv` for
+/// `-`).
+fn failures_path(args: &ImportArgs) -> PathBuf {
+    args.failures.clone().unwrap_or_else(|| {
+        let mut p = if args.file.as_os_str() == "-" {
+            "stdin".into()
+        } else {
+            args.file.clone().into_os_string()
+        };
+        p.push(".failures.csv");
+        PathBuf::from(p)
+    })
+}
+
+/// The failures file of a run that sent rows: the failures written to it (noted in `summary`),
+/// or, when none failed, the one an earlier run left removed, since its rows are stale (a
+/// warning when it cannot be). Why the failures could not be written, naming the file.
+fn keep_failures(args: &ImportArgs, summary: &mut Summary) -> Result<(), String> {
+    let path = failures_path(args);
+    if summary.failures.is_empty() {
+        match std::fs::remove_file(&path) {
+            Ok(()) => output::note(format!(
+                "removed {}: its rows were an earlier run's, and none failed now",
+                path.display()
+            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => output::note(format!(
+                "warning: {} (an earlier run's failures) could not be removed: {e}",
+                path.display()
+            )),
+        }
+        return Ok(());
+    }
+    match write_failures(&path, &summary.failures) {
+        Ok(()) => {
+            summary.failures_file = Some(path.display().to_string());
+            Ok(())
+        }
+        Err(e) => Err(format!(
+            "they could not be written to {}: {e}",
+            path.display()
+        )),
+    }
+}
+
+/// The failures as CSV at `path`, each text [`facility_csv::formula_safe`] (a name or cnpj is
+/// the file's, which anyone may have written).
+fn write_failures(path: &Path, failures: &[Failure]) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record(["row", "name", "cnpj", "reason"])?;
+    for f in failures {
+        let row = [&f.row.to_string(), &f.name, &f.cnpj, &f.reason];
+        facility_csv::write_safe_record(&mut w, row)?;
+    }
+    Ok(w.flush()?)
 }
 
 fn print_summary(format: Format, s: &Summary) -> Result<(), Fail> {

@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 /// row's fields are named by its columns (`city`, ``radioisotopes `Xx=3` ``), a JSON row's by
 /// the API's paths, which are its own field names.
 fn check_locally(payload: &Value, csv: bool) -> Vec<String> {
-    let errors = fields::local_field_errors(payload, registry_core::facility::Mode::Create)
+    // Its group and users were found on this server already (`Directory::resolve`).
+    let errors = fields::local_field_errors(payload, registry_core::facility::Mode::Create, None)
         .err()
         .unwrap_or_default();
     let errors = if csv {
@@ -164,22 +165,27 @@ impl Directory {
                     .or_else(|| {
                         email.and_then(|e| users.iter().find(|u| u.email.eq_ignore_ascii_case(e)))
                     });
-                let Some(u) = found else {
-                    let shown = email.or(id).unwrap_or_default();
-                    problems.push(format!(
-                        "user `{shown}`: no user with this _id or e-mail on this server"
-                    ));
-                    continue;
+                // A link refused here stays in its place, as given, so that the local check
+                // names the others by their places in the file; the row is not sent.
+                let id_here = match found {
+                    None => {
+                        let shown = email.or(id).unwrap_or_default();
+                        problems.push(format!(
+                            "user `{shown}`: no user with this _id or e-mail on this server"
+                        ));
+                        shown
+                    }
+                    Some(u) if !u.active => {
+                        problems.push(format!(
+                            "user `{}`: is deactivated, and only an active user can be linked",
+                            u.email
+                        ));
+                        &u.id
+                    }
+                    Some(u) => &u.id,
                 };
-                if !u.active {
-                    problems.push(format!(
-                        "user `{}`: is deactivated, and only an active user can be linked",
-                        u.email
-                    ));
-                    continue;
-                }
                 let responsibilities = link.get("responsabilities").cloned().unwrap_or(json!([]));
-                resolved.push(json!({"_id": u.id, "responsabilities": responsibilities}));
+                resolved.push(json!({"_id": id_here, "responsabilities": responsibilities}));
             }
             obj.insert("users".into(), Value::Array(resolved));
         }
