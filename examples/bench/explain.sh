@@ -11,9 +11,8 @@ today="$(date -u +%F)"
 
 # name | SQLite query | PostgreSQL query (empty: same as SQLite)
 queries=(
-"Whole list, page 2,500 of 20 (ranks)|SELECT id FROM facilities WHERE live_rank BETWEEN 50001 AND 50020 ORDER BY live_rank DESC|"
+"Whole list, page 2,500 of 20 (one statement: the kept total, the page's ranks, their views)|WITH t AS MATERIALIZED (SELECT COALESCE((SELECT CAST(SUM(live) AS BIGINT) FROM facility_counts), 0) AS total) SELECT f.id, f.address_json, f.users_json, f.isotopes_json, f.practices_json, f.image_kinds, t.total FROM t LEFT JOIN facilities f ON f.live_rank BETWEEN t.total - 49980 - 20 + 1 AND t.total - 49980 LEFT JOIN facility_groups g ON g.id = f.group_id ORDER BY f.live_rank DESC|"
 "Department list, last page (ranks)|SELECT id FROM facilities WHERE department = 'Radiodiagnóstico' AND department_rank BETWEEN 1 AND 20 ORDER BY department_rank DESC|"
-"The 20 views of a page (child lists kept on the row)|SELECT f.id, f.address_json, f.users_json, f.isotopes_json, f.practices_json, f.image_kinds FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT id FROM facilities WHERE live_rank BETWEEN 50001 AND 50020)|"
 "Search total, a name (\`clinica 3399\`)|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE '%clinica 3399%')|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.search_text LIKE '%clinica 3399%' ESCAPE '\\'"
 "Search page, a name|SELECT f.id FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE '%clinica 3399%') ORDER BY f.id DESC LIMIT 20 OFFSET 0|SELECT f.id FROM facilities f WHERE f.archived_at IS NULL AND f.search_text LIKE '%clinica 3399%' ESCAPE '\\' ORDER BY f.id DESC LIMIT 20 OFFSET 0"
 "Search total, a city (\`sao paulo\`, 1 in 8 facilities)|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.id IN (SELECT facility_id FROM facility_search WHERE search_text LIKE '%sao paulo%')|SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND f.search_text LIKE '%sao paulo%' ESCAPE '\\'"

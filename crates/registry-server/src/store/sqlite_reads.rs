@@ -6,8 +6,9 @@
 
 use super::model::facilities::FacilityFilter;
 use super::model::users::UserRow;
-use super::sqlite::facility_ranks::{page_ids_sql, rank_range};
-use super::sqlite::facility_reads::{ListPlan, facility_from_row, in_order, views_query};
+use super::sqlite::facility_reads::{
+    ListPlan, facility_from_row, in_order, ranked_page, ranked_page_sql, ranked_row, views_query,
+};
 use super::sqlite::users::{by_id_sql, user_from_row};
 use super::types::Columns;
 use crate::sqlite_readers::{SqliteReaders, Statistics, driver_error};
@@ -223,26 +224,10 @@ fn ranked(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    let total: i64 = conn
-        .prepare_cached(ListPlan::total_sql(department.as_deref()))
-        .and_then(|mut s| {
-            s.query_row(params_from_iter(department.iter()), |r| {
-                r.get::<_, Option<i64>>(0)
-            })
-            .optional()
-        })
-        .map_err(driver_error)?
-        .flatten()
-        .unwrap_or(0);
-    if offset >= total {
-        return Ok((Vec::new(), total));
-    }
-    let (low, high) = rank_range(total, limit, offset);
-    let sql = page_ids_sql(department.as_deref());
+    let sql = ranked_page_sql(department.as_deref());
     let department = department.map_or(Value::Null, Value::Text);
-    let params = [department, Value::Integer(low), Value::Integer(high)];
-    let ids = rows(conn, &sql, params, |r| r.text("id"))?;
-    Ok((views_on(conn, &ids)?, total))
+    let params = [department, Value::Integer(offset), Value::Integer(limit)];
+    Ok(ranked_page(rows(conn, &sql, params, |r| ranked_row(r))?))
 }
 
 fn filtered(

@@ -179,38 +179,13 @@ pub async fn leave(
     Ok(())
 }
 
-/// The ids of one page, newest first, of the live facilities (of `department` when given), of
-/// which there are `total`: ranks `total - offset - limit + 1 ..= total - offset`.
-pub async fn page_ids(
-    conn: &mut Connection,
-    department: Option<&str>,
-    total: i64,
-    limit: i64,
-    offset: i64,
-) -> Result<Vec<String>, sqlx::Error> {
-    let (low, high) = rank_range(total, limit, offset);
-    sqlx::query_scalar(AssertSqlSafe(page_ids_sql(department)))
-        .bind(department)
-        .bind(low)
-        .bind(high)
-        .fetch_all(conn)
-        .await
-}
-
-/// The query of [`page_ids`]: `$1` the department (NULL for the whole list), `$2`..`$3` the
-/// ranks of [`rank_range`].
-pub(crate) fn page_ids_sql(department: Option<&str>) -> String {
+/// The condition selecting a ranking's rows (`$1` the department, NULL for the whole list;
+/// archived rows hold no rank) and its rank column, for a page read in one statement
+/// (`facility_reads::ranked_page_sql`).
+pub(crate) fn ranking_sql(department: Option<&str>) -> (&'static str, &'static str) {
     let ranking = match department {
         Some(d) => Ranking::Department(d),
         None => Ranking::All,
     };
-    let (column, rows) = (ranking.column(), ranking.rows());
-    format!("SELECT id FROM facilities WHERE {rows} AND {column} BETWEEN $2 AND $3 ORDER BY {column} DESC")
-}
-
-/// The ranks (lowest, highest) on the page `limit` rows from `offset` of a list of `total`,
-/// newest (highest rank) first.
-pub(crate) fn rank_range(total: i64, limit: i64, offset: i64) -> (i64, i64) {
-    let high = total - offset;
-    ((high - limit + 1).max(1), high)
+    (ranking.rows(), ranking.column())
 }

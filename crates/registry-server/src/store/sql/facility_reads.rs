@@ -75,6 +75,48 @@ pub(crate) fn facility_from_row(r: &impl Columns) -> Result<Facility, sqlx::Erro
     })
 }
 
+/// A page of the whole list or a department's, with its total, in one statement (each round
+/// trip to PostgreSQL costs about as much as the work of a page): the kept total, the page's
+/// ranks from it (`total - offset - limit + 1 ..= total - offset`, newest first, ranks following
+/// ids) and the views of the facilities holding them. `$1` is the department (NULL for the whole
+/// list), `$2` the offset, `$3` the limit: SQLite numbers `$n` parameters in the order they first
+/// appear, so they appear in that order. The total comes on every row, and alone (with no
+/// facility) past the last page. `MATERIALIZED`: read once, then the rank index is scanned for
+/// the range (PostgreSQL otherwise inlined the total three times into the index condition); the
+/// joins are not nested, or SQLite built the whole join of facilities and groups first.
+pub(crate) fn ranked_page_sql(department: Option<&str>) -> String {
+    let total = ListPlan::total_sql(department);
+    let (rows, column) = ranks::ranking_sql(department);
+    let page = format!(
+        "{rows} AND f.{column} BETWEEN CASE WHEN t.total - $2 - $3 + 1 < 1 THEN 1 ELSE t.total - $2 - $3 + 1 END \
+         AND t.total - $2"
+    );
+    let select = select_sql("TRUE", "");
+    let columns = &select["SELECT ".len()..select.find(" FROM ").expect("a FROM")];
+    format!(
+        "WITH t AS MATERIALIZED (SELECT COALESCE(({total}), 0) AS total) \
+         SELECT {columns}, t.total AS total FROM t \
+         LEFT JOIN facilities f ON {page} LEFT JOIN facility_groups g ON g.id = f.group_id \
+         ORDER BY f.{column} DESC"
+    )
+}
+
+/// One row of [`ranked_page_sql`]: its facility (none on the row of a page past the last) and
+/// the total.
+pub(crate) fn ranked_row(r: &impl Columns) -> Result<(Option<Facility>, i64), sqlx::Error> {
+    let facility = match r.text_opt("id")? {
+        Some(_) => Some(facility_from_row(r)?),
+        None => None,
+    };
+    Ok((facility, r.int("total")?))
+}
+
+/// The page and total of the rows of [`ranked_page_sql`].
+pub(crate) fn ranked_page(rows: Vec<(Option<Facility>, i64)>) -> (Vec<Facility>, i64) {
+    let total = rows.first().map_or(0, |(_, total)| *total);
+    (rows.into_iter().filter_map(|(f, _)| f).collect(), total)
+}
+
 /// The query of [`views`] for `ids`, and what it binds (`dialect::id_list`).
 pub(crate) fn views_query(ids: &[String]) -> (String, Vec<String>) {
     let (list, binds) = super::dialect::id_list(ids);
@@ -107,8 +149,8 @@ pub async fn views(conn: &mut Connection, ids: &[String]) -> Result<Vec<Facility
 /// How a page of the facility list is read: the SQL of each step, the same for either driver.
 pub(crate) enum ListPlan {
     /// The whole list or a department's: the total is kept by every write (`total_sql`, with
-    /// `$1` the department when there is one), and the page is a range of the kept ranks
-    /// (`facility_ranks::page_ids_sql`).
+    /// `$1` the department when there is one), and the page is a range of the kept ranks, all in
+    /// one statement (`ranked_page_sql`).
     Ranked { department: Option<String> },
     /// A filtered list: `page_sql` gives the page's ids and the filtered total in one statement
     /// (`$1`…`$n` the binds, then limit and offset), so the filter (a search through the
@@ -214,16 +256,14 @@ pub async fn list(
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
     match ListPlan::new(filter, &[]) {
         ListPlan::Ranked { department } => {
-            let mut q = sqlx::query_scalar::<_, Option<i64>>(ListPlan::total_sql(department.as_deref()));
-            if let Some(d) = &department {
-                q = q.bind(d.as_str());
-            }
-            let total = q.fetch_optional(&mut *conn).await?.flatten().unwrap_or(0);
-            if offset >= total {
-                return Ok((Vec::new(), total));
-            }
-            let ids = ranks::page_ids(conn, department.as_deref(), total, limit, offset).await?;
-            Ok((views(conn, &ids).await?, total))
+            let rows = sqlx::query(AssertSqlSafe(ranked_page_sql(department.as_deref())))
+                .bind(department.as_deref())
+                .bind(offset)
+                .bind(limit)
+                .fetch_all(&mut *conn)
+                .await?;
+            let rows = rows.iter().map(ranked_row).collect::<Result<Vec<_>, _>>()?;
+            Ok(ranked_page(rows))
         }
         ListPlan::Filtered { filter, binds } => {
             let mut q = sqlx::query(AssertSqlSafe(ListPlan::page_sql(&filter, binds.len())));
