@@ -1,5 +1,5 @@
 use crate::documents::{admin_upload, new_facility, pdf, upload};
-use crate::helpers::{Backend, TestApp};
+use crate::helpers::{Backend, TestApp, unquote};
 use crate::on_both_backends;
 use crate::test_servers::{SmtpSink, free_port};
 use serde_json::{Value, json};
@@ -116,6 +116,32 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
         "the file travels attached: {m}"
     );
     assert!(m.contains("relatorio.pdf"));
+    // The mailed link works without a token (recipients named in `to` often have no account, and
+    // a file too large to attach reaches them only this way), for this document only (audit of
+    // stop 36).
+    let text = unquote(m);
+    let link = text
+        .lines()
+        .find_map(|l| l.split_once("Download (link válido por 7 dias): "))
+        .map(|(_, link)| link.trim().to_owned())
+        .unwrap_or_else(|| panic!("a download link: {text}"));
+    let path = &link[link.find("/api/").unwrap()..];
+    let anonymous = |path: String| app.client.get(app.url(&path)).send();
+    let res = anonymous(path.to_owned()).await.unwrap();
+    assert_eq!(res.status(), 200, "{path}");
+    assert_eq!(res.headers()["content-type"], "application/pdf");
+    let mut changed = path.to_owned();
+    let last = changed.pop().unwrap();
+    changed.push(if last == 'A' { 'B' } else { 'A' });
+    let draft_id = draft["_id"].as_str().unwrap();
+    for refused in [
+        changed,
+        path.replace(&id, draft_id),
+        format!("/api/document/{id}/file"),
+    ] {
+        let res = anonymous(refused.clone()).await.unwrap();
+        assert_eq!(res.status(), 401, "{refused}");
+    }
     let mut actions = app.audit_actions("document", &id).await;
     actions.retain(|a| a.contains("email"));
     assert_eq!(actions, ["schedule_email", "email_sent"]);

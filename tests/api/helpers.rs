@@ -443,3 +443,25 @@ macro_rules! on_both_databases {
         $crate::on_both_databases!(configured(|_| {}); $($name),*);
     };
 }
+
+/// A mail's text with its quoted-printable encoding undone (soft line breaks joined, `=XX`
+/// bytes decoded).
+pub fn unquote(raw: &str) -> String {
+    let joined = raw.replace("=\r\n", "").replace("=\n", "");
+    let bytes = joined.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'='
+            && i + 2 < bytes.len()
+            && let Ok(b) = u8::from_str_radix(&joined[i + 1..i + 3], 16)
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

@@ -147,6 +147,24 @@ async fn refusals_name_the_flags_typed_with_the_servers_reasons() {
     let said = out.stderr.matches("at least 8 characters").count();
     assert_eq!(said, 1, "{}", out.stderr);
     assert!(!out.stderr.contains("newPassword"), "{}", out.stderr);
+    // A recovery code the server does not know is named by its flag, not the API's `token`.
+    let code = "0".repeat(64);
+    let out = env
+        .run_with(
+            &[
+                "user",
+                "reset-password",
+                "--code",
+                &code,
+                "--password-stdin",
+            ],
+            "a-good-new-password\n",
+            &[],
+        )
+        .await
+        .expect(4)
+        .says("  - --code: ");
+    assert!(!out.stderr.contains("token"), "{}", out.stderr);
 
     let equipment = env.equipment("Clinica Qc", 72, "Gama Câmara", &[]).await;
     for given in [&["--measurements", "{}"][..], &[][..]] {

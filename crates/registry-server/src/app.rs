@@ -286,15 +286,36 @@ async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>
 }
 
 /// Creates the first Administrator from `REGISTRY_ADMIN_EMAIL`/`REGISTRY_ADMIN_PASSWORD` when the
-/// database has no user yet.
+/// database has no user yet (product.md §6). A start that leaves no active Administrator says
+/// so, and why the variables did not make one, rather than leave a newcomer without a way in.
 async fn ensure_first_administrator(state: &AppState) -> anyhow::Result<()> {
+    let created = create_first_administrator(state).await?;
+    let mut conn = state.db.read().await?;
+    if !created && users::count_active_with_role(&mut conn, Role::Administrator).await? == 0 {
+        let why = match (&state.config.admin_email, users::count(&mut conn).await?) {
+            (None, 0) => {
+                "set REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD to create the first one"
+            }
+            (None, _) => "REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD are not set",
+            (Some(_), _) => {
+                "REGISTRY_ADMIN_EMAIL and REGISTRY_ADMIN_PASSWORD create one only in a database \
+                 with no user yet, and this one has users"
+            }
+        };
+        tracing::warn!("there is no active Administrator: {why}");
+    }
+    Ok(())
+}
+
+/// [`ensure_first_administrator`]'s creation: whether this start created the Administrator.
+async fn create_first_administrator(state: &AppState) -> anyhow::Result<bool> {
     let (Some(email), Some(password)) = (&state.config.admin_email, &state.config.admin_password)
     else {
-        return Ok(());
+        return Ok(false);
     };
     let mut tx = state.db.begin().await?;
     if users::count(&mut tx).await? > 0 {
-        return Ok(());
+        return Ok(false);
     }
     let email = registry_core::values::Email::parse(email)
         .context("REGISTRY_ADMIN_EMAIL is not a valid e-mail address")?;
@@ -329,11 +350,11 @@ async fn ensure_first_administrator(state: &AppState) -> anyhow::Result<()> {
     match saved {
         Ok(()) => {
             tracing::info!(email = %admin.profile.email, "created the first Administrator");
-            Ok(())
+            Ok(true)
         }
         Err(e) if crate::db::is_unique_violation(&e) => {
             tracing::info!("another instance created the first Administrator");
-            Ok(())
+            Ok(true)
         }
         Err(e) => Err(e.into()),
     }

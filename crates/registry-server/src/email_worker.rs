@@ -12,6 +12,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use lettre::Message;
 use lettre::message::{Attachment, MultiPart, SinglePart, header::ContentType};
+use registry_core::document::{FileLink, LINK_DAYS};
 use std::time::Duration;
 
 /// Files up to this size travel as attachments; larger ones only by link.
@@ -114,14 +115,24 @@ impl Outgoing for ClaimedEmail {
                 .await?
                 .context("the document was deleted, or its facility archived")?
         };
+        // The link carries its own permission (signed, for LINK_DAYS): the recipients named in
+        // `to` often have no account, and a file too large to attach reaches them only this way.
+        let expires = Utc::now().timestamp() + LINK_DAYS * 86_400;
+        let permission = FileLink {
+            id: &self.document_id,
+            version: doc.file_version,
+            expires,
+        }
+        .query(&state.signing_key);
         let link = format!(
-            "{}/api/document/{}/file",
+            "{}/api/document/{}/file?{permission}",
             state.config.public_url.trim_end_matches('/'),
             self.document_id
         );
         let attach = doc.size <= MAX_ATTACHMENT;
         let text = format!(
-            "{name}\nInstalação: {facility}\nSituação: {status}\n\n{note}\nDownload: {link}\n",
+            "{name}\nInstalação: {facility}\nSituação: {status}\n\n{note}\n\
+             Download (link válido por {LINK_DAYS} dias): {link}\n",
             name = doc.name,
             facility = doc.facility_name,
             status = doc.status,

@@ -18,7 +18,7 @@ use tracing_subscriber::EnvFilter;
                           create the first Administrator when no user exists
   REGISTRY_SMTP_URL       smtp://host:25 (default: mail goes to <data>/outbox/*.eml)
   REGISTRY_CONFIG         a TOML file with the same settings (bind = \"...\", ...)
-  REGISTRY_LOG            log filter (default: info)
+  REGISTRY_LOG            log filter (default: info,sqlx=warn,tower_http=info)
 
 The API is served under /api/, its documentation at /api/docs."
 )]

@@ -126,6 +126,12 @@ async fn anonymous_registration_does_not_reveal_accounts(app: TestApp) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(told, "the owner of the address is told by e-mail");
+    // With the CLI command that asks for a recovery code (audit of stop 36).
+    let command = format!("`registry user recover {ADMIN_EMAIL}`");
+    assert!(
+        outbox(&app).iter().any(|m| m.contains(&command)),
+        "{command}"
+    );
     // Staff still get the conflict, which they need to do their work.
     app.post(
         "/api/register/",

@@ -90,6 +90,14 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     edit(&app, &laudos, to("Corrigir"))
         .await
         .expect_error(403, "permission_denied");
+    // Roles before existence: the same for an id no document has.
+    edit(
+        &app,
+        &laudos,
+        json!({"_id": "01a21d75-0000-7000-8000-000000000000", "status": "Corrigir"}),
+    )
+    .await
+    .expect_error(403, "permission_denied");
     let doc = edit(&app, &fisico, to("corrigir")).await.expect(200);
     assert_eq!(doc["status"], "Corrigir");
 

@@ -3,7 +3,7 @@
 use super::{receive, setup, solid_waste, store_waste};
 use crate::documents::admin_upload;
 use crate::equipment::{id, today};
-use crate::helpers::{Backend, PASSWORD, TestApp, facility_payload, history_actions};
+use crate::helpers::{Backend, PASSWORD, TestApp, facility_payload, history_actions, unquote};
 use crate::test_servers::{SmtpSink, free_port};
 use crate::{on_both_backends, on_both_databases};
 use chrono::{DateTime, Days, Utc};
@@ -200,26 +200,6 @@ async fn digest_row(app: &TestApp, facility: &str) -> (String, i64, Option<Strin
     .fetch_one(&mut app.outside_connection().await)
     .await
     .unwrap()
-}
-
-fn unquote(raw: &str) -> String {
-    let joined = raw.replace("=\r\n", "").replace("=\n", "");
-    let bytes = joined.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'='
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&joined[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 async fn the_digest_goes_out_once_through_smtp_and_is_retried(backend: Backend) {

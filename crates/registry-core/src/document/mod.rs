@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 mod draft;
 mod email;
 pub use draft::{DocumentDraft, parse_date, read_document, validity_after_date};
-pub use email::{EmailSchedule, read_email_schedule, uses_default_recipients};
+pub use email::{EmailSchedule, FileLink, LINK_DAYS, read_email_schedule, uses_default_recipients};
 
 /// Where a document is in its review: the exact Portuguese values of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]

@@ -223,3 +223,48 @@ fn document_dates_are_read_as_every_registry_date() {
     assert_eq!(parse_date("2026-11-1"), None);
     assert_eq!(parse_date("01/11/2026"), None);
 }
+
+#[test]
+fn a_file_link_holds_for_its_document_version_and_time_only() {
+    let key = SigningKey::from_bytes(&[7u8; 32]);
+    let now = chrono::DateTime::parse_from_rfc3339("2026-11-27T12:00:00Z")
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    let expires = now.timestamp() + LINK_DAYS * 86_400;
+    let link = FileLink {
+        id: "doc-1",
+        version: 2,
+        expires,
+    };
+    let query = link.query(&key);
+    let signature = query.rsplit("signature=").next().unwrap();
+    assert!(query.starts_with(&format!("version=2&expires={expires}&signature=")));
+    let public = key.verifying_key();
+    assert!(link.holds(signature, &public, now));
+    // Another document, version or time, or another key, or a changed signature: refused.
+    for other in [
+        FileLink {
+            id: "doc-2",
+            ..link.clone()
+        },
+        FileLink {
+            version: 1,
+            ..link.clone()
+        },
+        FileLink {
+            expires: expires + 1,
+            ..link.clone()
+        },
+    ] {
+        assert!(!other.holds(signature, &public, now), "{other:?}");
+    }
+    let stranger = SigningKey::from_bytes(&[8u8; 32]).verifying_key();
+    assert!(!link.holds(signature, &stranger, now));
+    let mut changed: Vec<char> = signature.chars().collect();
+    changed[0] = if changed[0] == 'A' { 'B' } else { 'A' };
+    assert!(!link.holds(&changed.into_iter().collect::<String>(), &public, now));
+    assert!(!link.holds("not base64!", &public, now));
+    // Expired at its second.
+    let at_expiry = chrono::DateTime::from_timestamp(expires, 0).unwrap();
+    assert!(!link.holds(signature, &public, at_expiry));
+}

@@ -97,8 +97,10 @@ pub struct FacilityFilters {
     pub filters: Option<String>,
     pub page_num: Option<i64>,
     pub page_size: Option<i64>,
-    /// name, company name, cnpj or city
+    /// name, company name, cnpj (bare or in its display form) or city
     pub q: Option<String>,
+    /// `Medicina Nuclear` or `Radiodiagnóstico` (the department lists imply theirs)
+    pub department: Option<String>,
     pub state: Option<String>,
     pub city: Option<String>,
     pub group: Option<String>,

@@ -20,7 +20,11 @@ pub fn routes() -> Routes {
 
 #[utoipa::path(
     get, path = "/api/users", tag = "users", summary = "List users (staff)",
-    params(SearchParams),
+    params(
+        SearchParams,
+        ("role" = Option<String>, Query, description = "Only users holding this role"),
+        ("active" = Option<bool>, Query, description = "Only active (true) or deactivated (false) users")
+    ),
     responses((status = 200, description = "OK", body = ListEnvelope<User>), Forbidden)
 )]
 async fn list(

@@ -58,7 +58,9 @@ async fn set_password(
     request_body = ChangePasswordInput,
     responses(
         (status = 200, description = "Changed; a fresh token for the caller", body = Message),
-        Forbidden, NotFound
+        Forbidden, NotFound,
+        (status = 429, description = "Too many wrong `currentPassword`s for this account or \
+            client (Retry-After)", body = ErrorBody)
     )
 )]
 pub(super) async fn change_password(

@@ -156,7 +156,7 @@ fn tell_owner_of_registration(state: &AppState, email: &str) {
         "Hello,\n\nSomeone tried to register a new Facility Registry account with this e-mail \
          address, which already has an account. Nothing was changed.\n\n\
          If it was you, log in as usual, or ask for a password recovery code with \
-         POST {}/api/password_recover/ {{\"email\": \"{email}\"}} or `registry user reset-password`.\n\
+         POST {}/api/password_recover/ {{\"email\": \"{email}\"}} or `registry user recover {email}`.\n\
          If it was not you, you can ignore this message.\n",
         state.config.public_url
     );

@@ -1,8 +1,8 @@
 //! Reading one document and its file.
 
 use super::load;
-use crate::auth::{Caller, Reader};
-use crate::error::{OrNotFound, Result};
+use crate::auth::{MaybeCaller, Reader};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
 use crate::store::documents as store;
@@ -11,8 +11,9 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use chrono::Utc;
 use futures::TryStreamExt;
-use registry_core::document::Document;
+use registry_core::document::{Document, FileLink};
 use serde::Deserialize;
 
 #[utoipa::path(
@@ -30,6 +31,9 @@ pub(super) async fn show(
 #[derive(Deserialize)]
 pub(super) struct FileQuery {
     version: Option<i64>,
+    /// With `signature`, the download link of an e-mailed document (no token needed).
+    expires: Option<i64>,
+    signature: Option<String>,
 }
 
 #[utoipa::path(
@@ -37,22 +41,33 @@ pub(super) struct FileQuery {
     params(
         ("id" = String, Path, description = "Document `_id`"),
         ("version" = Option<i64>, Query, description = "An older file version; default the current \
-            one")
+            one"),
+        ("expires" = Option<i64>, Query, description = "With `signature` and `version`: the link \
+            of an e-mailed document, which needs no token until it expires (Unix seconds; 7 days \
+            after sending)"),
+        ("signature" = Option<String>, Query, description = "The link's Ed25519 signature")
     ),
     responses(
-        (status = 200, description = "The file's bytes, with its content type",
-            content_type = "application/octet-stream")
+        (status = 200, description = "The file's bytes, with its stored content type",
+            content(
+                ("application/pdf"), ("image/png"), ("image/jpeg"), ("image/webp")
+            ))
     )
 )]
 pub(super) async fn download(
     State(state): State<AppState>,
-    caller: Caller,
+    MaybeCaller(caller): MaybeCaller,
     Path(id): Path<String>,
     Query(query): Query<FileQuery>,
 ) -> Result<Response> {
     let file = {
         let mut conn = state.db.read().await?;
-        load(&mut conn, &caller, &id).await?;
+        match caller {
+            Some(caller) => {
+                load(&mut conn, &caller, &id).await?;
+            }
+            None => linked(&state, &id, &query)?,
+        }
         store::file(&mut conn, &id, query.version)
             .await?
             .or_not_found("file version")?
@@ -79,4 +94,29 @@ pub(super) async fn download(
         body,
     )
         .into_response())
+}
+
+/// A download without a token: allowed by the signed link of an e-mailed document (its version,
+/// until it expires), else 401 as for any request without one.
+fn linked(state: &AppState, id: &str, query: &FileQuery) -> Result<()> {
+    let (Some(version), Some(expires), Some(signature)) =
+        (query.version, query.expires, &query.signature)
+    else {
+        return Err(ApiError::Unauthorized(
+            "Authentication required: send Authorization: Bearer <token>.".into(),
+        ));
+    };
+    let link = FileLink {
+        id,
+        version,
+        expires,
+    };
+    if link.holds(signature, &state.signing_key.verifying_key(), Utc::now()) {
+        Ok(())
+    } else {
+        Err(ApiError::Unauthorized(
+            "This download link is not valid or has expired: ask for the document again, or log in."
+                .into(),
+        ))
+    }
 }

@@ -337,7 +337,10 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
     description = "JSON `{_id, ...fields, status?}`, or multipart with a new `file` (kept as a new \
         version). `status` may move `Em andamento`/`Corrigir` → `Falta assinar`, and (signers) \
         `Falta assinar` → `Corrigir`. Signed and released documents cannot be edited.",
-    request_body(content = Object, content_type = "application/json"),
+    request_body(content(
+        (Object = "application/json"),
+        (Object = "multipart/form-data")
+    )),
     responses(
         (status = 200, body = Document), Forbidden, NotFound, InvalidTransition,
         (status = 413, body = ErrorBody)
@@ -365,6 +368,11 @@ pub(super) async fn edit(
         read.as_ref().err().cloned().unwrap_or_default()
     })?;
     let draft = read.map_err(ApiError::Validation)?;
+    // Roles before existence (docs/documents.md): only signers send a document back, whichever
+    // document the id names, or none.
+    if draft.status == Some(DocumentStatus::ToCorrect) {
+        caller.require_any(SIGNERS)?;
+    }
     // Checked before the file goes to the store, so a refused edit leaves nothing behind.
     {
         let mut conn = state.db.read().await?;

@@ -169,8 +169,12 @@ pub(super) async fn edit_by_path(
 #[utoipa::path(
     post, path = "/api/facility/users/edit", tag = "facilities",
     summary = "Replace the user links of a facility",
+    params(IfMatch),
     request_body = FacilityUsersInput,
-    responses((status = 200, description = "Edited", body = Facility), Forbidden, NotFound)
+    responses(
+        (status = 200, description = "Edited", body = Facility), Forbidden, NotFound,
+        VersionMismatch
+    )
 )]
 pub(super) async fn edit_users(
     State(state): State<AppState>,
