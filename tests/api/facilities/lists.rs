@@ -72,14 +72,7 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
         .as_str()
         .unwrap()
         .to_owned();
-    let shown = format!(
-        "{}.{}.{}/{}-{}",
-        &cnpj[..2],
-        &cnpj[2..5],
-        &cnpj[5..8],
-        &cnpj[8..12],
-        &cnpj[12..]
-    );
+    let shown = registry_core::cnpj::Cnpj::parse(&cnpj).unwrap().formatted();
     let found = app.admin_get(&filters(json!({"q": shown}))).await;
     assert_eq!(found["paging"]["total"], 1, "{shown}");
     assert_eq!(found["list"][0]["_id"], ids[3]);
