@@ -86,6 +86,16 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     )
     .await
     .expect_field_error("to[1]", "invalid_email");
+    // Addresses a mail server refuses are refused here too, not accepted and never sent.
+    for refused in ["a\"b@c.com", "joao..silva@example.com", "a@[127.0.0.1]"] {
+        app.post(
+            "/api/document/scheduleEmail/",
+            &app.admin,
+            json!({"_id": id, "to": ["ok@example.com", refused]}),
+        )
+        .await
+        .expect_field_error("to[1]", "invalid_email");
+    }
     app.post(
         "/api/document/scheduleEmail",
         &app.admin,

@@ -453,7 +453,8 @@ async fn due_pages_keep_their_plan_on_postgres() {
 /// needs every match, and with the filter, the order and the `LIMIT` in one query PostgreSQL
 /// walked the whole list in order checking each row for a term that many facilities share
 /// (9–40 ms at 10,000 facilities, against 1–5 ms through the trigram index). The plan of the
-/// statement the server prepared must read the matches (`CTE Scan on matching`) under its sort.
+/// statement the server prepared (the page with its views, `facility_reads::filtered_page_sql`)
+/// must read the matches (`CTE Scan on matching`) under its sort.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn filtered_pages_gather_their_matches_first_on_postgres() {
     use registry_server::db::BackendConn;
@@ -478,7 +479,7 @@ async fn filtered_pages_gather_their_matches_first_on_postgres() {
     // Anchored at the start, so that this statement (itself prepared) does not match.
     let name: String = sqlx::query_scalar(
         "SELECT name FROM pg_prepared_statements \
-         WHERE statement LIKE 'WITH matching%' OR statement LIKE 'SELECT f.id, COUNT(*) OVER ()%'",
+         WHERE statement LIKE 'WITH page AS (WITH matching%'",
     )
     .fetch_one(&mut *pg)
     .await

@@ -402,6 +402,8 @@ async fn the_report_is_a_one_page_pdf_with_the_figures_and_verdict(app: TestApp)
         .unwrap();
     assert_eq!(res.status(), 200);
     assert_eq!(res.headers()["content-type"], "application/pdf");
+    // A download, kept by no shared cache (like document files and images).
+    assert_eq!(res.headers()["cache-control"], "private, no-cache");
     let bytes = res.bytes().await.unwrap();
     assert!(bytes.starts_with(b"%PDF-"));
     let pdf = lopdf::Document::load_mem(&bytes).expect("a PDF lopdf reads");

@@ -13,6 +13,7 @@ on_both_databases!(
     renames_and_relinks_at_once_show_the_last_names,
     renames_beside_archives_moves_and_creates_never_deadlock,
     moves_back_and_forth_at_once_never_deadlock,
+    a_client_list_shows_only_what_its_filter_selects_under_edits,
     kept_child_lists_follow_every_write
 );
 
@@ -256,6 +257,58 @@ async fn moves_back_and_forth_at_once_never_deadlock(app: TestApp) {
             entries(&page.body).len(),
             "{list}"
         );
+    }
+}
+
+/// A `Cliente`'s list, read while their facilities are unlinked from them and linked again, never
+/// shows a facility without them, and its total always counts what it lists. (Audit of stop 36:
+/// the page's ids and its views were read by two statements, and an unlink committed between them
+/// showed the facility as it was after the unlink.)
+async fn a_client_list_shows_only_what_its_filter_selects_under_edits(app: TestApp) {
+    let (client, token) = app.user_with(&["Cliente"], "Clara Lista").await;
+    let mut paths = Vec::new();
+    for k in 0..4 {
+        let f = app
+            .create_facility_of(&client, &format!("Ligada {k}"))
+            .await;
+        paths.push(format!("/api/facility/{}/edit", f["_id"].as_str().unwrap()));
+    }
+    let linked = json!([{"_id": client, "responsabilities": ["Titular"]}]);
+    for round in 0..ROUNDS * 2 {
+        let users = if round % 2 == 0 {
+            json!([])
+        } else {
+            linked.clone()
+        };
+        let edits = join_all(
+            paths
+                .iter()
+                .map(|p| app.put(p, &app.admin, json!({"users": users.clone()}))),
+        );
+        // Two readers, each reading again as soon as it has its answer, while the edits commit.
+        let reader = || async {
+            let mut answers = Vec::new();
+            for _ in 0..8 {
+                answers.push(app.get("/api/facilities?pageSize=200", &token).await);
+            }
+            answers
+        };
+        let (edits, first, second) = futures::join!(edits, reader(), reader());
+        assert!(edits.iter().all(|e| e.status == 200), "round {round}");
+        for read in first.into_iter().chain(second) {
+            let list = entries(&read.body);
+            assert_eq!(read.body["paging"]["total"], list.len(), "round {round}");
+            for f in list {
+                assert!(
+                    f["users"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|u| u["_id"] == client),
+                    "round {round}: {f}"
+                );
+            }
+        }
     }
 }
 

@@ -117,12 +117,12 @@ const MASK: &[u8; 18] = b"XX.XXX.XXX/XXXX-XX";
 
 /// A search term that is a CNPJ written in its display form, whole or in part (`11.222.333`,
 /// `345/01DE-35`): its characters without the punctuation, as CNPJs are stored and searched.
-/// `None` for any other term. A term needs two punctuation marks in place (or the `/`) to count,
-/// so that a number in a name (`Av. 1.000`) is still searched as written.
+/// `None` for any other term. A term needs two punctuation marks in place and six characters
+/// besides, so that what a name holds (`Av. 1.000`, `S/A`, `24/7`) is still searched as written.
 pub fn search_form(term: &str) -> Option<String> {
     let term = term.trim().as_bytes();
     let marks = term.iter().filter(|c| b"./-".contains(c)).count();
-    if term.len() > MASK.len() || !(marks >= 2 || term.contains(&b'/')) {
+    if term.len() > MASK.len() || marks < 2 || term.len() - marks < 6 {
         return None;
     }
     let fits = |at: usize| {
@@ -157,8 +157,13 @@ mod tests {
             ("11.222.333", Some("11222333")),
             (" 222.333/0001 ", Some("2223330001")),
             ("12.ABC.345/01DE-35", Some("12ABC34501DE35")),
-            ("345/01de", Some("34501de")),
+            ("345/01de-3", Some("34501de3")),
+            ("345/01de", None),
             ("0001-81", None),
+            ("S/A", None),
+            ("24/7", None),
+            ("/", None),
+            ("1.2.3", None),
             ("Av. 1.000", None),
             ("1.000", None),
             ("S.A.", None),

@@ -32,8 +32,8 @@ pub struct Limiters {
     pub email_changes: DefaultKeyedRateLimiter<String>,
 }
 
-/// E-mail changes per hour a `Cliente` may make to their own account (staff list every user
-/// anyway).
+/// E-mail changes a `Cliente` may make to their own account at once, after which one an hour
+/// (staff list every user anyway). In memory, per instance, as the per-client limits.
 pub const EMAIL_CHANGES_PER_HOUR: u32 = 5;
 
 /// Stripes of account turns: enough that unrelated accounts seldom wait for each other.
@@ -59,7 +59,13 @@ impl Limiters {
             register: DefaultKeyedRateLimiter::dashmap(per_hour(l.register_per_client_per_hour)),
             recovery: DefaultKeyedRateLimiter::dashmap(per_hour(l.recovery_per_client_per_hour)),
             mails: DefaultKeyedRateLimiter::dashmap(per_hour(l.mails_per_address_per_hour)),
-            email_changes: DefaultKeyedRateLimiter::dashmap(per_hour(EMAIL_CHANGES_PER_HOUR)),
+            // Five at once, then one an hour: a GCRA quota of five an hour would let one more
+            // through every twelve minutes after the first five.
+            email_changes: DefaultKeyedRateLimiter::dashmap(
+                Quota::with_period(std::time::Duration::from_secs(3600))
+                    .expect("a period")
+                    .allow_burst(at_least_one(EMAIL_CHANGES_PER_HOUR)),
+            ),
         }
     }
 

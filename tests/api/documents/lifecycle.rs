@@ -90,14 +90,17 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     edit(&app, &laudos, to("Corrigir"))
         .await
         .expect_error(403, "permission_denied");
-    // Roles before existence: the same for an id no document has.
-    edit(
-        &app,
-        &laudos,
+    // Roles before existence and fields: the same for an id no document has, none, or a field
+    // that fails.
+    for body in [
         json!({"_id": "01a21d75-0000-7000-8000-000000000000", "status": "Corrigir"}),
-    )
-    .await
-    .expect_error(403, "permission_denied");
+        json!({"status": "corrigir"}),
+        json!({"_id": "", "status": "Corrigir", "name": ""}),
+    ] {
+        edit(&app, &laudos, body)
+            .await
+            .expect_error(403, "permission_denied");
+    }
     let doc = edit(&app, &fisico, to("corrigir")).await.expect(200);
     assert_eq!(doc["status"], "Corrigir");
 

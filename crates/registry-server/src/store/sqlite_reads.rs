@@ -7,7 +7,8 @@
 use super::model::facilities::FacilityFilter;
 use super::model::users::UserRow;
 use super::sqlite::facility_reads::{
-    ListPlan, facility_from_row, in_order, ranked_page, ranked_page_sql, ranked_row, views_query,
+    ListPlan, facility_from_row, filtered_page_sql, in_order, ranked_page, ranked_page_sql,
+    ranked_row, views_query,
 };
 use super::sqlite::users::{by_id_sql, user_from_row};
 use super::types::Columns;
@@ -238,21 +239,16 @@ fn filtered(
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
     let params = texts(binds).chain([Value::Integer(limit), Value::Integer(offset)]);
-    let page = rows(
-        conn,
-        &ListPlan::page_sql(filter, binds.len()),
-        params,
-        |r| Ok((r.text("id")?, r.int("total")?)),
-    )?;
-    let Some(&(_, total)) = page.first() else {
+    let sql = filtered_page_sql(filter, binds.len());
+    let page = rows(conn, &sql, params, |r| ranked_row(r))?;
+    if page.is_empty() {
         let total = conn
             .prepare_cached(&ListPlan::count_sql(filter))
             .and_then(|mut s| s.query_row(params_from_iter(texts(binds)), |r| r.get(0)))
             .map_err(driver_error)?;
         return Ok((Vec::new(), total));
-    };
-    let ids: Vec<String> = page.into_iter().map(|(id, _)| id).collect();
-    Ok((views_on(conn, &ids)?, total))
+    }
+    Ok(ranked_page(page))
 }
 
 /// `store::users::by_id` on SQLite, in place when a connection is idle (the token's user, read on

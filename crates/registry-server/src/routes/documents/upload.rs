@@ -352,6 +352,12 @@ pub(super) async fn edit(
     request: Request,
 ) -> Result<Response> {
     let upload = edit_input(&state, request).await?;
+    // Roles before existence and fields (docs/documents.md, decisions.md's check order): only
+    // signers send a document back, whichever document the id names, or none.
+    let status = upload.fields.get("status").and_then(Value::as_str);
+    if status.and_then(DocumentStatus::parse_value_or_slug) == Some(DocumentStatus::ToCorrect) {
+        caller.require_any(SIGNERS)?;
+    }
     let file_check = upload.file.as_ref().map(|(staged, _)| file_type(staged));
     let read = match (
         document::read_document(&upload.fields, false),
@@ -368,11 +374,6 @@ pub(super) async fn edit(
         read.as_ref().err().cloned().unwrap_or_default()
     })?;
     let draft = read.map_err(ApiError::Validation)?;
-    // Roles before existence (docs/documents.md): only signers send a document back, whichever
-    // document the id names, or none.
-    if draft.status == Some(DocumentStatus::ToCorrect) {
-        caller.require_any(SIGNERS)?;
-    }
     // Checked before the file goes to the store, so a refused edit leaves nothing behind.
     {
         let mut conn = state.db.read().await?;

@@ -81,6 +81,11 @@ pub(super) async fn report(
                 axum::http::header::CONTENT_DISPOSITION,
                 format!("inline; filename=\"qc-test-{id}.pdf\""),
             ),
+            // A download, like document files and images (decisions.md).
+            (
+                axum::http::header::CACHE_CONTROL,
+                "private, no-cache".to_owned(),
+            ),
         ],
         pdf,
     )

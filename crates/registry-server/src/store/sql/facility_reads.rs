@@ -13,7 +13,7 @@ use registry_core::text::state_keys;
 use crate::store::model::facilities::*;
 use registry_core::api::{Facility, GroupRef};
 use registry_core::{Department, Practice};
-use sqlx::{AssertSqlSafe, Row};
+use sqlx::AssertSqlSafe;
 use std::collections::HashMap;
 
 /// The enriched facility, one row per facility: its child lists come as the JSON kept on its row
@@ -101,8 +101,23 @@ pub(crate) fn ranked_page_sql(department: Option<&str>) -> String {
     )
 }
 
-/// One row of [`ranked_page_sql`]: its facility (none on the row of a page past the last) and
-/// the total.
+/// A filtered page with its views in one statement: [`ListPlan::page_sql`]'s ids and total,
+/// then the views of those facilities. One statement reads one snapshot: with the views read by a
+/// second one, an edit committed in between (a `Cliente` unlinked, a facility moved to the other
+/// department) showed a facility the filter no longer selects (audit of stop 36).
+pub(crate) fn filtered_page_sql(filter: &str, binds: usize) -> String {
+    let page = ListPlan::page_sql(filter, binds);
+    let select = select_sql("TRUE", "");
+    let columns = &select["SELECT ".len()..select.find(" FROM ").expect("a FROM")];
+    format!(
+        "WITH page AS ({page}) SELECT {columns}, page.total AS total FROM page \
+         JOIN facilities f ON f.id = page.id LEFT JOIN facility_groups g ON g.id = f.group_id \
+         ORDER BY f.id DESC"
+    )
+}
+
+/// One row of [`ranked_page_sql`] or [`filtered_page_sql`]: its facility (none on the row of a
+/// ranked page past the last) and the total.
 pub(crate) fn ranked_row(r: &impl Columns) -> Result<(Option<Facility>, i64), sqlx::Error> {
     let facility = match r.text_opt("id")? {
         Some(_) => Some(facility_from_row(r)?),
@@ -111,7 +126,7 @@ pub(crate) fn ranked_row(r: &impl Columns) -> Result<(Option<Facility>, i64), sq
     Ok((facility, r.int("total")?))
 }
 
-/// The page and total of the rows of [`ranked_page_sql`].
+/// The page and total of the rows of [`ranked_page_sql`] or [`filtered_page_sql`] (none: 0).
 pub(crate) fn ranked_page(rows: Vec<(Option<Facility>, i64)>) -> (Vec<Facility>, i64) {
     let total = rows.first().map_or(0, |(_, total)| *total);
     (rows.into_iter().filter_map(|(f, _)| f).collect(), total)
@@ -266,24 +281,20 @@ pub async fn list(
             Ok(ranked_page(rows))
         }
         ListPlan::Filtered { filter, binds } => {
-            let mut q = sqlx::query(AssertSqlSafe(ListPlan::page_sql(&filter, binds.len())));
+            let mut q = sqlx::query(AssertSqlSafe(filtered_page_sql(&filter, binds.len())));
             for b in &binds {
                 q = q.bind(b.as_str());
             }
             let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
-            let Some(first) = rows.first() else {
+            if rows.is_empty() {
                 let mut q = sqlx::query_scalar(AssertSqlSafe(ListPlan::count_sql(&filter)));
                 for b in &binds {
                     q = q.bind(b.as_str());
                 }
                 return Ok((Vec::new(), q.fetch_one(&mut *conn).await?));
-            };
-            let total: i64 = first.try_get("total")?;
-            let ids: Vec<String> = rows
-                .iter()
-                .map(|r| r.try_get("id"))
-                .collect::<Result<_, _>>()?;
-            Ok((views(conn, &ids).await?, total))
+            }
+            let rows = rows.iter().map(ranked_row).collect::<Result<Vec<_>, _>>()?;
+            Ok(ranked_page(rows))
         }
     }
 }
