@@ -3,7 +3,7 @@
 //! every kind of write must leave them equal to what the child tables and the users say, and a
 //! user's edit racing a facility's relinking must not leave an old name behind.
 
-use crate::helpers::{Backend, TestApp, entries, facility_payload};
+use crate::helpers::{Answer, Backend, TestApp, entries, facility_payload};
 use crate::images::{PNG, upload};
 use crate::on_both_databases;
 use futures::future::join_all;
@@ -51,17 +51,7 @@ async fn renames_and_relinks_at_once_show_the_last_names(app: TestApp) {
             &app.admin,
             json!({"_id": id, "users": order}),
         );
-        let names: Vec<Value> = linked
-            .iter()
-            .flat_map(|user| {
-                (0..2).map(move |k| json!({"_id": user, "name": format!("{user} {round}.{k}")}))
-            })
-            .collect();
-        let renames = join_all(
-            names
-                .into_iter()
-                .map(|body| app.post("/api/edit/", &app.admin, body)),
-        );
+        let renames = rename_each(&app, &linked, round, 2);
         let edit_path = format!("{path}/edit");
         let logo_path = format!("{path}/logo");
         let addresses = join_all((0..2).map(|k| {
@@ -163,17 +153,7 @@ async fn renames_beside_archives_moves_and_creates_never_deadlock(app: TestApp) 
                 .into_iter()
                 .map(|id| app.post("/api/facility/exclude", &app.admin, json!({"_id": id}))),
         );
-        let names: Vec<Value> = users
-            .iter()
-            .flat_map(|u| {
-                (0..3).map(move |k| json!({"_id": u, "name": format!("{u} {round}.{k}")}))
-            })
-            .collect();
-        let renamed = join_all(
-            names
-                .into_iter()
-                .map(|body| app.post("/api/edit/", &app.admin, body)),
-        );
+        let renamed = rename_each(&app, &users, round, 3);
         let paths: Vec<String> = four
             .iter()
             .take(2)
@@ -310,6 +290,14 @@ async fn a_client_list_shows_only_what_its_filter_selects_under_edits(app: TestA
             }
         }
     }
+}
+
+/// Each of `users` renamed `times` times at once (after the round), by the Administrator.
+async fn rename_each(app: &TestApp, users: &[String], round: usize, times: usize) -> Vec<Answer> {
+    let names = users.iter().flat_map(|user| {
+        (0..times).map(move |k| json!({"_id": user, "name": format!("{user} {round}.{k}")}))
+    });
+    join_all(names.map(|body| app.post("/api/edit/", &app.admin, body))).await
 }
 
 /// The facilities whose kept lists differ from the lists built from the child tables now (on

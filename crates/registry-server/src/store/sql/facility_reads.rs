@@ -20,11 +20,19 @@ use std::collections::HashMap;
 /// by the database's triggers (`dialect::FACILITY_CHILDREN`; PostgreSQL migration 0006, SQLite
 /// 0011), so a page of facilities is a single query reading one row each on either backend.
 fn select_sql(filter: &str, tail: &str) -> String {
+    format!(
+        "SELECT {} FROM facilities f LEFT JOIN facility_groups g ON g.id = f.group_id WHERE {filter} {tail}",
+        view_columns()
+    )
+}
+
+/// The columns of a facility's view, of `facilities f` and `facility_groups g`
+/// ([`facility_from_row`]).
+fn view_columns() -> String {
     let children = super::dialect::FACILITY_CHILDREN;
     format!(
-        "SELECT f.id, f.name, f.company_name, f.cnpj, f.telephone, f.department, f.group_id, g.name AS group_name, \
-         f.cnen_registry, f.version, f.created_at, f.updated_at, {children} \
-         FROM facilities f LEFT JOIN facility_groups g ON g.id = f.group_id WHERE {filter} {tail}"
+        "f.id, f.name, f.company_name, f.cnpj, f.telephone, f.department, f.group_id, g.name AS group_name, \
+         f.cnen_registry, f.version, f.created_at, f.updated_at, {children}"
     )
 }
 
@@ -91,8 +99,7 @@ pub(crate) fn ranked_page_sql(department: Option<&str>) -> String {
         "{rows} AND f.{column} BETWEEN CASE WHEN t.total - $2 - $3 + 1 < 1 THEN 1 ELSE t.total - $2 - $3 + 1 END \
          AND t.total - $2"
     );
-    let select = select_sql("TRUE", "");
-    let columns = &select["SELECT ".len()..select.find(" FROM ").expect("a FROM")];
+    let columns = view_columns();
     format!(
         "WITH t AS MATERIALIZED (SELECT COALESCE(({total}), 0) AS total) \
          SELECT {columns}, t.total AS total FROM t \
@@ -107,8 +114,7 @@ pub(crate) fn ranked_page_sql(department: Option<&str>) -> String {
 /// department) showed a facility the filter no longer selects (audit of stop 36).
 pub(crate) fn filtered_page_sql(filter: &str, binds: usize) -> String {
     let page = ListPlan::page_sql(filter, binds);
-    let select = select_sql("TRUE", "");
-    let columns = &select["SELECT ".len()..select.find(" FROM ").expect("a FROM")];
+    let columns = view_columns();
     format!(
         "WITH page AS ({page}) SELECT {columns}, page.total AS total FROM page \
          JOIN facilities f ON f.id = page.id LEFT JOIN facility_groups g ON g.id = f.group_id \
