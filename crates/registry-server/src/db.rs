@@ -12,6 +12,7 @@
 //! same database advance theirs.
 
 use crate::changes::{Changed, Generations, ReadOf};
+use crate::pg_reads::{self, PING_AFTER_IDLE};
 use crate::sqlite_readers::SqliteReaders;
 use anyhow::Context;
 use chrono::Utc;
@@ -48,7 +49,9 @@ enum Pools {
         /// Held while the database is open: no second process opens it (`lock_database`).
         _lock: Arc<std::fs::File>,
     },
-    Postgres(PgPool),
+    /// Transactions on sqlx's pool; reads on [`pg_reads`]'s, which takes connections back
+    /// without a round trip.
+    Postgres { pool: PgPool, reads: pg_reads::Pool },
 }
 
 #[derive(Clone)]
@@ -66,8 +69,6 @@ pub struct Db {
 
 /// How long a request waits for a PostgreSQL connection before it is answered 503.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long a pooled PostgreSQL connection may sit idle before it is pinged again on acquire.
-const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
 
 /// PostgreSQL channel on which every committed write is announced.
 const CHANGES_CHANNEL: &str = "registry_changes";
@@ -116,7 +117,7 @@ enum Inner {
         conn: Option<PoolConnection<Sqlite>>,
     },
     SqliteTx(Transaction<'static, Sqlite>),
-    PostgresRead(PoolConnection<Postgres>),
+    PostgresRead(pg_reads::Object),
     PostgresTx(Transaction<'static, Postgres>),
 }
 
@@ -137,7 +138,7 @@ impl Conn {
                 BackendConn::Sqlite(conn)
             }
             Inner::SqliteTx(t) => BackendConn::Sqlite(t),
-            Inner::PostgresRead(c) => BackendConn::Postgres(c),
+            Inner::PostgresRead(c) => BackendConn::Postgres(&mut c.conn),
             Inner::PostgresTx(t) => BackendConn::Postgres(t),
         })
     }
@@ -267,6 +268,7 @@ impl Db {
 
     async fn connect_postgres(url: &str) -> anyhow::Result<Db> {
         let options = PgConnectOptions::from_str(url).context("invalid database URL")?;
+        // The pool of transactions (every write); reads have their own (`pg_reads`).
         let pool = PgPoolOptions::new()
             .max_connections(16)
             // A database that cannot be reached is answered with 503 after this long
@@ -287,9 +289,11 @@ impl Db {
                     Ok(true)
                 })
             })
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .context("cannot connect to PostgreSQL")?;
+        // As many read connections again: a read waits for a read, not behind writes.
+        let reads = pg_reads::pool(options, 16, ACQUIRE_TIMEOUT);
         POSTGRES_MIGRATIONS
             .run(&pool)
             .await
@@ -298,7 +302,7 @@ impl Db {
         let instance: Arc<str> = new_id().into();
         let listener = listen_for_changes(url, generations.clone(), instance.clone()).await?;
         Ok(Db {
-            pools: Pools::Postgres(pool),
+            pools: Pools::Postgres { pool, reads },
             backend: Backend::Postgres,
             generations,
             listener: Arc::new(Listener(Some(listener))),
@@ -318,7 +322,7 @@ impl Db {
     pub async fn begin(&self) -> Result<Tx, sqlx::Error> {
         let inner = match &self.pools {
             Pools::Sqlite { writer, .. } => Inner::SqliteTx(writer.begin().await?),
-            Pools::Postgres(pool) => Inner::PostgresTx(pool.begin().await?),
+            Pools::Postgres { pool, .. } => Inner::PostgresTx(pool.begin().await?),
         };
         Ok(Tx {
             conn: Conn(inner),
@@ -344,7 +348,7 @@ impl Db {
                 pool: readers.clone(),
                 conn: None,
             },
-            Pools::Postgres(pool) => Inner::PostgresRead(pool.acquire().await?),
+            Pools::Postgres { reads, .. } => Inner::PostgresRead(pg_reads::get(reads).await?),
         }))
     }
 
@@ -355,7 +359,7 @@ impl Db {
             Pools::Sqlite { writer, .. } => {
                 sqlx::raw_sql("ANALYZE").execute(writer).await.map(drop)
             }
-            Pools::Postgres(pool) => sqlx::raw_sql("VACUUM ANALYZE")
+            Pools::Postgres { pool, .. } => sqlx::raw_sql("VACUUM ANALYZE")
                 .execute(pool)
                 .await
                 .map(drop),
@@ -373,7 +377,10 @@ impl Db {
                 readers.close().await;
                 writer.close().await;
             }
-            Pools::Postgres(pool) => pool.close().await,
+            Pools::Postgres { pool, reads } => {
+                reads.close();
+                pool.close().await
+            }
         }
     }
 }

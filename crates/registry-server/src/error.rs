@@ -105,6 +105,9 @@ const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 5;
 
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
+        if is_connection_failure(&e) {
+            crate::pg_reads::connection_failed();
+        }
         match &e {
             // A check-then-write that lost a race with a concurrent request: the database's
             // constraint caught what the check could not see yet.
@@ -131,14 +134,22 @@ impl From<sqlx::Error> for ApiError {
             }
             // PostgreSQL going away under a pooled connection: connection exceptions (class 08)
             // and operator intervention (57P01–57P03: shutdown, crash, not accepting yet).
-            sqlx::Error::Database(d)
-                if d.code()
-                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57P0")) =>
-            {
+            sqlx::Error::Database(_) if is_connection_failure(&e) => {
                 ApiError::Unavailable(e.to_string())
             }
             _ => ApiError::Internal(e.into()),
         }
+    }
+}
+
+/// A connection that broke or could not be made (not a full pool, not a refused statement).
+fn is_connection_failure(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(d) => d
+            .code()
+            .is_some_and(|c| c.starts_with("08") || c.starts_with("57P0")),
+        _ => false,
     }
 }
 
