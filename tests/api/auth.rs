@@ -49,6 +49,24 @@ async fn login_gives_a_token_with_the_documented_claims(app: TestApp) {
     app.post_anon("/api/login/", json!({"email": ADMIN_EMAIL}))
         .await
         .expect_error(422, "validation_failed");
+    // The scheme's name is case-insensitive (RFC 9110 §11.1); another scheme is refused.
+    let token = res["token"].as_str().unwrap();
+    for (scheme, status) in [
+        ("BEARER", 200),
+        ("BeArEr", 200),
+        ("bearer", 200),
+        ("Basic", 401),
+    ] {
+        let got = app
+            .client
+            .get(app.url("/api/users"))
+            .header("authorization", format!("{scheme} {token}"))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert_eq!(got.as_u16(), status, "{scheme}");
+    }
 }
 
 async fn wrong_email_and_wrong_password_look_the_same(app: TestApp) {
@@ -120,6 +138,14 @@ async fn password_change_ends_older_tokens(app: TestApp) {
     change(PASSWORD, "short")
         .await
         .expect_field_error("newPassword", "weak_password");
+    // An `_id` that is not a string is a field error, not read as a change of one's own.
+    app.post(
+        "/api/changePassword/",
+        &old_token,
+        json!({"_id": 5, "newPassword": "short"}),
+    )
+    .await
+    .expect_field_errors(&[("_id", "invalid_value"), ("newPassword", "weak_password")]);
     // Both at once when both fail.
     change("not-it-at-all", "short")
         .await

@@ -78,6 +78,14 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     app.post_id("/api/document/scheduleEmail", &app.admin, &draft["_id"])
         .await
         .expect_error(409, "conflict");
+    // Fields before conflicts: a failing field is named even when the status would refuse too.
+    app.post(
+        "/api/document/scheduleEmail/",
+        &app.admin,
+        json!({"_id": draft["_id"], "to": ["not-an-address"]}),
+    )
+    .await
+    .expect_field_error("to[0]", "invalid_email");
     let id = released(&app, &app.admin, &facility, "Relatório Anual").await;
     app.post(
         "/api/document/scheduleEmail/",

@@ -100,6 +100,21 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
     let (_, client) = app.user_with(&["Cliente"], "Cli").await;
     let (status, _) = set_image(&app, &client, id, "logo", PNG.to_vec()).await;
     assert_eq!(status, 403);
+    // Two `file` parts: which one was meant is not for the server to guess.
+    let two = Form::new()
+        .part("file", Part::bytes(PNG.to_vec()).file_name("a.png"))
+        .part("file", Part::bytes(PNG.to_vec()).file_name("b.png"));
+    let res = app
+        .client
+        .post(app.url(&format!("/api/facility/{id}/logo")))
+        .bearer_auth(&app.admin)
+        .multipart(two)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["errors"][0]["field"], "file", "{body}");
     // Removal by the client layer's paths and by DELETE.
     let removed = app.admin_post_id("/api/facility/removeLogo", &id).await;
     assert_eq!(removed["logo"], json!(null));

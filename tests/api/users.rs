@@ -191,6 +191,16 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
         .await
         .expect(200);
     app.assert_unauthorized("/api/facilities", &quitter).await;
+    // Deactivating by an edit is logged as `/exclude/` logs it; reactivating is an edit.
+    let (other, _) = app.user_with(&["Cliente"], "Otavio Edit").await;
+    for active in [false, true] {
+        app.admin_post("/api/edit/", json!({"_id": other, "active": active}))
+            .await;
+    }
+    assert_eq!(
+        app.audit_actions("user", &other).await,
+        ["create", "deactivate", "edit"]
+    );
     let _ = PASSWORD;
 }
 

@@ -14,8 +14,11 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 ///   sends decomposed accents (`a` + U+0303 for `ã`) is stored, compared, searched and counted
 ///   (the 200-character limit) as the same text typed elsewhere.
 ///
-/// Any other syntax error is the parser's, about the original text.
+/// A byte-order mark before the document is skipped. Any other syntax error is the parser's,
+/// about the original text.
 pub fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    // A UTF-8 byte-order mark before the document (as some Windows tools write) is not part of it.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let value = serde_json::from_slice(bytes).or_else(|e| match quote_unreadable(bytes) {
         Some(quoted) => serde_json::from_slice(&quoted).map_err(|_| e),
         None => Err(e),
@@ -152,5 +155,15 @@ mod tests {
             json!({"c": "Goiânia"})
         );
         assert_eq!(compose("São".into()), "São");
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_document_is_skipped() {
+        assert_eq!(parse(b"\xEF\xBB\xBF{\"a\": 1}").unwrap(), json!({"a": 1}));
+        // Inside a string it is text like any other.
+        assert_eq!(
+            parse("\"\u{feff}x\"".as_bytes()).unwrap(),
+            json!("\u{feff}x")
+        );
     }
 }

@@ -84,14 +84,23 @@ fn walk_object(map: &Map<String, Value>, path: &mut String, errors: &mut Vec<Fie
         if !path.is_empty() {
             path.push('.');
         }
-        path.push_str(key);
         if key.chars().any(is_forbidden_control) {
+            // Named with its control characters escaped: an answer (or a terminal showing it)
+            // never carries them raw.
+            for c in key.chars() {
+                if is_forbidden_control(c) {
+                    path.extend(c.escape_unicode());
+                } else {
+                    path.push(c);
+                }
+            }
             errors.push(FieldError::new(
                 path.as_str(),
                 FieldCode::InvalidValue,
                 "must not hold control characters in its key",
             ));
         } else {
+            path.push_str(key);
             walk(item, path, errors);
         }
         path.truncate(len);
@@ -106,17 +115,28 @@ fn text_error(s: &str, path: &str) -> Option<FieldError> {
             "must not contain control characters",
         ));
     }
-    // Past the bound of any text, the message gives the field's own limit (a name's 200).
+    // Past the bound of any text, the message gives the field's own limit (a name's 200); text
+    // inside free JSON has no other limit than this one.
     (s.chars().count() > MAX_LONG_TEXT).then(|| {
+        let root = path.split(['.', '[']).next().unwrap_or(path);
         let last = path.rsplit('.').next().unwrap_or(path);
         let key = last.split('[').next().unwrap_or(last);
+        let limit = if FREE_JSON_KEYS.contains(&root) && root != path {
+            MAX_LONG_TEXT
+        } else {
+            text_limit(key)
+        };
         FieldError::new(
             path,
             FieldCode::InvalidValue,
-            format!("must be at most {} characters", text_limit(key)),
+            format!("must be at most {limit} characters"),
         )
     })
 }
+
+/// Fields that hold free JSON (equipment `attributes`, QC `measurements`): their texts may be
+/// as long as any text.
+const FREE_JSON_KEYS: &[&str] = &["attributes", "measurements"];
 
 /// [`check_body_limits`] for an object's fields (query filters, multipart fields), without
 /// building a JSON value around them.
@@ -243,7 +263,7 @@ impl<'a> ObjectReader<'a> {
         match self.get(key)? {
             Value::Null => Some(None),
             Value::String(s) => {
-                let t = s.trim();
+                let t = crate::text::trim(s);
                 if t.is_empty() {
                     Some(None)
                 } else {
@@ -259,11 +279,11 @@ impl<'a> ObjectReader<'a> {
 
     fn non_blank(&self, key: &str, v: &Value, errs: &mut FieldErrors) -> Option<String> {
         match v {
-            Value::String(s) if s.trim().is_empty() => {
+            Value::String(s) if crate::text::trim(s).is_empty() => {
                 errs.push(self.path(key), FieldCode::Required, "cannot be empty");
                 None
             }
-            Value::String(s) => self.within_limit(key, s.trim(), errs),
+            Value::String(s) => self.within_limit(key, crate::text::trim(s), errs),
             _ => {
                 errs.push(self.path(key), FieldCode::InvalidValue, "must be a string");
                 None
@@ -274,7 +294,7 @@ impl<'a> ObjectReader<'a> {
     /// `s` within the key's length limit ([`text_limit`]), on one line if name-like; else an error.
     fn within_limit(&self, key: &str, s: &str, errs: &mut FieldErrors) -> Option<String> {
         let limit = text_limit(key);
-        if limit == MAX_SHORT_TEXT && s.contains(['\n', '\r']) {
+        if limit == MAX_SHORT_TEXT && s.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
             errs.push(
                 self.path(key),
                 FieldCode::InvalidValue,
@@ -389,7 +409,8 @@ mod tests {
         let errors = check_body_limits(&body);
         assert_eq!(
             fields(&errors),
-            ["address[1].city", "attributes.a\u{7}", "name"]
+            ["address[1].city", "attributes.a\\u{7}", "name"],
+            "a key is named with its control characters escaped, never raw"
         );
         assert!(errors.iter().all(|e| e.code == FieldCode::InvalidValue));
         assert!(check_text("q", "\u{0}").is_some());
@@ -423,6 +444,10 @@ mod tests {
         );
         assert!(fine.is_empty());
         assert!(check_body_limits(&json!([["\u{0}"]]))[0].field == "[0][0]");
+        // Inside free JSON a text's only limit is the bound of any text, whatever its key.
+        let errors = check_body_limits(&json!({"attributes": {"name": long, "a": [long]}}));
+        let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(messages, ["must be at most 10000 characters"; 2]);
     }
 
     #[test]
@@ -441,12 +466,13 @@ mod tests {
 
     #[test]
     fn name_like_fields_are_one_line_and_prose_may_break() {
-        let obj = json!({"name": "Clínica\nBoa Vista", "city": "Re\rcife", "notes": "one\ntwo", "model": "\n X \n"});
+        let obj = json!({"name": "Clínica\nBoa Vista", "city": "Re\rcife", "state": "P\u{2028}E", "notes": "one\ntwo", "model": "\n X \n"});
         let obj = obj.as_object().unwrap();
         let r = ObjectReader::new(obj, "");
         let mut errs = FieldErrors::default();
         assert_eq!(r.required_string("name", &mut errs), None);
         assert_eq!(r.clearable_string("city", &mut errs), None);
+        assert_eq!(r.clearable_string("state", &mut errs), None);
         assert_eq!(
             r.clearable_string("notes", &mut errs),
             Some(Some("one\ntwo".into()))
@@ -457,7 +483,7 @@ mod tests {
             Some(Some("X".into()))
         );
         let errs = errs.into_vec();
-        assert_eq!(fields(&errs), ["city", "name"]);
+        assert_eq!(fields(&errs), ["city", "name", "state"]);
         assert!(
             errs.iter()
                 .all(|e| e.message == "must be on one line (no line breaks)")

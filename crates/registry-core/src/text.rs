@@ -13,6 +13,23 @@ pub fn search_key(s: &str) -> String {
         .collect()
 }
 
+/// `s` without the white space and the invisible format characters around it: a value of only
+/// such characters (a zero-width space U+200B, a byte-order mark U+FEFF…) is as empty as one of
+/// spaces, and a required field that holds only them is missing.
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || is_invisible(c))
+}
+
+/// Characters that take no room and show nothing: zero-width spaces and joiners, the word
+/// joiner and its invisible operators, the byte-order mark, the soft hyphen, the Mongolian vowel
+/// separator.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+    )
+}
+
 /// What separates the parts of a record's search text (its name, company name, cities…): a
 /// control character, which no search term can hold (a query value with one is refused), so a
 /// term never matches across the end of one part and the start of the next.
@@ -94,6 +111,15 @@ mod tests {
         assert_eq!(search_key("ÇÃÕÑÜ àèìòù"), "caonu aeiou");
         // Letters without a mark stay as they are.
         assert_eq!(search_key("Ø ß 🏥 12.345"), "ø ß 🏥 12.345");
+    }
+
+    #[test]
+    fn trimming_takes_invisible_characters_too() {
+        assert_eq!(trim("\u{200b}"), "");
+        assert_eq!(trim("\u{feff} \u{a0}\u{2060}"), "");
+        assert_eq!(trim("\u{200b}Clínica\u{200d} "), "Clínica");
+        // Inside the text they stay (a joiner is part of some emoji).
+        assert_eq!(trim("👩\u{200d}⚕️ Ana"), "👩\u{200d}⚕️ Ana");
     }
 
     #[test]

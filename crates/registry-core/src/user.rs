@@ -111,6 +111,13 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
                 None
             }
         };
+    } else if r.get("password").is_some_and(|p| !p.is_null()) {
+        // Refused rather than ignored: a 200 would look like a password set.
+        errs.push(
+            "password",
+            FieldCode::InvalidValue,
+            "cannot be changed by an edit: use POST /changePassword/ ({_id, newPassword} for another user)",
+        );
     }
     out.telephone = clearable_parsed(
         &r,
@@ -242,6 +249,15 @@ mod tests {
         let u = read_user(&json!({"telephone": null}), false).unwrap();
         assert!(u.name.is_none() && u.email.is_none() && u.roles.is_none());
         assert_eq!(u.telephone, Some(None));
+        // A password is never set by an edit: refused, not ignored.
+        assert_codes(
+            read_user(&json!({"password": "new-password-1", "name": ""}), false),
+            &[
+                ("name", FieldCode::Required),
+                ("password", FieldCode::InvalidValue),
+            ],
+        );
+        assert!(read_user(&json!({"password": null}), false).is_ok());
     }
 
     fn physicist() -> User {

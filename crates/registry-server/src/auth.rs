@@ -204,10 +204,9 @@ impl FromRequestParts<AppState> for Caller {
 }
 
 /// The caller and the read connection their account was checked on, for a GET handler that
-/// reads: the answer is read through the same pooled connection. On PostgreSQL a connection
-/// handed back to the pool costs a round trip (sqlx pings it), so taking one per request
-/// instead of one for the account and another for the answer saves that round trip on every
-/// read (docs/benchmarks.md, seventeenth round). Only for requests without a body: a
+/// reads: the answer is read through the same pooled connection, one taken from the pool per
+/// request instead of one for the account and another for the answer (docs/benchmarks.md,
+/// seventeenth round). Only for requests without a body: a
 /// connection held while a slow client sends one would be kept from everyone else.
 pub struct Reader {
     pub caller: Caller,
@@ -240,9 +239,11 @@ fn token_claims(parts: &Parts, state: &AppState) -> Result<Claims> {
     let token = header
         .to_str()
         .ok()
+        // The scheme's name is case-insensitive (RFC 9110 §11.1).
         .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
+            v.get(..7)
+                .filter(|scheme| scheme.eq_ignore_ascii_case("bearer "))
+                .map(|_| &v[7..])
         })
         .map(str::trim)
         .filter(|t| !t.is_empty())
@@ -274,7 +275,7 @@ fn admit(claims: Claims, user: Option<std::sync::Arc<UserAuth>>) -> Result<Calle
     }
     if user.token_version != claims.ver {
         return Err(unauthorized(
-            "The token was issued before a password change; log in again.",
+            "The token was issued before a password change or a deactivation of the account; log in again.",
         ));
     }
     Ok(Caller {

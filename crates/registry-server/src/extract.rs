@@ -83,19 +83,32 @@ impl JsonBody {
     /// in the body may repeat the path's, never name another record (422 `_id`).
     pub fn value_for(&self, path_id: &str) -> Result<Value, ApiError> {
         let value = self.value()?;
-        let differs = match value.get("_id") {
-            None | Some(Value::Null) => false,
-            Some(Value::String(body_id)) => body_id.trim() != path_id,
-            Some(_) => true,
+        let refused = match value.get("_id") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(body_id)) if body_id.trim() == path_id => None,
+            Some(Value::String(_)) => {
+                Some(format!("does not match the record in the path ({path_id})"))
+            }
+            Some(_) => Some("must be a string".to_owned()),
         };
-        if differs {
-            return Err(ApiError::field(
+        match refused {
+            Some(message) => Err(ApiError::field(
                 "_id",
                 registry_core::FieldCode::InvalidValue,
-                format!("does not match the record in the path ({path_id})"),
-            ));
+                message,
+            )),
+            None => Ok(value),
         }
-        Ok(value)
+    }
+
+    /// For a request whose path names the record and that needs no body (`POST /test/{id}`):
+    /// no body at all, or one that [`JsonBody::value_for`] takes. A malformed body is refused
+    /// rather than ignored: the request may not be what its sender meant.
+    pub fn nothing_or_for(&self, path_id: &str) -> Result<(), ApiError> {
+        if self.bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        self.value_for(path_id).map(drop)
     }
 
     /// The body's `_id`, as [`JsonBody::id`]; when it is refused, the answer also lists the
@@ -188,9 +201,41 @@ pub struct ListParams {
 
 impl ListParams {
     /// The facility filters of product.md §2 (`department`, `q`, `state`, `city`, `group`,
-    /// `radioisotope`, `practice`, `userId`); the caller's scope is the route's to add.
-    pub fn facility_filter(&self) -> crate::store::facilities::FacilityFilter {
-        crate::store::facilities::FacilityFilter {
+    /// `radioisotope`, `practice`, `userId`); the caller's scope is the route's to add. A
+    /// radioisotope or practice that is none of the spec's is a 400 naming the allowed values,
+    /// as on the other lists (a nuclide spelling, `Tc-99m`, and any case or accents are read).
+    pub fn facility_filter(&self) -> Result<crate::store::facilities::FacilityFilter, ApiError> {
+        use registry_core::values::{Practice, Radioisotope};
+        let radioisotope = self
+            .text("radioisotope")
+            .map(|r| {
+                registry_core::material::radioisotope(&Value::String(r))
+                    .map(|r| r.as_str().to_owned())
+                    .ok_or_else(|| {
+                        ApiError::BadRequest(format!(
+                            "radioisotope must be one of {}.",
+                            Radioisotope::allowed()
+                        ))
+                    })
+            })
+            .transpose()?;
+        let practice = self
+            .text("practice")
+            .map(|p| {
+                let key = registry_core::text::search_key(&p);
+                Practice::ALL
+                    .iter()
+                    .find(|x| registry_core::text::search_key(x.as_str()) == key)
+                    .map(|x| x.as_str().to_owned())
+                    .ok_or_else(|| {
+                        ApiError::BadRequest(format!(
+                            "practice must be one of {}.",
+                            Practice::allowed()
+                        ))
+                    })
+            })
+            .transpose()?;
+        Ok(crate::store::facilities::FacilityFilter {
             department: self.text("department"),
             member: None,
             // A CNPJ pasted in its display form is searched as stored (bare).
@@ -200,10 +245,10 @@ impl ListParams {
             state: self.text("state"),
             city: self.text("city"),
             group_id: self.text("group"),
-            radioisotope: self.text("radioisotope"),
-            practice: self.text("practice"),
+            radioisotope,
+            practice,
             user_id: self.text("userId"),
-        }
+        })
     }
 
     /// Saturates: a page far past the end is empty, never an overflow.

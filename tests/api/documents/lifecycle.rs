@@ -43,6 +43,16 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     let by_id = json!({"_id": id});
     let to = |status: &str| json!({"_id": id, "status": status});
 
+    // An edit to the current values writes nothing: no `updatedAt` bump, no audit event.
+    for body in [
+        by_id.clone(),
+        json!({"_id": id, "status": "Em andamento", "name": doc["name"], "date": doc["date"]}),
+    ] {
+        let same = edit(&app, &app.admin, body).await.expect(200);
+        assert_eq!(same["updatedAt"], doc["updatedAt"]);
+    }
+    assert_eq!(app.audit_actions("document", &id).await, ["create"]);
+
     // Em andamento: only submitting moves it.
     assert_eq!(doc["status"], "Em andamento");
     assert_refused(

@@ -1,9 +1,10 @@
 //! What each caller sees of documents, and the filters of the lists.
 
-use super::{admin_upload, download, new_facility, pdf};
+use super::{admin_upload, download, new_facility, pdf, send_form};
 use crate::equipment::id;
 use crate::helpers::{TestApp, list_ids, urlencode};
 use crate::on_both_databases;
+use reqwest::multipart::{Form, Part};
 use serde_json::json;
 
 on_both_databases!(
@@ -66,6 +67,41 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
     assert_eq!(comment["text"], "Recebido, obrigado.");
     // Staff see all three.
     assert_eq!(app.total("/api/documents", &app.admin).await, 3);
+
+    // A document sent back and corrected: the client sees the released file, never the draft.
+    let draft = id(&admin_upload(&app, &mine, pdf(400, 4), &[]).await);
+    let send_back = json!({"_id": draft, "status": "Corrigir"});
+    app.admin_post("/api/document/edit/", send_back).await;
+    let final_bytes = pdf(400, 5);
+    let form = Form::new()
+        .text("_id", draft.clone())
+        .text("status", "Falta assinar")
+        .part("file", Part::bytes(final_bytes.clone()).file_name("v2.pdf"));
+    send_form(&app, "/api/document/edit", &app.admin, form)
+        .await
+        .expect(200);
+    app.admin_post_id("/api/document/sign", &draft).await;
+    app.admin_post_id("/api/document/liberate", &draft).await;
+    let seen = app
+        .get_ok(&format!("/api/document/{draft}"), &cliente)
+        .await;
+    assert_eq!(seen["versions"].as_array().map(Vec::len), Some(1), "{seen}");
+    assert_eq!(seen["versions"][0]["version"], 2);
+    let listed = app.get_ok("/api/documents", &cliente).await;
+    let entry = listed["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["_id"] == draft.as_str());
+    assert_eq!(entry.unwrap()["versions"].as_array().map(Vec::len), Some(1));
+    let file = |version: u8| format!("/api/document/{draft}/file?version={version}");
+    assert_eq!(download(&app, &cliente, &file(1)).await.0, 404);
+    let (status, _, got) = download(&app, &cliente, &file(2)).await;
+    assert_eq!((status, got), (200, final_bytes));
+    // Staff keep every version.
+    assert_eq!(download(&app, &app.admin, &file(1)).await.0, 200);
+    let staff_view = app.admin_get(&format!("/api/document/{draft}")).await;
+    assert_eq!(staff_view["versions"].as_array().map(Vec::len), Some(2));
 }
 
 async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {

@@ -5,6 +5,7 @@ use crate::documents::{admin_upload, pdf};
 use crate::helpers::{TestApp, entries, facility_payload};
 use crate::on_both_databases;
 use chrono::Days;
+use reqwest::Method;
 use serde_json::{Value, json};
 
 on_both_databases!(
@@ -167,9 +168,25 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
         .await
         .expect_error(404, "not_found");
 
-    // Delete with POST /test/:id.
-    app.post_ok(&format!("/api/test/{first_id}"), &fisico, json!({}))
-        .await;
+    // Delete with POST /test/:id: no body, or one that names this test; a body that is not
+    // what its sender meant deletes nothing.
+    let path = format!("/api/test/{first_id}");
+    for text in ["{garbage", "[1,2"] {
+        app.post_json_text(&path, &fisico, text.into())
+            .await
+            .expect_error(400, "bad_request");
+    }
+    app.post(&path, &fisico, json!({"_id": "another-test"}))
+        .await
+        .expect_field_error("_id", "invalid_value");
+    app.post(&path, &fisico, json!({"_id": 5}))
+        .await
+        .expect_field_error("_id", "invalid_value");
+    app.get_ok(&path, &fisico).await;
+    app.call(Method::POST, &path, Some(&fisico), None)
+        .await
+        .expect(200);
+
     app.assert_not_found(&format!("/api/test/{first_id}"), &fisico)
         .await;
     app.post(&format!("/api/test/{first_id}"), &fisico, json!({}))

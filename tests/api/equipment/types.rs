@@ -155,6 +155,25 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
         .await
         .expect_field_error("name", "required");
     assert!(res.has_field_error("expirationInDays", "invalid_value"));
+    // The reference that names no record is reported with the other failing fields.
+    assert!(
+        res.has_field_error("typeOfEquipment", "invalid_value"),
+        "{:?}",
+        res.body
+    );
+    let edited = app
+        .post(
+            "/api/typeOfTest/edit",
+            &fisico,
+            json!({"_id": "nope", "typeOfEquipment": "missing", "expirationInDays": 0}),
+        )
+        .await
+        .expect_field_error("expirationInDays", "invalid_value");
+    assert!(
+        edited.has_field_error("typeOfEquipment", "invalid_value"),
+        "{:?}",
+        edited.body
+    );
     app.post(
         "/api/typeOfTest/register",
         &fisico,

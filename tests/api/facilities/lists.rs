@@ -95,7 +95,13 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             ("/api/facilities?city=S%C3%A3o%20Paulo".to_owned(), 20),
             (filters(json!({"group": group["_id"]})), 5),
             (filters(json!({"radioisotope": "Y(90)"})), 5),
+            // The nuclide spelling, and a practice in any case or accents, as on the other lists.
+            ("/api/facilities?radioisotope=Y-90".to_owned(), 5),
             (filters(json!({"practice": "Terapia com Internação"})), 5),
+            (
+                "/api/facilities?practice=terapia%20com%20internacao".to_owned(),
+                5,
+            ),
             (filters(json!({"userId": u})), 5),
             (radiodiagnosis_unidade_0, 1),
             (
@@ -120,6 +126,9 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     let mut bad: Vec<&str> = vec![
         "/api/facilities?filters=%7Bnot-json",
         "/api/facilities?pageNum=zero",
+        // A radioisotope or practice the spec does not list is refused, not an empty list.
+        "/api/facilities?radioisotope=Xx",
+        "/api/nuclearmedicinefacilities?practice=Nada",
     ];
     bad.extend(unreadable.iter().map(String::as_str));
     app.assert_bad_requests(&bad).await;

@@ -81,7 +81,13 @@ pub fn read_equipment_type(
 fn expiration_in_days(r: &ObjectReader, create: bool, errs: &mut FieldErrors) -> Option<i64> {
     const KEY: &str = "expirationInDays";
     let days = match r.required_if(create, KEY, "is required", errs)? {
-        Value::Number(n) => n.as_i64(),
+        // A whole number written as a float (`30.0`, as some encoders write every number) is
+        // that number.
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() <= MAX_EXPIRATION_DAYS as f64)
+                .map(|f| f as i64)
+        }),
         Value::String(s) if s.trim().bytes().all(|b| b.is_ascii_digit()) => s.trim().parse().ok(),
         _ => None,
     };

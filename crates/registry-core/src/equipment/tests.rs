@@ -105,6 +105,10 @@ fn test_type_reports_every_field() {
         TestTypeChanges::default()
     );
     assert!(read_test_type(&json!({"expirationInDays": 1.5}), false).is_err());
+    // A whole number written as a float is that number.
+    let whole = read_test_type(&json!({"expirationInDays": 30.0}), false).unwrap();
+    assert_eq!(whole.expiration_in_days, Some(30));
+    assert!(read_test_type(&json!({"expirationInDays": 1e300}), false).is_err());
 }
 
 #[test]

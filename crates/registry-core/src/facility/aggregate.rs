@@ -302,7 +302,10 @@ pub fn check_linked_user(
         Some(UserState::Inactive) => Some(FieldError::new(
             field,
             FieldCode::UserInactive,
-            format!("names user {user_id}, who is deactivated"),
+            format!(
+                "names user {user_id}, who is deactivated: reactivate the account, or leave them \
+                 out (a facility's users left out are unlinked)"
+            ),
         )),
         None => Some(FieldError::new(
             field,

@@ -155,11 +155,13 @@ pub fn usage(
             .iter()
             .find(|(x, _, _)| *x == r)
             .map_or((0.0, 0), |(_, t, n)| (*t, *n));
+        // Sums of decimals carry binary noise (0.1 + 0.2 = 0.30000000000000004), different by
+        // the order each database adds in: shown to the nano-mCi that activities are kept to.
         IsotopeUsage {
             radioisotope: r,
             authorised: q.unwrap_or(0.0),
-            received: total,
-            remaining: q.unwrap_or(0.0) - total,
+            received: nano(total),
+            remaining: nano(q.unwrap_or(0.0) - total),
             exceeded: exceeds(q, total),
             receipts: count,
         }
@@ -171,6 +173,11 @@ pub fn usage(
         }
     }
     lines
+}
+
+/// `x` rounded to 9 decimal places (1e-9 mCi, the smallest activity a receipt holds).
+fn nano(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
 }
 
 /// `GET /facility/:id/radioisotopes/usage?week=YYYY-Www`.
@@ -280,7 +287,7 @@ pub(crate) fn required_activity(
         crate::values::positive_amount(v),
         r.path(key),
         FieldCode::InvalidQuantity,
-        "must be a positive number of mCi, with a dot for decimals",
+        "must be a positive number of mCi from 0.000000001 to 1000000000, with a dot for decimals",
     )
 }
 

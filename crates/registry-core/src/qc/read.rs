@@ -8,7 +8,7 @@ use super::calc::{
 };
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::nuclide::{MAX_DECAY_HALF_LIVES, Nuclide};
-use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};
 
 /// Activity units a dose calibrator shows.
@@ -107,16 +107,31 @@ impl<'a> Reader<'a> {
     fn time(&self, key: &str, errs: &mut FieldErrors) -> Option<DateTime<FixedOffset>> {
         let path = self.path(key);
         match self.required(key, errs)? {
-            Value::String(s) => parse_time(s).or_else(|| {
+            Value::String(s) => match parse_time(s) {
+                Some(t) if (MIN_YEAR..=MAX_YEAR).contains(&t.year()) => Some(t),
+                Some(_) => {
+                    errs.push(
+                        path,
+                        FieldCode::InvalidValue,
+                        format!("must be a time in the years {MIN_YEAR} to {MAX_YEAR}"),
+                    );
+                    None
+                }
+                None => {
+                    errs.push(
+                        path,
+                        FieldCode::InvalidValue,
+                        "must be a date and time (2026-11-20T08:00:00-03:00, or 2026-11-20T08:00 in Brasília)",
+                    );
+                    None
+                }
+            },
+            _ => {
                 errs.push(
                     path,
                     FieldCode::InvalidValue,
-                    "must be a date and time (2026-11-20T08:00:00-03:00, or 2026-11-20T08:00 in Brasília)",
+                    "must be a date and time string",
                 );
-                None
-            }),
-            _ => {
-                errs.push(path, FieldCode::InvalidValue, "must be a date and time string");
                 None
             }
         }
@@ -212,30 +227,45 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// A positive, finite number (a JSON number or a numeric string with a dot or a comma).
-fn positive(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
-    let n = match v {
+/// The years a measurement or a source certificate may be dated in.
+const MIN_YEAR: i32 = 1900;
+const MAX_YEAR: i32 = 2100;
+/// The largest reading (in size): beyond any instrument's range, and small enough that the
+/// figures computed from readings (squares, sums) stay finite.
+const MAX_READING: f64 = 1e9;
+
+/// A JSON number, or a numeric string with a dot or a comma.
+fn number(v: &Value) -> Option<f64> {
+    match v {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => s.trim().replace(',', ".").parse::<f64>().ok(),
         _ => None,
-    };
-    let valid = n.filter(|x| x.is_finite() && *x > 0.0);
+    }
+}
+
+/// A positive number up to [`MAX_READING`].
+fn positive(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
+    let valid = number(v).filter(|x| *x > 0.0 && *x <= MAX_READING);
     if valid.is_none() {
-        errs.push(path, FieldCode::InvalidValue, "must be a positive number");
+        errs.push(
+            path,
+            FieldCode::InvalidValue,
+            "must be a positive number up to 1000000000",
+        );
     }
     valid
 }
 
-/// Any finite number (recorded values may be signed, e.g. a centre-of-rotation offset).
+/// Any number within ±[`MAX_READING`] (recorded values may be signed, e.g. a centre-of-rotation
+/// offset).
 fn finite(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
-    let n = match v {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => s.trim().replace(',', ".").parse::<f64>().ok(),
-        _ => None,
-    };
-    let valid = n.filter(|x| x.is_finite());
+    let valid = number(v).filter(|x| x.abs() <= MAX_READING);
     if valid.is_none() {
-        errs.push(path, FieldCode::InvalidValue, "must be a number");
+        errs.push(
+            path,
+            FieldCode::InvalidValue,
+            "must be a number from -1000000000 to 1000000000",
+        );
     }
     valid
 }

@@ -311,7 +311,7 @@ pub fn read_waste(
                 crate::values::positive_amount(v),
                 "mass",
                 FieldCode::InvalidValue,
-                "must be a positive number of kg",
+                "must be a positive number of kg from 0.000000001 to 1000000000",
             )
         });
     let end_of_day = |d: NaiveDate| day_start(d + Duration::days(1));
@@ -346,10 +346,10 @@ pub fn read_release(
                 _ => crate::values::positive_amount(v),
             };
             errs.check(
-                n.filter(|n| n.is_finite() && *n >= 0.0),
+                n.filter(|n| (0.0..=1e9).contains(n)),
                 "doseRate",
                 FieldCode::InvalidValue,
-                "must be a number of µSv/h, zero or more",
+                "must be a number of µSv/h from 0 to 1000000000",
             )
         });
     let at = past_instant(

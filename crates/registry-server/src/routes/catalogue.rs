@@ -49,6 +49,16 @@ pub(crate) trait Catalogue: Stored + Serialize + Clone + PartialEq + Send + Sync
     /// stored.
     async fn apply(conn: &mut Conn, before: &Self, changes: Self::Changes) -> Result<Self>;
 
+    /// When a payload failed to read (`errors`): the errors of the references it names that name
+    /// no record, so that one answer reports every failing field (product.md §1).
+    async fn missing_references(
+        _conn: &mut Conn,
+        _body: &Value,
+        _errors: &[FieldError],
+    ) -> Result<Vec<FieldError>> {
+        Ok(Vec::new())
+    }
+
     /// Runs in the deletion's transaction before the record `id` goes: refuses (409 `in_use`)
     /// while something that counts still refers to it, and lets go of what does not count.
     async fn before_delete(conn: &mut Conn, id: &str) -> Result<()>;
@@ -79,6 +89,19 @@ pub(crate) async fn show<T: Catalogue>(state: &AppState, id: &str) -> Result<Jso
     Ok(Json(load(&mut conn, id).await?))
 }
 
+/// A create (`create`) or edit payload; when it fails, every failing field, the references that
+/// name no record among them.
+async fn read<T: Catalogue>(state: &AppState, body: &Value, create: bool) -> Result<T::Changes> {
+    match T::read(body, create) {
+        Ok(changes) => Ok(changes),
+        Err(mut errors) => {
+            let mut conn = state.db.read().await?;
+            errors.extend(T::missing_references(&mut conn, body, &errors).await?);
+            Err(ApiError::Validation(errors))
+        }
+    }
+}
+
 /// `POST /<resource>/register` (staff): creates a record and answers 201 with it.
 pub(crate) async fn register<T: Catalogue>(
     state: &AppState,
@@ -86,7 +109,7 @@ pub(crate) async fn register<T: Catalogue>(
     body: JsonBody,
 ) -> Result<(StatusCode, Json<T>)> {
     caller.require_staff()?;
-    let changes = T::read(&body.value()?, true).map_err(ApiError::Validation)?;
+    let changes = read::<T>(state, &body.value()?, true).await?;
     let mut tx = state.db.begin().await?;
     let id = new_id();
     let record = T::create(&mut tx, changes, id.clone(), now()).await?;
@@ -103,9 +126,12 @@ pub(crate) async fn edit<T: Catalogue>(
 ) -> Result<Json<T>> {
     caller.require_staff()?;
     let value = body.value()?;
-    let read = T::read(&value, false);
-    let id = JsonBody::id_along(&value, || read.as_ref().err().cloned().unwrap_or_default())?;
-    let changes = read.map_err(ApiError::Validation)?;
+    let read = read::<T>(state, &value, false).await;
+    let id = JsonBody::id_along(&value, || match &read {
+        Err(ApiError::Validation(errors)) => errors.clone(),
+        _ => Vec::new(),
+    })?;
+    let changes = read?;
     let mut tx = audited::locked(state, T::TABLE, &id).await?;
     let before = load::<T>(&mut tx, &id).await?;
     let record = T::apply(&mut tx, &before, changes).await?;

@@ -12,6 +12,7 @@ use registry_core::equipment::{
     EquipmentType, EquipmentTypeChanges, Reference, TestType, TestTypeChanges, read_equipment_type,
     read_test_type, settle_tolerances,
 };
+use registry_core::payload::reference_id;
 use registry_core::{ErrorBody, FieldError};
 use serde_json::Value;
 
@@ -211,6 +212,24 @@ impl Catalogue for TestType {
             ensure_unique_test_name(conn, &t).await?;
         }
         Ok(t)
+    }
+
+    async fn missing_references(
+        conn: &mut Conn,
+        body: &Value,
+        errors: &[FieldError],
+    ) -> Result<Vec<FieldError>> {
+        const FIELD: &str = "typeOfEquipment";
+        let named = body.get(FIELD).and_then(reference_id);
+        match named {
+            Some(id) if !errors.iter().any(|e| e.field == FIELD) => {
+                Ok(match store::type_reference(conn, &id).await? {
+                    Some(_) => Vec::new(),
+                    None => vec![no_such(FIELD, "equipment type", &id)],
+                })
+            }
+            _ => Ok(Vec::new()),
+        }
     }
 
     async fn before_delete(conn: &mut Conn, id: &str) -> Result<()> {

@@ -127,6 +127,13 @@ async fn upload(
         if field.name() != Some("file") {
             continue;
         }
+        if data.is_some() {
+            return Err(ApiError::field(
+                "file",
+                FieldCode::InvalidValue,
+                "is given twice: an upload carries one `file` part",
+            ));
+        }
         let mut bytes = Vec::new();
         while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
             if bytes.len() + chunk.len() > MAX_IMAGE_BYTES {

@@ -82,7 +82,7 @@ async fn user_facilities(
     let (mut conn, _) = visible_user(&state, &caller, &id).await?;
     let filter = FacilityFilter {
         member: Some(id),
-        ..params.facility_filter()
+        ..params.facility_filter()?
     };
     let (list, total) =
         facilities::list(&mut conn, &filter, params.page_size, params.offset()).await?;

@@ -70,13 +70,32 @@ fn precision_worked_example() {
 }
 
 #[test]
-fn a_figure_that_overflows_fails_its_test() {
-    // 3 × 1e308 overflows the sum: the mean is infinite, every deviation not a number.
-    let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [1e308, 1e308, 1e308]}]});
-    let e = eval(TestKind::Precision, &m);
-    assert_eq!(e.figures["sources"][0]["maxDeviationPercent"], Value::Null);
-    assert_eq!(e.figures["sources"][0]["conclusion"], "Insatisfatório");
-    assert_eq!(e.conclusion, Unsatisfactory);
+fn readings_beyond_any_instrument_are_refused() {
+    // 3 × 1e308 would overflow the sum (an infinite mean, deviations not numbers): such readings
+    // are refused, so no verdict is built from arithmetic that overflowed.
+    let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [1e308, 1e9, "1e9", 2e9]}]});
+    let errors = evaluate(TestKind::Precision, &tol(TestKind::Precision), Some(&m)).unwrap_err();
+    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "measurements.sources[0].readings[0]",
+            "measurements.sources[0].readings[3]"
+        ]
+    );
+    assert_eq!(
+        errors[0].message,
+        "must be a positive number up to 1000000000"
+    );
+    // Times outside 1900–2100 are refused too.
+    let mut late = tc99m(0.0);
+    late["readings"][2]["at"] = json!("9999-11-20T20:00:48-03:00");
+    let errors = evaluate(TestKind::Linearity, &tol(TestKind::Linearity), Some(&late)).unwrap_err();
+    assert_eq!(errors[0].field, "measurements.readings[2].at");
+    assert_eq!(
+        errors[0].message,
+        "must be a time in the years 1900 to 2100"
+    );
     assert!(max_abs([1.0, f64::NAN, 2.0]).is_nan());
     assert_eq!(max_abs([-3.0, 2.0]), 3.0);
     assert_eq!(max_abs([]), 0.0);

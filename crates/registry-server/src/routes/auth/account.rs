@@ -91,7 +91,8 @@ pub(super) async fn edit(
     }
     let mut user = before.clone();
     user.profile = view;
-    if before.profile.active && !user.profile.active {
+    let deactivated = before.profile.active && !user.profile.active;
+    if deactivated {
         user.token_version += 1;
     }
     keep_an_administrator(&mut tx, &before, &user).await?;
@@ -99,7 +100,13 @@ pub(super) async fn edit(
     if changed {
         user.profile.updated_at = now();
         let actor = Some(caller.id.as_str());
-        save_user(&mut tx, actor, Action::Edit, Some(&before), &user).await?;
+        // Logged as `/exclude/` logs it, whichever route deactivated the account.
+        let action = if deactivated {
+            Action::Deactivate
+        } else {
+            Action::Edit
+        };
+        save_user(&mut tx, actor, action, Some(&before), &user).await?;
     }
     if unlock {
         users::clear_login_failures(&mut tx, &before.profile.email).await?;

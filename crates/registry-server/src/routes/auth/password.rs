@@ -70,6 +70,19 @@ pub(super) async fn change_password(
     body: JsonBody,
 ) -> Result<Json<Message>> {
     let value = body.value()?;
+    if let Some(id) = value.get("_id")
+        && !(id.is_string() || id.is_null())
+    {
+        let mut errors = vec![FieldError::new(
+            "_id",
+            FieldCode::InvalidValue,
+            "must be a string",
+        )];
+        if let Err(ApiError::Validation(more)) = required_strs(&value, ["newPassword"]) {
+            errors.extend(more);
+        }
+        return Err(ApiError::Validation(errors));
+    }
     let target = match value.get("_id").and_then(Value::as_str) {
         Some(id) if id != caller.id => {
             caller.require_any(&[Role::Administrator])?;

@@ -43,6 +43,15 @@ pub(super) async fn schedule_email(
     let facility = load_state(&mut tx, &id).await?.facility_id;
     crate::store::share_row(&mut tx, "facilities", &facility).await?;
     let current = load_state(&mut tx, &id).await?;
+    let to_facility_users = uses_default_recipients(&value);
+    let facility_users = if to_facility_users {
+        store::facility_recipients(&mut tx, &current.facility_id).await?
+    } else {
+        Vec::new()
+    };
+    let schedule = read_email_schedule(&value, chrono::Utc::now(), facility_users)
+        .map_err(ApiError::Validation)?;
+    // Fields before conflicts (docs/decisions.md, "Check order").
     if current.status != DocumentStatus::Released {
         return Err(ApiError::conflict(
             "conflict",
@@ -52,14 +61,6 @@ pub(super) async fn schedule_email(
             ),
         ));
     }
-    let to_facility_users = uses_default_recipients(&value);
-    let facility_users = if to_facility_users {
-        store::facility_recipients(&mut tx, &current.facility_id).await?
-    } else {
-        Vec::new()
-    };
-    let schedule = read_email_schedule(&value, chrono::Utc::now(), facility_users)
-        .map_err(ApiError::Validation)?;
     let schedule_id = new_id();
     let send_at = timestamp(schedule.send_at);
     store::schedule_email(

@@ -64,7 +64,14 @@ pub(super) async fn download(
         let mut conn = state.db.read().await?;
         match caller {
             Some(caller) => {
-                load(&mut conn, &caller, &id).await?;
+                // A client's view lists the current file only: an earlier version (a draft,
+                // never released to them) is not theirs to download.
+                let document = load(&mut conn, &caller, &id).await?;
+                if let Some(v) = query.version
+                    && !document.versions.iter().any(|f| f.version == v)
+                {
+                    return Err(ApiError::not_found("file version"));
+                }
             }
             None => linked(&state, &id, &query)?,
         }

@@ -402,6 +402,10 @@ pub(super) async fn edit(
         conclusion: draft.conclusion.clone(),
         status: draft.status.filter(|s| *s != fresh.status),
     };
+    if file.is_none() && changes.leave(&before) {
+        // Nothing to change: nothing written, as for every other resource.
+        return Ok(Json(before).into_response());
+    }
     store::update_metadata(&mut tx, &id, &changes, &at).await?;
     if let Some(file) = &file {
         store::add_file(&mut tx, &id, fresh.file_version + 1, file, &caller.id, &at).await?;

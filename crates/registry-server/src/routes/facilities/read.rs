@@ -60,7 +60,7 @@ impl ListRequest {
         state
             .cache
             .answer(&state.db, ReadOf::FacilityLists, key, async {
-                let mut filter = params.facility_filter();
+                let mut filter = params.facility_filter()?;
                 if let Some(d) = department {
                     filter.department = Some(d.as_str().to_owned());
                 }

@@ -316,7 +316,9 @@ pub(super) async fn delete(
     State(state): State<AppState>,
     Staff(caller): Staff,
     Path(id): Path<String>,
+    body: JsonBody,
 ) -> Result<Json<Message>> {
+    body.nothing_or_for(&id)?;
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     lock_pairs(&mut tx, &[(&before.equipment, &before.type_of_test.id)]).await?;

@@ -3,7 +3,7 @@
 
 use crate::db::contains_pattern;
 use crate::store::types::Param;
-use registry_core::document::DocumentStatus;
+use registry_core::document::{Document, DocumentStatus, RecordRef};
 /// What the handlers need to decide on a change.
 #[derive(Debug, Clone)]
 pub struct DocumentState {
@@ -44,6 +44,24 @@ pub struct MetadataChanges {
     pub validity: Option<String>,
     pub conclusion: Option<Option<String>>,
     pub status: Option<DocumentStatus>,
+}
+
+impl MetadataChanges {
+    /// Whether applying these changes would leave `doc` as it is (an edit to the current values:
+    /// nothing to write, no `updatedAt` bump, no audit event).
+    pub fn leave(&self, doc: &Document) -> bool {
+        fn same<T: PartialEq>(change: &Option<T>, current: &T) -> bool {
+            change.as_ref().is_none_or(|c| c == current)
+        }
+        let reference = |r: &Option<RecordRef>| r.as_ref().map(|r| r.id.clone());
+        same(&self.name, &doc.name)
+            && same(&self.equipment_id, &reference(&doc.equipment))
+            && same(&self.test_id, &reference(&doc.test))
+            && same(&self.date, &doc.date)
+            && same(&self.validity, &doc.validity)
+            && same(&self.conclusion, &doc.conclusion)
+            && same(&self.status, &doc.status)
+    }
 }
 
 pub struct Signing<'a> {

@@ -63,7 +63,7 @@ pub async fn view(
     let sql = format!("{SELECT} WHERE d.id = $1 AND {LIVE}{clause}");
     let binds: Vec<Param> = std::iter::once(Param::text(id)).chain(binds).collect();
     let rows = fetch_all(&mut *conn, sql, &binds).await?;
-    Ok(assemble(conn, rows).await?.pop())
+    Ok(assemble(conn, rows, filter).await?.pop())
 }
 
 pub async fn list(
@@ -82,7 +82,7 @@ pub async fn list(
         offset,
     )
     .await?;
-    Ok((assemble(conn, rows).await?, total))
+    Ok((assemble(conn, rows, filter).await?, total))
 }
 
 fn person(r: &DbRow, id: &str, name: &str) -> Result<Option<Person>, sqlx::Error> {
@@ -93,7 +93,13 @@ fn person(r: &DbRow, id: &str, name: &str) -> Result<Option<Person>, sqlx::Error
 }
 
 /// Documents from their rows, with comments, versions and e-mail state loaded in one query each.
-async fn assemble(conn: &mut Connection, rows: Vec<DbRow>) -> Result<Vec<Document>, sqlx::Error> {
+/// A client's view (`filter.client`) lists the current file only: earlier ones were drafts, never
+/// released to them.
+async fn assemble(
+    conn: &mut Connection,
+    rows: Vec<DbRow>,
+    filter: &DocumentFilter,
+) -> Result<Vec<Document>, sqlx::Error> {
     if rows.is_empty() {
         return Ok(Vec::new());
     }
@@ -108,6 +114,10 @@ async fn assemble(conn: &mut Connection, rows: Vec<DbRow>) -> Result<Vec<Documen
         .map(|r| {
             let id: String = r.try_get("id")?;
             let (scheduled_email, sent_email) = emails.remove(&id).unwrap_or_default();
+            let mut files = versions.remove(&id).unwrap_or_default();
+            if filter.client.is_some() {
+                files.truncate(1);
+            }
             Ok(Document {
                 name: r.try_get("name")?,
                 facility: RecordRef {
@@ -135,7 +145,7 @@ async fn assemble(conn: &mut Connection, rows: Vec<DbRow>) -> Result<Vec<Documen
                 comments: comments.remove(&id).unwrap_or_default(),
                 scheduled_email,
                 sent_email,
-                versions: versions.remove(&id).unwrap_or_default(),
+                versions: files,
                 created_at: ts(&r, "created_at")?,
                 updated_at: ts(&r, "updated_at")?,
                 id,
