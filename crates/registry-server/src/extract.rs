@@ -205,36 +205,19 @@ impl ListParams {
     /// radioisotope or practice that is none of the spec's is a 400 naming the allowed values,
     /// as on the other lists (a nuclide spelling, `Tc-99m`, and any case or accents are read).
     pub fn facility_filter(&self) -> Result<crate::store::facilities::FacilityFilter, ApiError> {
+        use registry_core::text::search_key;
         use registry_core::values::{Practice, Radioisotope};
-        let radioisotope = self
-            .text("radioisotope")
-            .map(|r| {
-                registry_core::material::radioisotope(&Value::String(r))
-                    .map(|r| r.as_str().to_owned())
-                    .ok_or_else(|| {
-                        ApiError::BadRequest(format!(
-                            "radioisotope must be one of {}.",
-                            Radioisotope::allowed()
-                        ))
-                    })
-            })
-            .transpose()?;
-        let practice = self
-            .text("practice")
-            .map(|p| {
-                let key = registry_core::text::search_key(&p);
-                Practice::ALL
-                    .iter()
-                    .find(|x| registry_core::text::search_key(x.as_str()) == key)
-                    .map(|x| x.as_str().to_owned())
-                    .ok_or_else(|| {
-                        ApiError::BadRequest(format!(
-                            "practice must be one of {}.",
-                            Practice::allowed()
-                        ))
-                    })
-            })
-            .transpose()?;
+        let radioisotope = self.listed("radioisotope", Radioisotope::allowed, |r| {
+            registry_core::material::radioisotope(&Value::String(r.to_owned()))
+                .map(Radioisotope::as_str)
+        })?;
+        let practice = self.listed("practice", Practice::allowed, |p| {
+            let key = search_key(p);
+            Practice::ALL
+                .iter()
+                .find(|x| search_key(x.as_str()) == key)
+                .map(|x| x.as_str())
+        })?;
         Ok(crate::store::facilities::FacilityFilter {
             department: self.text("department"),
             member: None,
@@ -249,6 +232,23 @@ impl ListParams {
             practice,
             user_id: self.text("userId"),
         })
+    }
+
+    /// The filter `key` as the listed value `read` finds for it, or a 400 naming the `allowed`
+    /// values (absent: `None`).
+    fn listed(
+        &self,
+        key: &str,
+        allowed: fn() -> String,
+        read: impl FnOnce(&str) -> Option<&'static str>,
+    ) -> Result<Option<String>, ApiError> {
+        self.text(key)
+            .map(|v| {
+                read(&v).map(str::to_owned).ok_or_else(|| {
+                    ApiError::BadRequest(format!("{key} must be one of {}.", allowed()))
+                })
+            })
+            .transpose()
     }
 
     /// Saturates: a page far past the end is empty, never an overflow.
