@@ -16,7 +16,7 @@ use crate::store::{equipment as store, equipment_types, facilities};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use registry_core::api::{AuditEvent, ListEnvelope, Message};
+use registry_core::api::{AuditEvent, IdInput, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::payload::unflagged_reference;
 use registry_core::{FieldError, FieldErrors};
@@ -191,8 +191,8 @@ async fn edit(
 
 #[utoipa::path(
     post, path = "/api/facility/equipment/exclude", tag = "equipment",
-    request_body(content = Object, description = "`{_id}`: archives the equipment; its QC tests \
-        stay as history"),
+    request_body(content = IdInput, description = "Archives the equipment; its QC tests stay as \
+        history"),
     responses((status = 200, body = Message), Forbidden, NotFound)
 )]
 async fn exclude(

@@ -7,7 +7,7 @@ use crate::error::{ApiError, Result, no_such};
 use crate::routes::describe::{Routes, routes};
 use crate::routes::shared::{Conflict, Forbidden, NotFound, PageParams};
 use crate::store::equipment_types as store;
-use registry_core::api::{ListEnvelope, Message};
+use registry_core::api::{IdInput, ListEnvelope, Message};
 use registry_core::equipment::{
     EquipmentType, EquipmentTypeChanges, Reference, TestType, TestTypeChanges, read_equipment_type,
     read_test_type, settle_tolerances,
@@ -125,7 +125,7 @@ catalogue::handler! {
 catalogue::handler! {
     #[utoipa::path(
         post, path = "/api/typeOfEquipment/exclude", tag = "equipment types",
-        request_body(content = Object, description = "`{_id}`"),
+        request_body = IdInput,
         responses(
             (status = 200, body = Message),
             (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
@@ -292,7 +292,7 @@ catalogue::handler! {
 catalogue::handler! {
     #[utoipa::path(
         post, path = "/api/typeOfTest/exclude", tag = "equipment types",
-        request_body(content = Object, description = "`{_id}`"),
+        request_body = IdInput,
         responses(
             (status = 200, body = Message),
             (status = 403, description = "Administrator only", body = ErrorBody), NotFound,
