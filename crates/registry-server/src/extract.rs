@@ -21,6 +21,8 @@ pub const MAX_PAGE_NUM: i64 = 1_000_000_000;
 pub struct JsonBody {
     bytes: Bytes,
     is_json: bool,
+    /// A `Content-Encoding` other than `identity` (a compressed body), named for the answer.
+    encoding: Option<String>,
 }
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
@@ -37,6 +39,11 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 m == "application/json" || m.ends_with("+json")
             })
             .unwrap_or(false);
+        let encoding = req
+            .headers()
+            .get(header::CONTENT_ENCODING)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
+            .filter(|e| !e.eq_ignore_ascii_case("identity"));
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
@@ -44,7 +51,11 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 ApiError::BadRequest("The request body could not be read.".into())
             }
         })?;
-        Ok(JsonBody { bytes, is_json })
+        Ok(JsonBody {
+            bytes,
+            is_json,
+            encoding,
+        })
     }
 }
 
@@ -55,6 +66,12 @@ impl JsonBody {
             return Err(ApiError::BadRequest(
                 "Expected a JSON body with Content-Type: application/json.".into(),
             ));
+        }
+        // Read as sent, a compressed body would be judged as the wrong bytes.
+        if let Some(encoding) = &self.encoding {
+            return Err(ApiError::BadRequest(format!(
+                "Content-Encoding {encoding:?} is not accepted: send the body uncompressed."
+            )));
         }
         let value = registry_core::json::parse(&self.bytes)
             .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))?;

@@ -266,6 +266,21 @@ async fn malformed_requests_and_tokens(app: TestApp) {
             .status(),
         400
     );
+    // A compressed body is refused, not read as if it were plain.
+    let res = app
+        .client
+        .post(app.url("/api/facility/register/"))
+        .bearer_auth(&app.admin)
+        .header("content-type", "application/json")
+        .header("content-encoding", "gzip")
+        .body(facility_payload("Comprimida").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(body["code"], "bad_request");
+    assert!(body["message"].as_str().unwrap().contains("gzip"), "{body}");
     let wrong_type = app
         .post("/api/facility/register/", &app.admin, json!([1, 2]))
         .await;
