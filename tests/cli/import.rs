@@ -562,3 +562,23 @@ async fn a_dry_run_does_not_promise_a_custom_responsibility() {
         "{dry}"
     );
 }
+
+/// A CSV row with no address names its three columns in the plural.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_row_without_an_address_says_its_columns_are_required() {
+    let env = Env::logged_in().await;
+    let csv = format!(
+        "name,companyName,cnpj,telephone,department\nSem Endereco,X Ltda,{},(81) 3333-4444,Medicina Nuclear\n",
+        cnpj(68)
+    );
+    let path = env.write("no-address.csv", &csv);
+    let out = env
+        .run(&["facility", "import", &path, "--dry-run"])
+        .await
+        .expect(1);
+    assert!(
+        out.stdout.contains("street, city and state are required"),
+        "{}",
+        out.stdout
+    );
+}
