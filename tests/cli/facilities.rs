@@ -574,3 +574,87 @@ async fn create_from_a_file_names_every_problem_at_once() {
             "users[1]._id: names user {off}, who is deactivated"
         ));
 }
+
+/// A cnpj with spaces around it (` 11222333000181`, a trailing tab) is read without them and
+/// said so, as punctuation is, on create and edit; the note says "read", not "sent", since a
+/// cnpj the local check then refuses is never sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn spaces_around_a_cnpj_are_stripped_and_said() {
+    let env = Env::logged_in().await;
+    let bare = cnpj(61);
+    let spaced = format!(" {bare}");
+    let flags = facility_flags("Clinica Espaco", &spaced);
+    let out = env.run(&strs(&flags)).await.expect(0);
+    assert!(
+        out.stderr
+            .contains(&format!("read without the spaces around it as {bare}")),
+        "{}",
+        out.stderr
+    );
+    let tabbed = format!("{bare}\t");
+    env.run(&["facility", "edit", &bare, "--cnpj", &tabbed])
+        .await
+        .expect(0)
+        .says(&format!("read without the spaces around it as {bare}"));
+
+    let mut wrong = punctuated(&cnpj(62));
+    wrong.replace_range(
+        wrong.len() - 1..,
+        if wrong.ends_with('0') { "1" } else { "0" },
+    );
+    let out = env
+        .run(&strs(&facility_flags("Clinica Errada", &wrong)))
+        .await
+        .expect(4)
+        .says("read without punctuation as");
+    assert!(!out.stderr.contains("sent without"), "{}", out.stderr);
+}
+
+/// A record's table at a terminal of 50 or 80 columns never splits an identifier or a time: the
+/// facility's `_id` and its `updatedAt` show whole (a word too long for the value column gets a
+/// line of its own, the table wider than the terminal for it).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_record_table_never_splits_ids_or_times() {
+    let env = Env::logged_in().await;
+    let c = env
+        .facility("Clinica Estreita Com Um Nome Bem Comprido Mesmo", 67)
+        .await;
+    let shown = env.json(&["facility", "show", &c]).await;
+    let id = shown["_id"].as_str().unwrap().to_owned();
+    let time = env
+        .run(&["facility", "show", &c, "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    let updated = time
+        .lines()
+        .last()
+        .and_then(|row| row.rsplit(',').next())
+        .unwrap()
+        .to_owned();
+    assert!(updated.ends_with("-03:00"), "{time}");
+    for columns in [50, 80] {
+        let bin = crate::harness::registry_bin();
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args([
+            "-c",
+            &format!(
+                "stty cols {columns} rows 40; exec '{}' facility show {c}",
+                bin.display()
+            ),
+        ])
+        .env("REGISTRY_CONFIG_DIR", env.config.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm");
+        let (id, updated) = (id.clone(), updated.clone());
+        crate::harness::dialogue("a narrow record table", move || {
+            let mut p = crate::harness::spawn(cmd)?;
+            let table = p.exp_eof()?;
+            assert!(table.contains(&id), "{columns} columns:\n{table}");
+            assert!(table.contains(&updated), "{columns} columns:\n{table}");
+            assert!(table.contains("Clinica Estreita"), "{table}");
+            Ok(())
+        })
+        .await;
+    }
+}

@@ -203,7 +203,7 @@ async fn a_dry_run_predicts_repeated_rows_writes_nothing_and_stripping_is_said()
         .run(&["facility", "import", &path, "--dry-run", "-o", "json"])
         .await
         .expect(1)
-        .says("1 cnpj sent without punctuation")
+        .says("1 cnpj read without punctuation")
         .says("row 2");
     let dry = dry.json();
     assert_eq!(dry["created"], 2);
@@ -486,4 +486,99 @@ async fn an_export_neutralises_formulas_and_imports_back_exactly() {
     assert_eq!(f.company_name, "@Empresa Ltda");
     assert_eq!(f.address[0].complement.as_deref(), Some("-Sala 3"));
     assert_eq!(f.cnen_registry.as_deref(), Some("+CNEN-7"));
+}
+
+/// Spaces around a cnpj in a CSV cell or a JSON row are taken out before sending, as
+/// punctuation is, and the note names the rows.
+#[tokio::test(flavor = "multi_thread")]
+async fn spaces_around_a_cnpj_are_stripped_on_import() {
+    let env = Env::logged_in().await;
+    let row = |name: &str, cnpj: &str| {
+        format!("{name},X Ltda,\"{cnpj}\",(81) 3333-4444,Medicina Nuclear,Rua,Recife,PE\n")
+    };
+    let csv = format!(
+        "name,companyName,cnpj,telephone,department,street,city,state\n{}",
+        row("Espaco CSV", &format!(" {}\t", cnpj(63)))
+    );
+    let path = env.write("spaces.csv", &csv);
+    let out = env
+        .run(&["facility", "import", &path, "-o", "json"])
+        .await
+        .expect(0)
+        .says("1 cnpj read without punctuation or the spaces around it")
+        .says("row 2");
+    assert_eq!(out.json()["created"], 1);
+    let rows = json!([{
+        "name": "Espaco JSON", "companyName": "X Ltda", "cnpj": format!("{}\t", cnpj(64)),
+        "telephone": "(81) 3333-4444", "department": "Medicina Nuclear",
+        "address": [{"street": "Rua", "city": "Recife", "state": "PE"}],
+    }]);
+    let path = env.write("spaces.json", &rows.to_string());
+    let out = env
+        .run(&["facility", "import", &path, "-o", "json"])
+        .await
+        .expect(0)
+        .says("row 1");
+    assert_eq!(out.json()["created"], 1);
+    assert_eq!(env.facilities_matching(&cnpj(64)).await.len(), 1);
+}
+
+/// A row whose linked user holds a custom responsibility is not promised by a dry run: the
+/// server decides which custom ones it accepts (`REGISTRY_EXTRA_RESPONSIBILITIES`, not
+/// published), so it is counted apart, naming the responsibility.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_does_not_promise_a_custom_responsibility() {
+    let env = Env::logged_in().await;
+    let (_, email) = env.user("Carla Custom", &["Físico"]).await;
+    let row = |name: &str, cnpj: String, role: &str| {
+        json!({
+            "name": name, "companyName": "X Ltda", "cnpj": cnpj,
+            "telephone": "(81) 3333-4444", "department": "Medicina Nuclear",
+            "address": [{"street": "Rua", "city": "Recife", "state": "PE"}],
+            "users": [{"email": email, "responsabilities": [role]}],
+        })
+    };
+    let rows = json!([
+        row("Com Enfermeiro", cnpj(65), "Enfermeiro"),
+        row("Com Titular", cnpj(66), "Titular"),
+    ]);
+    let path = env.write("custom.json", &rows.to_string());
+    let table = env
+        .run(&["facility", "import", &path, "--dry-run"])
+        .await
+        .expect(0)
+        .stdout;
+    assert!(table.contains("     1 would be created\n"), "{table}");
+    assert!(
+        table.contains("1 would be created if the server accepts the responsibility `Enfermeiro`"),
+        "{table}"
+    );
+    let dry = env.json(&["facility", "import", &path, "--dry-run"]).await;
+    assert_eq!(dry["created"], 1, "{dry}");
+    assert_eq!(dry["createdIfAccepted"], 1, "{dry}");
+    assert_eq!(
+        dry["responsibilitiesToCheck"],
+        json!(["Enfermeiro"]),
+        "{dry}"
+    );
+}
+
+/// A CSV row with no address names its three columns in the plural.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_row_without_an_address_says_its_columns_are_required() {
+    let env = Env::logged_in().await;
+    let csv = format!(
+        "name,companyName,cnpj,telephone,department\nSem Endereco,X Ltda,{},(81) 3333-4444,Medicina Nuclear\n",
+        cnpj(68)
+    );
+    let path = env.write("no-address.csv", &csv);
+    let out = env
+        .run(&["facility", "import", &path, "--dry-run"])
+        .await
+        .expect(1);
+    assert!(
+        out.stdout.contains("street, city and state are required"),
+        "{}",
+        out.stdout
+    );
 }

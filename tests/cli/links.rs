@@ -132,9 +132,20 @@ async fn user_facilities_shows_the_users_own_responsibilities() {
         .expect(0)
         .stdout;
     let mut lines = csv.lines();
+    // The column is named as in `facility users -o csv` and the API: `responsabilities`.
     assert!(
-        lines.next().unwrap().ends_with(",responsibilities"),
+        lines.next().unwrap().ends_with(",responsabilities"),
         "{csv}"
+    );
+    let users = env
+        .run(&["facility", "users", &c, "-o", "csv"])
+        .await
+        .expect(0)
+        .stdout;
+    let header = users.lines().next().unwrap();
+    assert!(
+        header.split(',').any(|h| h == "responsabilities"),
+        "{users}"
     );
     let row = lines.next().unwrap();
     assert!(row.ends_with(",\"Titular, Substituto\""), "{csv}");
@@ -162,14 +173,14 @@ async fn linking_a_linked_user_again_in_the_edit_wizard_keeps_their_responsibili
             (add, "\x1b[B\x1b[B \r", "Saved"),
         ] {
             let mut p = keep_fields_up_to_links(cmd)?;
-            answer(&mut p, "Link a user", "y")?;
+            answer(&mut p, "Link a user", "y\r")?;
             answer(&mut p, "User (type part", "Ana Relink\r")?;
             answer(
                 &mut p,
                 "Responsibilities of Ana Relink (linked: Titular, Supervisor)",
                 keys,
             )?;
-            answer(&mut p, "Link a user", "n")?;
+            answer(&mut p, "Link a user", "n\r")?;
             p.exp_string(outcome)?;
             p.exp_eof()?;
         }

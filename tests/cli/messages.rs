@@ -279,12 +279,14 @@ async fn accounts_and_history_name_every_missing_flag_at_once() {
     ] {
         env.run(args).await.expect(2).says(named);
     }
-    // A value given that the local check refuses is said first (exit 4), as before the password.
+    // A value given that the local check refuses is said with the missing flags (exit 4).
     env.run(&["user", "create", "--email", "x", "--telephone", "123"])
         .await
         .expect(4)
         .says("--email: ")
-        .says("--telephone: ");
+        .says("--telephone: ")
+        .says("--name: is required")
+        .says("--password-stdin: is required");
     env.run(&["login", "--server", "localhost:1"])
         .await
         .expect(2)
@@ -519,4 +521,120 @@ async fn permission_denied_names_the_roles_needed() {
         .expect(3)
         .says("hint: `facility history` needs a staff role")
         .says("(you are Cliente)");
+}
+
+/// An unknown `--role` hides no other refused flag: `user create` and `user edit` name every
+/// one at once (exit 4).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_role_is_named_with_every_other_refused_flag() {
+    let env = Env::logged_in().await;
+    let bad = [
+        "--email",
+        "x",
+        "--telephone",
+        "123",
+        "--cpf",
+        "111",
+        "--an-license-validity",
+        "2026-13-01",
+        "--role",
+        "Fisico",
+    ];
+    let mut create = vec!["user", "create", "--name", "Nina", "--password-stdin"];
+    create.extend(bad);
+    let (_, email) = env.user("Nina Edit", &["Físico"]).await;
+    let mut edit = vec!["user", "edit", email.as_str()];
+    edit.extend(bad);
+    for args in [create, edit] {
+        env.run_with(&args, &format!("{PASSWORD}\n"), &[])
+            .await
+            .expect(4)
+            .says("--role `Fisico`: must be one of")
+            .says("--email: ")
+            .says("--telephone: ")
+            .says("--cpf: ")
+            .says("--an-license-validity: ");
+    }
+}
+
+/// `facility create` without a terminal names the values it refuses together with the missing
+/// flags (exit 4, as `user create`); only missing flags stay a usage error (exit 2).
+#[tokio::test(flavor = "multi_thread")]
+async fn facility_create_names_refused_values_with_the_missing_flags() {
+    let env = Env::logged_in().await;
+    env.run(&[
+        "facility",
+        "create",
+        "--name",
+        "X",
+        "--cnpj",
+        "11222333000182",
+    ])
+    .await
+    .expect(4)
+    .says("--cnpj: ")
+    .says("--company-name: is required")
+    .says("--street: is required");
+    env.run(&[
+        "facility",
+        "create",
+        "--name",
+        "X",
+        "--cnpj",
+        "11222333000181",
+    ])
+    .await
+    .expect(2)
+    .says("--company-name, --telephone, --department, --street, --city and --state are required");
+}
+
+/// The smaller messages: `document verify` without a document says one of the two flags is
+/// needed; `document return` without `--text` says so before looking the document up; a page
+/// past the last says so; `user password --password-stdin` with one line names the missing new
+/// password; `whoami` without a token at a server that is down names the server, not an
+/// internal path.
+#[tokio::test(flavor = "multi_thread")]
+async fn small_messages_say_what_is_wrong() {
+    let env = Env::logged_in().await;
+    let file = env.write("f.pdf", "%PDF-1.4\n");
+    env.run(&["document", "verify", &file])
+        .await
+        .expect(2)
+        .says("one of --document ID")
+        .says("--document-json");
+    env.run(&["document", "return", "no-such-document"])
+        .await
+        .expect(2)
+        .says("--text is required");
+    env.facility("Clinica Pagina", 71).await;
+    let out = env
+        .run(&["facility", "list", "--page", "9"])
+        .await
+        .expect(0);
+    assert!(
+        out.stderr.contains("page 9 is past the end")
+            && out.stderr.contains("the only page is --page 1"),
+        "{}",
+        out.stderr
+    );
+    env.run_with(
+        &["user", "password", "--password-stdin"],
+        "old-password\n",
+        &[],
+    )
+    .await
+    .expect(2)
+    .says("no new one: give the new password on the second line");
+    let out = env
+        .run(&[
+            "--server",
+            "http://127.0.0.1:9",
+            "--profile",
+            "none",
+            "whoami",
+        ])
+        .await
+        .expect(1)
+        .says("http://127.0.0.1:9/api (whoami checks that the server answers");
+    assert!(!out.stderr.contains("signing-key"), "{}", out.stderr);
 }

@@ -337,6 +337,36 @@ async fn a_connection_error_gives_its_cause() {
     .says("Connection refused");
 }
 
+/// A server that takes the connection and never answers: the command gives up after
+/// `REGISTRY_TIMEOUT_SECS` (exit 1), naming the URL and saying it timed out, instead of hanging.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_never_answers_times_out() {
+    let env = Env::start().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent = format!("http://{}", listener.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            open.push(socket);
+        }
+    });
+    let started = std::time::Instant::now();
+    let args = ["--server", &silent, "--token", "x.y.z", "facility", "list"];
+    let out = env
+        .run_with(&args, "", &[("REGISTRY_TIMEOUT_SECS", "1")])
+        .await
+        .expect(1)
+        .says(&format!("{silent}/api/facilities"))
+        .says("timed out")
+        .says("REGISTRY_TIMEOUT_SECS");
+    assert!(started.elapsed().as_secs() < 15, "{}", out.stderr);
+    env.run_with(&args, "", &[("REGISTRY_TIMEOUT_SECS", "soon")])
+        .await
+        .expect(2)
+        .says("REGISTRY_TIMEOUT_SECS");
+    held.abort();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn parallel_logins_into_different_profiles_keep_each_other() {
     let env = Env::start().await;
@@ -490,4 +520,63 @@ async fn whoami_says_where_the_token_came_from() {
     assert_eq!(again, header);
     // Behind a `'` as any CSV cell a spreadsheet would take for a formula.
     assert!(row.ends_with(",,'--token"), "{row}");
+}
+
+/// "Log in again" names the profile to log into when a bare `registry login` would log into
+/// another one; a token given by `--token` that the server refuses is said to be refused (no
+/// login would change it); a login that moves a profile to another server warns.
+#[tokio::test(flavor = "multi_thread")]
+async fn log_in_again_hints_name_the_profile() {
+    let env = Env::start().await;
+    env.admin_login(Some("staging"), &[]).await.expect(0);
+    // `production` is the active profile again.
+    env.admin_login(Some("production"), &[]).await.expect(0);
+    env.run(&["--profile", "staging", "logout"]).await.expect(0);
+    let out = env
+        .run(&["--profile", "staging", "facility", "list"])
+        .await
+        .expect(3)
+        .says("log in again with `registry --profile staging login`");
+    assert!(!out.stderr.contains("`registry login`"), "{}", out.stderr);
+    env.run(&["--profile", "staging", "whoami"])
+        .await
+        .expect(3)
+        .says("`registry --profile staging login`");
+    env.run(&["--profile", "fresh", "facility", "list"])
+        .await
+        .expect(2)
+        .says("run `registry --profile fresh login --server URL`");
+    // The active profile needs no --profile.
+    env.run(&["logout"]).await.expect(0);
+    env.run(&["facility", "list"])
+        .await
+        .expect(3)
+        .says("log in again with `registry login`");
+
+    let token = env.admin.token().unwrap().to_owned();
+    let out = env
+        .run(&["--token", &format!("{token}x"), "facility", "list"])
+        .await
+        .expect(3)
+        .says("the token given by --token was refused");
+    assert!(!out.stderr.contains("log in again"), "{}", out.stderr);
+
+    let moved = env.server.replace("127.0.0.1", "localhost");
+    let args = [
+        "--profile",
+        "staging",
+        "login",
+        "--server",
+        &moved,
+        "--email",
+        crate::harness::ADMIN_EMAIL,
+        "--password-stdin",
+    ];
+    env.run_with(&args, &format!("{}\n", crate::common::ADMIN_PASSWORD), &[])
+        .await
+        .expect(0)
+        .says(&format!(
+            "profile `staging` pointed at {} and now points at {moved}",
+            env.server
+        ));
 }

@@ -151,7 +151,7 @@ async fn facility_create_asks_for_the_group_when_there_are_groups() {
         reply(&mut p, "CNEN registry", "")?;
         answer(&mut p, "Group", "Leste\r")?;
         // A link needs a responsibility: none marked is asked again.
-        answer(&mut p, "Link a user", "y")?;
+        answer(&mut p, "Link a user", "y\r")?;
         answer(&mut p, "User (type part", "Carla\r")?;
         answer(&mut p, "Responsibilities of Carla Dias", "\r")?;
         answer(&mut p, "mark at least one responsibility", " \r")?;
@@ -194,7 +194,7 @@ async fn walking_the_edit_wizard_without_changes_saves_nothing() {
     let cmd = env.at_terminal(&["facility", "edit", &c]);
     dialogue("the unchanged edit", move || {
         let mut p = keep_fields_up_to_links(cmd)?;
-        answer(&mut p, "Link a user", "n")?;
+        answer(&mut p, "Link a user", "n\r")?;
         p.exp_string("Nothing changed.")?;
         ends_saying(&mut p, "Clinica Intacta")
     })
@@ -326,6 +326,69 @@ async fn test_record_checks_its_flags_before_the_readings() {
     dialogue("the date refused before the readings", move || {
         let mut p = spawn(cmd)?;
         ends_saying(&mut p, "cannot be in the future")
+    })
+    .await;
+}
+
+/// A confirm waits for Enter: the Enter typed after `y` at "Link a user to this facility?" is
+/// not taken by the user picker that follows (it used to pick the list's first user), so each
+/// user typed is the one linked.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_confirm_waits_for_enter() {
+    let env = Env::logged_in().await;
+    env.user("Carla Confirma", &["Físico"]).await;
+    env.user("Bruno Confirma", &["Físico"]).await;
+    let c = cnpj(83);
+    let cmd = env.at_terminal(&strs(&facility_flags("Clinica Confirma", &c)));
+    dialogue("links after a confirm", move || {
+        let mut p = spawn(cmd)?;
+        reply(&mut p, "CNEN registry", "")?;
+        for (who, keys) in [("Carla", " \r"), ("Bruno", "\x1b[B \r")] {
+            answer(&mut p, "Link a user", "y\r")?;
+            answer(&mut p, "User (type part", &format!("{who} Confirma\r"))?;
+            answer(&mut p, &format!("Responsibilities of {who} Confirma"), keys)?;
+        }
+        registers_unlinked(&mut p, "Clinica Confirma")
+    })
+    .await;
+    let linked = env.json(&["facility", "users", &c]).await;
+    let held: Vec<(String, String)> = linked
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["name"].as_str().unwrap().to_owned(),
+                u["responsabilities"][0].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        held.contains(&("Carla Confirma".into(), "Titular".into()))
+            && held.contains(&("Bruno Confirma".into(), "Responsável Técnico".into()))
+            && held.len() == 2,
+        "{linked}"
+    );
+}
+
+/// A blank answer at a password prompt is asked again saying why (`✘ is required`), as every
+/// other prompt does, and a password typed then logs in.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blank_password_is_asked_again_saying_it_is_required() {
+    let env = Env::start().await;
+    let cmd = env.at_terminal(&[
+        "login",
+        "--server",
+        &env.server,
+        "--email",
+        crate::harness::ADMIN_EMAIL,
+    ]);
+    dialogue("a blank password", move || {
+        let mut p = spawn(cmd)?;
+        reply_hidden(&mut p, "Password", "")?;
+        p.exp_string("is required")?;
+        reply_hidden(&mut p, "Password", crate::common::ADMIN_PASSWORD)?;
+        ends_saying(&mut p, "Logged in")
     })
     .await;
 }

@@ -13,6 +13,13 @@ pub enum ClientError {
         #[source]
         source: reqwest::Error,
     },
+    /// The server took the connection but gave no answer (or no next piece of one) within the
+    /// client's timeout.
+    #[error(
+        "no answer from the server at {url} within {seconds} s: the request timed out \
+         (REGISTRY_TIMEOUT_SECS sets how long to wait)"
+    )]
+    Timeout { url: String, seconds: u64 },
     /// 401: no token, a bad or expired one, or a deactivated account.
     #[error("not logged in or session expired: {}", .0.message)]
     Unauthorized(ErrorBody),

@@ -112,12 +112,25 @@ pub fn delimiter(text: &str) -> u8 {
     }
 }
 
-/// A CNPJ written with the usual punctuation (`12.345.678/0001-95`) becomes its bare form, which
-/// is the only one the API accepts. Returns the bare form when something was removed.
+/// A CNPJ written with the usual punctuation (`12.345.678/0001-95`) or with spaces around it
+/// (` 11222333000181`, a trailing tab) becomes its bare form, which is the only one the API
+/// accepts. Returns the bare form when something was removed ([`cnpj_stripped_of`] says what).
 pub fn strip_cnpj_punctuation(cnpj: &str) -> Option<String> {
-    match Cnpj::parse(cnpj.trim()) {
+    let trimmed = cnpj.trim();
+    match Cnpj::parse(trimmed) {
         Err(registry_core::CnpjError::Punctuated { bare }) => Some(bare),
+        Ok(_) if trimmed != cnpj => Some(trimmed.to_owned()),
         _ => None,
+    }
+}
+
+/// What [`strip_cnpj_punctuation`] took out of `raw` to give `bare`, for the note that says so:
+/// `punctuation`, `the spaces around it`, or both.
+pub fn cnpj_stripped_of(raw: &str, bare: &str) -> &'static str {
+    match (raw.trim() != bare, raw.trim() != raw) {
+        (true, true) => "punctuation and the spaces around it",
+        (false, true) => "the spaces around it",
+        _ => "punctuation",
     }
 }
 
@@ -129,10 +142,20 @@ pub fn payload_from_row(row: &HashMap<String, String>) -> Result<Value, String> 
         text.filter(|v| !v.is_empty())
     };
     let mut obj = Map::new();
+    // The cnpj as written, spaces around it included: they are taken out with its punctuation,
+    // and the import says so (docs/decisions.md).
+    if let Some(raw) = row.get("cnpj").filter(|c| !c.trim().is_empty()) {
+        let restored = formula_restored(raw.trim());
+        let cnpj = if restored == raw.trim() {
+            raw.as_str()
+        } else {
+            restored
+        };
+        obj.insert("cnpj".into(), json!(cnpj));
+    }
     for key in [
         "name",
         "companyName",
-        "cnpj",
         "telephone",
         "department",
         "CNENregistry",
@@ -364,6 +387,18 @@ mod tests {
             Some("11222333000181")
         );
         assert_eq!(strip_cnpj_punctuation("11222333000181"), None);
+        assert_eq!(
+            strip_cnpj_punctuation(" 11222333000181\t").as_deref(),
+            Some("11222333000181")
+        );
+        assert_eq!(
+            cnpj_stripped_of(" 11222333000181\t", "11222333000181"),
+            "the spaces around it"
+        );
+        assert_eq!(
+            cnpj_stripped_of("11.222.333/0001-81 ", "11222333000181"),
+            "punctuation and the spaces around it"
+        );
     }
 
     #[test]

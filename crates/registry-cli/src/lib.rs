@@ -15,6 +15,9 @@ mod client;
 mod error;
 pub mod facility_csv;
 
-pub use client::{Client, FileDownload, ListQuery, MAX_PAGE_SIZE, Result, api_base, api_path};
+pub use client::{
+    CONNECT_TIMEOUT, Client, DEFAULT_TIMEOUT, FileDownload, ListQuery, MAX_PAGE_SIZE, Result,
+    api_base, api_path,
+};
 pub use error::ClientError;
 pub use registry_core;

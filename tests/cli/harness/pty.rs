@@ -133,7 +133,7 @@ pub fn keep_fields_up_to_links(
 /// Ends the facility wizard: answers no to "Link a user", then reads until it says it registered
 /// facility `name` and the program ends.
 pub fn registers_unlinked(p: &mut PtySession, name: &str) -> Result<(), rexpect::error::Error> {
-    answer(p, "Link a user", "n")?;
+    answer(p, "Link a user", "n\r")?;
     ends_saying(p, &format!("Registered facility {name}"))
 }
 

@@ -1,13 +1,13 @@
 //! `login`, `logout`, `whoami` and `profiles`: the token of each profile.
 
 use super::config::Profiles;
-use super::context::{Ctx, Fail, Globals, check_server_url};
+use super::context::{Ctx, Fail, Globals, check_server_url, same_server};
 use super::output::{self, or_empty};
 use super::prompt::PasswordKind;
 use super::{prompt, rules};
 use base64::Engine;
 use clap::{Args, Subcommand};
-use registry_client::{Client, ClientError};
+use registry_client::ClientError;
 use registry_core::api::User;
 
 #[derive(Debug, Args)]
@@ -76,7 +76,7 @@ pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
         "Password",
         PasswordKind::Existing,
     )?;
-    let client = Client::new(&server)?;
+    let client = super::context::client(&server)?;
     let answer = match client.login(&email, &password).await {
         Ok(answer) => answer,
         // A refused login is no expired session: say what the server said (exit 3 all the same).
@@ -90,13 +90,20 @@ pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
         Err(e) => return Err(e.into()),
     };
     let name = g.profile.clone();
-    let (_, path) = Profiles::update(|all| {
+    let (before, path) = Profiles::update(|all| {
         let profile = all.profiles.entry(name.clone()).or_default();
-        profile.server = Some(server.clone());
+        let before = profile.server.replace(server.clone());
         profile.token = Some(answer.token);
         profile.email = Some(answer.user.email.clone());
         all.current = Some(name);
+        before
     })?;
+    if let Some(before) = before.filter(|b| !same_server(b, &server)) {
+        output::note(format!(
+            "warning: profile `{}` pointed at {before} and now points at {server}",
+            g.profile
+        ));
+    }
     output::note(format!(
         "Logged in to {} as {} <{}> ({}); profile `{}` saved in {}",
         client.base(),
@@ -193,8 +200,29 @@ pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
     let Some(token) = ctx.client.token() else {
         // Whether the server answers at all comes first: "not logged in" would hide that it
         // is not there (a wrong --server). Any answer (a 401 included) says it is there.
-        if let Err(e @ ClientError::Connection { .. }) = ctx.client.signing_key().await {
-            return Err(e.into());
+        // The server is named as the person gave it, with what was being checked: the path
+        // asked (its public key, which needs no token) is an internal detail.
+        let checked = format!(
+            "{} (whoami checks that the server answers, having no token to ask it with)",
+            ctx.client.base()
+        );
+        match ctx.client.signing_key().await {
+            Err(ClientError::Connection { source, .. }) => {
+                let source = source.without_url();
+                return Err(ClientError::Connection {
+                    url: checked,
+                    source,
+                }
+                .into());
+            }
+            Err(ClientError::Timeout { seconds, .. }) => {
+                return Err(ClientError::Timeout {
+                    url: checked,
+                    seconds,
+                }
+                .into());
+            }
+            _ => {}
         }
         let message = match &g.token_withheld {
             // `dispatch` says that none was sent to this server (and the note why).
@@ -212,8 +240,9 @@ pub async fn whoami(ctx: &Ctx, g: &Globals) -> Result<(), Fail> {
     };
     let id = token_user_id(token).ok_or_else(|| {
         Fail::Auth(format!(
-            "the token (from {}) is not a registry token; log in with `registry login`",
-            g.token_origin
+            "the token (from {}) is not a registry token; log in with `{}`",
+            g.token_origin,
+            g.login_command()
         ))
     })?;
     let user = ctx.client.user(&id).await?;

@@ -59,10 +59,7 @@ impl Changes {
 
     /// A yes/no question, `stored` the answer offered.
     pub fn yes_no(&mut self, key: &str, label: &str, stored: bool) -> Result<(), Fail> {
-        let answer = dialoguer::Confirm::with_theme(&prompt::theme())
-            .with_prompt(label)
-            .default(stored)
-            .interact()?;
+        let answer = prompt::yes_no(label, stored)?;
         self.compare(key, json!(stored), json!(answer));
         Ok(())
     }

@@ -57,6 +57,57 @@ fn is_atom(cell: &str) -> bool {
         )
 }
 
+/// `text` wrapped at spaces to lines of at most `width` columns, each line of it on its own:
+/// a time as the tables print it (`2026-12-01 09:00:00 -03:00`) counts as one word, a word (an
+/// `_id`, a hash, a URL) is never split — one wider than `width` is a line of its own, wider
+/// than `width` — and a line that draws a table (inside a cell) is kept as it is.
+pub fn wrap_words(text: &str, width: usize) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if measure_text_width(line) <= width || line.contains(['│', '─', '┌', '└']) {
+            out.push(line.to_owned());
+            continue;
+        }
+        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+        let mut current = String::new();
+        for word in words(line.trim_start()) {
+            let wanted = measure_text_width(&current) + 1 + measure_text_width(&word);
+            if current.is_empty() {
+                current = format!("{indent}{word}");
+            } else if wanted <= width {
+                current.push(' ');
+                current.push_str(&word);
+            } else {
+                out.push(std::mem::take(&mut current));
+                current = format!("{indent}{word}");
+            }
+        }
+        out.push(current);
+    }
+    out.join("\n")
+}
+
+/// The words of `line` split at spaces, a time as the tables print it kept as one.
+fn words(line: &str) -> Vec<String> {
+    let parts: Vec<&str> = line.split(' ').filter(|w| !w.is_empty()).collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < parts.len() {
+        let time = parts.get(i..i + 3).map(|p| p.join(" "));
+        match time {
+            Some(t) if is_atom(t.trim_end_matches([',', '.', ';', ')'])) && t.contains(':') => {
+                out.push(t);
+                i += 3;
+            }
+            _ => {
+                out.push(parts[i].to_owned());
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// How wide the column of `header` over `cells` must be.
 fn need(header: &str, cells: &[&str]) -> Need {
     let lines = || {
@@ -168,6 +219,22 @@ mod tests {
         for text in ["Clínica Boa Vista", "2026", "Radiodiagnóstico", "due_soon"] {
             assert!(!is_atom(text), "{text}");
         }
+    }
+
+    #[test]
+    fn words_times_and_ids_are_never_split_when_wrapped() {
+        let text = "pending, scheduled for 2026-12-01 09:00:00 -03:00 to fisica@clinica.com.br";
+        let wrapped = wrap_words(text, 30);
+        assert!(
+            wrapped
+                .lines()
+                .any(|l| l.contains("2026-12-01 09:00:00 -03:00")),
+            "{wrapped}"
+        );
+        let hash = "a".repeat(64);
+        let wrapped = wrap_words(&format!("sha256 {hash}"), 40);
+        assert_eq!(wrapped, format!("sha256\n{hash}"));
+        assert_eq!(wrap_words("short", 40), "short");
     }
 
     #[test]

@@ -80,6 +80,46 @@ impl Globals {
     }
 }
 
+impl Globals {
+    /// The command that logs this profile in: `registry login`, with `--profile NAME` when a
+    /// bare `registry login` would log into another profile (`registry --profile staging
+    /// login`).
+    pub fn login_command(&self) -> String {
+        if self.profile == self.profiles.active_name(None) {
+            "registry login".to_owned()
+        } else {
+            format!("registry --profile {} login", shell_word(&self.profile))
+        }
+    }
+
+    /// What to do about a token the server refused (401): log this profile in again, or, for a
+    /// token given by `--token` / `REGISTRY_TOKEN`, give one that works (logging in would not
+    /// change the token given).
+    pub fn refused_token_hint(&self) -> String {
+        match &self.token {
+            Some(_) if !self.token_from_profile => format!(
+                "the token given by {} was refused (expired, or not this server's): give a \
+                 valid one, or leave it out to use profile `{}`'s",
+                self.token_origin, self.profile
+            ),
+            _ => format!("log in again with `{}`", self.login_command()),
+        }
+    }
+}
+
+/// `word` as a shell reads it back: quoted when it holds anything but letters, digits and
+/// `-_.@`.
+fn shell_word(word: &str) -> String {
+    if word
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Whether two server URLs name the same API: compared as API bases (`/api` added when missing,
 /// trailing `/` dropped), with the host's case and a default port ignored.
 pub fn same_server(a: &str, b: &str) -> bool {
@@ -120,6 +160,29 @@ pub fn server_url_problem(server: &str) -> Option<String> {
     })
 }
 
+/// The variable that sets how many seconds the CLI waits for the server's answer.
+pub const TIMEOUT_VARIABLE: &str = "REGISTRY_TIMEOUT_SECS";
+
+/// A client of `server` that waits for an answer as long as `REGISTRY_TIMEOUT_SECS` says
+/// (seconds, at least 1), else [`registry_client::DEFAULT_TIMEOUT`]; a value that is not such a
+/// number is a usage error naming the variable (exit 2). An empty one counts as unset.
+pub fn client(server: &str) -> Result<Client, Fail> {
+    let timeout = match std::env::var(TIMEOUT_VARIABLE) {
+        Ok(v) if !v.trim().is_empty() => match v.trim().parse::<u64>() {
+            Ok(secs) if secs > 0 => std::time::Duration::from_secs(secs),
+            _ => {
+                return Err(Fail::Usage(format!(
+                    "{TIMEOUT_VARIABLE}=`{v}` is not valid: give the seconds to wait for the \
+                     server's answer, a whole number from 1 (default {})",
+                    registry_client::DEFAULT_TIMEOUT.as_secs()
+                )));
+            }
+        },
+        _ => registry_client::DEFAULT_TIMEOUT,
+    };
+    Ok(Client::with_timeout(server, timeout)?)
+}
+
 /// What a command that talks to the server needs: the client and how to talk to the person.
 pub struct Ctx {
     pub client: Client,
@@ -136,8 +199,9 @@ impl Ctx {
     pub fn new(g: &Globals) -> Result<Ctx, Fail> {
         let Some(server) = &g.server else {
             return Err(Fail::Usage(format!(
-                "no server for profile `{}`: run `registry login --server URL`, or pass --server / set REGISTRY_URL",
-                g.profile
+                "no server for profile `{}`: run `{} --server URL`, or pass --server / set REGISTRY_URL",
+                g.profile,
+                g.login_command()
             )));
         };
         check_server_url(server, &g.server_origin)?;
@@ -148,7 +212,7 @@ impl Ctx {
                 g.profile, g.server_origin
             ));
         }
-        let client = Client::new(server)?;
+        let client = client(server)?;
         Ok(Ctx {
             client: match &g.token {
                 Some(t) => client.with_token(t.clone()),
@@ -187,6 +251,15 @@ pub enum Fail {
 }
 
 impl Fail {
+    /// Whether this is the server's 401 (refused or missing token), however it was wrapped.
+    pub fn is_unauthorized(&self) -> bool {
+        match self {
+            Fail::Client(ClientError::Unauthorized(_)) => true,
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.is_unauthorized(),
+            _ => false,
+        }
+    }
+
     /// The server's 412: the record changed since the version the request was made from.
     pub fn is_version_mismatch(&self) -> bool {
         matches!(self, Fail::Client(ClientError::Conflict(body)) if body.code == "version_mismatch")
@@ -272,6 +345,7 @@ impl Fail {
                 }
                 ClientError::NotFound(_) | ClientError::Conflict(_) => 5,
                 ClientError::Connection { .. }
+                | ClientError::Timeout { .. }
                 | ClientError::Server { .. }
                 | ClientError::Io { .. }
                 | ClientError::Decode { .. } => 1,
@@ -295,7 +369,9 @@ impl Fail {
                 Some(body) => body.clone(),
                 None => {
                     let code = match e {
-                        ClientError::Connection { .. } => "connection_failed",
+                        ClientError::Connection { .. } | ClientError::Timeout { .. } => {
+                            "connection_failed"
+                        }
                         ClientError::Io { .. } => "io_error",
                         _ => "unexpected_answer",
                     };
@@ -345,9 +421,6 @@ impl Fail {
                 }
                 print_field_errors(e.field_errors());
                 match e {
-                    ClientError::Unauthorized(_) => {
-                        eprintln!("hint: log in again with `registry login`")
-                    }
                     ClientError::Conflict(b) if b.code == "duplicate_facility" => {
                         if let Some(id) = &b.id {
                             eprintln!("the facility already registered is {id}");

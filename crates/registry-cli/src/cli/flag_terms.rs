@@ -5,7 +5,7 @@
 
 use super::context::Fail;
 use registry_client::ClientError;
-use registry_core::FieldError;
+use registry_core::{FieldCode, FieldError};
 
 #[derive(Debug, Default)]
 pub struct FlagTerms(Vec<(String, String)>);
@@ -63,6 +63,20 @@ impl FlagTerms {
                 e
             })
             .collect()
+    }
+
+    /// The refusal of values given (`errors`, exit 4) together with the required flags that
+    /// are missing (`(API path, flag)`), so that one run without a terminal names both: printed
+    /// in the flags' terms, the `-o json` envelope with the API's paths.
+    pub fn refused_with_missing(&self, errors: Vec<FieldError>, missing: &[(&str, &str)]) -> Fail {
+        const REQUIRED: &str = "is required (no prompt without a terminal or with --no-input)";
+        let mut api = errors;
+        let mut shown = self.relabel(api.clone());
+        for (path, flag) in missing {
+            api.push(FieldError::new(*path, FieldCode::Required, REQUIRED));
+            shown.push(FieldError::new(*flag, FieldCode::Required, REQUIRED));
+        }
+        Fail::Relabelled(Box::new(Fail::Invalid(api)), shown)
     }
 
     /// `fail` in the flags' terms when a flag gave one of its fields (the CLI's own refusal, or

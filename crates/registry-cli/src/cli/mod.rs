@@ -205,7 +205,8 @@ enum Command {
     Whoami,
     /// List the profiles and the active one; `profiles use NAME` switches the active one.
     Profiles(auth::ProfilesArgs),
-    /// Facilities: list, show, create, edit, archive, assign responsibilities, import, export.
+    /// Facilities: list, show, create, edit, archive, assign and unassign responsibilities,
+    /// their users and history, import, export.
     #[command(subcommand)]
     Facility(facility::FacilityCommand),
     /// Users: list, show, create, edit, deactivate, passwords.
@@ -286,6 +287,9 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
                 body.message
             )))
         }
+        // "log in again" names the profile to log into, or, for a token given by --token /
+        // REGISTRY_TOKEN, says that one was refused.
+        (Err(fail), None) if fail.is_unauthorized() => Err(fail.hint(globals.refused_token_hint())),
         (Err(fail @ Fail::Client(ClientError::PermissionDenied(_))), _) => {
             let roles = globals.token.as_deref().and_then(auth::token_roles);
             Err(match permissions::hint(&command_path, roles) {
@@ -420,6 +424,43 @@ mod tests {
         assert!(own < heading, "{help}");
         for global in ["--profile", "--server", "--token", "--output", "--no-input"] {
             assert!(help.find(global).expect(global) > heading, "{help}");
+        }
+    }
+
+    /// What a flag does only on edit is said in the edit command's help, not in create's; and
+    /// the `facility` command's summary names every subcommand.
+    #[test]
+    fn edit_only_wording_is_on_the_edit_commands_only() {
+        for noun in ["facility", "equipment"] {
+            let create = long_help([noun, "create"]);
+            let edit = long_help([noun, "edit"]);
+            for edit_only in [
+                "on edit",
+                "clears it",
+                "replaces the stored",
+                "Replaces the stored",
+            ] {
+                assert!(!create.contains(edit_only), "{edit_only} in:\n{create}");
+            }
+            assert!(edit.contains("\"\" clears it"), "{edit}");
+            assert!(
+                edit.to_lowercase().contains("replaces the stored"),
+                "{edit}"
+            );
+        }
+        let mut cmd = Cli::command();
+        cmd.build();
+        let facility = cmd.find_subcommand("facility").expect("facility");
+        let about = facility.get_about().expect("a summary").to_string();
+        for sub in facility
+            .get_subcommands()
+            .filter(|s| s.get_name() != "help")
+        {
+            assert!(
+                about.contains(sub.get_name()),
+                "{} missing from: {about}",
+                sub.get_name()
+            );
         }
     }
 

@@ -131,12 +131,25 @@ impl Paging {
 
     /// After one page of `what` (`facilities`, `documents`) was read: a note on stderr, in every
     /// output format, when the list holds more than that page.
+    /// A page past the last one (`--page 9` of 2) says so, with the pages there are.
     pub fn note_more(&self, paging: &registry_core::api::Paging, shown: usize, what: &str) {
+        let size = paging.page_size.max(1);
+        let pages = (paging.total + size - 1) / size;
+        if shown == 0 && self.page > 1 {
+            let last = match pages {
+                0 => "there are none".to_owned(),
+                1 => "the only page is --page 1".to_owned(),
+                n => format!("the last page is --page {n}"),
+            };
+            note(format!(
+                "note: page {} is past the end: {} {what}, {size} per page; {last}",
+                self.page, paging.total
+            ));
+            return;
+        }
         if paging.total <= shown as i64 {
             return;
         }
-        let size = paging.page_size.max(1);
-        let pages = (paging.total + size - 1) / size;
         let next = if i64::from(self.page) < pages {
             format!("next: --page {}, or --all", self.page + 1)
         } else {
@@ -295,14 +308,6 @@ pub fn text_width(text: &str) -> usize {
         .unwrap_or_default()
 }
 
-/// A table of results: on a terminal, fitted to its width (long cells wrap inside their
-/// column); piped, as wide as its content, as before.
-fn table() -> Table {
-    let mut table = styled_table();
-    fit(&mut table, terminal_width());
-    table
-}
-
 /// `table` fitted to a terminal `width` columns wide; unchanged without one.
 fn fit(table: &mut Table, width: Option<u16>) {
     if let Some(width) = width {
@@ -319,11 +324,7 @@ pub fn print_record<T: Serialize>(
 ) -> anyhow::Result<()> {
     match format {
         Format::Table => {
-            let mut table = table();
-            for (k, v) in fields {
-                table.add_row(vec![k.to_owned(), v]);
-            }
-            print_line(table)?;
+            print_line(record_table(&fields, terminal_width()))?;
             Ok(())
         }
         Format::Json => print_json(record),
@@ -339,6 +340,30 @@ pub fn print_record<T: Serialize>(
             )
         }
     }
+}
+
+/// The two-column table of a record. On a terminal `width` columns wide the values are wrapped
+/// here, at spaces, to what the terminal leaves the value column, but an identifier, hash, time
+/// or any other word is never split: a word longer than that column gets a line of its own
+/// and the table grows past the terminal's width for it, so what is copied from it is whole.
+/// Piped, as wide as its content.
+pub fn record_table(fields: &[(&str, String)], width: Option<u16>) -> Table {
+    let mut table = styled_table();
+    let key_width = fields
+        .iter()
+        .map(|(k, _)| measure_text_width(k))
+        .max()
+        .unwrap_or_default();
+    // `│ key │ value │`: 7 columns of frame.
+    let room = width.map(|w| usize::from(w).saturating_sub(key_width + 7).max(10));
+    for (k, v) in fields {
+        let value = match room {
+            Some(room) => columns::wrap_words(v, room),
+            None => v.clone(),
+        };
+        table.add_row(vec![(*k).to_owned(), value]);
+    }
+    table
 }
 
 /// An RFC 3339 time as read in Brasília (UTC−03:00: Brazil has had no daylight saving since

@@ -149,11 +149,23 @@ pub fn password(
         return Err(missing("--password-stdin"));
     }
     let theme = theme();
-    let mut prompt = Password::with_theme(&theme).with_prompt(label);
+    // A blank answer is asked again saying why (`✘ is required`), as every other prompt does,
+    // rather than silently.
+    let mut prompt = Password::with_theme(&theme)
+        .with_prompt(label)
+        .allow_empty_password(true);
     if kind == PasswordKind::New {
         prompt = prompt
             .with_confirmation("Repeat it", "The two entries differ")
-            .validate_with(|p: &String| rules::password(p));
+            .validate_with(|p: &String| match p.is_empty() {
+                true => Err(line::REQUIRED.to_owned()),
+                false => rules::password(p),
+            });
+    } else {
+        prompt = prompt.validate_with(|p: &String| match p.is_empty() {
+            true => Err(line::REQUIRED),
+            false => Ok(()),
+        });
     }
     Ok(prompt.interact()?)
 }
@@ -189,9 +201,17 @@ pub fn confirm_default(
     if !interactive {
         return Err(missing("--yes"));
     }
+    yes_no(question, default)
+}
+
+/// A yes/no question at the terminal whose Enter answers `default`. A `y` or `n` is taken only
+/// with the Enter after it (it can be changed until then), so that the Enter typed after a key
+/// never falls through to the next question (a pick list would take it as its first entry).
+pub fn yes_no(question: &str, default: bool) -> Result<bool, Fail> {
     Ok(Confirm::with_theme(&theme())
         .with_prompt(question)
         .default(default)
+        .wait_for_newline(true)
         .interact()?)
 }
 

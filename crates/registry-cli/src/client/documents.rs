@@ -1,6 +1,6 @@
 //! Documents (spec §4.5): streamed uploads and downloads, signatures, release, e-mail.
 
-use super::http::{Client, FileDownload, ListQuery, Result, api_path, id_body};
+use super::http::{Activity, Client, FileDownload, ListQuery, Result, api_path, id_body};
 use crate::error::ClientError;
 use futures::StreamExt;
 use registry_core::api::{ListEnvelope, Message};
@@ -39,10 +39,20 @@ impl Client {
         progress: impl Fn(u64) + Send + Sync + 'static,
     ) -> Result<Document> {
         let path = "/document/register/";
+        // The answer is waited for from the last piece of the file the server took: a long
+        // upload that keeps moving never times out, one the server stopped taking does.
+        let activity = Activity::new();
+        let moved = activity.clone();
+        let part = file_part(file, move |sent| {
+            moved.touch();
+            progress(sent)
+        })
+        .await?;
         let form = Form::new()
             .text("data", fields.to_string())
-            .part("file", file_part(file, progress).await?);
-        let sent = self.send(self.request(Method::POST, path).multipart(form), path);
+            .part("file", part);
+        let request = self.request(Method::POST, path).multipart(form);
+        let sent = self.send_tracked(request, path, Some(&activity));
         sent.await.map_err(upload_cut)
     }
 

@@ -7,7 +7,9 @@ use registry_core::api::{IdInput, ListEnvelope};
 use reqwest::{Method, RequestBuilder};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::time::Instant;
 
 pub type Result<T, E = ClientError> = std::result::Result<T, E>;
 
@@ -81,6 +83,35 @@ pub struct Client {
     /// The API base, ending in `/api` (no trailing slash).
     base: String,
     token: Option<String>,
+    /// How long an answer (or the next piece of one) is waited for.
+    timeout: Duration,
+}
+
+/// How long [`Client::new`] waits for an answer, or for the next piece of one (a download's,
+/// while an upload is being sent: for the server to take the next piece of the file).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a connection to the server is waited for (or the answer's timeout, when shorter).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// When a request last made progress (an upload's file read a piece further): its answer is
+/// waited for [`Client::timeout`] from then, so a long upload that keeps moving never times out
+/// while a stalled one does.
+#[derive(Clone)]
+pub(super) struct Activity(Arc<Mutex<Instant>>);
+
+impl Activity {
+    pub(super) fn new() -> Self {
+        Activity(Arc::new(Mutex::new(Instant::now())))
+    }
+
+    pub(super) fn touch(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    }
+
+    fn last(&self) -> Instant {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The API base for what a person types: `https://host`, `https://host/`, `https://host/api/`
@@ -95,10 +126,18 @@ pub fn api_base(server: &str) -> String {
 }
 
 impl Client {
+    /// A client of `server` that waits [`DEFAULT_TIMEOUT`] for an answer.
     pub fn new(server: &str) -> Result<Self> {
+        Self::with_timeout(server, DEFAULT_TIMEOUT)
+    }
+
+    /// A client of `server` that waits `timeout` for an answer, or for the next piece of one
+    /// (a server that accepts the connection and never answers is a [`ClientError::Timeout`]),
+    /// and at most [`CONNECT_TIMEOUT`] (or `timeout`, when shorter) for the connection.
+    pub fn with_timeout(server: &str, timeout: Duration) -> Result<Self> {
         let http = reqwest::Client::builder()
             .user_agent(concat!("registry-cli/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(Duration::from_secs(10))
+            .connect_timeout(CONNECT_TIMEOUT.min(timeout))
             // A kept-alive connection idle for longer is not used again: the CLI's runtime
             // sleeps while a wizard waits for an answer, so it never sees the server close an
             // idle connection (after 30 s by default), and a request sent on it after a long
@@ -113,7 +152,44 @@ impl Client {
             http,
             base: api_base(server),
             token: None,
+            timeout,
         })
+    }
+
+    /// How long an answer is waited for.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// `answer`, a request's answer or a piece of it from `url`, waited for at most
+    /// [`Client::timeout`] (from `activity`'s last progress, when given).
+    pub(super) async fn within<T>(
+        &self,
+        url: &str,
+        activity: Option<&Activity>,
+        answer: impl Future<Output = reqwest::Result<T>>,
+    ) -> Result<T> {
+        let start = Instant::now();
+        let since = || activity.map_or(start, |a| a.last().max(start));
+        tokio::pin!(answer);
+        loop {
+            tokio::select! {
+                got = &mut answer => {
+                    return got.map_err(|source| ClientError::Connection {
+                        url: url.to_owned(),
+                        source,
+                    });
+                }
+                _ = tokio::time::sleep_until(since() + self.timeout) => {
+                    if since() + self.timeout <= Instant::now() {
+                        return Err(ClientError::Timeout {
+                            url: url.to_owned(),
+                            seconds: self.timeout.as_secs(),
+                        });
+                    }
+                }
+            }
+        }
     }
 
     pub fn with_token(mut self, token: impl Into<String>) -> Self {
@@ -146,16 +222,26 @@ impl Client {
         req: RequestBuilder,
         path: &str,
     ) -> Result<reqwest::Response> {
+        self.send_raw_tracked(req, path, None).await
+    }
+
+    /// [`Client::send_raw`] whose answer is waited for from `activity`'s last progress.
+    pub(super) async fn send_raw_tracked(
+        &self,
+        req: RequestBuilder,
+        path: &str,
+        activity: Option<&Activity>,
+    ) -> Result<reqwest::Response> {
         let url = self.url(path);
-        let res = req.send().await.map_err(|source| ClientError::Connection {
-            url: url.clone(),
-            source,
-        })?;
+        let res = self.within(&url, activity, req.send()).await?;
         if res.status().is_success() {
             return Ok(res);
         }
         let status = res.status();
-        let text = res.text().await.unwrap_or_default();
+        let text = self
+            .within(&url, None, res.text())
+            .await
+            .unwrap_or_default();
         let mut error = ClientError::from_status(status, &text);
         if let ClientError::NotFound(body) = &mut error
             && no_such_endpoint(body)
@@ -174,15 +260,19 @@ impl Client {
         req: RequestBuilder,
         path: &str,
     ) -> Result<T> {
-        let res = self.send_raw(req, path).await?;
+        self.send_tracked(req, path, None).await
+    }
+
+    /// [`Client::send`] whose answer is waited for from `activity`'s last progress.
+    pub(super) async fn send_tracked<T: DeserializeOwned>(
+        &self,
+        req: RequestBuilder,
+        path: &str,
+        activity: Option<&Activity>,
+    ) -> Result<T> {
+        let res = self.send_raw_tracked(req, path, activity).await?;
         let url = self.url(path);
-        let bytes = res
-            .bytes()
-            .await
-            .map_err(|source| ClientError::Connection {
-                url: url.clone(),
-                source,
-            })?;
+        let bytes = self.within(&url, None, res.bytes()).await?;
         serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
             url,
             message: e.to_string(),
@@ -217,6 +307,7 @@ impl Client {
         Ok(FileDownload {
             url: self.url(path),
             response,
+            client: self.clone(),
         })
     }
 
@@ -249,6 +340,7 @@ impl Client {
 pub struct FileDownload {
     pub(super) url: String,
     pub(super) response: reqwest::Response,
+    client: Client,
 }
 
 impl FileDownload {
@@ -259,13 +351,9 @@ impl FileDownload {
 
     /// The next piece of the file; `None` at the end.
     pub async fn chunk(&mut self) -> Result<Option<bytes::Bytes>> {
-        self.response
-            .chunk()
+        self.client
+            .within(&self.url, None, self.response.chunk())
             .await
-            .map_err(|source| ClientError::Connection {
-                url: self.url.clone(),
-                source,
-            })
     }
 }
 

@@ -25,4 +25,7 @@ mod facilities;
 mod http;
 mod material;
 
-pub use http::{Client, FileDownload, ListQuery, MAX_PAGE_SIZE, Result, api_base, api_path};
+pub use http::{
+    CONNECT_TIMEOUT, Client, DEFAULT_TIMEOUT, FileDownload, ListQuery, MAX_PAGE_SIZE, Result,
+    api_base, api_path,
+};

@@ -93,6 +93,13 @@ pub enum DocumentCommand {
 }
 
 pub async fn run(globals: &Globals, command: DocumentCommand) -> Result<(), Fail> {
+    // Which document a file is checked against is said before anything else.
+    if let DocumentCommand::Verify(a) = &command
+        && a.document.is_none()
+        && a.document_json.is_none()
+    {
+        return Err(verify::neither_document());
+    }
     // A check with the document's JSON and the key at hand needs no server at all.
     if let DocumentCommand::Verify(a) = &command
         && a.document_json.is_some()

@@ -20,6 +20,9 @@ pub async fn submit(ctx: &Ctx, document: &str) -> Result<(), Fail> {
 /// `Falta assinar` → `Corrigir` (Físico, Administrator), then `text` as a comment on what to
 /// correct; from any other status a conflict (exit 5).
 pub async fn send_back(ctx: &Ctx, document: &str, text: Option<String>) -> Result<(), Fail> {
+    // Without a terminal, a missing --text is said before the document is looked up, as
+    // `document comment` says it.
+    prompt::require(ctx.interactive, &[("--text", text.is_some())])?;
     // The server takes an edit to the current status as a no-op: a document already sent back
     // (or in any other status) is refused here, as the server refuses every other move.
     let current = ctx.client.document(document).await?;

@@ -15,15 +15,25 @@ use tokio::io::AsyncReadExt;
 pub struct VerifyArgs {
     /// The local file to check.
     file: PathBuf,
-    /// The document's _id (its data is fetched from the server).
-    #[arg(long, required_unless_present = "document_json")]
-    document: Option<String>,
-    /// The document's JSON as `document show -o json` printed it, for a check without the server.
+    /// The document's _id (its data is fetched from the server); this or --document-json.
+    #[arg(long)]
+    pub document: Option<String>,
+    /// The document's JSON as `document show -o json` printed it, for a check without the
+    /// server; this or --document.
     #[arg(long, conflicts_with = "document")]
     pub document_json: Option<PathBuf>,
     /// The server's public key (base64, as `GET /api/signing-key` gives it); default: fetched.
     #[arg(long)]
     pub key: Option<String>,
+}
+
+/// The usage error of a `verify` given neither `--document` nor `--document-json` (exit 2).
+pub fn neither_document() -> Fail {
+    Fail::Usage(
+        "one of --document ID (the document's data read from the server) and --document-json \
+         FILE (its JSON saved with `document show -o json`, to check offline) is required"
+            .into(),
+    )
 }
 
 /// The file's SHA-256, read in pieces.
@@ -57,7 +67,7 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
             })?
         }
         (None, Some(id), Some(ctx)) => resolve::document(ctx, id).await?,
-        _ => return Err(prompt::missing("--document")),
+        _ => return Err(neither_document()),
     };
     let key_text = match (&a.key, ctx) {
         (Some(k), _) => k.clone(),

@@ -4,26 +4,27 @@ use crate::cli::context::Fail;
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-/// The equipment fields as flags; "" clears a text field on edit.
+/// The equipment fields as flags; their help says what they do on `create`, and `edit` adds
+/// what they do there ("" clears a text field).
 #[derive(Debug, Args, Default)]
 pub struct EquipmentFields {
-    /// Manufacturer, e.g. Siemens ("" clears it on edit).
+    /// Manufacturer, e.g. Siemens.
     #[arg(long)]
     manufacturer: Option<String>,
-    /// Model, e.g. Symbia ("" clears it on edit).
+    /// Model, e.g. Symbia.
     #[arg(long)]
     model: Option<String>,
-    /// Serial number ("" clears it on edit).
+    /// Serial number.
     #[arg(long)]
     serial_number: Option<String>,
-    /// Patrimonial (asset) number ("" clears it on edit).
+    /// Patrimonial (asset) number.
     #[arg(long)]
     patrimonial_number: Option<String>,
     /// Where it stands, e.g. "Sala 2".
     #[arg(long)]
     localization: Option<String>,
     /// Type-specific data as KEY=VALUE (repeat); VALUE is read as JSON when it parses
-    /// (numbers, true/false), else as text. Replaces the stored attributes on edit.
+    /// (numbers, true/false), else as text.
     #[arg(long = "attribute", value_parser = parse_attribute)]
     attributes: Vec<(String, Value)>,
     /// Type-specific data as one JSON object (merged under the --attribute flags).

@@ -27,6 +27,16 @@ pub enum EquipmentCommand {
     /// Register equipment at a facility.
     Create(create::CreateArgs),
     /// Edit equipment: only the fields given change (at a terminal without flags, a wizard).
+    #[command(
+        mut_arg("manufacturer", |a| a.help("Manufacturer, e.g. Siemens (\"\" clears it).")),
+        mut_arg("model", |a| a.help("Model, e.g. Symbia (\"\" clears it).")),
+        mut_arg("serial_number", |a| a.help("Serial number (\"\" clears it).")),
+        mut_arg("patrimonial_number", |a| a.help("Patrimonial (asset) number (\"\" clears it).")),
+        mut_arg("attributes", |a| a.help(
+            "Type-specific data as KEY=VALUE (repeat); VALUE is read as JSON when it parses \
+             (numbers, true/false), else as text. Replaces the stored attributes."
+        )),
+    )]
     Edit(edit::EditArgs),
     /// Archive equipment (it and its QC tests leave every list; the audit log keeps them).
     Archive {

@@ -5,6 +5,8 @@ use super::{view, wizard};
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::{output, prompt};
 use clap::Args;
+use registry_core::facility::Mode;
+use registry_core::{FieldCode, FieldError};
 use serde_json::Value;
 
 #[derive(Debug, Args)]
@@ -17,14 +19,26 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
     let fields = args.fields;
     let mut obj = fields.payload(&[])?;
     let by_flags = fields.from_file.is_none();
+    fields::clean_cnpj(&mut obj);
     if by_flags && !ctx.interactive {
-        // No prompt: every required field left out is a usage error naming its flag.
+        // No prompt: every required field left out is named by its flag, a usage error (exit
+        // 2) — with every value given that the local check refuses, when there is one: then a
+        // validation error (exit 4) naming both, as `user create` does.
         let missing = fields::missing_required_flags(&obj);
         if !missing.is_empty() {
-            return Err(prompt::missing_all(&missing));
+            let given = Value::Object(obj.clone());
+            let errors = fields::local_field_errors(&given, Mode::Create, None).err();
+            let invalid: Vec<FieldError> = (errors.unwrap_or_default().into_iter())
+                .filter(|e| e.code != FieldCode::Required)
+                .collect();
+            if invalid.is_empty() {
+                return Err(prompt::missing_all(&missing));
+            }
+            let missing: Vec<(&str, &str)> =
+                missing.iter().map(|f| (fields::path_of(f), *f)).collect();
+            return Err(fields.terms().refused_with_missing(invalid, &missing));
         }
     }
-    fields::clean_cnpj(&mut obj);
     let mut unknown_group = fields::group_to_id(ctx, &mut obj).await?;
     if by_flags && ctx.interactive {
         // The wizard offers the groups there are in place of the one not found.

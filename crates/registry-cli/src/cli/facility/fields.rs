@@ -8,7 +8,7 @@ use crate::cli::payload::insert_given;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_client::ClientError;
-use registry_client::facility_csv::{self, strip_cnpj_punctuation};
+use registry_client::facility_csv::{self, cnpj_stripped_of, strip_cnpj_punctuation};
 use registry_core::api::{Facility, FacilityUserInput, FacilityUserView, User};
 use registry_core::facility::{Mode, References, UserState, read_facility_partial};
 use registry_core::{FieldCode, FieldError};
@@ -16,7 +16,8 @@ use serde_json::{Map, Value, json};
 use std::io::Read;
 use std::path::PathBuf;
 
-/// The facility fields as flags; any given flag overrides the same field of --from-file.
+/// The facility fields as flags; any given flag overrides the same field of --from-file. Their
+/// help says what they do on `create`; `edit` adds what they do there (`EDIT_HELP`).
 #[derive(Debug, Args, Default, Clone)]
 pub struct FacilityFields {
     /// The facility's name.
@@ -34,7 +35,7 @@ pub struct FacilityFields {
     /// "Medicina Nuclear" or "Radiodiagnóstico".
     #[arg(long, value_parser = offered::departments(), hide_possible_values = true)]
     department: Option<String>,
-    /// The group: _id or exact name ("" clears it on edit).
+    /// The group: _id or exact name.
     #[arg(long)]
     group: Option<String>,
     /// Street and number of the (first) address.
@@ -55,10 +56,10 @@ pub struct FacilityFields {
     /// The CNEN registry number.
     #[arg(long = "cnen-registry")]
     cnen_registry: Option<String>,
-    /// An authorised practice (repeat for several); replaces the stored set on edit.
+    /// An authorised practice (repeat for several).
     #[arg(long = "practice", value_parser = offered::practices(), hide_possible_values = true)]
     practices: Vec<String>,
-    /// NAME=QUANTITY in mCi/week, e.g. "Tc(99m)=1500" (repeat); replaces the stored list on edit.
+    /// NAME=QUANTITY in mCi/week, e.g. "Tc(99m)=1500" (repeat).
     #[arg(long = "isotope")]
     isotopes: Vec<String>,
     /// A JSON facility payload (the API's field names); "-" reads stdin.
@@ -211,6 +212,15 @@ impl FacilityFields {
     }
 }
 
+/// The API's path of the field `flag` gives (`--street` → `address[0].street`).
+pub fn path_of(flag: &str) -> &'static str {
+    FLAGS
+        .lines()
+        .filter_map(|l| l.trim().split_once(' '))
+        .find(|(_, f)| *f == flag)
+        .map_or("", |(path, _)| path)
+}
+
 /// The flags of the required fields a new facility's payload lacks (none given and none in the
 /// address built from the flags), in the order `--help` lists them.
 pub fn missing_required_flags(obj: &Map<String, Value>) -> Vec<&'static str> {
@@ -281,13 +291,16 @@ pub async fn linked_facility(
     resolve::facility_or_pick(ctx, facility, "FACILITY").await
 }
 
-/// The API accepts only the bare CNPJ; a punctuated one is cleaned, and the person told so.
+/// The API accepts only the bare CNPJ; one written with punctuation or spaces around it is
+/// cleaned, and the person told so ("read", not "sent": the cleaned value may still be refused
+/// by the local check, and then nothing is sent).
 pub fn clean_cnpj(obj: &mut Map<String, Value>) {
     if let Some(Value::String(c)) = obj.get("cnpj")
         && let Some(bare) = strip_cnpj_punctuation(c)
     {
         output::note(format!(
-            "note: cnpj sent without punctuation as {bare} (the API accepts only the bare form)"
+            "note: cnpj read without {} as {bare} (the API accepts only the bare form)",
+            cnpj_stripped_of(c, &bare)
         ));
         obj.insert("cnpj".into(), json!(bare));
     }

@@ -9,6 +9,7 @@ use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
 use registry_client::{ClientError, facility_csv};
+use registry_core::MainRole;
 use registry_core::api::Facility;
 use serde::Serialize;
 use std::collections::hash_map::Entry;
@@ -65,9 +66,35 @@ struct Summary {
     already_registered: usize,
     failed: usize,
     dry_run: bool,
+    /// Dry run: rows that would be created if the server accepts their custom
+    /// responsibilities (`REGISTRY_EXTRA_RESPONSIBILITIES` is the server's, and not published).
+    #[serde(skip_serializing_if = "is_zero")]
+    created_if_accepted: usize,
+    /// Those custom responsibilities, each once.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    responsibilities_to_check: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     failures_file: Option<String>,
     failures: Vec<Failure>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The responsibilities of a row's linked users outside the four main roles: custom ones, which
+/// only the server knows whether it accepts (a server setting it does not publish).
+fn custom_responsibilities(item: &Item) -> Vec<String> {
+    let Ok(payload) = &item.payload else {
+        return Vec::new();
+    };
+    let links = payload["users"].as_array().into_iter().flatten();
+    links
+        .flat_map(|link| link["responsabilities"].as_array().into_iter().flatten())
+        .filter_map(|r| r.as_str())
+        .filter(|r| MainRole::parse(r).is_none())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn reason(e: &ClientError) -> String {
@@ -90,6 +117,7 @@ fn stops_the_import(e: &ClientError) -> bool {
         ClientError::Unauthorized(_)
             | ClientError::PermissionDenied(_)
             | ClientError::Connection { .. }
+            | ClientError::Timeout { .. }
     )
 }
 
@@ -165,10 +193,19 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
             .map(|f| (f.cnpj, f.department.to_string()))
             .collect();
         for i in valid {
+            let custom = custom_responsibilities(&i);
             if !known.insert(key(&i)) {
                 summary.already_registered += 1;
-            } else {
+            } else if custom.is_empty() {
                 summary.created += 1;
+            } else {
+                // Not promised: the server may refuse a custom responsibility.
+                summary.created_if_accepted += 1;
+                for r in custom {
+                    if !summary.responsibilities_to_check.contains(&r) {
+                        summary.responsibilities_to_check.push(r);
+                    }
+                }
             }
         }
     } else {
@@ -316,6 +353,21 @@ fn print_summary(format: Format, s: &Summary) -> Result<(), Fail> {
     };
     let mut out = output::stdout();
     writeln!(out, "{:>6} {created}", s.created)?;
+    if s.created_if_accepted > 0 {
+        let named: Vec<String> = (s.responsibilities_to_check.iter())
+            .map(|r| format!("`{r}`"))
+            .collect();
+        let (noun, these) = match named.len() {
+            1 => ("responsibility", named.join("")),
+            _ => ("responsibilities", named.join(", ")),
+        };
+        writeln!(
+            out,
+            "{:>6} would be created if the server accepts the {noun} {these} (a custom one: \
+             the server's REGISTRY_EXTRA_RESPONSIBILITIES decides)",
+            s.created_if_accepted
+        )?;
+    }
     writeln!(out, "{:>6} {existing}", s.already_registered)?;
     writeln!(out, "{:>6} failed", s.failed)?;
     for f in s.failures.iter().take(20) {

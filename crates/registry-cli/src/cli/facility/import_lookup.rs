@@ -26,7 +26,13 @@ fn check_locally(payload: &Value, csv: bool) -> Vec<String> {
     errors
         .iter()
         .map(|e| {
-            let mut reason = format!("{} {}", e.field, e.message);
+            // Several columns named as one field take the plural: "street, city and state are
+            // required".
+            let message = match (e.field.contains(" and "), e.message.strip_prefix("is ")) {
+                (true, Some(rest)) => format!("are {rest}"),
+                _ => e.message.clone(),
+            };
+            let mut reason = format!("{} {message}", e.field);
             if e.field == "cnpj"
                 && let Some(padded) = lost_leading_zeros(&payload["cnpj"])
             {

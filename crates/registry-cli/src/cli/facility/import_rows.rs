@@ -12,7 +12,8 @@ pub struct Item {
     pub row: usize,
     pub name: String,
     pub cnpj: String,
-    /// The cnpj was written with punctuation, which was taken out (the API takes the bare form).
+    /// The cnpj was written with punctuation or spaces around it, which were taken out (the API
+    /// takes the bare form).
     pub cnpj_stripped: bool,
     pub payload: Result<Value, String>,
     /// From a CSV file (its fields are named by the columns), not JSON (by the API's paths).
@@ -72,7 +73,9 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
             .collect()
     } else {
         let mut reader = csv::ReaderBuilder::new()
-            .trim(csv::Trim::All)
+            // Cells are trimmed as they are read (`payload_from_row`), except the cnpj, whose
+            // spaces are taken out with its punctuation and noted.
+            .trim(csv::Trim::Headers)
             .delimiter(facility_csv::delimiter(&text))
             .from_reader(text.as_bytes());
         let headers = reader.headers().map_err(|e| unreadable(&e))?.clone();
@@ -151,7 +154,8 @@ fn known_columns(source: &str, headers: &csv::StringRecord) -> Result<(), Fail> 
     )))
 }
 
-/// Says on stderr which rows had a cnpj written with punctuation, taken out before sending (as
+/// Says on stderr which rows had a cnpj written with punctuation or spaces around it, taken out
+/// before sending (as
 /// `facility create` says it).
 pub fn note_stripped_cnpjs(items: &[Item]) {
     let rows: Vec<String> = items
@@ -161,7 +165,8 @@ pub fn note_stripped_cnpjs(items: &[Item]) {
         .collect();
     if !rows.is_empty() {
         output::note(format!(
-            "note: {} cnpj{} sent without punctuation (the API accepts only the bare form): {} {}",
+            "note: {} cnpj{} read without punctuation or the spaces around it (the API accepts \
+             only the bare form): {} {}",
             rows.len(),
             if rows.len() == 1 { "" } else { "s" },
             if rows.len() == 1 { "row" } else { "rows" },

@@ -35,6 +35,15 @@ pub enum FacilityCommand {
     #[command(after_help = crate::cli::examples::FACILITY_CREATE)]
     Create(create::CreateArgs),
     /// Edit a facility: only the fields given change (at a terminal without flags, a wizard).
+    #[command(
+        mut_arg("group", |a| a.help("The group: _id or exact name (\"\" clears it).")),
+        mut_arg("practices", |a| a.help(
+            "An authorised practice (repeat for several); replaces the stored set."
+        )),
+        mut_arg("isotopes", |a| a.help(
+            "NAME=QUANTITY in mCi/week, e.g. \"Tc(99m)=1500\" (repeat); replaces the stored list."
+        )),
+    )]
     Edit(edit::EditArgs),
     /// Archive a facility (it leaves lists; the record and its history are kept).
     Archive {

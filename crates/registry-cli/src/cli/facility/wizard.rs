@@ -8,9 +8,8 @@ use crate::cli::output;
 use crate::cli::prompt::{self, edit_text as text, optional_text};
 use crate::cli::resolve;
 use crate::cli::rules::not_empty;
-use dialoguer::Confirm;
 use registry_client::ListQuery;
-use registry_client::facility_csv::strip_cnpj_punctuation;
+use registry_client::facility_csv::{cnpj_stripped_of, strip_cnpj_punctuation};
 use registry_core::api::{Facility, FacilityUserInput, Group};
 use registry_core::values::{Telephone, WeeklyQuantity};
 use registry_core::{Cnpj, Department, MainRole, Practice, Radioisotope};
@@ -40,7 +39,8 @@ fn cnpj(initial: &str) -> Result<String, Fail> {
     Ok(match strip_cnpj_punctuation(&raw) {
         Some(bare) => {
             output::note(format!(
-                "note: cnpj will be sent without punctuation as {bare}"
+                "note: cnpj read without {} as {bare}",
+                cnpj_stripped_of(&raw, &bare)
             ));
             bare
         }
@@ -118,11 +118,7 @@ const NO_GROUP: &str = "(no group)";
 /// already linked is offered with the responsibilities they hold marked (a deployer's own ones
 /// listed too), so that what is not unmarked is kept.
 async fn pick_links(ctx: &Ctx, users: &mut Vec<FacilityUserInput>) -> Result<(), Fail> {
-    while Confirm::with_theme(&prompt::theme())
-        .with_prompt("Link a user to this facility?")
-        .default(false)
-        .interact()?
-    {
+    while prompt::yes_no("Link a user to this facility?", false)? {
         let u = resolve::pick_user(ctx, "User (type part of the name or e-mail)").await?;
         let held: Vec<String> = users
             .iter()

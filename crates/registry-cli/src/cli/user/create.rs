@@ -32,7 +32,16 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     ];
     if !ctx.interactive && required.iter().any(|(_, given)| !given) {
         let fields = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
-        read_user(&fields, false).map_err(refused)?;
+        if let Err(errors) = read_user(&fields, false) {
+            let missing: Vec<(&str, &str)> = [("name", "--name"), ("email", "--email")]
+                .into_iter()
+                .chain([("password", "--password-stdin")])
+                .zip(&required)
+                .filter(|(_, (_, given))| !given)
+                .map(|(pair, _)| pair)
+                .collect();
+            return Err(terms.refused_with_missing(errors, &missing));
+        }
         prompt::require(false, &required)?;
     }
     let name_rule: prompt::Check = &rules::not_empty;

@@ -8,7 +8,7 @@ use crate::cli::resolve;
 pub async fn run(ctx: &Ctx, text: &str) -> Result<(), Fail> {
     let u = resolve::user(ctx, text).await?;
     let list = ctx.client.user_facilities(&u.id).await?;
-    view::print_list_with(ctx.format, &list, "responsibilities", |f| {
+    view::print_list_with(ctx.format, &list, "responsabilities", |f| {
         f.users
             .iter()
             .filter(|link| link.id == u.id)

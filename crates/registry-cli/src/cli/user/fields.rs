@@ -85,11 +85,18 @@ impl UserFields {
     }
 
     /// The roles given, each checked by the server's own reader: an unknown one is refused
-    /// (exit 4, naming the allowed values) before anything is asked or sent.
+    /// (exit 4, naming the allowed values) before anything is asked or sent, together with
+    /// every other field given that the reader refuses (`--email`, `--telephone`, `--cpf`, the
+    /// licences' dates…), so one run names them all.
     pub fn roles(&self) -> Result<Vec<Role>, Fail> {
         read_user(&json!({ "roles": self.roles }), false)
             .map(|changes| changes.roles.unwrap_or_default())
-            .map_err(|errors| self.terms().apply(Fail::Invalid(errors)))
+            .map_err(|_| {
+                let mut given = serde_json::to_value(self.input_unchecked()).unwrap_or_default();
+                given["roles"] = json!(self.roles);
+                let errors = read_user(&given, false).err().unwrap_or_default();
+                self.terms().apply(Fail::Invalid(errors))
+            })
     }
 
     /// The payload of the fields given (absent ones are left out); the roles checked by

@@ -25,7 +25,15 @@ pub async fn run(ctx: &Ctx, user: Option<String>, password_stdin: bool) -> Resul
             PasswordKind::Existing,
         )?),
     };
-    let new = prompt::new_password(password_stdin, ctx.interactive)?;
+    let new = prompt::new_password(password_stdin, ctx.interactive).map_err(|e| match e {
+        // Your own change reads two lines: the first was the current password.
+        Fail::Usage(_) if password_stdin && current.is_some() => Fail::Usage(
+            "--password-stdin: stdin gave the current password (its first line) but no new \
+             one: give the new password on the second line"
+                .into(),
+        ),
+        e => e,
+    })?;
     // The passwords came from prompts or stdin, not flags: named as the prompts name them.
     let source = if password_stdin { " (from stdin)" } else { "" };
     let mut terms = FlagTerms::default();
