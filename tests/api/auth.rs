@@ -146,6 +146,11 @@ async fn password_change_ends_older_tokens(app: TestApp) {
     )
     .await
     .expect_field_errors(&[("_id", "invalid_value"), ("newPassword", "weak_password")]);
+    // A blank `_id` names nobody else: the caller's own change, which needs the current password.
+    let blank = json!({"_id": " ", "newPassword": "new-password-1"});
+    app.post("/api/changePassword/", &old_token, blank)
+        .await
+        .expect_field_error("currentPassword", "required");
     // Both at once when both fail.
     change("not-it-at-all", "short")
         .await

@@ -74,6 +74,11 @@ async fn unique_names_are_unique_in_either_form(app: TestApp) {
         app.post(path, &app.admin, json!({"name": composed}))
             .await
             .expect_error(409, "conflict");
+        // An invisible character inside makes no new name either.
+        let hidden = composed.replacen(' ', "\u{200b} ", 1);
+        app.post(path, &app.admin, json!({"name": hidden}))
+            .await
+            .expect_error(409, "conflict");
     }
 }
 

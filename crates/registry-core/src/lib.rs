@@ -9,6 +9,7 @@ pub mod equipment;
 pub mod error;
 pub mod facility;
 pub mod group;
+pub mod inputs;
 pub mod json;
 pub mod material;
 pub mod notice;

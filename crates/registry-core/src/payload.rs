@@ -84,7 +84,14 @@ fn walk_object(map: &Map<String, Value>, path: &mut String, errors: &mut Vec<Fie
         if !path.is_empty() {
             path.push('.');
         }
-        if key.chars().any(is_forbidden_control) {
+        if key.chars().count() > MAX_LONG_TEXT {
+            // Named by the object that holds it: the key itself is too long to repeat.
+            errors.push(FieldError::new(
+                &path[..len],
+                FieldCode::InvalidValue,
+                format!("must not have a key of over {MAX_LONG_TEXT} characters"),
+            ));
+        } else if key.chars().any(is_forbidden_control) {
             // Named with its control characters escaped: an answer (or a terminal showing it)
             // never carries them raw.
             for c in key.chars() {
@@ -444,6 +451,9 @@ mod tests {
         );
         assert!(fine.is_empty());
         assert!(check_body_limits(&json!([["\u{0}"]]))[0].field == "[0][0]");
+        // A key is bounded like any text, named by the object that holds it.
+        let errors = check_body_limits(&json!({"attributes": {long.clone(): 1}}));
+        assert_eq!(fields(&errors), ["attributes"]);
         // Inside free JSON a text's only limit is the bound of any text, whatever its key.
         let errors = check_body_limits(&json!({"attributes": {"name": long, "a": [long]}}));
         let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();

@@ -6,10 +6,12 @@ use unicode_normalization::char::is_combining_mark;
 
 /// Lower-case, accent-free text for searching (`São Paulo` matches `sao paulo`): the letters'
 /// marks are taken off whether the text came composed (`ã`) or decomposed (`a` + U+0303).
+/// Invisible characters ([`is_invisible`]) are left out too, so that `Grupo\u{200b} Z` is the
+/// name `Grupo Z` to searches and to uniqueness.
 pub fn search_key(s: &str) -> String {
     s.to_lowercase()
         .nfd()
-        .filter(|&c| !is_combining_mark(c))
+        .filter(|&c| !is_combining_mark(c) && !is_invisible(c))
         .collect()
 }
 
@@ -20,13 +22,26 @@ pub fn trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || is_invisible(c))
 }
 
-/// Characters that take no room and show nothing: zero-width spaces and joiners, the word
-/// joiner and its invisible operators, the byte-order mark, the soft hyphen, the Mongolian vowel
-/// separator.
-fn is_invisible(c: char) -> bool {
+/// Characters that show nothing: zero-width spaces and joiners, direction marks, embeddings and
+/// isolates, the word joiner and its invisible operators, the byte-order mark, the soft hyphen,
+/// the combining grapheme joiner, the Mongolian vowel separator, the Hangul fillers, the blank
+/// braille pattern and the tag characters.
+pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{00ad}' | '\u{180e}' | '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+        '\u{00ad}'
+            | '\u{034f}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{2800}'
+            | '\u{3164}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{e0000}'..='\u{e007f}'
     )
 }
 
@@ -118,6 +133,18 @@ mod tests {
         assert_eq!(trim("\u{200b}"), "");
         assert_eq!(trim("\u{feff} \u{a0}\u{2060}"), "");
         assert_eq!(trim("\u{200b}Clínica\u{200d} "), "Clínica");
+        for blank in [
+            "\u{200e}",
+            "\u{202a}\u{2066}",
+            "\u{3164}",
+            "\u{2800}",
+            "\u{e0020}",
+            "\u{34f}",
+        ] {
+            assert_eq!(trim(blank), "", "{blank:?}");
+        }
+        // To searches and uniqueness, invisible characters inside a name are not there.
+        assert_eq!(search_key("Grupo\u{200b} Z\u{2060}"), "grupo z");
         // Inside the text they stay (a joiner is part of some emoji).
         assert_eq!(trim("👩\u{200d}⚕️ Ana"), "👩\u{200d}⚕️ Ana");
     }

@@ -138,6 +138,15 @@ async fn every_allowed_and_refused_status_move(app: TestApp) {
     assert_eq!(doc["file"]["sha256"], sha256(&second));
     let versions = doc["versions"].as_array().unwrap();
     assert_eq!(versions.len(), 2);
+    // The current file sent again is no new version, and the edit writes nothing.
+    let again = Form::new()
+        .text("_id", id.clone())
+        .part("file", Part::bytes(second.clone()).file_name("v2.pdf"));
+    let same = send_form(&app, "/api/document/edit", &laudos, again)
+        .await
+        .expect(200);
+    assert_eq!(same["versions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(same["updatedAt"], doc["updatedAt"]);
     assert_eq!(
         (
             versions[0]["version"].as_i64(),

@@ -174,6 +174,20 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
         "{:?}",
         edited.body
     );
+    // Also beside the errors only the stored catalogue can tell (a kind's tolerances).
+    let both = app
+        .post(
+            "/api/typeOfTest/register",
+            &fisico,
+            json!({"name": "R", "typeOfEquipment": "missing", "expirationInDays": 30, "kind": "recorded"}),
+        )
+        .await
+        .expect_field_error("typeOfEquipment", "invalid_value");
+    assert!(
+        both.has_field_error("tolerances.quantities", "required"),
+        "{:?}",
+        both.body
+    );
     app.post(
         "/api/typeOfTest/register",
         &fisico,

@@ -97,6 +97,7 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             (filters(json!({"radioisotope": "Y(90)"})), 5),
             // The nuclide spelling, and a practice in any case or accents, as on the other lists.
             ("/api/facilities?radioisotope=Y-90".to_owned(), 5),
+            ("/api/facilities?radioisotope=y(90)".to_owned(), 5),
             (filters(json!({"practice": "Terapia com Internação"})), 5),
             (
                 "/api/facilities?practice=terapia%20com%20internacao".to_owned(),

@@ -233,6 +233,9 @@ const MAX_YEAR: i32 = 2100;
 /// The largest reading (in size): beyond any instrument's range, and small enough that the
 /// figures computed from readings (squares, sums) stay finite.
 const MAX_READING: f64 = 1e9;
+/// The smallest positive reading (1e-9, as the smallest activity a receipt holds): a ratio to a
+/// smaller one (a subnormal) would overflow.
+const MIN_READING: f64 = 1e-9;
 
 /// A JSON number, or a numeric string with a dot or a comma.
 fn number(v: &Value) -> Option<f64> {
@@ -243,14 +246,14 @@ fn number(v: &Value) -> Option<f64> {
     }
 }
 
-/// A positive number up to [`MAX_READING`].
+/// A positive number from [`MIN_READING`] to [`MAX_READING`].
 fn positive(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
-    let valid = number(v).filter(|x| *x > 0.0 && *x <= MAX_READING);
+    let valid = number(v).filter(|x| (MIN_READING..=MAX_READING).contains(x));
     if valid.is_none() {
         errs.push(
             path,
             FieldCode::InvalidValue,
-            "must be a positive number up to 1000000000",
+            "must be a positive number from 0.000000001 to 1000000000",
         );
     }
     valid

@@ -18,6 +18,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, IdInput, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
+use registry_core::inputs::EquipmentInput;
 use registry_core::payload::unflagged_reference;
 use registry_core::{FieldError, FieldErrors};
 use serde_json::Value;
@@ -115,8 +116,7 @@ async fn refused(conn: &mut Conn, value: &Value, errors: Vec<FieldError>) -> Api
 /// Registers the equipment a payload describes (staff; both register paths), answering 201 with it.
 #[utoipa::path(
     post, path = "/api/equipment/register", tag = "equipment",
-    request_body(content = Object, description = "`{facility, typeOfEquipment, manufacturer?, \
-        model?, serialNumber?, patrimonialNumber?, localization?, attributes?: {...}, active?}`"),
+    request_body = EquipmentInput,
     responses((status = 201, body = Equipment), Forbidden)
 )]
 async fn register(
@@ -161,7 +161,7 @@ async fn register(
 
 #[utoipa::path(
     post, path = "/api/facility/equipment/edit", tag = "equipment",
-    request_body(content = Object, description = "`{_id, ...}`: fields present replace the stored \
+    request_body(content = EquipmentInput, description = "`{_id, ...}`: fields present replace the stored \
         ones; `attributes` replaces the whole object. The facility cannot change, nor the type \
         once QC tests were recorded."),
     responses((status = 200, body = Equipment), Forbidden, NotFound)

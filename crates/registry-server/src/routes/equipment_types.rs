@@ -12,6 +12,7 @@ use registry_core::equipment::{
     EquipmentType, EquipmentTypeChanges, Reference, TestType, TestTypeChanges, read_equipment_type,
     read_test_type, settle_tolerances,
 };
+use registry_core::inputs::{CatalogueInput, TestTypeInput};
 use registry_core::payload::reference_id;
 use registry_core::{ErrorBody, FieldError};
 use serde_json::Value;
@@ -104,7 +105,7 @@ catalogue::handler! {
 catalogue::handler! {
     #[utoipa::path(
         post, path = "/api/typeOfEquipment/register", tag = "equipment types",
-        request_body(content = Object, description = "`{name, description?}`"),
+        request_body = CatalogueInput,
         responses(
             (status = 201, body = EquipmentType), Forbidden,
             (status = 409, description = "Name taken", body = ErrorBody)
@@ -116,7 +117,7 @@ catalogue::handler! {
 catalogue::handler! {
     #[utoipa::path(
         post, path = "/api/typeOfEquipment/edit", tag = "equipment types",
-        request_body(content = Object, description = "`{_id, name?, description?}`"),
+        request_body(content = CatalogueInput, description = "`_id` required"),
         responses((status = 200, body = EquipmentType), Forbidden, NotFound, Conflict)
     )]
     edit_type = edit::<EquipmentType>
@@ -140,6 +141,18 @@ async fn equipment_type_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
     let found = store::type_reference(conn, id).await?;
     found
         .ok_or_else(|| ApiError::Validation(vec![no_such("typeOfEquipment", "equipment type", id)]))
+}
+
+/// One 422 of a reference's error (when it is one) and `others`; any other error as it is.
+fn together(reference: Option<ApiError>, others: Vec<FieldError>) -> ApiError {
+    match reference {
+        Some(ApiError::Validation(mut errors)) => {
+            errors.extend(others);
+            ApiError::Validation(errors)
+        }
+        Some(other) => other,
+        None => ApiError::Validation(others),
+    }
 }
 
 async fn ensure_unique_test_name(conn: &mut Conn, t: &TestType) -> Result<()> {
@@ -172,17 +185,20 @@ impl Catalogue for TestType {
         id: String,
         at: String,
     ) -> Result<Self> {
-        let type_of_equipment = equipment_type_ref(
-            conn,
-            changes
-                .equipment_type_id
-                .as_deref()
-                .expect("required on create"),
-        )
-        .await?;
+        let type_id = changes.equipment_type_id.as_deref();
+        let reference = equipment_type_ref(conn, type_id.expect("required on create")).await;
         let kind = changes.kind.flatten();
-        let tolerances = settle_tolerances(kind, None, None, changes.tolerances.as_ref())
-            .map_err(ApiError::Validation)?;
+        let tolerances = settle_tolerances(kind, None, None, changes.tolerances.as_ref());
+        // Every failing field at once: the reference that names nothing and the tolerances.
+        let (type_of_equipment, tolerances) = match (reference, tolerances) {
+            (Ok(reference), Ok(tolerances)) => (reference, tolerances),
+            (reference, tolerances) => {
+                return Err(together(
+                    reference.err(),
+                    tolerances.err().unwrap_or_default(),
+                ));
+            }
+        };
         let t = TestType {
             id,
             name: changes.name.expect("required on create"),
@@ -199,15 +215,22 @@ impl Catalogue for TestType {
     }
 
     async fn apply(conn: &mut Conn, before: &Self, changes: TestTypeChanges) -> Result<Self> {
-        let new_type = match changes.new_equipment_type(before) {
-            Some(type_id) => Some(equipment_type_ref(conn, type_id).await?),
+        let new_type = match changes.new_equipment_type(before).map(str::to_owned) {
+            Some(type_id) => Some(equipment_type_ref(conn, &type_id).await),
             None => None,
         };
         let recorded =
             changes.moves_records(before) && store::test_type_records(conn, &before.id).await? > 0;
-        let t = changes
-            .apply_to(before, new_type, recorded)
-            .map_err(ApiError::Validation)?;
+        let t = match new_type.transpose() {
+            Ok(new_type) => changes
+                .apply_to(before, new_type, recorded)
+                .map_err(ApiError::Validation)?,
+            // Every failing field at once: the reference that names nothing and the others.
+            Err(missing) => {
+                let others = changes.apply_to(before, None, recorded).err();
+                return Err(together(Some(missing), others.unwrap_or_default()));
+            }
+        };
         if t != *before {
             ensure_unique_test_name(conn, &t).await?;
         }
@@ -271,7 +294,7 @@ catalogue::handler! {
 catalogue::handler! {
     #[utoipa::path(
         post, path = "/api/typeOfTest/register", tag = "equipment types",
-        request_body(content = Object, description = "`{name, typeOfEquipment, expirationInDays, description?, kind?, tolerances?}`: \
+        request_body(content = TestTypeInput, description = "`name`, `typeOfEquipment` and `expirationInDays` required: \
             `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
             the records' verdict; `tolerances` default to the kind's (docs/qc.md)"),
         responses((status = 201, body = TestType), Forbidden, Conflict)
@@ -282,7 +305,7 @@ catalogue::handler! {
 catalogue::handler! {
     #[utoipa::path(
         post, path = "/api/typeOfTest/edit", tag = "equipment types",
-        request_body(content = Object, description = "`{_id, name?, typeOfEquipment?, expirationInDays?, description?, kind?, tolerances?}`; \
+        request_body(content = TestTypeInput, description = "`_id` required; \
             the equipment type and the kind cannot change once tests were recorded"),
         responses((status = 200, body = TestType), Forbidden, NotFound, Conflict)
     )]

@@ -73,19 +73,21 @@ fn precision_worked_example() {
 fn readings_beyond_any_instrument_are_refused() {
     // 3 × 1e308 would overflow the sum (an infinite mean, deviations not numbers): such readings
     // are refused, so no verdict is built from arithmetic that overflowed.
-    let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [1e308, 1e9, "1e9", 2e9]}]});
+    // A subnormal one would overflow a ratio to it.
+    let m = json!({"sources": [{"nuclide": "Cs-137", "readings": [1e308, 1e9, "1e9", 2e9, 5e-324, 1e-9]}]});
     let errors = evaluate(TestKind::Precision, &tol(TestKind::Precision), Some(&m)).unwrap_err();
     let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
     assert_eq!(
         fields,
         [
             "measurements.sources[0].readings[0]",
-            "measurements.sources[0].readings[3]"
+            "measurements.sources[0].readings[3]",
+            "measurements.sources[0].readings[4]"
         ]
     );
     assert_eq!(
         errors[0].message,
-        "must be a positive number up to 1000000000"
+        "must be a positive number from 0.000000001 to 1000000000"
     );
     // Times outside 1900–2100 are refused too.
     let mut late = tc99m(0.0);

@@ -83,7 +83,12 @@ pub(super) async fn change_password(
         }
         return Err(ApiError::Validation(errors));
     }
-    let target = match value.get("_id").and_then(Value::as_str) {
+    // A blank `_id` names nobody else: the caller's own change.
+    let named = value
+        .get("_id")
+        .and_then(Value::as_str)
+        .map(registry_core::text::trim);
+    let target = match named.filter(|id| !id.is_empty()) {
         Some(id) if id != caller.id => {
             caller.require_any(&[Role::Administrator])?;
             Some(id.to_owned())

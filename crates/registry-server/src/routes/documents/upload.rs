@@ -392,6 +392,8 @@ pub(super) async fn edit(
     let fresh = load_state(&mut tx, &id).await?;
     check_edit(&mut tx, &caller, &fresh, &draft).await?;
     let before = load(&mut tx, &caller, &id).await?;
+    // The current file sent again (the same bytes under the same name) is no new version.
+    let file = file.filter(|f| f.sha256 != before.file.sha256 || f.name != before.file.name);
     let at = now();
     let changes = MetadataChanges {
         name: draft.name.clone(),

@@ -18,6 +18,7 @@ use axum::http::StatusCode;
 use chrono::Utc;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::Reference;
+use registry_core::inputs::ReceiptInput;
 use registry_core::material::{
     IsoWeek, Receipt, WeeklyUsage, activity_at_receipt, exceeds, radioisotope, read_receipt, usage,
 };
@@ -44,8 +45,7 @@ fn unauthorised(r: Radioisotope) -> FieldError {
 #[utoipa::path(
     post, path = "/api/facility/{id}/receipts", tag = "radioactive material",
     params(("id" = String, Path, description = "The facility")),
-    request_body(content = Object, description = "`{radioisotope, activity (mCi), \
-        activityReferenceTime?, supplier, lot?, receivedBy?, receivedAt?, notes?}`. The isotope \
+    request_body(content = ReceiptInput, description = "The isotope \
         must be authorised at the facility (`invalid_radioisotope`). A receipt that takes its week \
         over the authorised quantity is stored with `overQuantity: true`."),
     responses((status = 201, body = Receipt), Forbidden)

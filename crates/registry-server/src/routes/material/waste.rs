@@ -19,6 +19,7 @@ use chrono::{NaiveDate, Utc};
 use registry_core::api::ListEnvelope;
 use registry_core::audit::Action;
 use registry_core::equipment::local_date;
+use registry_core::inputs::{WasteInput, WasteReleaseInput};
 use registry_core::waste::{
     ClearanceLevels, WasteChanges, WastePackage, WasteRelease, read_release, read_waste,
 };
@@ -35,9 +36,7 @@ fn clearance(state: &AppState) -> &ClearanceLevels {
 #[utoipa::path(
     post, path = "/api/facility/{id}/waste", tag = "radioactive material",
     params(("id" = String, Path, description = "The facility")),
-    request_body(content = Object, description = "`{form: Sólido|Líquido, contents: \
-        [{radioisotope, activity (mCi at closure)}], mass (kg), closedAt?, location, \
-        description?}`. The release date is computed from the half-lives and the clearance \
+    request_body(content = WasteInput, description = "The release date is computed from the half-lives and the clearance \
         levels."),
     responses((status = 201, body = WastePackage), Forbidden)
 )]
@@ -182,8 +181,8 @@ async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
 #[utoipa::path(
     put, path = "/api/waste/{id}", tag = "radioactive material",
     params(("id" = String, Path)),
-    request_body(content = Object, description = "Fields present replace the stored ones (`form`, \
-        `contents`, `mass`, `closedAt`, `location`, `description`); the release date is computed \
+    request_body(content = WasteInput, description = "Fields present replace the stored ones; the \
+        release date is computed \
         again. A released package answers 409 `invalid_transition`."),
     responses((status = 200, body = WastePackage), Forbidden, Conflict)
 )]
@@ -206,8 +205,7 @@ pub(super) async fn edit_waste(
 #[utoipa::path(
     post, path = "/api/waste/{id}/release", tag = "radioactive material",
     params(("id" = String, Path)),
-    request_body(content = Object, description = "`{doseRate (µSv/h at the surface), releasedAt?, \
-        notes?}`. Before the release date → 409 `conflict`; a package already released → 409 \
+    request_body(content = WasteReleaseInput, description = "Before the release date → 409 `conflict`; a package already released → 409 \
         `invalid_transition`."),
     responses((status = 200, body = WastePackage), Forbidden, Conflict)
 )]

@@ -21,6 +21,7 @@ use registry_core::equipment::{
     Conclusion, QcTest, QcTestChanges, Reference, TestType, read_qc_test_of,
 };
 use registry_core::facility::{UserState, check_linked_user};
+use registry_core::inputs::QcTestInput;
 use registry_core::payload::{reference_id, unflagged_reference};
 use registry_core::qc::evaluate;
 use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
@@ -226,8 +227,7 @@ async fn computed_type(
 
 #[utoipa::path(
     post, path = "/api/test", tag = "QC tests",
-    request_body(content = Object, description = "`{equipment, typeOfTest, date (YYYY-MM-DD), \
-        conclusion, performedBy? (default: the caller), measurements?, notes?, document?}`. For a \
+    request_body(content = QcTestInput, description = "For a \
         test type with a `kind`, `measurements` holds the readings (shape per kind: docs/qc.md), \
         the registry stores the computed `figures` and sets `conclusion` itself: a `conclusion` \
         sent is refused (422 `conclusion` `invalid_value`)."),
@@ -278,7 +278,7 @@ pub(super) async fn create(
 #[utoipa::path(
     put, path = "/api/test/{id}", tag = "QC tests",
     params(("id" = String, Path)),
-    request_body(content = Object, description = "Fields present replace the stored ones (same \
+    request_body(content = QcTestInput, description = "Fields present replace the stored ones (same \
         rules as create)"),
     responses((status = 200, body = QcTest), Forbidden)
 )]
