@@ -206,8 +206,8 @@ impl FromRequestParts<AppState> for Caller {
 /// The caller and the read connection their account was checked on, for a GET handler that
 /// reads: the answer is read through the same pooled connection, one taken from the pool per
 /// request instead of one for the account and another for the answer (docs/benchmarks.md,
-/// seventeenth round). Only for requests without a body: a
-/// connection held while a slow client sends one would be kept from everyone else.
+/// seventeenth round). Only for requests without a body: a connection held while a slow client
+/// sends one would be kept from everyone else.
 pub struct Reader {
     pub caller: Caller,
     pub conn: Conn,

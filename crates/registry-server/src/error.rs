@@ -63,6 +63,16 @@ pub fn no_such(field: &str, what: &str, id: &str) -> FieldError {
 }
 
 impl ApiError {
+    /// A multipart upload with a second `file` part: which one was meant is not for the server
+    /// to guess.
+    pub fn second_file() -> Self {
+        ApiError::field(
+            "file",
+            FieldCode::InvalidValue,
+            "is given twice: an upload carries one `file` part",
+        )
+    }
+
     pub fn not_found(what: &str) -> Self {
         ApiError::NotFound(format!("{what} not found"))
     }

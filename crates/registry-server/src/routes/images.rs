@@ -128,11 +128,7 @@ async fn upload(
             continue;
         }
         if data.is_some() {
-            return Err(ApiError::field(
-                "file",
-                FieldCode::InvalidValue,
-                "is given twice: an upload carries one `file` part",
-            ));
+            return Err(ApiError::second_file());
         }
         let mut bytes = Vec::new();
         while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {

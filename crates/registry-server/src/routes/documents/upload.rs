@@ -44,11 +44,7 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
         let name = field.name().unwrap_or_default().to_owned();
         if name == "file" {
             if file.is_some() {
-                return Err(ApiError::field(
-                    "file",
-                    FieldCode::InvalidValue,
-                    "is given twice: an upload carries one `file` part",
-                ));
+                return Err(ApiError::second_file());
             }
             let file_name = field
                 .file_name()
