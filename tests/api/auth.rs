@@ -326,6 +326,14 @@ async fn password_recovery_by_mail(app: TestApp) {
     set("0".repeat(64).as_str(), "recovered-pass-1")
         .await
         .expect_field_error("token", "invalid_value");
+    // A bad code and a weak password are named together; a weak password leaves a good code
+    // unused.
+    set("0".repeat(64).as_str(), "short")
+        .await
+        .expect_field_errors(&[("token", "invalid_value"), ("newPassword", "weak_password")]);
+    let weak = set(&token, "short").await;
+    weak.assert_field_errors(&[("newPassword", "weak_password")]);
+    assert!(!weak.has_field_error("token", "invalid_value"), "{}", weak.body);
     set(&token, "recovered-pass-1").await.expect(200);
     app.login(&email, "recovered-pass-1").await;
     set(&token, "recovered-pass-2")

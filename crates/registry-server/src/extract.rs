@@ -222,16 +222,11 @@ impl ListParams {
     /// radioisotope or practice that is none of the spec's is a 400 naming the allowed values,
     /// as on the other lists (a nuclide spelling, `Tc-99m`, and any case or accents are read).
     pub fn facility_filter(&self) -> Result<crate::store::facilities::FacilityFilter, ApiError> {
-        use registry_core::nuclide::Nuclide;
+        use registry_core::material::radioisotope_filter;
         use registry_core::text::search_key;
         use registry_core::values::{Practice, Radioisotope};
         let radioisotope = self.listed("radioisotope", Radioisotope::allowed, |r| {
-            let key = search_key(r);
-            let names = |x: &Radioisotope| [x.as_str(), Nuclide::from(*x).as_str()];
-            Radioisotope::ALL
-                .iter()
-                .find(|x| names(x).iter().any(|n| search_key(n) == key))
-                .map(|x| x.as_str())
+            radioisotope_filter(r).map(Radioisotope::as_str)
         })?;
         let practice = self.listed("practice", Practice::allowed, |p| {
             let key = search_key(p);

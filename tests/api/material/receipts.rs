@@ -124,7 +124,7 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
     let filtered = app
         .admin_get(&format!(
             "/api/receipts?filters={}",
-            json!({"week": "2026-W10", "radioisotope": "I(131)"})
+            json!({"week": "2026-W10", "radioisotope": "i-131"})
         ))
         .await;
     assert_eq!(filtered["paging"]["total"], 2);
@@ -146,6 +146,7 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
     app.assert_bad_requests(&[
         "/api/receipts?week=2026-10",
         "/api/receipts?overQuantity=maybe",
+        "/api/receipts?radioisotope=I(132)",
     ])
     .await;
     // Every write is audited.

@@ -250,6 +250,17 @@ pub fn parse_instant(
     crate::time::rfc3339(s).map(|t| t.with_timezone(&Utc))
 }
 
+/// A radioisotope named in a list filter: either spelling (`Tc(99m)`, `Tc-99m`) in any case,
+/// accents and surrounding blanks ignored.
+pub fn radioisotope_filter(s: &str) -> Option<Radioisotope> {
+    let key = crate::text::search_key(s);
+    Radioisotope::ALL.iter().copied().find(|r| {
+        [r.as_str(), Nuclide::from(*r).as_str()]
+            .iter()
+            .any(|n| crate::text::search_key(n) == key)
+    })
+}
+
 /// A radioisotope of the spec's list (`Tc(99m)`); `Tc-99m` is accepted too.
 pub fn radioisotope(v: &Value) -> Option<Radioisotope> {
     let s = v.as_str()?.trim();

@@ -211,17 +211,32 @@ pub(super) async fn password_recover(
     client.take(&state.limiters.recovery)?;
     let value = body.value()?;
     if value.get("token").is_some() {
-        let [token, password] = required_strs(&value, ["token", "newPassword"])?;
-        let hash = hash_password(password.to_owned()).await?;
-        let mut tx = state.db.begin().await?;
-        let user_id = users::take_reset(&mut tx, &token_hash(token), &now()).await?;
-        let invalid = || {
-            ApiError::field(
+        let bad_code = || {
+            FieldError::new(
                 "token",
                 FieldCode::InvalidValue,
                 "is invalid, already used or expired; ask for a new one",
             )
         };
+        let invalid = || ApiError::Validation(vec![bad_code()]);
+        let [token, password] = match required_strs(&value, ["token", "newPassword"]) {
+            Ok(found) => found,
+            // A bad code is named beside a weak password, so that one answer says all that is
+            // wrong; the transaction is rolled back, so a good code stays unused.
+            Err(ApiError::Validation(mut errs)) => {
+                if let Some(token) = value["token"].as_str().filter(|t| !t.is_empty()) {
+                    let mut tx = state.db.begin().await?;
+                    if users::take_reset(&mut tx, &token_hash(token), &now()).await?.is_none() {
+                        errs.insert(0, bad_code());
+                    }
+                }
+                return Err(ApiError::Validation(errs));
+            }
+            Err(e) => return Err(e),
+        };
+        let hash = hash_password(password.to_owned()).await?;
+        let mut tx = state.db.begin().await?;
+        let user_id = users::take_reset(&mut tx, &token_hash(token), &now()).await?;
         let user_id = user_id.ok_or_else(invalid)?;
         // The code is used up only with the password set: both, or neither.
         let active = |u: &UserRow| u.profile.active.then_some(()).ok_or_else(invalid);

@@ -16,8 +16,7 @@ use crate::store::facilities;
 use crate::store::material::Scope;
 use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
-use registry_core::material::radioisotope;
-use serde_json::Value;
+use registry_core::material::radioisotope_filter;
 
 pub fn routes() -> Routes {
     routes![
@@ -43,7 +42,7 @@ fn isotope_filter(params: &ListParams) -> Result<Option<Radioisotope>> {
     params
         .text("radioisotope")
         .map(|r| {
-            radioisotope(&Value::String(r)).ok_or_else(|| {
+            radioisotope_filter(&r).ok_or_else(|| {
                 bad_filter(
                     "radioisotope",
                     &format!("one of {}", Radioisotope::allowed()),
