@@ -13,6 +13,7 @@ on_both_databases!(
     deactivated_users_are_locked_out,
     register_grants_only_what_the_caller_may,
     password_recovery_by_mail,
+    recovery_codes_end_with_an_address_change_or_a_deactivation,
 );
 
 fn claims(token: &str) -> Value {
@@ -85,6 +86,13 @@ async fn wrong_email_and_wrong_password_look_the_same(app: TestApp) {
     let a = a.expect_error(401, "unauthorized").body;
     let b = b.expect_error(401, "unauthorized").body;
     assert_eq!(a, b);
+    // A password past the policy's 256 characters is refused before any check (docs/decisions.md).
+    app.post_anon(
+        "/api/login/",
+        json!({"email": ADMIN_EMAIL, "password": "x".repeat(257)}),
+    )
+    .await
+    .expect_field_error("password", "invalid_value");
 }
 
 async fn repeated_failed_logins_are_rate_limited(app: TestApp) {
@@ -254,6 +262,28 @@ async fn register_grants_only_what_the_caller_may(app: TestApp) {
     .await;
     let admin = app.post("/api/register/", &app.admin, json!({"name": "Adm", "email": "adm@example.com", "password": PASSWORD, "roles": ["Admin", "Físico"]})).await;
     assert_eq!(admin.expect(201)["roles"], json!(["Admin", "Físico"]));
+    // Facility side or staff, not both.
+    app.post("/api/register/", &app.admin, json!({"name": "Both", "email": "both@example.com", "password": PASSWORD, "roles": ["Cliente", "Admin"]}))
+        .await
+        .expect_field_error("roles", "invalid_value");
+    // Staff may register an account already deactivated; it cannot log in.
+    let off = app.post("/api/register/", &app.admin, json!({"name": "Off", "email": "off@example.com", "password": PASSWORD, "active": false})).await;
+    assert_eq!(off.expect(201)["active"], false);
+    app.post_anon(
+        "/api/login/",
+        json!({"email": "off@example.com", "password": PASSWORD}),
+    )
+    .await
+    .expect_error(401, "unauthorized");
+    anon(json!({"name": "Self Off", "email": "self.off@example.com", "password": PASSWORD, "active": false}))
+        .await
+        .expect(202);
+    app.post_anon(
+        "/api/login/",
+        json!({"email": "self.off@example.com", "password": PASSWORD}),
+    )
+    .await
+    .expect(200);
     // The deployer can turn self-registration off: registering then takes a staff token (401
     // without one, with the challenge), and a staff token still registers.
     if let Some(closed) = TestApp::spawn_with(app.backend, |c| c.self_registration = false).await {
@@ -300,6 +330,7 @@ async fn password_recovery_by_mail(app: TestApp) {
     let mails = outbox(&app);
     assert_eq!(mails.len(), 1, "exactly one mail, for the known address");
     assert!(mails[0].contains(&email));
+    assert!(mails[0].contains("Message-ID: <"), "{}", mails[0]);
     // The CLI command the mail gives is the one that exists (audit of stop 36).
     assert!(
         mails[0].contains("registry user reset-password --code <code>"),
@@ -333,7 +364,11 @@ async fn password_recovery_by_mail(app: TestApp) {
         .expect_field_errors(&[("token", "invalid_value"), ("newPassword", "weak_password")]);
     let weak = set(&token, "short").await;
     weak.assert_field_errors(&[("newPassword", "weak_password")]);
-    assert!(!weak.has_field_error("token", "invalid_value"), "{}", weak.body);
+    assert!(
+        !weak.has_field_error("token", "invalid_value"),
+        "{}",
+        weak.body
+    );
     set(&token, "recovered-pass-1").await.expect(200);
     app.login(&email, "recovered-pass-1").await;
     set(&token, "recovered-pass-2")
@@ -348,4 +383,68 @@ async fn password_recovery_by_mail(app: TestApp) {
 async fn email_of(app: &TestApp, id: &str) -> String {
     let user = app.admin_get(&format!("/api/user/{id}")).await;
     user["email"].as_str().unwrap().to_owned()
+}
+
+/// A code mailed before the account's address changed, or before it was deactivated, no longer
+/// opens it (reactivated or not); the old address is told of the change.
+async fn recovery_codes_end_with_an_address_change_or_a_deactivation(app: TestApp) {
+    let (id, _) = app.user_with(&["Cliente"], "Mudou").await;
+    let (_, admin_role) = app.user_with(&["Admin"], "Equipe").await;
+    let email = app.admin_get(&format!("/api/user/{id}")).await["email"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let code_for = |n: usize| {
+        let app = &app;
+        let email = email.clone();
+        async move {
+            app.post_anon("/api/password_recover/", json!({"email": email}))
+                .await
+                .expect(202);
+            let mails = eventually("the recovery mail", || outbox(app), |m| m.len() >= n).await;
+            mails
+                .iter()
+                .filter_map(|m| recovery_code_in(m))
+                .collect::<Vec<_>>()
+        }
+    };
+    let set = |code: String| {
+        app.post_anon(
+            "/api/password_recover/",
+            json!({"token": code, "newPassword": "recovered-pass-9"}),
+        )
+    };
+    // Deactivated, then reactivated: the code sent before is void.
+    let codes = code_for(1).await;
+    app.admin_post_id("/api/exclude/", &id).await;
+    app.admin_post("/api/edit/", json!({"_id": id, "active": true}))
+        .await;
+    set(codes[0].clone())
+        .await
+        .expect_field_error("token", "invalid_value");
+    // The address changed by staff: the code sent to the old one is void, and the old one is told.
+    let codes = code_for(2).await;
+    let fresh = codes.last().unwrap().clone();
+    app.post(
+        "/api/edit/",
+        &admin_role,
+        json!({"_id": id, "email": "outro.endereco@example.com"}),
+    )
+    .await
+    .expect(200);
+    set(fresh)
+        .await
+        .expect_field_error("token", "invalid_value");
+    let mails = eventually(
+        "the change notice",
+        || outbox(&app),
+        |m| m.iter().any(|m| m.contains("outro.endereco@example.com")),
+    )
+    .await;
+    let notice = mails
+        .iter()
+        .find(|m| m.contains("outro.endereco@example.com"))
+        .unwrap();
+    assert!(notice.contains(&format!("To: {email}")), "{notice}");
+    assert!(notice.contains("Equipe"), "names who changed it: {notice}");
 }

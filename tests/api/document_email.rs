@@ -129,6 +129,7 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     assert_eq!(messages.len(), 1);
     let m = &messages[0];
     assert!(m.contains(&recipient), "{m}");
+    assert!(m.contains("Message-ID: <"), "{m}");
     assert!(
         m.contains("Content-Disposition: attachment"),
         "the file travels attached: {m}"

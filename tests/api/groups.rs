@@ -1,4 +1,4 @@
-use crate::helpers::{TestApp, facility_payload};
+use crate::helpers::{TestApp, facility_payload, history_actions};
 use crate::on_both_databases;
 use serde_json::json;
 
@@ -61,7 +61,21 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
         json!({"_id": f["_id"], "group": null}),
     )
     .await;
+    // An archived facility that names the group does not keep it; it lets go of it, audited.
+    let mut p = facility_payload("Arquivada No Grupo");
+    p["group"] = json!({"_id": id});
+    let archived = app.create_facility(p).await;
+    let archived = archived["_id"].as_str().unwrap();
+    app.admin_post_id("/api/facility/exclude/", &archived).await;
     app.admin_post_id("/api/group/exclude/", &id).await;
     app.assert_not_found(&format!("/api/group/{id}"), &app.admin)
         .await;
+    let history = app.history("facility", archived).await;
+    assert_eq!(
+        history_actions(&history),
+        ["edit", "archive", "create"],
+        "{history}"
+    );
+    assert_eq!(history["list"][0]["before"]["group"]["_id"], id);
+    assert!(history["list"][0]["after"]["group"].is_null());
 }

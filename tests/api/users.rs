@@ -67,6 +67,14 @@ async fn user_reads_follow_the_permission_table(app: TestApp) {
         app.get_ok(&format!("/api/user/{client}/facilities"), &token)
             .await;
     }
+    // The role filter: any case, with or without accents; an unknown role is a 400.
+    for role in ["Físico", "fisico", "FÍSICO"] {
+        let list = app.admin_get(&format!("/api/users?role={role}")).await;
+        assert_eq!(list["paging"]["total"], 1, "{role}");
+        assert_eq!(list["list"][0]["name"], "Reader Físico");
+    }
+    assert_eq!(app.total("/api/users?role=laudos", &app.admin).await, 1);
+    app.assert_bad_requests(&["/api/users?role=Bogus"]).await;
     app.get("/api/users", &client_token)
         .await
         .expect_error(403, "permission_denied");

@@ -148,6 +148,15 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
                 ),
             }
         }
+        // One side or the other: a token's `type` (and the web client) takes one role, and a
+        // staff member sees every facility anyway.
+        if roles.contains(&Role::Client) && roles.iter().any(|r| r.is_staff()) {
+            errs.push(
+                "roles",
+                FieldCode::InvalidValue,
+                "Cliente (facility side) cannot be combined with the staff roles",
+            );
+        }
         roles
     });
     out.active = r.bool_if_present("active", &mut errs);

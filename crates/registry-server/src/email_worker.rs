@@ -10,7 +10,6 @@ use crate::store::claims::{self, Queue};
 use crate::store::documents::{self as store, ClaimedEmail};
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use lettre::Message;
 use lettre::message::{Attachment, MultiPart, SinglePart, header::ContentType};
 use registry_core::document::{FileLink, LINK_DAYS};
 use std::time::Duration;
@@ -145,8 +144,9 @@ impl Outgoing for ClaimedEmail {
         if self.recipients.is_empty() {
             anyhow::bail!("the facility has no active users to send to");
         }
-        let mut builder = Message::builder()
-            .from(state.mailer.from().clone())
+        let mut builder = state
+            .mailer
+            .message()
             .subject(format!("{} — {}", doc.name, doc.facility_name));
         for to in &self.recipients {
             builder = builder.to(to

@@ -228,8 +228,10 @@ fn rewrite_parse_error(buf: &[u8]) -> Option<Vec<u8>> {
         id: None,
     })
     .ok()?;
+    // With the headers `app::router`'s layers give every other answer.
     let mut answer = format!(
-        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+         x-content-type-options: nosniff\r\ncache-control: no-store\r\nx-frame-options: DENY\r\n",
         body.len()
     );
     for line in lines {
@@ -256,6 +258,13 @@ mod tests {
         assert!(head.starts_with("HTTP/1.1 414 URI Too Long\r\n"));
         assert!(head.contains("connection: close"));
         assert!(head.contains("date: Mon"));
+        for header in [
+            "x-content-type-options: nosniff",
+            "cache-control: no-store",
+            "x-frame-options: DENY",
+        ] {
+            assert!(head.contains(header), "{header}");
+        }
         assert!(head.contains(&format!("content-length: {}", body.len())));
         let body: serde_json::Value = serde_json::from_str(body).unwrap();
         assert_eq!(body["code"], "uri_too_long");

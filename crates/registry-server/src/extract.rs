@@ -17,9 +17,11 @@ pub const MAX_PAGE_SIZE: i64 = 200;
 /// the range of a 64-bit offset; no list is that long.
 pub const MAX_PAGE_NUM: i64 = 1_000_000_000;
 
-/// A request body that must be JSON; parsed when the handler asks for it.
+/// A request body that must be JSON; parsed when the handler asks for it. A body that could not
+/// be read (over the limit, cut off) is answered only then too: permission comes before body
+/// (docs/decisions.md), so a caller who may not act learns nothing from the body's size.
 pub struct JsonBody {
-    bytes: Bytes,
+    bytes: Result<Bytes, StatusCode>,
     is_json: bool,
     /// A `Content-Encoding` other than `identity` (a compressed body), named for the answer.
     encoding: Option<String>,
@@ -44,13 +46,9 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             .get(header::CONTENT_ENCODING)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
             .filter(|e| !e.eq_ignore_ascii_case("identity"));
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
-            } else {
-                ApiError::BadRequest("The request body could not be read.".into())
-            }
-        })?;
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|rejection| rejection.status());
         Ok(JsonBody {
             bytes,
             is_json,
@@ -62,6 +60,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 impl JsonBody {
     /// The body: a JSON object, within the limits of `payload::check_body_limits`.
     pub fn value(&self) -> Result<Value, ApiError> {
+        let bytes = self.bytes()?;
         if !self.is_json {
             return Err(ApiError::BadRequest(
                 "Expected a JSON body with Content-Type: application/json.".into(),
@@ -73,7 +72,7 @@ impl JsonBody {
                 "Content-Encoding {encoding:?} is not accepted: send the body uncompressed."
             )));
         }
-        let value = registry_core::json::parse(&self.bytes)
+        let value = registry_core::json::parse(bytes)
             .map_err(|e| ApiError::BadRequest(format!("Malformed JSON: {e}.")))?;
         // Every body of the API is an object: other JSON (`[]`, `"x"`) is refused as a whole, not
         // read as an object whose fields are all missing.
@@ -85,6 +84,17 @@ impl JsonBody {
             return Err(ApiError::Validation(errors));
         }
         Ok(value)
+    }
+
+    /// The bytes as sent, or why they could not be read.
+    fn bytes(&self) -> Result<&Bytes, ApiError> {
+        self.bytes.as_ref().map_err(|status| {
+            if *status == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
+            } else {
+                ApiError::BadRequest("The request body could not be read.".into())
+            }
+        })
     }
 
     /// The body as a JSON object; other JSON is a validation error of the whole body (field `""`),
@@ -122,7 +132,7 @@ impl JsonBody {
     /// no body at all, or one that [`JsonBody::value_for`] takes. A malformed body is refused
     /// rather than ignored: the request may not be what its sender meant.
     pub fn nothing_or_for(&self, path_id: &str) -> Result<(), ApiError> {
-        if self.bytes.iter().all(u8::is_ascii_whitespace) {
+        if self.bytes()?.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
         self.value_for(path_id).map(drop)
@@ -223,18 +233,16 @@ impl ListParams {
     /// as on the other lists (a nuclide spelling, `Tc-99m`, and any case or accents are read).
     pub fn facility_filter(&self) -> Result<crate::store::facilities::FacilityFilter, ApiError> {
         use registry_core::material::radioisotope_filter;
-        use registry_core::text::search_key;
         use registry_core::values::{Practice, Radioisotope};
         let radioisotope = self.listed("radioisotope", Radioisotope::allowed, |r| {
             radioisotope_filter(r).map(Radioisotope::as_str)
         })?;
-        let practice = self.listed("practice", Practice::allowed, |p| {
-            let key = search_key(p);
-            Practice::ALL
-                .iter()
-                .find(|x| search_key(x.as_str()) == key)
-                .map(|x| x.as_str())
-        })?;
+        let practice = self.one_of(
+            "practice",
+            Practice::ALL,
+            Practice::as_str,
+            Practice::allowed,
+        )?;
         Ok(crate::store::facilities::FacilityFilter {
             department: self.text("department"),
             member: None,
@@ -248,6 +256,23 @@ impl ListParams {
             radioisotope,
             practice,
             user_id: self.text("userId"),
+        })
+    }
+
+    /// The filter `key` as one of the values `all` names (`name`), in any case and with or without
+    /// accents; another value is a 400 naming the `allowed` ones.
+    pub fn one_of<T: Copy>(
+        &self,
+        key: &str,
+        all: &'static [T],
+        name: fn(T) -> &'static str,
+        allowed: fn() -> String,
+    ) -> Result<Option<String>, ApiError> {
+        self.listed(key, allowed, |v| {
+            let wanted = registry_core::text::search_key(v);
+            all.iter()
+                .map(|x| name(*x))
+                .find(|n| registry_core::text::search_key(n) == wanted)
         })
     }
 

@@ -2,7 +2,7 @@
 //! data folder's outbox (so a fresh install works without a mail server).
 
 use anyhow::Context;
-use lettre::message::{Mailbox, Message, header::ContentType};
+use lettre::message::{Mailbox, Message, MessageBuilder, header::ContentType};
 use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,8 +49,8 @@ impl Mailer {
         let to: Mailbox = to
             .parse()
             .with_context(|| format!("invalid recipient {to}"))?;
-        let message = Message::builder()
-            .from(self.from.clone())
+        let message = self
+            .message()
             .to(to)
             .subject(subject)
             .header(ContentType::TEXT_PLAIN)
@@ -96,7 +96,8 @@ impl Mailer {
         }
     }
 
-    pub fn from(&self) -> &Mailbox {
-        &self.from
+    /// A message from the service's sender, with its own `Message-ID` (RFC 5322 §3.6.4).
+    pub fn message(&self) -> MessageBuilder {
+        Message::builder().message_id(None).from(self.from.clone())
     }
 }

@@ -13,10 +13,9 @@ use crate::store::claims::Queue;
 use crate::store::material::{self as store, Digest, Scope};
 use anyhow::Context;
 use chrono::{DateTime, Days, NaiveDate, Timelike, Utc};
-use lettre::Message;
 use lettre::message::header::ContentType;
 use registry_core::equipment::Reference;
-use registry_core::material::{IsoWeek, brasilia};
+use registry_core::material::{IsoWeek, brasilia, exceeds, nano};
 use registry_core::notice::{Notice, NoticeKind, digest};
 
 /// Everything that needs attention on `today` in the facilities of `scope`, by facility and kind.
@@ -86,14 +85,17 @@ pub async fn gather(
     }
     let this_week = IsoWeek::of_day(today);
     let weeks = [this_week.previous().to_string(), this_week.to_string()];
-    for (facility, isotope, week, total, quantity) in
-        store::exceeded_weeks(conn, scope, &weeks).await?
+    // Judged as the usage endpoint judges it: the week's total against today's authorisation.
+    for (facility, isotope, week, total, quantity) in store::weekly_totals(conn, scope, &weeks)
+        .await?
+        .into_iter()
+        .filter(|(_, _, _, total, quantity)| exceeds(*quantity, *total))
     {
         let monday = IsoWeek::parse(&week)
             .map(|w| w.monday().to_string())
             .unwrap_or_default();
         let authorised = quantity
-            .map(|q| format!("autorizado {} mCi", round(q)))
+            .map(|q| format!("autorizado {} mCi", nano(q)))
             .unwrap_or_else(|| "não autorizado".into());
         notices.push(Notice {
             kind: NoticeKind::QuantityExceeded,
@@ -102,7 +104,7 @@ pub async fn gather(
             equipment: None,
             subject: format!(
                 "{isotope}: {} mCi recebidos na semana {week} ({authorised})",
-                round(total)
+                nano(total)
             ),
             date: monday,
         });
@@ -116,11 +118,6 @@ pub async fn gather(
         ))
     });
     Ok(notices)
-}
-
-/// Two decimals are enough for mCi in a sentence.
-fn round(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
 }
 
 /// Runs the digest rounds until the task is aborted (inside the e-mail worker's task, see
@@ -203,8 +200,9 @@ impl Outgoing for Digest {
     }
 
     async fn send(&self, state: &AppState) -> anyhow::Result<()> {
-        let mut builder = Message::builder()
-            .from(state.mailer.from().clone())
+        let mut builder = state
+            .mailer
+            .message()
             .subject(self.subject.clone())
             .header(ContentType::TEXT_PLAIN);
         for to in &self.recipients {

@@ -110,6 +110,17 @@ fn complete_error_responses(mut value: serde_json::Value) -> serde_json::Value {
                     .or_insert_with(|| json!({"description": description}));
             }
             for (status, response) in responses.iter_mut() {
+                // OpenAPI requires a description on every response; an annotation that gave
+                // only a body gets the status's reason phrase.
+                if response["description"].as_str().is_none_or(str::is_empty) {
+                    let reason = status
+                        .parse::<u16>()
+                        .ok()
+                        .and_then(|s| axum::http::StatusCode::from_u16(s).ok())
+                        .and_then(|s| s.canonical_reason())
+                        .unwrap_or("Response");
+                    response["description"] = json!(reason);
+                }
                 if status.starts_with('4') || status.starts_with('5') {
                     response["content"] = envelope.clone();
                 }

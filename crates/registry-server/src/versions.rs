@@ -20,26 +20,35 @@ pub fn with_etag(status: StatusCode, facility: Facility) -> Response {
 }
 
 /// `If-Match` against the current version: absent passes; `*` passes; otherwise one of the listed
-/// tags (`W/"3"`, `"3"` or `3`) must name it.
+/// tags (`W/"3"`, `"3"` or, leniently, a bare `3`) must name it. Anything else (`W/W/"3"`,
+/// `""3""`, `"+3"`, bytes that are not text) names no version: 412, as a stale tag does.
 pub fn check_if_match(headers: &HeaderMap, version: i64) -> Result<()> {
     let Some(value) = headers.get(header::IF_MATCH) else {
         return Ok(());
     };
-    let value = value
-        .to_str()
-        .map_err(|_| ApiError::BadRequest("If-Match must be text.".into()))?;
-    let matches = value.split(',').map(str::trim).any(|tag| {
-        tag == "*"
-            || tag
-                .trim_start_matches("W/")
-                .trim_matches('"')
-                .parse::<i64>()
-                .ok()
-                == Some(version)
+    let matches = value.to_str().is_ok_and(|value| {
+        value
+            .split(',')
+            .map(str::trim)
+            .any(|tag| tag == "*" || tag_version(tag) == Some(version))
     });
     if matches {
         Ok(())
     } else {
         Err(ApiError::VersionMismatch)
     }
+}
+
+/// The version an entity tag names: `W/"3"`, `"3"` or `3`, digits only.
+fn tag_version(tag: &str) -> Option<i64> {
+    let opaque = tag.strip_prefix("W/").unwrap_or(tag);
+    let digits = match opaque.strip_prefix('"') {
+        Some(quoted) => quoted.strip_suffix('"')?,
+        None if tag == opaque => opaque,
+        None => return None,
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }

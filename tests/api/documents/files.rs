@@ -80,6 +80,18 @@ async fn upload_and_download_round_trip(app: TestApp) {
     assert_eq!(got, bytes);
     let shown = app.admin_get(&format!("/api/document/{id}/")).await;
     assert_eq!(shown, doc);
+    // The file's tag: a client that holds these bytes gets 304 and no body.
+    let again = |tag: &str| {
+        app.client
+            .get(app.url(&format!("/api/document/{id}/file")))
+            .bearer_auth(&app.admin)
+            .header("If-None-Match", tag)
+            .send()
+    };
+    let held = again(&format!("\"{}\"", sha256(&bytes))).await.unwrap();
+    assert_eq!(held.status(), 304);
+    assert!(held.bytes().await.unwrap().is_empty());
+    assert_eq!(again("\"other\"").await.unwrap().status(), 200);
 
     // A draft starts in progress; images are accepted too.
     let draft = send_form(
@@ -88,12 +100,27 @@ async fn upload_and_download_round_trip(app: TestApp) {
         &app.admin,
         Form::new()
             .text("data", json!({"name": "Levantamento radiométrico", "facility": {"_id": facility}, "date": "2026-10-01", "validity": "2027-10-01", "draft": true}).to_string())
-            .part("file", Part::bytes(PNG.to_vec()).file_name("planta.png")),
+            .part("file", Part::bytes(PNG.to_vec()).file_name("planta baixa ç+1.png")),
     )
     .await
     .expect(201);
     assert_eq!(draft["status"], "Em andamento");
     assert_eq!(draft["file"]["contentType"], "image/png");
+    // RFC 8187: a space is %20 in filename* (`+` stands for itself).
+    let res = app
+        .client
+        .get(app.url(&format!(
+            "/api/document/{}/file",
+            draft["_id"].as_str().unwrap()
+        )))
+        .bearer_auth(&app.admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        res.headers()["content-disposition"],
+        "attachment; filename=\"planta baixa +1.png\"; filename*=UTF-8''planta%20baixa%20%C3%A7+1.png"
+    );
 
     // A facility with documents keeps its cnpj.
     let mut edit = facility_payload("Clínica Documentos");

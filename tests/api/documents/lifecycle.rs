@@ -250,6 +250,17 @@ async fn permissions_by_role(app: TestApp) {
             .await
             .expect_error(403, "permission_denied");
     }
+    // Permission comes before the body: a body over the limit is 403 too for whoever may not
+    // sign (on its own connection: the server closes one whose body it did not read).
+    let huge = json!({"_id": docs[0], "pad": "x".repeat(1_200_000)});
+    let res = reqwest::Client::new()
+        .post(app.url("/api/document/sign/"))
+        .bearer_auth(&laudos)
+        .json(&huge)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
     app.admin_post_id("/api/document/sign", &docs[0]).await;
     app.post_id("/api/document/sign", &fisico, &docs[1])
         .await

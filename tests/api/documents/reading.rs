@@ -72,6 +72,12 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
     let draft = id(&admin_upload(&app, &mine, pdf(400, 4), &[]).await);
     let send_back = json!({"_id": draft, "status": "Corrigir"});
     app.admin_post("/api/document/edit/", send_back).await;
+    app.post_created(
+        &format!("/api/document/{draft}/comment"),
+        &app.admin,
+        json!({"text": "Interno: corrigir a tabela 3"}),
+    )
+    .await;
     let final_bytes = pdf(400, 5);
     let form = Form::new()
         .text("_id", draft.clone())
@@ -87,6 +93,26 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
         .await;
     assert_eq!(seen["versions"].as_array().map(Vec::len), Some(1), "{seen}");
     assert_eq!(seen["versions"][0]["version"], 2);
+    // The review talk about the draft is not theirs either; what is said after the release is.
+    assert_eq!(seen["comments"], json!([]), "{seen}");
+    let after = app
+        .post_created(
+            &format!("/api/document/{draft}/comment"),
+            &app.admin,
+            json!({"text": "Versão final enviada."}),
+        )
+        .await;
+    assert_eq!(after["comments"].as_array().map(Vec::len), Some(2));
+    let seen = app
+        .get_ok(&format!("/api/document/{draft}"), &cliente)
+        .await;
+    let texts: Vec<_> = seen["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["text"])
+        .collect();
+    assert_eq!(texts, [&json!("Versão final enviada.")]);
     let listed = app.get_ok("/api/documents", &cliente).await;
     let entry = listed["list"]
         .as_array()

@@ -162,6 +162,13 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
         )
         .await;
     assert_eq!(corrected["performedBy"]["_id"], leaving.as_str());
+    // So is the record sent back whole, as read: its performer is not checked again.
+    let mut whole = app
+        .get_ok(&format!("/api/test/{}", id(&theirs)), &fisico)
+        .await;
+    whole["notes"] = json!("corrigido de novo");
+    app.put_ok(&format!("/api/test/{}", id(&theirs)), &fisico, whole)
+        .await;
     app.post_ok(&format!("/api/test/{}", id(&theirs)), &fisico, json!({}))
         .await;
     app.put("/api/test/missing", &fisico, json!({"notes": "x"}))
@@ -247,4 +254,11 @@ async fn a_test_stays_with_its_facility_and_names_a_document_of_it(app: TestApp)
     }
     let created = app.post_created("/api/test", &app.admin, new(&doc_a)).await;
     assert_eq!(created["document"], doc_a.as_str());
+    // A report deleted later stays referenced, and the record sent back with it is no error.
+    app.admin_post_id("/api/document/exclude/", &doc_a).await;
+    let path = format!("/api/test/{}", id(&created));
+    let kept = app
+        .put_ok(&path, &app.admin, json!({"document": doc_a, "notes": "x"}))
+        .await;
+    assert_eq!(kept["document"], doc_a.as_str());
 }

@@ -3,6 +3,7 @@
 
 use crate::helpers::{TestApp, facility_payload, history_actions};
 use crate::on_both_databases;
+use reqwest::header::HeaderValue;
 use serde_json::json;
 
 on_both_databases!(
@@ -256,6 +257,31 @@ async fn if_match_guards_against_lost_updates(app: TestApp) {
         "version_mismatch"
     );
     assert_eq!(put("\"2\"").await.unwrap().status(), 200);
+    // Tags of another form name no version, even with the current number in them: 412.
+    for tag in [
+        &b"W/3\""[..],
+        b"W/\"+03\"",
+        b"W/W/\"3\"",
+        b"\"\"3\"\"",
+        b"W/\"\xc3\xa9\"",
+        b"\"3",
+    ] {
+        let res = app
+            .client
+            .put(app.url(&format!("/api/facility/{id}/edit")))
+            .bearer_auth(&app.admin)
+            .header("If-Match", HeaderValue::from_bytes(tag).unwrap())
+            .json(&json!({"name": "Malformed tag"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 412, "{}", String::from_utf8_lossy(tag));
+    }
+    assert_eq!(
+        put("3").await.unwrap().status(),
+        200,
+        "a bare number is read"
+    );
     assert_eq!(put("*").await.unwrap().status(), 200);
     // An archive made on a stale copy is refused too; on the current one it goes through.
     let archive = |tag: &'static str| {
@@ -266,10 +292,10 @@ async fn if_match_guards_against_lost_updates(app: TestApp) {
             .json(&json!({"_id": id}))
             .send()
     };
-    let stale = archive("W/\"3\"").await.unwrap();
+    let stale = archive("W/\"4\"").await.unwrap();
     assert_eq!(stale.status(), 412);
     app.get_ok(&format!("/api/facility/{id}"), &app.admin).await;
-    assert_eq!(archive("W/\"4\"").await.unwrap().status(), 200);
+    assert_eq!(archive("W/\"5\"").await.unwrap().status(), 200);
     app.assert_not_found(&format!("/api/facility/{id}"), &app.admin)
         .await;
 }

@@ -80,7 +80,8 @@ async fn waste_is_released_once_after_its_date(app: TestApp) {
     // Either spelling, in any case, like the facility lists' filter.
     for filter in ["Tc(99m)", "tc-99M", "TC(99M)"] {
         assert_eq!(
-            app.admin_get(&format!("/api/waste?radioisotope={filter}")).await["paging"]["total"],
+            app.admin_get(&format!("/api/waste?radioisotope={filter}"))
+                .await["paging"]["total"],
             1,
             "{filter}"
         );

@@ -405,6 +405,19 @@ pub struct Document {
     pub updated_at: String,
 }
 
+impl Document {
+    /// What a `Cliente` of the facility sees of a released document: the released file only
+    /// (earlier versions were drafts, never released to them), and the comments written since
+    /// its release (the review talk before it concerns those drafts).
+    pub fn as_client_sees_it(mut self) -> Document {
+        self.versions.truncate(1);
+        let released = self.liberated_at.as_deref();
+        self.comments
+            .retain(|c| released.is_some_and(|at| c.created_at.as_str() >= at));
+        self
+    }
+}
+
 /// The server's public signing key, as `GET /api/signing-key` gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -4,8 +4,9 @@
 use super::{Conclusion, MAX_EXPIRATION_DAYS, parse_date};
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::payload::{ObjectReader, reference_id};
+use crate::qc::read::MIN_YEAR;
 use crate::qc::{TestKind, Tolerances};
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use serde_json::{Map, Value};
 
 /// `{name, description}` of an equipment type; on edit both are optional.
@@ -212,6 +213,15 @@ pub fn read_qc_test_of(
                     "date",
                     FieldCode::InvalidValue,
                     format!("cannot be in the future (today is {today})"),
+                );
+                None
+            }
+            // As the measurement times (qc.md): a year like 0206 is a typing slip.
+            Some(d) if d.year() < MIN_YEAR => {
+                errs.push(
+                    "date",
+                    FieldCode::InvalidValue,
+                    format!("must be in the year {MIN_YEAR} or later"),
                 );
                 None
             }

@@ -162,6 +162,13 @@ fn qc_test_reports_every_field() {
     assert_eq!(ok.performed_by, None);
     assert_eq!(ok.conclusion, Some(Conclusion::Unsatisfactory));
     assert_eq!(ok.measurements, Some(Some(json!({"Cs-137": 0.98}))));
+    for slip in ["0001-01-01", "1899-12-31"] {
+        assert_codes(
+            read_qc_test(&json!({"date": slip}), false, today),
+            &[("date", FieldCode::InvalidValue)],
+        );
+    }
+    assert!(read_qc_test(&json!({"date": "1900-01-01"}), false, today).is_ok());
     let cleared =
         read_qc_test(&json!({"notes": null, "measurements": null}), false, today).unwrap();
     assert_eq!(cleared.notes, Some(None));

@@ -303,8 +303,8 @@ pub fn check_linked_user(
             field,
             FieldCode::UserInactive,
             format!(
-                "names user {user_id}, who is deactivated: reactivate the account, or leave them \
-                 out (a facility's users left out are unlinked)"
+                "names user {user_id}, who is deactivated: reactivate the account, or name \
+                 someone else"
             ),
         )),
         None => Some(FieldError::new(

@@ -18,9 +18,18 @@ use std::fmt;
 use utoipa::ToSchema;
 
 /// Brasília time, UTC−03:00. Brazil abolished daylight saving time in 2019 (Decree 9.772), so
-/// the offset is fixed; dates before that are not the registry's concern.
+/// the offset is fixed from [`FIXED_OFFSET_SINCE`] on; material records before it are refused.
 pub fn brasilia() -> FixedOffset {
     FixedOffset::west_opt(3 * 3600).expect("valid offset")
+}
+
+/// The first day of Brasília's fixed offset: the last daylight-saving period ended on
+/// 2019-02-17. Weeks and days before it would need the old rules, so receipts, packages and
+/// releases dated earlier are refused.
+pub const FIXED_OFFSET_SINCE: &str = "2019-02-17";
+
+fn fixed_offset_since() -> DateTime<Utc> {
+    day_start(NaiveDate::from_ymd_opt(2019, 2, 17).expect("valid date"))
 }
 
 /// The instant a day starts in Brasília.
@@ -176,7 +185,7 @@ pub fn usage(
 }
 
 /// `x` rounded to 9 decimal places (1e-9 mCi, the smallest activity a receipt holds).
-fn nano(x: f64) -> f64 {
+pub fn nano(x: f64) -> f64 {
     (x * 1e9).round() / 1e9
 }
 
@@ -302,9 +311,10 @@ pub(crate) fn required_activity(
     )
 }
 
-/// An optional instant (RFC 3339 or `YYYY-MM-DD`) that may not lie in the future. A bare date
-/// is in the future only from tomorrow (Brasília): today's stands for some time of today, which
-/// `at_day` places (noon, the day's end) even when that hour has not come yet.
+/// An optional instant (RFC 3339 or `YYYY-MM-DD`) that may not lie in the future nor before
+/// [`FIXED_OFFSET_SINCE`]. A bare date is in the future only from tomorrow (Brasília): today's
+/// stands for some time of today, which `at_day` places (noon, the day's end) even when that
+/// hour has not come yet.
 pub(crate) fn past_instant(
     r: &ObjectReader,
     key: &str,
@@ -324,6 +334,17 @@ pub(crate) fn past_instant(
                 r.path(key),
                 FieldCode::InvalidValue,
                 "cannot be in the future",
+            );
+            None
+        }
+        Some(t) if t < fixed_offset_since() => {
+            errs.push(
+                r.path(key),
+                FieldCode::InvalidValue,
+                format!(
+                    "cannot be before {FIXED_OFFSET_SINCE} (Brasília time has had no daylight saving since then; \
+                     earlier days would need the old rules)"
+                ),
             );
             None
         }
@@ -349,6 +370,7 @@ pub fn read_receipt(body: &Value, now: DateTime<Utc>) -> Result<ReceiptDraft, Ve
     let radioisotope = required_radioisotope(&r, "radioisotope", &mut errs);
     let activity = required_activity(&r, "activity", &mut errs);
     let received_at = past_instant(&r, "receivedAt", now, noon, &mut errs);
+    let received_read = !errs.has("receivedAt");
     let reference = match r.get("activityReferenceTime").filter(|v| !v.is_null()) {
         None => None,
         Some(v) => errs.check(
@@ -363,7 +385,8 @@ pub fn read_receipt(body: &Value, now: DateTime<Utc>) -> Result<ReceiptDraft, Ve
     let received_by = r.clearable_string("receivedBy", &mut errs).flatten();
     let notes = r.clearable_string("notes", &mut errs).flatten();
     let received_at = received_at.unwrap_or(now);
-    if let (Some(isotope), Some(reference)) = (radioisotope, reference)
+    // Judged against the receipt's time only when that could be read.
+    if let (Some(isotope), Some(reference), true) = (radioisotope, reference, received_read)
         && Nuclide::from(isotope).too_many_half_lives(received_at - reference)
     {
         errs.push(

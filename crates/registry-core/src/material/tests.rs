@@ -199,3 +199,34 @@ fn a_label_dated_past_twenty_half_lives_from_the_receipt_is_refused() {
     }
     assert!(receipt("I(131)", "2026-08-01").is_ok());
 }
+
+#[test]
+fn receipts_dated_before_the_fixed_offset_are_refused() {
+    let now = utc("2026-03-04T15:00:00Z");
+    let at = |received: &str| {
+        read_receipt(
+            &json!({"radioisotope": "Tc(99m)", "activity": 10, "supplier": "IPEN",
+                    "receivedAt": received}),
+            now,
+        )
+    };
+    // 2018-11-05T02:30Z was Monday 00:30 in Brasília's summer time (W45), Sunday at UTC−03:00.
+    for early in ["0001-01-01T00:00:00Z", "2018-11-05T02:30:00Z", "2019-02-16"] {
+        assert_codes(at(early), &[("receivedAt", FieldCode::InvalidValue)]);
+    }
+    assert!(at("2019-02-17").is_ok());
+    assert!(at("2019-02-17T03:00:00Z").is_ok());
+}
+
+#[test]
+fn an_unreadable_receipt_time_is_the_only_error_it_causes() {
+    // The label's date is not judged against a time that could not be read (nor against now).
+    assert_codes(
+        read_receipt(
+            &json!({"radioisotope": "Tc(99m)", "activity": 1, "supplier": "x",
+                    "receivedAt": "bad", "activityReferenceTime": "2020-01-01"}),
+            utc("2026-03-04T15:00:00Z"),
+        ),
+        &[("receivedAt", FieldCode::InvalidValue)],
+    );
+}

@@ -228,8 +228,8 @@ impl<'a> Reader<'a> {
 }
 
 /// The years a measurement or a source certificate may be dated in.
-const MIN_YEAR: i32 = 1900;
-const MAX_YEAR: i32 = 2100;
+pub(crate) const MIN_YEAR: i32 = 1900;
+pub(crate) const MAX_YEAR: i32 = 2100;
 /// The largest reading (in size): beyond any instrument's range, and small enough that the
 /// figures computed from readings (squares, sums) stay finite.
 const MAX_READING: f64 = 1e9;

@@ -270,6 +270,8 @@ pub fn read_waste(
         None => None,
         Some(Value::Array(items)) if !items.is_empty() => {
             let mut list = Vec::new();
+            // Every isotope named so far, its activity readable or not, for the duplicate check.
+            let mut seen = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 let path = format!("contents[{i}]");
                 let message = "must be {radioisotope, activity}";
@@ -279,13 +281,16 @@ pub fn read_waste(
                 let iso = required_radioisotope(&ir, "radioisotope", &mut errs);
                 let activity = required_activity(&ir, "activity", &mut errs);
                 if let Some(iso) = iso {
-                    if list.iter().any(|c: &WasteContent| c.radioisotope == iso) {
+                    if seen.contains(&iso) {
                         errs.push(
                             format!("contents[{i}].radioisotope"),
                             FieldCode::DuplicateRadioisotope,
                             "is listed twice",
                         );
-                    } else if let Some(activity) = activity {
+                        continue;
+                    }
+                    seen.push(iso);
+                    if let Some(activity) = activity {
                         list.push(WasteContent {
                             radioisotope: iso,
                             activity,
@@ -341,7 +346,8 @@ pub fn read_release(
         .required_if(true, "doseRate", dose_rate_required, &mut errs)
         .and_then(|v| {
             let n = match v {
-                Value::Number(n) => n.as_f64(),
+                // `-0.0` is zero (`+ 0.0` drops the sign).
+                Value::Number(n) => n.as_f64().map(|n| n + 0.0),
                 Value::String(s) if s.trim().parse::<f64>() == Ok(0.0) => Some(0.0),
                 _ => crate::values::positive_amount(v),
             };

@@ -118,6 +118,24 @@ fn waste_payloads() {
             ("location", FieldCode::Required),
         ],
     );
+    // A second entry of an isotope is named even when the first one's activity is refused.
+    assert_codes(
+        read_waste(
+            &json!({"contents": [{"radioisotope": "I(131)", "activity": -1},
+                {"radioisotope": "I(131)", "activity": 1}]}),
+            false,
+            now,
+        ),
+        &[
+            ("contents[0].activity", FieldCode::InvalidQuantity),
+            ("contents[1].radioisotope", FieldCode::DuplicateRadioisotope),
+        ],
+    );
+    // Packages closed before Brasília's fixed offset are refused (their days had other rules).
+    assert_codes(
+        read_waste(&json!({"closedAt": "0001-01-01"}), false, now),
+        &[("closedAt", FieldCode::InvalidValue)],
+    );
     // An edit reads only what is there.
     assert_eq!(
         read_waste(&json!({"location": "B"}), false, now)
@@ -133,6 +151,8 @@ fn waste_payloads() {
             0.0
         );
     }
+    let negative_zero = read_release(&json!({"doseRate": -0.0}), now).unwrap().0;
+    assert!(negative_zero == 0.0 && negative_zero.is_sign_positive());
     assert!(read_release(&json!({"doseRate": -1}), now).is_err());
     assert!(read_release(&json!({}), now).is_err());
 }

@@ -61,7 +61,7 @@ pub(crate) trait Catalogue: Stored + Serialize + Clone + PartialEq + Send + Sync
 
     /// Runs in the deletion's transaction before the record `id` goes: refuses (409 `in_use`)
     /// while something that counts still refers to it, and lets go of what does not count.
-    async fn before_delete(conn: &mut Conn, id: &str) -> Result<()>;
+    async fn before_delete(conn: &mut Conn, id: &str, caller: &Caller) -> Result<()>;
 }
 
 /// The record `id`, or 404.
@@ -147,7 +147,7 @@ pub(crate) async fn exclude<T: Catalogue>(
     caller.require_any(&[Role::Administrator])?;
     let (mut tx, id) = archive::begin(state, body, T::TABLE).await?;
     let before = load::<T>(&mut tx, &id).await?;
-    T::before_delete(&mut tx, &id).await?;
+    T::before_delete(&mut tx, &id, caller).await?;
     T::delete(&mut tx, &id).await?;
     archive::finish(tx, caller, T::ENTITY, &before, id, T::DELETED).await
 }

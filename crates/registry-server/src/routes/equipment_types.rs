@@ -2,6 +2,7 @@
 //! create and edit, Administrators delete what nothing uses.
 
 use super::catalogue::{self, Catalogue, ensure_unique_name};
+use crate::auth::Caller;
 use crate::db::Conn;
 use crate::error::{ApiError, Result, no_such};
 use crate::routes::describe::{Routes, routes};
@@ -67,13 +68,15 @@ impl Catalogue for EquipmentType {
         Ok(t)
     }
 
-    async fn before_delete(conn: &mut Conn, id: &str) -> Result<()> {
+    async fn before_delete(conn: &mut Conn, id: &str, _: &Caller) -> Result<()> {
         let (equipment, test_types) = store::type_users(conn, id).await?;
         if equipment + test_types > 0 {
             return Err(ApiError::conflict(
                 "in_use",
                 format!(
-                    "The equipment type is used by {equipment} equipment and {test_types} test types; delete or move them first."
+                    "The equipment type is used by {equipment} equipment (archived equipment included: its \
+                     history keeps the type) and {test_types} test types; it can be renamed, but not deleted \
+                     while they refer to it."
                 ),
             ));
         }
@@ -255,7 +258,7 @@ impl Catalogue for TestType {
         }
     }
 
-    async fn before_delete(conn: &mut Conn, id: &str) -> Result<()> {
+    async fn before_delete(conn: &mut Conn, id: &str, _: &Caller) -> Result<()> {
         let records = store::test_type_records(conn, id).await?;
         if records > 0 {
             return Err(ApiError::conflict(

@@ -10,14 +10,15 @@ use crate::extract::Path;
 use crate::routes::describe::{Routes, routes};
 use crate::routes::shared::{Forbidden, NotFound, SearchParams};
 use crate::state::AppState;
-use crate::store::groups;
+use crate::store::{audit, groups};
 use axum::Json;
 use axum::extract::State;
 use registry_core::api::{Group, ListEnvelope, Message};
 use registry_core::api::{GroupInput, IdInput};
+use registry_core::audit::Action;
 use registry_core::group::{GroupChanges, read_group};
 use registry_core::{ErrorBody, FieldError};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 pub fn routes() -> Routes {
     routes![list, register, edit, exclude, show]
@@ -53,8 +54,9 @@ impl Catalogue for Group {
         Ok(changes.apply_to(before))
     }
 
-    /// A group still used by live facilities stays; archived ones that name it are detached.
-    async fn before_delete(conn: &mut Conn, id: &str) -> Result<()> {
+    /// A group still used by live facilities stays; archived ones that name it are detached,
+    /// each with its audit event (an archived facility's history goes on).
+    async fn before_delete(conn: &mut Conn, id: &str, caller: &Caller) -> Result<()> {
         let used_by = groups::facilities(conn, id, None).await?.len();
         if used_by > 0 {
             return Err(ApiError::conflict(
@@ -64,7 +66,21 @@ impl Catalogue for Group {
                 ),
             ));
         }
-        groups::detach_archived_facilities(conn, id).await?;
+        let (before, after) = (json!({"group": {"_id": id}}), json!({"group": null}));
+        for facility in groups::detach_archived_facilities(conn, id).await? {
+            let actor = Some(caller.id.as_str());
+            let (before, after) = (Some(&before), Some(&after));
+            audit::record_change(
+                conn,
+                actor,
+                "facility",
+                &facility,
+                Action::Edit,
+                before,
+                after,
+            )
+            .await?;
+        }
         Ok(())
     }
 }

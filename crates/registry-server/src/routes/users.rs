@@ -12,6 +12,7 @@ use crate::store::facilities::{self, FacilityFilter};
 use crate::store::users::{self, UserRow};
 use axum::Json;
 use axum::extract::State;
+use registry_core::Role;
 use registry_core::api::{Facility, ListEnvelope, User};
 
 pub fn routes() -> Routes {
@@ -35,7 +36,8 @@ async fn list(
     let mut conn = state.db.read().await?;
     let filter = users::UserFilter {
         q: params.text("q"),
-        role: params.text("role"),
+        // In any case, with or without accents (`fisico`), as the facility lists' filters.
+        role: params.one_of("role", Role::ALL, Role::as_str, Role::allowed)?,
         active: params.flag("active")?,
     };
     let (rows, total) = users::list(&mut conn, &filter, params.page_size, params.offset()).await?;

@@ -18,6 +18,7 @@ backend_fns! { groups;
     /// Live facilities of the group (only those `member` is linked to, for a `Cliente`).
     pub async fn facilities(id: &str, member: Option<&str>) -> Result<Vec<FacilitySummary>, sqlx::Error>;
 
-    /// Unsets the group of the archived facilities that still name it, before it is deleted.
-    pub async fn detach_archived_facilities(id: &str) -> Result<(), sqlx::Error>;
+    /// Unsets the group of the archived facilities that still name it, before it is deleted:
+    /// their ids.
+    pub async fn detach_archived_facilities(id: &str) -> Result<Vec<String>, sqlx::Error>;
 }

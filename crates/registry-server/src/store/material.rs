@@ -57,9 +57,9 @@ backend_fns! { notices;
     /// Stored packages whose release date is on or before `today`.
     pub async fn releasable_waste(scope: &Scope, today: &str) -> Result<Vec<WastePackage>, sqlx::Error>;
 
-    /// `(facility, isotope, week, total, authorised)` for each week among `weeks` in which an
-    /// isotope's receipts went over the authorised quantity.
-    pub async fn exceeded_weeks(scope: &Scope, weeks: &[String]) -> Result<Vec<(Reference, Radioisotope, String, f64, Option<f64>)>, sqlx::Error>;
+    /// `(facility, isotope, week, total, authorised)` for each isotope received in each week
+    /// among `weeks`, with the facility's authorised quantity today.
+    pub async fn weekly_totals(scope: &Scope, weeks: &[String]) -> Result<Vec<(Reference, Radioisotope, String, f64, Option<f64>)>, sqlx::Error>;
 
     /// The e-mail addresses of the active Titular, Responsável Técnico and Supervisor of a facility.
     pub async fn responsible_emails(facility_id: &str) -> Result<Vec<String>, sqlx::Error>;

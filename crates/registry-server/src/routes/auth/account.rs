@@ -114,7 +114,36 @@ pub(super) async fn edit(
     if changed || unlock {
         tx.commit().await?;
     }
+    if new_email {
+        tell_old_address(&state, &caller, &before.profile, &user.profile.email);
+    }
     Ok(Json(user.profile))
+}
+
+/// Tells the address an account had that its e-mail changed (a change made by someone else
+/// would otherwise pass unseen, and with it the account: recovery codes go to the new address).
+fn tell_old_address(state: &AppState, caller: &Caller, before: &User, new_email: &str) {
+    if !crate::limits::allowed(&state.limiters.mails, &before.email) {
+        return;
+    }
+    let by = if caller.id == before.id {
+        "from your own session".to_owned()
+    } else {
+        format!("by {} ({})", caller.name, caller.email)
+    };
+    let body = format!(
+        "Hello {},\n\nThe e-mail address of your Facility Registry account was changed\n\
+         {by},\nfrom this address to {new_email}.\n\
+         Logging in and password recovery now use the new address.\n\n\
+         If you did not ask for this, contact your registry's Administrator.\n",
+        before.name
+    );
+    state.mailer.send_in_background(
+        before.email.clone(),
+        "Your Facility Registry e-mail address was changed",
+        body,
+        "e-mail change notice",
+    );
 }
 
 #[utoipa::path(

@@ -15,6 +15,7 @@ use crate::state::AppState;
 use crate::store::audit;
 use crate::store::users::{self, UserRow};
 use registry_core::audit::Action;
+use registry_core::payload::{MAX_PASSWORD, text_limit};
 use registry_core::values::password_problem;
 use registry_core::{FieldCode, FieldErrors};
 use serde_json::Value;
@@ -40,6 +41,14 @@ fn required_strs<'a, const N: usize>(v: &'a Value, keys: [&str; N]) -> Result<[&
                 && let Some(problem) = password_problem(s)
             {
                 errs.push(key, FieldCode::WeakPassword, problem);
+            } else if text_limit(key) == MAX_PASSWORD && s.chars().count() > MAX_PASSWORD {
+                // A password to check (login, the current one) is bounded like a new one, so
+                // that hashing time stays bounded; no stored password is that long.
+                errs.push(
+                    key,
+                    FieldCode::InvalidValue,
+                    format!("must be at most {MAX_PASSWORD} characters"),
+                );
             }
             s.as_str()
         }
@@ -65,6 +74,14 @@ async fn save_user(
     user: &UserRow,
 ) -> Result<()> {
     users::save(conn, user, before.is_none()).await?;
+    // A recovery code was mailed to the account's address for its owner: one sent to an address
+    // the account no longer has, or to an account since deactivated, must not open it.
+    if let Some(before) = before
+        && (before.profile.email != user.profile.email
+            || (before.profile.active && !user.profile.active))
+    {
+        users::drop_resets(conn, &user.profile.id, &user.profile.updated_at).await?;
+    }
     let (before, after) = (before.map(|u| &u.profile), Some(&user.profile));
     audit::record_change(conn, actor, "user", &user.profile.id, action, before, after).await?;
     Ok(())

@@ -226,7 +226,10 @@ pub(super) async fn password_recover(
             Err(ApiError::Validation(mut errs)) => {
                 if let Some(token) = value["token"].as_str().filter(|t| !t.is_empty()) {
                     let mut tx = state.db.begin().await?;
-                    if users::take_reset(&mut tx, &token_hash(token), &now()).await?.is_none() {
+                    if users::take_reset(&mut tx, &token_hash(token), &now())
+                        .await?
+                        .is_none()
+                    {
                         errs.insert(0, bad_code());
                     }
                 }

@@ -83,7 +83,9 @@ pub(super) async fn register(
             telephone: changes.telephone.flatten().map(|t| t.as_str().to_owned()),
             cpf: changes.cpf.flatten().map(|c| c.as_str().to_owned()),
             roles,
-            active: true,
+            // Staff may register an account already deactivated (an import of past users);
+            // one registering themself is active.
+            active: caller.is_none() || changes.active != Some(false),
             licences: registry_core::api::Licences {
                 an_number: changes.licences.an_number.flatten(),
                 an_validity: changes.licences.an_validity.flatten(),

@@ -9,10 +9,11 @@ use crate::store::documents as store;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use futures::TryStreamExt;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use registry_core::document::{Document, FileLink};
 use serde::Deserialize;
 
@@ -51,7 +52,9 @@ pub(super) struct FileQuery {
         (status = 200, description = "The file's bytes, with its stored content type",
             content(
                 ("application/pdf"), ("image/png"), ("image/jpeg"), ("image/webp")
-            ))
+            )),
+        (status = 304, description = "`If-None-Match` names the version's `ETag` (its SHA-256): \
+            the client holds these bytes")
     )
 )]
 pub(super) async fn download(
@@ -59,6 +62,7 @@ pub(super) async fn download(
     MaybeCaller(caller): MaybeCaller,
     Path(id): Path<String>,
     Query(query): Query<FileQuery>,
+    headers: HeaderMap,
 ) -> Result<Response> {
     let file = {
         let mut conn = state.db.read().await?;
@@ -79,6 +83,26 @@ pub(super) async fn download(
             .await?
             .or_not_found("file version")?
     };
+    let tag = format!("\"{}\"", file.sha256);
+    // The bytes of a version never change: a client holding them gets 304 (RFC 9110 §13.1.2).
+    let held = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .map(|t| t.trim().trim_start_matches("W/"))
+                .any(|t| t == "*" || t == tag)
+        });
+    if held {
+        return Ok((
+            StatusCode::NOT_MODIFIED,
+            [
+                (header::ETAG, tag),
+                (header::CACHE_CONTROL, "private, no-cache".to_owned()),
+            ],
+        )
+            .into_response());
+    }
     let stream = state.objects.stream(&file.sha256).await?;
     let body = Body::from_stream(stream.map_err(std::io::Error::other));
     let disposition = format!(
@@ -88,20 +112,36 @@ pub(super) async fn download(
             .chars()
             .filter(char::is_ascii)
             .collect::<String>(),
-        url::form_urlencoded::byte_serialize(file.name.as_bytes()).collect::<String>()
+        utf8_percent_encode(&file.name, NOT_ATTR_CHAR)
     );
     Ok((
         [
             (header::CONTENT_TYPE, file.content_type),
             (header::CONTENT_LENGTH, file.size.to_string()),
             (header::CONTENT_DISPOSITION, disposition),
-            (header::ETAG, format!("\"{}\"", file.sha256)),
+            (header::ETAG, tag),
             (header::CACHE_CONTROL, "private, no-cache".to_owned()),
         ],
         body,
     )
         .into_response())
 }
+
+/// What RFC 8187 `filename*` values percent-encode: everything but its `attr-char`s (a space is
+/// `%20`, never `+`, which would stand for itself).
+const NOT_ATTR_CHAR: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'!')
+    .remove(b'#')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'+')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'^')
+    .remove(b'_')
+    .remove(b'`')
+    .remove(b'|')
+    .remove(b'~');
 
 /// A download without a token: allowed by the signed link of an e-mailed document (its version,
 /// until it expires), else 401 as for any request without one.

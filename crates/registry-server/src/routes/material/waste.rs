@@ -16,13 +16,12 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use chrono::{NaiveDate, Utc};
+use registry_core::FieldError;
 use registry_core::api::ListEnvelope;
 use registry_core::audit::Action;
 use registry_core::equipment::local_date;
 use registry_core::inputs::{WasteInput, WasteReleaseInput};
-use registry_core::waste::{
-    ClearanceLevels, WasteChanges, WastePackage, WasteRelease, read_release, read_waste,
-};
+use registry_core::waste::{ClearanceLevels, WastePackage, WasteRelease, read_release, read_waste};
 
 fn today() -> NaiveDate {
     local_date(Utc::now())
@@ -164,18 +163,24 @@ fn released_already() -> ApiError {
 }
 
 /// Starts a write to the package `id` while it is not released: the transaction, and the package
-/// as it is; 404 without one, 409 `invalid_transition` once released.
-async fn unreleased(state: &AppState, id: &str) -> Result<(Tx, WastePackage)> {
+/// as it is; 404 without one (before the body is judged, as for every record in a path), then
+/// the body's field errors (`read`), then 409 `invalid_transition` once released.
+async fn unreleased<T>(
+    state: &AppState,
+    id: &str,
+    read: impl FnOnce() -> std::result::Result<T, Vec<FieldError>>,
+) -> Result<(Tx, WastePackage, T)> {
     // Locked first: an edit and a release (or two edits) of one package wait for each other, so
     // neither decides on a package the other has changed meanwhile.
     let mut tx = audited::locked(state, "waste_packages", id).await?;
     let package = store::waste(&mut tx, id, &today().to_string())
         .await?
         .or_not_found("waste package")?;
+    let input = read().map_err(ApiError::Validation)?;
     if package.release.is_some() {
         return Err(released_already());
     }
-    Ok((tx, package))
+    Ok((tx, package, input))
 }
 
 #[utoipa::path(
@@ -194,8 +199,7 @@ pub(super) async fn edit_waste(
 ) -> Result<Json<WastePackage>> {
     let value = body.value_for(&id)?;
     let at = Utc::now();
-    let changes: WasteChanges = read_waste(&value, false, at).map_err(ApiError::Validation)?;
-    let (tx, before) = unreleased(&state, &id).await?;
+    let (tx, before, changes) = unreleased(&state, &id, || read_waste(&value, false, at)).await?;
     let package = changes
         .apply_to(&before, clearance(&state), today())
         .map_err(|e| anyhow::anyhow!("stored closedAt: {e}"))?;
@@ -217,8 +221,8 @@ pub(super) async fn release(
 ) -> Result<Json<WastePackage>> {
     let value = body.value()?;
     let at = Utc::now();
-    let (dose_rate, released_at, notes) = read_release(&value, at).map_err(ApiError::Validation)?;
-    let (mut tx, before) = unreleased(&state, &id).await?;
+    let (mut tx, before, (dose_rate, released_at, notes)) =
+        unreleased(&state, &id, || read_release(&value, at)).await?;
     let released_day = local_date(released_at).to_string();
     if before.release_date > released_day {
         return Err(ApiError::conflict(

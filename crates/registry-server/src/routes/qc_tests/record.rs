@@ -146,14 +146,24 @@ async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges)
         ],
     )
     .await?;
-    // The performer is checked only when the payload names one: on create the default is the
-    // (active) caller, and a performer deactivated since does not block later corrections.
+    // The performer and the document are checked only when the payload names new ones: on
+    // create the performer defaults to the (active) caller, and a record sent back as it was
+    // read is not refused for a performer deactivated or a document deleted since.
+    let performer = changes
+        .performed_by
+        .as_deref()
+        .filter(|p| *p != record.performed_by.id);
+    let document = changes
+        .document_id
+        .clone()
+        .flatten()
+        .filter(|d| record.document.as_ref() != Some(d));
     let (equipment, test_type, performed_by) = resolve(
         conn,
         &equipment_id,
         &test_type_id,
-        changes.performed_by.as_deref(),
-        changes.document_id.clone().flatten().as_deref(),
+        performer,
+        document.as_deref(),
     )
     .await?;
     changes
@@ -188,8 +198,10 @@ async fn refused(
     let named = |field| unflagged_reference(&errors, field, value.get(field));
     let equipment = named("equipment").or_else(|| record.map(|r| r.equipment.clone()));
     let test_type = named("typeOfTest").or_else(|| record.map(|r| r.type_of_test.id.clone()));
-    let performer = named("performedBy");
-    let document = named("document");
+    // As `apply` does: references the record already holds are not checked again.
+    let performer = named("performedBy").filter(|p| record.is_none_or(|r| *p != r.performed_by.id));
+    let document =
+        named("document").filter(|d| record.is_none_or(|r| r.document.as_ref() != Some(d)));
     // An id the payload lacks was reported by the reader; "" names no record and its error is
     // dropped as a repeat.
     let found = resolve(

@@ -114,11 +114,7 @@ async fn assemble(
         .map(|r| {
             let id: String = r.try_get("id")?;
             let (scheduled_email, sent_email) = emails.remove(&id).unwrap_or_default();
-            let mut files = versions.remove(&id).unwrap_or_default();
-            if filter.client.is_some() {
-                files.truncate(1);
-            }
-            Ok(Document {
+            let document = Document {
                 name: r.try_get("name")?,
                 facility: RecordRef {
                     id: r.try_get("facility_id")?,
@@ -145,10 +141,14 @@ async fn assemble(
                 comments: comments.remove(&id).unwrap_or_default(),
                 scheduled_email,
                 sent_email,
-                versions: files,
+                versions: versions.remove(&id).unwrap_or_default(),
                 created_at: ts(&r, "created_at")?,
                 updated_at: ts(&r, "updated_at")?,
                 id,
+            };
+            Ok(match filter.client {
+                Some(_) => document.as_client_sees_it(),
+                None => document,
             })
         })
         .collect()

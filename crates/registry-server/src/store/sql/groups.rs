@@ -39,12 +39,12 @@ pub async fn facilities(
 pub async fn detach_archived_facilities(
     conn: &mut Connection,
     id: &str,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE facilities SET group_id = NULL WHERE group_id = $1 AND archived_at IS NOT NULL",
+) -> Result<Vec<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "UPDATE facilities SET group_id = NULL WHERE group_id = $1 AND archived_at IS NOT NULL \
+         RETURNING id",
     )
     .bind(id)
-    .execute(conn)
-    .await?;
-    Ok(())
+    .fetch_all(conn)
+    .await
 }

@@ -172,9 +172,9 @@ pub async fn releasable_waste(
     rows.iter().map(|r| waste_from_row(r, today)).collect()
 }
 
-/// `(facility, isotope, week, total, authorised)` for each week among `weeks` in which an
-/// isotope's receipts went over the authorised quantity.
-pub async fn exceeded_weeks(
+/// `(facility, isotope, week, total, authorised)` for each isotope received in each week among
+/// `weeks`, with the facility's authorised quantity today.
+pub async fn weekly_totals(
     conn: &mut Connection,
     scope: &Scope,
     weeks: &[String],
@@ -191,7 +191,7 @@ pub async fn exceeded_weeks(
          MAX(fr.quantity) AS quantity \
          FROM material_receipts r JOIN facilities f ON f.id = r.facility_id \
          LEFT JOIN facility_radioisotopes fr ON fr.facility_id = r.facility_id AND fr.name = r.radioisotope \
-         WHERE {} GROUP BY f.id, f.name, r.radioisotope, r.week HAVING MAX(CASE WHEN r.over_quantity THEN 1 ELSE 0 END) = 1 \
+         WHERE {} GROUP BY f.id, f.name, r.radioisotope, r.week \
          ORDER BY r.week, f.name, r.radioisotope",
         filter.sql()
     );
