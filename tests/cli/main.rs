@@ -6,6 +6,7 @@
 mod common;
 
 mod accounts;
+mod audit_findings;
 mod cancel;
 mod documents;
 mod edit_wizards;

@@ -1,7 +1,7 @@
 //! `login`, `logout`, `whoami` and `profiles`: the token of each profile.
 
 use super::config::Profiles;
-use super::context::{Ctx, Fail, Globals, check_server_url, same_server};
+use super::context::{Ctx, Fail, Globals, check_server_url, same_server, without_password};
 use super::output::{self, or_empty};
 use super::prompt::PasswordKind;
 use super::{prompt, rules};
@@ -113,6 +113,18 @@ pub async fn login(g: &Globals, args: LoginArgs) -> Result<(), Fail> {
         g.profile,
         path.display()
     ));
+    // For scripts: who is logged in where, as `profiles -o json` names them (never the token).
+    if g.format == output::Format::Json {
+        output::print_json(&serde_json::json!({
+            "profile": g.profile,
+            "server": client.base(),
+            "email": answer.user.email,
+            "name": answer.user.name,
+            "roles": answer.user.roles,
+            "_id": answer.user.id,
+            "loggedIn": true,
+        }))?;
+    }
     Ok(())
 }
 
@@ -129,6 +141,13 @@ pub fn logout(g: &Globals) -> Result<(), Fail> {
     } else {
         format!("Profile `{name}` was not logged in.")
     });
+    if g.format == output::Format::Json {
+        output::print_json(&serde_json::json!({
+            "profile": name,
+            "loggedOut": true,
+            "wasLoggedIn": was_logged_in,
+        }))?;
+    }
     Ok(())
 }
 
@@ -302,7 +321,7 @@ pub fn profiles(g: &Globals, args: ProfilesArgs) -> Result<(), Fail> {
         .iter()
         .map(|(name, p)| Line {
             name: name.clone(),
-            server: p.server.clone(),
+            server: p.server.as_deref().map(without_password),
             email: p.email.clone(),
             logged_in: p.token.is_some(),
             active: *name == g.profile,

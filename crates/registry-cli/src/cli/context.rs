@@ -95,7 +95,20 @@ impl Globals {
     /// What to do about a token the server refused (401): log this profile in again, or, for a
     /// token given by `--token` / `REGISTRY_TOKEN`, give one that works (logging in would not
     /// change the token given).
-    pub fn refused_token_hint(&self) -> String {
+    pub fn refused_token_hint(&self, fail: &Fail) -> String {
+        // Logging in again would be refused as well: only an Administrator can help.
+        if fail.is_deactivated_account() {
+            let email = (self.token_from_profile)
+                .then(|| self.profiles.profiles.get(&self.profile))
+                .flatten()
+                .and_then(|p| p.email.clone())
+                .unwrap_or_else(|| "EMAIL".to_owned());
+            return format!(
+                "the account is deactivated, so logging in again would be refused too: an \
+                 Administrator must reactivate it (`registry user edit {} --active true`)",
+                shell_word(&email)
+            );
+        }
         match &self.token {
             Some(_) if !self.token_from_profile => format!(
                 "the token given by {} was refused (expired, or not this server's): give a \
@@ -134,22 +147,48 @@ pub fn same_server(a: &str, b: &str) -> bool {
 }
 
 /// A usage error (exit 2) unless `server` is an `http(s)://host[:port][/path]` URL; `origin`
-/// names where it came from (`--server`, `REGISTRY_URL`, a profile).
+/// names where it came from (`--server`, `REGISTRY_URL`, a profile). The URL is shown without
+/// a password it carries.
 pub fn check_server_url(server: &str, origin: &str) -> Result<(), Fail> {
     match server_url_problem(server) {
         None => Ok(()),
         Some(problem) => Err(Fail::Usage(format!(
-            "the server URL `{server}` (from {origin}) is not valid: {problem}; give one like \
-             http://host:port, e.g. http://127.0.0.1:8080 or https://registry.example.org"
+            "the server URL `{}` (from {origin}) is not valid: {problem}; give one like \
+             http://host:port, e.g. http://127.0.0.1:8080 or https://registry.example.org",
+            without_password(server)
         ))),
     }
 }
 
-/// Why `server` is not an `http(s)://host[:port][/path]` URL, if it is not.
+/// `server` with the password of a `user:password@` it carries shown as `***`, for messages
+/// and lists: a password is never echoed.
+pub fn without_password(server: &str) -> String {
+    match reqwest::Url::parse(server.trim()) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(Some("***"));
+            url.to_string()
+        }
+        _ => server.to_owned(),
+    }
+}
+
+/// Why `server` is not an `http(s)://host[:port][/path]` URL, if it is not: a user or password
+/// (`user:password@`), a query (`?…`) or a fragment (`#…`) is refused too, since the client
+/// would send them in place of the token or lose them. The password is never echoed.
 pub fn server_url_problem(server: &str) -> Option<String> {
     Some(match reqwest::Url::parse(server.trim()) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
-            return None;
+            if !url.username().is_empty() || url.password().is_some() {
+                "it carries credentials (`user:password@` before the host): the registry takes \
+                 the token of `registry login`, so leave them out"
+                    .to_owned()
+            } else if url.query().is_some() {
+                "it has a query (`?…`): give only the scheme, host, port and path".to_owned()
+            } else if url.fragment().is_some() {
+                "it has a fragment (`#…`): give only the scheme, host, port and path".to_owned()
+            } else {
+                return None;
+            }
         }
         _ if !server.contains("://") => "it does not start with http:// or https://".to_owned(),
         Ok(url) if !matches!(url.scheme(), "http" | "https") => {
@@ -256,6 +295,17 @@ impl Fail {
         match self {
             Fail::Client(ClientError::Unauthorized(_)) => true,
             Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.is_unauthorized(),
+            _ => false,
+        }
+    }
+
+    /// The server's 401 for a token whose account is deactivated.
+    pub fn is_deactivated_account(&self) -> bool {
+        match self {
+            Fail::Client(ClientError::Unauthorized(body)) => {
+                body.message.contains("account is deactivated")
+            }
+            Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.is_deactivated_account(),
             _ => false,
         }
     }
@@ -502,6 +552,71 @@ pub fn invalid_flag(field: &str, flag: &str, value: &str, message: String) -> Fa
     )
 }
 
+/// The refusals of several flags gathered so that one run names them all (exit 4): each with
+/// the API's field (the `-o json` envelope) and as shown (the flag that gave it).
+#[derive(Debug, Default)]
+pub struct Refusals {
+    api: Vec<FieldError>,
+    shown: Vec<FieldError>,
+}
+
+impl Refusals {
+    /// A validation failure of one check ([`invalid_flag`], a relabelled refusal) joins the
+    /// others; any other failure (a usage error) is returned, to stop the command at once.
+    pub fn add(&mut self, fail: Fail) -> Result<(), Fail> {
+        match fail {
+            Fail::Invalid(api) => {
+                self.shown.extend(api.iter().cloned());
+                self.api.extend(api);
+                Ok(())
+            }
+            Fail::Relabelled(inner, shown) => match *inner {
+                Fail::Invalid(api) => {
+                    self.api.extend(api);
+                    self.shown.extend(shown);
+                    Ok(())
+                }
+                other => Err(Fail::Relabelled(Box::new(other), shown)),
+            },
+            other => Err(other),
+        }
+    }
+
+    /// A reader's refusals of `payload` (made of the flags given) that are about a field it
+    /// holds — a field no flag gave is asked for later, or was refused already — shown in the
+    /// flags' `terms`.
+    pub fn add_given(
+        &mut self,
+        errors: Vec<FieldError>,
+        payload: &serde_json::Map<String, serde_json::Value>,
+        terms: &super::flag_terms::FlagTerms,
+    ) {
+        let errors: Vec<FieldError> = errors
+            .into_iter()
+            .filter(|e| payload.contains_key(e.field.split(['.', '[']).next().unwrap_or("")))
+            .collect();
+        self.shown.extend(terms.relabel(errors.clone()));
+        self.api.extend(errors);
+    }
+
+    /// Whether `field` (an API path) was refused already.
+    pub fn has(&self, field: &str) -> bool {
+        self.api.iter().any(|e| e.field == field)
+    }
+
+    /// Ok when nothing was refused; else every refusal at once (exit 4).
+    pub fn into_result(self) -> Result<(), Fail> {
+        if self.api.is_empty() {
+            Ok(())
+        } else {
+            Err(Fail::Relabelled(
+                Box::new(Fail::Invalid(self.api)),
+                self.shown,
+            ))
+        }
+    }
+}
+
 /// [`allowed_values`] for a flag given at most once.
 pub fn allowed_value<T>(
     flag: &str,
@@ -540,5 +655,34 @@ pub fn print_field_errors(errors: &[FieldError]) {
     for e in errors {
         let field = if e.field.is_empty() { "body" } else { &e.field };
         eprintln!("  - {field}: {}", e.message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_url_with_credentials_a_query_or_a_fragment_is_refused_without_its_password() {
+        for ok in ["http://127.0.0.1:8080", "https://registry.example.org/api/"] {
+            assert_eq!(server_url_problem(ok), None, "{ok}");
+        }
+        for (bad, says) in [
+            ("http://ana:s3cret@127.0.0.1:8080", "credentials"),
+            ("http://ana@127.0.0.1:8080", "credentials"),
+            ("http://127.0.0.1:8080/api?x=1", "query"),
+            ("http://127.0.0.1:8080/api#top", "fragment"),
+        ] {
+            let problem = server_url_problem(bad).unwrap_or_default();
+            assert!(problem.contains(says), "{bad}: {problem}");
+            let Err(Fail::Usage(message)) = check_server_url(bad, "--server") else {
+                panic!("{bad} is a usage error");
+            };
+            assert!(!message.contains("s3cret"), "{message}");
+        }
+        assert_eq!(
+            without_password("http://ana:s3cret@host:8080/api"),
+            "http://ana:***@host:8080/api"
+        );
     }
 }

@@ -289,7 +289,10 @@ async fn dispatch(cli: Cli) -> Result<(), Fail> {
         }
         // "log in again" names the profile to log into, or, for a token given by --token /
         // REGISTRY_TOKEN, says that one was refused.
-        (Err(fail), None) if fail.is_unauthorized() => Err(fail.hint(globals.refused_token_hint())),
+        (Err(fail), None) if fail.is_unauthorized() => {
+            let hint = globals.refused_token_hint(&fail);
+            Err(fail.hint(hint))
+        }
         (Err(fail @ Fail::Client(ClientError::PermissionDenied(_))), _) => {
             let roles = globals.token.as_deref().and_then(auth::token_roles);
             Err(match permissions::hint(&command_path, roles) {
@@ -364,6 +367,35 @@ mod tests {
             "without a help line:\n{}",
             missing.join("\n")
         );
+    }
+
+    /// A negative number on a number flag reaches the flag's own check (the field's range
+    /// rule, exit 4, or the flag's range, exit 2) instead of being read as an unknown option.
+    #[test]
+    fn negative_numbers_are_values_of_number_flags() {
+        use clap::Parser;
+        for line in [
+            "registry material receive --activity -5",
+            "registry material receive --activity-mbq -5",
+            "registry waste store --mass -1",
+            "registry waste release P --dose-rate -0.5",
+            "registry document download D --version -1",
+        ] {
+            let parsed = Cli::try_parse_from(line.split(' '));
+            assert!(parsed.is_ok(), "{line}: {}", parsed.err().unwrap());
+        }
+        for line in [
+            "registry facility list --page -1",
+            "registry facility list --page-size -1",
+            "registry facility import f.csv --concurrency -1",
+        ] {
+            let kind = Cli::try_parse_from(line.split(' ')).err().map(|e| e.kind());
+            assert_eq!(
+                kind,
+                Some(clap::error::ErrorKind::ValueValidation),
+                "{line}"
+            );
+        }
     }
 
     #[test]

@@ -109,10 +109,10 @@ pub enum Format {
 #[derive(Debug, Args)]
 pub struct Paging {
     /// The page to show, from 1.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub page: u32,
     /// Records per page, 1 to 200.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_PAGE_SIZE as i64))]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=MAX_PAGE_SIZE as i64), allow_negative_numbers = true)]
     pub page_size: u32,
     /// Every page.
     #[arg(long)]
@@ -249,6 +249,10 @@ fn print_rows<T: Serialize>(
             let width = terminal_width();
             let table = list_table(headers, rank, &cells, width);
             writeln!(out, "{table}")?;
+            if cells.is_empty() {
+                // The header alone could read as a listing that went wrong.
+                note("note: no records");
+            }
         }
     }
     Ok(())

@@ -16,7 +16,7 @@ pub struct DownloadArgs {
     #[arg(long)]
     file: Option<PathBuf>,
     /// An older version of the file (see `document show`).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     version: Option<i64>,
     /// Overwrite an existing file.
     #[arg(long)]

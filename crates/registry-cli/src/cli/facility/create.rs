@@ -7,7 +7,7 @@ use crate::cli::{output, prompt};
 use clap::Args;
 use registry_core::facility::Mode;
 use registry_core::{FieldCode, FieldError};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
@@ -26,11 +26,7 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
         // validation error (exit 4) naming both, as `user create` does.
         let missing = fields::missing_required_flags(&obj);
         if !missing.is_empty() {
-            let given = Value::Object(obj.clone());
-            let errors = fields::local_field_errors(&given, Mode::Create, None).err();
-            let invalid: Vec<FieldError> = (errors.unwrap_or_default().into_iter())
-                .filter(|e| e.code != FieldCode::Required)
-                .collect();
+            let invalid = refused_values(&obj, &missing);
             if invalid.is_empty() {
                 return Err(prompt::missing_all(&missing));
             }
@@ -60,4 +56,49 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
         .map_err(|e| terms.apply(e.into()))?;
     output::note(format!("Registered facility {} ({})", f.name, f.id));
     view::show(ctx.format, &f)
+}
+
+/// The values given that the local check refuses, without the refusals of the fields the flags
+/// left out (`missing`, named as missing flags instead): a value given but refused (an empty
+/// `--name ""`: "cannot be empty", of code `required` too) is among them.
+fn refused_values(obj: &Map<String, Value>, missing: &[&str]) -> Vec<FieldError> {
+    let given = Value::Object(obj.clone());
+    let errors = fields::local_field_errors(&given, Mode::Create, None).err();
+    let left_out: Vec<&str> = missing.iter().map(|f| fields::path_of(f)).collect();
+    (errors.unwrap_or_default().into_iter())
+        .filter(|e| !(e.code == FieldCode::Required && is_left_out(&e.field, &left_out)))
+        .collect()
+}
+
+/// Whether the required `field` a refusal names is one the flags left out (`left_out`: the API
+/// paths of the missing flags), or the address as a whole when no address flag was given.
+fn is_left_out(field: &str, left_out: &[&str]) -> bool {
+    left_out.contains(&field)
+        || (field == "address" || field == "address[0]")
+            && left_out.iter().any(|p| p.starts_with("address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_empty_value_given_is_refused_beside_the_missing_flags() {
+        let obj = json!({"name": "", "cnpj": "11222333000181"});
+        let obj = obj.as_object().unwrap();
+        let missing = fields::missing_required_flags(obj);
+        assert!(!missing.contains(&"--name"), "{missing:?}");
+        let refused: Vec<String> = refused_values(obj, &missing)
+            .into_iter()
+            .map(|e| e.field)
+            .collect();
+        assert_eq!(refused, ["name"]);
+        // Nothing given wrong: only missing flags, none of them refused as a value.
+        let obj = json!({"name": "Clínica"});
+        let obj = obj.as_object().unwrap();
+        let missing = fields::missing_required_flags(obj);
+        assert!(missing.contains(&"--street"), "{missing:?}");
+        assert_eq!(refused_values(obj, &missing), vec![]);
+    }
 }

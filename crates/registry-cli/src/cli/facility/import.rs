@@ -42,7 +42,7 @@ pub struct ImportArgs {
     #[arg(long)]
     dry_run: bool,
     /// Registrations in flight at once.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64), allow_negative_numbers = true)]
     concurrency: u16,
     /// Where to write the rows that failed (default: <file>.failures.csv; stdin.failures.csv
     /// for `-`); a run where none fails removes it.

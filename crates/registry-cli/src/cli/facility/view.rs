@@ -51,8 +51,11 @@ pub fn print_list_with(
     Ok(())
 }
 
-/// `Name <email>: responsibilities`.
+/// `Name <email>: responsibilities`, or `Name <email>` for a user linked without one.
 pub fn user_line(u: &FacilityUserView) -> String {
+    if u.responsabilities.is_empty() {
+        return format!("{} <{}>", u.name, u.email);
+    }
     format!(
         "{} <{}>: {}",
         u.name,
@@ -165,6 +168,20 @@ pub fn show_or_users(format: Format, f: &Facility) -> Result<(), Fail> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_user_linked_without_a_responsibility_has_no_colon() {
+        let mut u: FacilityUserView = serde_json::from_value(serde_json::json!({
+            "_id": "u1", "responsabilities": [], "name": "Ana Souza", "email": "ana@clinica.com.br"
+        }))
+        .unwrap();
+        assert_eq!(user_line(&u), "Ana Souza <ana@clinica.com.br>");
+        u.responsabilities = vec!["Titular".into(), "Substituto".into()];
+        assert_eq!(
+            user_line(&u),
+            "Ana Souza <ana@clinica.com.br>: Titular, Substituto"
+        );
+    }
     use registry_core::api::FacilityUserView;
 
     #[test]

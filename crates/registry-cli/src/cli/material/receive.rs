@@ -2,7 +2,8 @@
 //! facility's authorisation).
 
 use super::{args, view};
-use crate::cli::context::{Ctx, Fail};
+use crate::cli::context::{Ctx, Fail, Refusals};
+use crate::cli::flag_terms::FlagTerms;
 use crate::cli::offered;
 use crate::cli::payload::{insert_given, object};
 use crate::cli::rules;
@@ -22,10 +23,15 @@ pub struct ReceiveArgs {
     #[arg(long, value_parser = offered::radioisotopes(), hide_possible_values = true)]
     radioisotope: Option<String>,
     /// Declared activity in mCi.
-    #[arg(long, conflicts_with = "activity_mbq", value_parser = rules::dot_decimal)]
+    #[arg(
+        long,
+        conflicts_with = "activity_mbq",
+        value_parser = rules::dot_decimal,
+        allow_negative_numbers = true
+    )]
     activity: Option<f64>,
     /// Declared activity in MBq (converted: 1 mCi = 37 MBq).
-    #[arg(long, value_parser = rules::dot_decimal)]
+    #[arg(long, value_parser = rules::dot_decimal, allow_negative_numbers = true)]
     activity_mbq: Option<f64>,
     /// When the declared activity holds (RFC 3339 or YYYY-MM-DD); default: the time received.
     #[arg(long)]
@@ -47,6 +53,60 @@ pub struct ReceiveArgs {
     notes: Option<String>,
 }
 
+/// Every flag given that the local checks refuse — the radioisotope, the activity, the supplier,
+/// the times — named at once (exit 4); whether the facility may receive the radioisotope is
+/// checked once it is looked up.
+fn check_given(a: &ReceiveArgs) -> Result<(), Fail> {
+    let mut refusals = Refusals::default();
+    let mut payload = serde_json::Map::new();
+    if let Some(r) = &a.radioisotope {
+        match args::isotope_arg(r, "--radioisotope", "radioisotope") {
+            Ok(isotope) => {
+                payload.insert("radioisotope".into(), json!(isotope));
+            }
+            Err(fail) => refusals.add(fail)?,
+        }
+    }
+    let mut terms = FlagTerms::default();
+    match (a.activity, a.activity_mbq) {
+        (Some(mci), _) => {
+            payload.insert("activity".into(), json!(mci));
+            terms.given("activity", "--activity");
+        }
+        (None, Some(mbq)) => {
+            payload.insert("activity".into(), json!(mbq_to_mci(mbq)));
+            terms.given("activity", "--activity-mbq");
+        }
+        (None, None) => {}
+    }
+    insert_given(
+        &mut payload,
+        [
+            ("supplier", a.supplier.clone()),
+            ("activityReferenceTime", a.reference_time.clone()),
+            ("lot", a.lot.clone()),
+            ("receivedBy", a.received_by.clone()),
+            ("receivedAt", a.received_at.clone()),
+            ("notes", a.notes.clone()),
+        ],
+    );
+    for (field, flag) in [
+        ("supplier", "--supplier"),
+        ("activityReferenceTime", "--reference-time"),
+        ("lot", "--lot"),
+        ("receivedBy", "--received-by"),
+        ("receivedAt", "--received-at"),
+        ("notes", "--notes"),
+    ] {
+        terms.given(field, flag);
+    }
+    let errors = read_receipt(&Value::Object(payload.clone()), chrono::Utc::now())
+        .err()
+        .unwrap_or_default();
+    refusals.add_given(errors, &payload, &terms);
+    refusals.into_result()
+}
+
 pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     prompt::require(
         ctx.interactive,
@@ -57,6 +117,8 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
             ("--supplier", a.supplier.is_some()),
         ],
     )?;
+    // Every flag refused is named at once, before the facility is looked up or asked for.
+    check_given(&a)?;
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let authorised: Vec<Radioisotope> = f.radioisotopes.iter().map(|r| r.name).collect();
     let isotope = match a.radioisotope {
@@ -116,4 +178,38 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
         ));
     }
     view::show(ctx.format, &r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refused_flag_is_named_at_once() {
+        let args = ReceiveArgs {
+            facility: Some("X".into()),
+            radioisotope: Some("Xx(1)".into()),
+            activity: None,
+            activity_mbq: Some(-37.0),
+            reference_time: None,
+            supplier: Some(String::new()),
+            lot: None,
+            received_by: None,
+            received_at: None,
+            notes: None,
+        };
+        let Err(Fail::Relabelled(inner, shown)) = check_given(&args) else {
+            panic!("refused");
+        };
+        let Fail::Invalid(api) = *inner else {
+            panic!("a validation failure");
+        };
+        let fields: Vec<&str> = api.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["radioisotope", "activity", "supplier"]);
+        let shown: Vec<&str> = shown.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            shown,
+            ["--radioisotope `Xx(1)`", "--activity-mbq", "--supplier"]
+        );
+    }
 }

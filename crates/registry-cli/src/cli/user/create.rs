@@ -8,6 +8,7 @@ use crate::cli::prompt::PasswordKind;
 use crate::cli::{output, prompt, rules};
 use clap::Args;
 use registry_core::user::read_user;
+use serde_json::json;
 
 #[derive(Debug, Args)]
 pub struct CreateArgs {
@@ -19,20 +20,20 @@ pub struct CreateArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
-    let mut input = a.fields.input()?;
     let terms = a.fields.terms();
     let refused = |errors| terms.apply(Fail::Invalid(errors));
+    // The fields given, an unknown --role among them, so that one check names every refused one.
+    let given = a.fields.given();
     // Without a terminal: a value given that the checks refuse is refused first, with every
     // other one (exit 4), then every missing flag is named at once (exit 2), the password's
     // among them — one run tells a script everything it lacks.
     let required = [
-        ("--name", input.name.is_some()),
-        ("--email", input.email.is_some()),
+        ("--name", !given["name"].is_null()),
+        ("--email", !given["email"].is_null()),
         ("--password-stdin", a.password_stdin),
     ];
     if !ctx.interactive && required.iter().any(|(_, given)| !given) {
-        let fields = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
-        if let Err(errors) = read_user(&fields, false) {
+        if let Err(errors) = read_user(&given, false) {
             let missing: Vec<(&str, &str)> = [("name", "--name"), ("email", "--email")]
                 .into_iter()
                 .chain([("password", "--password-stdin")])
@@ -44,6 +45,19 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
         }
         prompt::require(false, &required)?;
     }
+    // An unknown --role is refused before anything is asked, with every other refused flag —
+    // and a weak password read from stdin (--password-stdin), so one run names them all.
+    if !a.fields.roles_known() && a.password_stdin {
+        let mut given = given;
+        given["password"] = json!(prompt::password(
+            true,
+            ctx.interactive,
+            "Password",
+            PasswordKind::New
+        )?);
+        return Err(refused(read_user(&given, true).err().unwrap_or_default()));
+    }
+    let mut input = a.fields.input()?;
     let name_rule: prompt::Check = &rules::not_empty;
     let email_rule: prompt::Check = &rules::email;
     let telephone_rule = rules::user_field("telephone");

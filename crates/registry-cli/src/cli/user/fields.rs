@@ -92,11 +92,24 @@ impl UserFields {
         read_user(&json!({ "roles": self.roles }), false)
             .map(|changes| changes.roles.unwrap_or_default())
             .map_err(|_| {
-                let mut given = serde_json::to_value(self.input_unchecked()).unwrap_or_default();
-                given["roles"] = json!(self.roles);
-                let errors = read_user(&given, false).err().unwrap_or_default();
+                let errors = read_user(&self.given(), false).err().unwrap_or_default();
                 self.terms().apply(Fail::Invalid(errors))
             })
+    }
+
+    /// Whether every `--role` given is one of the roles.
+    pub fn roles_known(&self) -> bool {
+        read_user(&json!({ "roles": self.roles }), false).is_ok()
+    }
+
+    /// The fields given as the API names them, the roles as typed (unchecked), for a check by
+    /// `read_user` that names every refused one at once.
+    pub fn given(&self) -> serde_json::Value {
+        let mut given = serde_json::to_value(self.input_unchecked()).unwrap_or_default();
+        if !self.roles.is_empty() {
+            given["roles"] = json!(self.roles);
+        }
+        given
     }
 
     /// The payload of the fields given (absent ones are left out); the roles checked by

@@ -14,7 +14,7 @@ pub struct ReleaseArgs {
     /// The package's _id.
     package: String,
     /// Dose rate measured at the surface, µSv/h.
-    #[arg(long, value_parser = rules::dot_decimal)]
+    #[arg(long, value_parser = rules::dot_decimal, allow_negative_numbers = true)]
     dose_rate: Option<f64>,
     /// When it was released (RFC 3339 or YYYY-MM-DD); default: now.
     #[arg(long)]
