@@ -10,6 +10,7 @@ use crate::cli::rules;
 use crate::cli::{output, prompt, resolve};
 use clap::Args;
 use registry_core::Radioisotope;
+use registry_core::material::nano;
 use registry_core::material::read_receipt;
 use registry_core::nuclide::mbq_to_mci;
 use serde_json::{Value, json};
@@ -74,7 +75,7 @@ fn check_given(a: &ReceiveArgs) -> Result<(), Fail> {
             terms.given("activity", "--activity");
         }
         (None, Some(mbq)) => {
-            payload.insert("activity".into(), json!(mbq_to_mci(mbq)));
+            payload.insert("activity".into(), json!(mci_from_mbq(mbq)));
             terms.given("activity", "--activity-mbq");
         }
         (None, None) => {}
@@ -135,7 +136,7 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     };
     let activity = match (a.activity, a.activity_mbq) {
         (Some(mci), _) => json!(mci),
-        (None, Some(mbq)) => json!(mbq_to_mci(mbq)),
+        (None, Some(mbq)) => json!(mci_from_mbq(mbq)),
         (None, None) => json!(prompt::text(ctx, None, "--activity", "Activity (mCi)")?),
     };
     let supplier = prompt::text(ctx, a.supplier, "--supplier", "Supplier")?;
@@ -180,6 +181,12 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     view::show(ctx.format, &r)
 }
 
+/// `--activity-mbq` in mCi, to the 1e-9 mCi the registry keeps: 2.22 MBq is 0.06 mCi, not the
+/// 0.060000000000000005 of the division.
+fn mci_from_mbq(mbq: f64) -> f64 {
+    nano(mbq_to_mci(mbq))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +218,11 @@ mod tests {
             shown,
             ["--radioisotope `Xx(1)`", "--activity-mbq", "--supplier"]
         );
+    }
+
+    #[test]
+    fn megabecquerels_convert_without_binary_noise() {
+        assert_eq!(mci_from_mbq(2.22), 0.06);
+        assert_eq!(mci_from_mbq(740.0), 20.0);
     }
 }
