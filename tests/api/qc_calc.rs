@@ -214,6 +214,14 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
     let noted = app.admin_put(&path, json!({"notes": "refeito"})).await;
     assert_eq!(noted["figures"], fixed["figures"]);
     assert_eq!(noted["notes"], "refeito");
+    // A test is dated by the day of its readings, not before it (Brasília's calendar).
+    app.put(&path, &app.admin, json!({"date": "2026-09-28"}))
+        .await
+        .expect_field_error("measurements.measuredAt", "invalid_value");
+    assert_eq!(
+        app.admin_put(&path, json!({"date": "2026-09-29"})).await["date"],
+        "2026-09-29"
+    );
 
     // Readings are validated field by field, with the usual envelope.
     app.post(

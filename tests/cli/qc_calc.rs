@@ -53,6 +53,10 @@ async fn a_computed_test_is_recorded_from_a_csv_of_readings() {
         .says("Verdict: Insatisfatório")
         .json();
     assert_eq!(saved["conclusion"], "Insatisfatório");
+    assert_eq!(
+        saved["date"], "2026-09-29",
+        "dated by the day of the readings"
+    );
     let deviation = saved["figures"]["sources"][0]["deviationPercent"]
         .as_f64()
         .unwrap();

@@ -2,11 +2,12 @@
 //! change once QC tests were recorded. The handlers load, ask the database what these rules need
 //! (are tests recorded? what is the new type called?), apply, and store.
 
-use super::{Equipment, QcTest, Reference, TestType, read::settle_tolerances};
+use super::{Equipment, QcTest, Reference, TestType, parse_date, read::settle_tolerances};
 use super::{EquipmentChanges, QcTestChanges, TestTypeChanges};
 use crate::error::{FieldCode, FieldError};
 use crate::payload::update;
 use crate::qc::evaluate;
+use crate::qc::read::measured_after;
 use serde_json::Value;
 
 impl EquipmentChanges {
@@ -161,6 +162,7 @@ impl QcTestChanges {
             name: test_type.name,
         };
         update(&mut record.performed_by, performer);
+        let redated = self.date.is_some();
         if let Some(date) = self.date {
             record.date = date.to_string();
         }
@@ -170,6 +172,13 @@ impl QcTestChanges {
         update(&mut record.document, self.document_id);
         match (test_type.kind, &test_type.tolerances) {
             (Some(kind), Some(tolerances)) => {
+                if recompute || redated {
+                    let late = parse_date(&record.date)
+                        .and_then(|d| measured_after(record.measurements.as_ref(), d));
+                    if let Some(late) = late {
+                        return Err(vec![late]);
+                    }
+                }
                 if recompute {
                     let computed = evaluate(kind, tolerances, record.measurements.as_ref())?;
                     record.figures = Some(computed.figures);
@@ -411,8 +420,26 @@ mod tests {
         };
         assert!(
             broken
-                .apply_to(&mut record.clone(), camera.clone(), constancy, None)
+                .apply_to(&mut record.clone(), camera.clone(), constancy.clone(), None)
                 .is_err()
+        );
+        // A test is dated by the day of its readings: not before it (Brasília's calendar).
+        let earlier = QcTestChanges {
+            date: NaiveDate::from_ymd_opt(2026, 9, 28),
+            ..QcTestChanges::default()
+        };
+        assert_codes(
+            earlier.apply_to(&mut record.clone(), camera.clone(), constancy.clone(), None),
+            &[("measurements.measuredAt", FieldCode::InvalidValue)],
+        );
+        let later = QcTestChanges {
+            date: NaiveDate::from_ymd_opt(2026, 9, 30),
+            ..QcTestChanges::default()
+        };
+        assert!(
+            later
+                .apply_to(&mut record.clone(), camera.clone(), constancy, None)
+                .is_ok()
         );
         QcTestChanges::default()
             .apply_to(&mut record, camera, free_type(), None)

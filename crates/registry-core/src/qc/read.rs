@@ -8,7 +8,7 @@ use super::calc::{
 };
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::nuclide::{MAX_DECAY_HALF_LIVES, Nuclide};
-use chrono::{DateTime, Datelike, FixedOffset, NaiveDateTime, TimeZone};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeZone};
 use serde_json::{Map, Value};
 
 /// Activity units a dose calibrator shows.
@@ -41,6 +41,27 @@ pub fn parse_time(s: &str) -> Option<DateTime<FixedOffset>> {
     .find_map(|f| NaiveDateTime::parse_from_str(s, f).ok())
     .or_else(|| crate::time::day(s).and_then(|d| d.and_hms_opt(0, 0, 0)))?;
     brasilia().from_local_datetime(&naive).single()
+}
+
+/// The day (in Brasília) of the readings' `measuredAt`, when they carry a readable one.
+pub fn measured_on(measurements: Option<&Value>) -> Option<NaiveDate> {
+    let at = parse_time(measurements?.get("measuredAt")?.as_str()?)?;
+    Some(at.with_timezone(&brasilia()).date_naive())
+}
+
+/// The error of a `measuredAt` on a later day (in Brasília) than the test's `date`: a test is
+/// dated by the day its readings were made, and its next due date counts from that day.
+pub fn measured_after(measurements: Option<&Value>, date: NaiveDate) -> Option<FieldError> {
+    let day = measured_on(measurements)?;
+    (day > date).then(|| {
+        FieldError::new(
+            format!("{ROOT}.measuredAt"),
+            FieldCode::InvalidValue,
+            format!(
+                "is on {day}, after the test's date ({date}): date the test by the day it was made"
+            ),
+        )
+    })
 }
 
 fn object<'a>(

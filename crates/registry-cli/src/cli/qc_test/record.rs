@@ -91,8 +91,9 @@ async fn record_computed(
         }
         obj.insert("measurements".into(), ask::ask_readings(kind, &tolerances)?);
     }
-    obj.entry("date")
-        .or_insert_with(|| json!(fields::today().to_string()));
+    // Dated by the day of the readings (the next due date counts from it), else today.
+    let day = qc::read::measured_on(obj.get("measurements")).unwrap_or_else(fields::today);
+    obj.entry("date").or_insert_with(|| json!(day.to_string()));
     obj.insert("equipment".into(), json!(e.id));
     obj.insert("typeOfTest".into(), json!(t.id));
     let payload = Value::Object(obj);
