@@ -6,7 +6,6 @@
 mod common;
 
 mod accounts;
-mod audit_findings;
 mod cancel;
 mod documents;
 mod edit_wizards;
@@ -19,6 +18,7 @@ mod links;
 mod material;
 mod messages;
 mod qc_calc;
+mod scripting;
 mod session;
 mod users_groups;
 mod versions;

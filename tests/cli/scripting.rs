@@ -1,4 +1,4 @@
-//! Findings of a black-box audit: a server URL carrying credentials, a query or a fragment
+//! What scripts rely on: a server URL carrying credentials, a query or a fragment
 //! refused without echoing its password; refused flags named all at once (`facility create`,
 //! `user create`, `waste store`, `material receive`), negative numbers reaching the fields'
 //! rules; the hint for a deactivated account; `login` / `logout` under `-o json`; the note of an
