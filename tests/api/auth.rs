@@ -119,19 +119,28 @@ async fn repeated_failed_logins_are_rate_limited(app: TestApp) {
 
     // Guessing the current password through a token counts against the account the same way.
     let (_, token) = app.user_with(&["Físico"], "Guessed").await;
-    let guess = |current: &'static str| {
+    let guess = |current: String| {
         app.post(
             "/api/changePassword/",
             &token,
             json!({"currentPassword": current, "newPassword": "another-password-1"}),
         )
     };
+    // One past the policy's length is refused unread: it is no attempt.
+    for _ in 0..6 {
+        let refused = guess("x".repeat(257))
+            .await
+            .expect_field_error("currentPassword", "invalid_value");
+        assert_eq!(refused.body["errors"].as_array().map(Vec::len), Some(1));
+    }
     for _ in 0..5 {
-        guess("wrong-password")
+        guess("wrong-password".into())
             .await
             .expect_field_error("currentPassword", "invalid_value");
     }
-    guess(PASSWORD).await.expect_error(429, "rate_limited");
+    guess(PASSWORD.into())
+        .await
+        .expect_error(429, "rate_limited");
 }
 
 async fn password_change_ends_older_tokens(app: TestApp) {
@@ -331,6 +340,11 @@ async fn password_recovery_by_mail(app: TestApp) {
     assert_eq!(mails.len(), 1, "exactly one mail, for the known address");
     assert!(mails[0].contains(&email));
     assert!(mails[0].contains("Message-ID: <"), "{}", mails[0]);
+    assert!(
+        mails[0].contains("@localhost>"),
+        "in the sender's domain: {}",
+        mails[0]
+    );
     // The CLI command the mail gives is the one that exists (audit of stop 36).
     assert!(
         mails[0].contains("registry user reset-password --code <code>"),

@@ -76,6 +76,9 @@ async fn groups_lifecycle_and_permissions(app: TestApp) {
         ["edit", "archive", "create"],
         "{history}"
     );
-    assert_eq!(history["list"][0]["before"]["group"]["_id"], id);
+    assert_eq!(
+        history["list"][0]["before"]["group"],
+        json!({"_id": id, "name": "Rede Norte e Nordeste"})
+    );
     assert!(history["list"][0]["after"]["group"].is_null());
 }

@@ -129,6 +129,18 @@ async fn openapi_enums_are_the_wire_values(app: TestApp) {
 async fn openapi_documents_every_error_status(app: TestApp) {
     let doc = app.openapi().await;
     assert_eq!(doc["info"]["license"]["name"], "MIT");
+    // OpenAPI: each operationId once (validators and client generators refuse repeats).
+    let mut ids: Vec<&str> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|item| item.as_object().unwrap().values())
+        .filter_map(|op| op["operationId"].as_str())
+        .collect();
+    let count = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "repeated operationIds");
     let public = ["/api/login", "/api/password_recover"];
     let mut checked = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
@@ -206,6 +218,10 @@ async fn expect_json_error(app: &TestApp, path: &str, status: u16, code: &str) {
     let status_code = res.status;
     let body = res.body.clone();
     assert_eq!(status_code.as_u16(), status, "{path}: {body}");
+    // Every answer, the envelope's own included, carries the security headers.
+    for header in ["x-content-type-options", "cache-control", "x-frame-options"] {
+        assert!(res.headers.contains_key(header), "{path}: no {header}");
+    }
     res.expect_error(status, code);
 }
 

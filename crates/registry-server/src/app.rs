@@ -235,7 +235,16 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(crate::request_guard::close_after_unread_body))
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(state.config.limits.body_timeout))
-        // Browsers must not guess a download's type (an uploaded "PDF" rendered as HTML).
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
+            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        // So that errors made by any layer above also leave in the envelope.
+        .layer(axum::middleware::from_fn(crate::envelope::every_error_in_the_envelope))
+        // Outside the envelope, so that its own answers (414) carry them too. Browsers must not
+        // guess a download's type (an uploaded "PDF" rendered as HTML).
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -250,14 +259,6 @@ pub fn router(state: AppState) -> Router {
             header::X_FRAME_OPTIONS,
             HeaderValue::from_static("DENY"),
         ))
-        .layer(PropagateRequestIdLayer::new(request_id.clone()))
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
-            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
-        }))
-        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
-        // Outermost, so that errors made by any layer above also leave in the envelope.
-        .layer(axum::middleware::from_fn(crate::envelope::every_error_in_the_envelope))
         .with_state(state)
 }
 

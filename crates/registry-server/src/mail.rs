@@ -96,8 +96,12 @@ impl Mailer {
         }
     }
 
-    /// A message from the service's sender, with its own `Message-ID` (RFC 5322 §3.6.4).
+    /// A message from the service's sender, with its own `Message-ID` (RFC 5322 §3.6.4) in the
+    /// sender's domain: the machine's host name stays inside.
     pub fn message(&self) -> MessageBuilder {
-        Message::builder().message_id(None).from(self.from.clone())
+        let id = format!("<{}@{}>", uuid::Uuid::now_v7(), self.from.email.domain());
+        Message::builder()
+            .message_id(Some(id))
+            .from(self.from.clone())
     }
 }

@@ -29,7 +29,39 @@ pub fn document() -> serde_json::Value {
                 .build(),
         ),
     );
-    complete_error_responses(serde_json::to_value(&doc).expect("the OpenAPI document serialises"))
+    let value = serde_json::to_value(&doc).expect("the OpenAPI document serialises");
+    unique_operation_ids(complete_error_responses(value))
+}
+
+/// utoipa names an operation after its handler, and handlers of different resources share names
+/// (`edit`, `show`…); OpenAPI wants each `operationId` once. A shared one becomes the method and
+/// path (`post_api_group_edit`); the others stay as they are.
+fn unique_operation_ids(mut value: serde_json::Value) -> serde_json::Value {
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    let items = value["paths"]
+        .as_object()
+        .into_iter()
+        .flat_map(|p| p.values());
+    for op in items.flat_map(|item| item.as_object().into_iter().flat_map(|i| i.values())) {
+        if let Some(id) = op["operationId"].as_str() {
+            *seen.entry(id.to_owned()).or_default() += 1;
+        }
+    }
+    for (path, item) in value["paths"].as_object_mut().into_iter().flatten() {
+        for (method, op) in item.as_object_mut().into_iter().flatten() {
+            let shared = op["operationId"]
+                .as_str()
+                .is_some_and(|id| seen.get(id).is_some_and(|n| *n > 1));
+            if shared {
+                let name: String = format!("{method}{path}")
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                op["operationId"] = json!(name.trim_end_matches('_'));
+            }
+        }
+    }
+    value
 }
 
 /// Operations that take no token.

@@ -39,7 +39,7 @@ pub fn check_if_match(headers: &HeaderMap, version: i64) -> Result<()> {
     }
 }
 
-/// The version an entity tag names: `W/"3"`, `"3"` or `3`, digits only.
+/// The version an entity tag names: `W/"3"`, `"3"` or `3`, digits only, as written (no `03`).
 fn tag_version(tag: &str) -> Option<i64> {
     let opaque = tag.strip_prefix("W/").unwrap_or(tag);
     let digits = match opaque.strip_prefix('"') {
@@ -47,7 +47,9 @@ fn tag_version(tag: &str) -> Option<i64> {
         None if tag == opaque => opaque,
         None => return None,
     };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    // Tags compare as text (RFC 9110 §8.8.3.2): `"03"` is not the `"3"` the service sends.
+    let canonical = digits == "0" || !digits.starts_with('0');
+    if digits.is_empty() || !canonical || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     digits.parse().ok()

@@ -156,6 +156,12 @@ async fn notices_list_what_needs_attention(app: TestApp) {
         .admin_get(&format!("/api/notices?facilityId={quiet}"))
         .await;
     assert_eq!(none["paging"]["total"], 0);
+    // A filter only narrows the list: an unknown facility leaves it empty, as on every list.
+    assert_eq!(
+        app.total("/api/notices?facilityId=no-such", &app.admin)
+            .await,
+        0
+    );
     app.get("/api/notices?kind=everything", &app.admin)
         .await
         .expect_error(400, "bad_request");

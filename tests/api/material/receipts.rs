@@ -129,6 +129,20 @@ async fn receipts_are_checked_against_the_authorisation(app: TestApp) {
         .await;
     assert_eq!(filtered["paging"]["total"], 2);
     app.assert_not_found(&path, &other).await;
+    // As a filter, the facility only narrows the list: empty for another's client, and for an
+    // unknown facility (404 is for the facility in the path).
+    let filtered = format!("/api/receipts?facilityId={facility}");
+    assert_eq!(app.total(&filtered, &other).await, 0);
+    assert_eq!(app.total(&filtered, &linked).await, 4);
+    assert_eq!(
+        app.total("/api/receipts?facilityId=no-such", &app.admin)
+            .await,
+        0
+    );
+    assert_eq!(
+        app.total("/api/waste?facilityId=no-such", &app.admin).await,
+        0
+    );
     assert_eq!(
         app.get_ok("/api/receipts", &other).await["paging"]["total"],
         0

@@ -168,7 +168,25 @@ pub fn without_password(server: &str) -> String {
             let _ = url.set_password(Some("***"));
             url.to_string()
         }
-        _ => server.to_owned(),
+        // Unreadable as an http URL (a bad port, no host, `host:secret@…` read as a scheme): by
+        // the text, whatever stands between the scheme and the last `@` before the path may
+        // hold a password.
+        _ => {
+            let (scheme, rest) = server.split_once("://").unwrap_or(("", server));
+            let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            match rest[..authority_end].rfind('@') {
+                Some(at) => {
+                    let user = rest[..at].split(':').next().unwrap_or_default();
+                    let prefix = if scheme.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{scheme}://")
+                    };
+                    format!("{prefix}{user}:***{}", &rest[at..])
+                }
+                None => server.to_owned(),
+            }
+        }
     }
 }
 
@@ -684,5 +702,19 @@ mod tests {
             without_password("http://ana:s3cret@host:8080/api"),
             "http://ana:***@host:8080/api"
         );
+        // URLs that do not parse are masked by their text.
+        for unreadable in [
+            "http://admin:s3cret@127.0.0.1:99999",
+            "http://admin:s3cret@",
+            "http://admin:s3cret@[::1",
+            "localhost:s3cret@127.0.0.1",
+        ] {
+            let shown = without_password(unreadable);
+            assert!(!shown.contains("s3cret"), "{shown}");
+            let Err(Fail::Usage(message)) = check_server_url(unreadable, "--server") else {
+                panic!("{unreadable} is a usage error");
+            };
+            assert!(!message.contains("s3cret"), "{message}");
+        }
     }
 }

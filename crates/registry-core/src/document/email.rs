@@ -110,7 +110,7 @@ fn read_to(v: Option<&Value>, errs: &mut FieldErrors) -> Option<Vec<String>> {
             errs.push(
                 "to",
                 FieldCode::InvalidValue,
-                "must be an array of e-mail addresses",
+                "must be a list of e-mail addresses, or one string of them separated by commas or semicolons",
             );
             return None;
         }

@@ -28,8 +28,8 @@ pub fn brasilia() -> FixedOffset {
 /// releases dated earlier are refused.
 pub const FIXED_OFFSET_SINCE: &str = "2019-02-17";
 
-fn fixed_offset_since() -> DateTime<Utc> {
-    day_start(NaiveDate::from_ymd_opt(2019, 2, 17).expect("valid date"))
+fn fixed_offset_day() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2019, 2, 17).expect("valid date")
 }
 
 /// The instant a day starts in Brasília.
@@ -186,7 +186,8 @@ pub fn usage(
 
 /// `x` rounded to 9 decimal places (1e-9 mCi, the smallest activity a receipt holds).
 pub fn nano(x: f64) -> f64 {
-    (x * 1e9).round() / 1e9
+    // `+ 0.0` turns the −0 of a tiny negative rounding error into 0.
+    (x * 1e9).round() / 1e9 + 0.0
 }
 
 /// `GET /facility/:id/radioisotopes/usage?week=YYYY-Www`.
@@ -328,6 +329,11 @@ pub(crate) fn past_instant(
         Some(day) => day > now.with_timezone(&brasilia()).date_naive(),
         None => t > now + Duration::minutes(CLOCK_SKEW_MINUTES),
     };
+    // A bare date by its day (`at_day` may place it at the day's end, past the boundary).
+    let early = |t: DateTime<Utc>| match text.and_then(crate::time::day) {
+        Some(day) => day < fixed_offset_day(),
+        None => t < day_start(fixed_offset_day()),
+    };
     match text.and_then(|s| parse_instant(s, at_day)) {
         Some(t) if future(t) => {
             errs.push(
@@ -337,7 +343,7 @@ pub(crate) fn past_instant(
             );
             None
         }
-        Some(t) if t < fixed_offset_since() => {
+        Some(t) if early(t) => {
             errs.push(
                 r.path(key),
                 FieldCode::InvalidValue,

@@ -89,6 +89,12 @@ fn margins() {
         )[0];
         assert_eq!((line.received, line.remaining), (0.301, -0.001), "{total}");
     }
+    // All of it used, by sums of decimals: nothing remains, not −0.
+    let line = &usage(
+        &[(Radioisotope::I131, 0.3)],
+        &[(Radioisotope::I131, 0.1 + 0.2, 2)],
+    )[0];
+    assert!(line.remaining == 0.0 && line.remaining.is_sign_positive());
 }
 
 #[test]

@@ -43,19 +43,39 @@ pub fn parse_time(s: &str) -> Option<DateTime<FixedOffset>> {
     brasilia().from_local_datetime(&naive).single()
 }
 
-/// The day (in Brasília) of the readings' `measuredAt`, when they carry a readable one.
-pub fn measured_on(measurements: Option<&Value>) -> Option<NaiveDate> {
-    let at = parse_time(measurements?.get("measuredAt")?.as_str()?)?;
-    Some(at.with_timezone(&brasilia()).date_naive())
+/// The latest time the readings name (`measuredAt`, or a linearity reading's `at`): its field
+/// and its day in Brasília, when there is a readable one.
+fn latest_reading(measurements: Option<&Value>) -> Option<(String, NaiveDate)> {
+    let m = measurements?;
+    let day = |v: &Value| {
+        let at = parse_time(v.as_str()?)?;
+        Some(at.with_timezone(&brasilia()).date_naive())
+    };
+    let measured = m
+        .get("measuredAt")
+        .and_then(day)
+        .map(|d| (format!("{ROOT}.measuredAt"), d));
+    let readings = m.get("readings").and_then(Value::as_array).into_iter();
+    let timed = readings.flatten().enumerate().filter_map(|(i, r)| {
+        let d = day(r.get("at")?)?;
+        Some((format!("{ROOT}.readings[{i}].at"), d))
+    });
+    measured.into_iter().chain(timed).max_by_key(|(_, d)| *d)
 }
 
-/// The error of a `measuredAt` on a later day (in Brasília) than the test's `date`: a test is
+/// The day (in Brasília) of the last reading (`measuredAt`, linearity readings' `at`), when the
+/// readings carry a readable time: the day a computed test was made.
+pub fn measured_on(measurements: Option<&Value>) -> Option<NaiveDate> {
+    latest_reading(measurements).map(|(_, d)| d)
+}
+
+/// The error of a reading made on a later day (in Brasília) than the test's `date`: a test is
 /// dated by the day its readings were made, and its next due date counts from that day.
 pub fn measured_after(measurements: Option<&Value>, date: NaiveDate) -> Option<FieldError> {
-    let day = measured_on(measurements)?;
+    let (field, day) = latest_reading(measurements)?;
     (day > date).then(|| {
         FieldError::new(
-            format!("{ROOT}.measuredAt"),
+            field,
             FieldCode::InvalidValue,
             format!(
                 "is on {day}, after the test's date ({date}): date the test by the day it was made"

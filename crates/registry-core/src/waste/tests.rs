@@ -132,10 +132,13 @@ fn waste_payloads() {
         ],
     );
     // Packages closed before Brasília's fixed offset are refused (their days had other rules).
-    assert_codes(
-        read_waste(&json!({"closedAt": "0001-01-01"}), false, now),
-        &[("closedAt", FieldCode::InvalidValue)],
-    );
+    for early in ["0001-01-01", "2019-02-16", "2019-02-17T02:59:59Z"] {
+        assert_codes(
+            read_waste(&json!({"closedAt": early}), false, now),
+            &[("closedAt", FieldCode::InvalidValue)],
+        );
+    }
+    assert!(read_waste(&json!({"closedAt": "2019-02-17"}), false, now).is_ok());
     // An edit reads only what is there.
     assert_eq!(
         read_waste(&json!({"location": "B"}), false, now)

@@ -66,7 +66,11 @@ impl Catalogue for Group {
                 ),
             ));
         }
-        let (before, after) = (json!({"group": {"_id": id}}), json!({"group": null}));
+        let group = catalogue::load::<Self>(conn, id).await?;
+        let (before, after) = (
+            json!({"group": {"_id": id, "name": group.name}}),
+            json!({"group": null}),
+        );
         for facility in groups::detach_archived_facilities(conn, id).await? {
             let actor = Some(caller.id.as_str());
             let (before, after) = (Some(&before), Some(&after));

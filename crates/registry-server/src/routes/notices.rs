@@ -1,7 +1,6 @@
 //! `GET /api/notices`: what the daily digest would tell each facility's responsible people today,
 //! on demand, for staff.
 
-use crate::access::visible;
 use crate::auth::Staff;
 use crate::error::{ApiError, Result};
 use crate::extract::ListParams;
@@ -37,7 +36,7 @@ pub fn routes() -> Routes {
 )]
 async fn list(
     State(state): State<AppState>,
-    Staff(caller): Staff,
+    _staff: Staff,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<Notice>>> {
     let kinds = match params.text("kind") {
@@ -55,10 +54,8 @@ async fn list(
             .collect::<Result<Vec<_>>>()?,
     };
     let mut conn = state.db.read().await?;
+    // A filter narrows the list: an unknown facility leaves it empty (as on the other lists).
     let facility_id = params.text("facilityId");
-    if let Some(id) = &facility_id {
-        visible(&mut conn, &caller, id).await?;
-    }
     let scope = Scope {
         facility_id,
         member: None,

@@ -60,6 +60,9 @@ backend_fns! { users;
     /// expired at `now`.
     pub async fn take_reset(token_hash: &str, now: &str) -> Result<Option<String>, sqlx::Error>;
 
+    /// The user a password-recovery token was issued to, while it is usable at `now` (read only).
+    pub async fn reset_owner(token_hash: &str, now: &str) -> Result<Option<String>, sqlx::Error>;
+
     /// Stores a password-recovery token (its hash) for `user_id`, valid until `expires_at`.
     pub async fn add_reset(token_hash: &str, user_id: &str, expires_at: &str) -> Result<(), sqlx::Error>;
 

@@ -174,3 +174,20 @@ fn the_catalogue_has_the_issue_tolerances_and_periods() {
         assert_eq!(read_tolerances(e.kind, Some(&v)).unwrap(), e.tolerances);
     }
 }
+
+#[test]
+fn a_test_is_dated_by_its_last_reading() {
+    use crate::qc::read::{measured_after, measured_on};
+    let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+    // Linearity over three days: the last reading's day (in Brasília: 01:00Z is the day before).
+    let linearity = json!({"unit": "mCi", "nuclide": "Tc-99m", "readings": [
+        {"at": "2026-11-18T08:00", "activity": 100}, {"at": "2026-11-21T01:00:00Z", "activity": 5},
+        {"at": "2026-11-19T08:00", "activity": 10}]});
+    assert_eq!(measured_on(Some(&linearity)), Some(day("2026-11-20")));
+    let late = measured_after(Some(&linearity), day("2026-11-19")).unwrap();
+    assert_eq!(late.field, "measurements.readings[1].at");
+    assert!(measured_after(Some(&linearity), day("2026-11-20")).is_none());
+    let accuracy = json!({"measuredAt": "2026-09-29T14:45:36-03:00"});
+    assert_eq!(measured_on(Some(&accuracy)), Some(day("2026-09-29")));
+    assert!(measured_on(Some(&json!({"readings": [1, 2]}))).is_none());
+}

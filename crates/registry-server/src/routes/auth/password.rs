@@ -21,6 +21,7 @@ use registry_core::ErrorBody;
 use registry_core::api::Message;
 use registry_core::api::{ChangePasswordInput, PasswordRecoverInput};
 use registry_core::audit::Action;
+use registry_core::payload::MAX_PASSWORD;
 use registry_core::{FieldCode, FieldError, Role};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -119,7 +120,10 @@ pub(super) async fn change_password(
                 "is not your current password",
             );
             let current = value.get("currentPassword").and_then(Value::as_str);
-            let current_ok = match current.filter(|c| !c.is_empty()) {
+            // A current password past the policy's length is reported by `required_strs` and
+            // never checked (nor counted as a failed attempt), as at login.
+            let checkable = |c: &&str| !c.is_empty() && c.chars().count() <= MAX_PASSWORD;
+            let current_ok = match current.filter(checkable) {
                 Some(c) => check_current(&state, &client, &caller.email, c, &verified).await?,
                 None => true, // reported by `required_strs`
             };
@@ -222,14 +226,12 @@ pub(super) async fn password_recover(
         let [token, password] = match required_strs(&value, ["token", "newPassword"]) {
             Ok(found) => found,
             // A bad code is named beside a weak password, so that one answer says all that is
-            // wrong; the transaction is rolled back, so a good code stays unused.
+            // wrong; a good code stays unused.
             Err(ApiError::Validation(mut errs)) => {
                 if let Some(token) = value["token"].as_str().filter(|t| !t.is_empty()) {
-                    let mut tx = state.db.begin().await?;
-                    if users::take_reset(&mut tx, &token_hash(token), &now())
-                        .await?
-                        .is_none()
-                    {
+                    let mut conn = state.db.read().await?;
+                    let owner = users::reset_owner(&mut conn, &token_hash(token), &now()).await?;
+                    if owner.is_none() {
                         errs.insert(0, bad_code());
                     }
                 }
@@ -238,9 +240,17 @@ pub(super) async fn password_recover(
             Err(e) => return Err(e),
         };
         let hash = hash_password(password.to_owned()).await?;
+        let owner = {
+            let mut conn = state.db.read().await?;
+            users::reset_owner(&mut conn, &token_hash(token), &now()).await?
+        };
+        let owner = owner.ok_or_else(invalid)?;
+        // The user's row first, then the code, in the order every other password change takes
+        // them (user, then their codes): two at once wait for each other, never deadlock.
         let mut tx = state.db.begin().await?;
+        lock_row(&mut tx, "users", &owner).await?;
         let user_id = users::take_reset(&mut tx, &token_hash(token), &now()).await?;
-        let user_id = user_id.ok_or_else(invalid)?;
+        let user_id = user_id.filter(|u| *u == owner).ok_or_else(invalid)?;
         // The code is used up only with the password set: both, or neither.
         let active = |u: &UserRow| u.profile.active.then_some(()).ok_or_else(invalid);
         set_password(tx, Some(&user_id), &user_id, hash, active).await?;

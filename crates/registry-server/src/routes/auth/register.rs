@@ -99,6 +99,24 @@ pub(super) async fn register(
         token_version: 0,
     };
     let mut tx = state.db.begin().await?;
+    // The caller as they are now, in the transaction: a demotion or deactivation committed while
+    // the password was hashed must not let this request grant what the caller no longer may.
+    if let Some(c) = &caller {
+        let now = users::by_id(&mut tx, &c.id).await?;
+        let still = now.is_some_and(|u| {
+            u.profile.active
+                && user
+                    .profile
+                    .roles
+                    .iter()
+                    .all(|r| may_grant(&u.profile.roles, *r))
+        });
+        if !still {
+            return Err(ApiError::PermissionDenied(
+                "You may not grant the requested roles (your account changed meanwhile).".into(),
+            ));
+        }
+    }
     if users::email_taken(&mut tx, &user.profile.email, "").await? {
         if caller.is_none() {
             // Answered as a new registration would be: anyone could otherwise learn which

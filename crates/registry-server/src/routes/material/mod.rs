@@ -52,11 +52,23 @@ fn isotope_filter(params: &ListParams) -> Result<Option<Radioisotope>> {
         .transpose()
 }
 
-/// Staff see every facility; a `Cliente` theirs. A facility in the path must be visible.
-async fn scope(conn: &mut Conn, caller: &Caller, facility: Option<String>) -> Result<Scope> {
-    if let Some(id) = &facility {
-        visible(conn, caller, id).await?;
-    }
+/// Which facility a list is of: the one in its path, which must be visible (404), or the one a
+/// `facilityId` filter names, which only narrows the list (one the caller cannot see, or that
+/// does not exist, leaves it empty, as on the documents and due lists).
+enum Of {
+    Path(String),
+    Filter(Option<String>),
+}
+
+/// Staff see every facility; a `Cliente` theirs.
+async fn scope(conn: &mut Conn, caller: &Caller, of: Of) -> Result<Scope> {
+    let facility = match of {
+        Of::Path(id) => {
+            visible(conn, caller, &id).await?;
+            Some(id)
+        }
+        Of::Filter(id) => id,
+    };
     Ok(Scope {
         facility_id: facility,
         member: scope_for(caller),

@@ -1,7 +1,7 @@
 //! Receipts, checked against the facility's authorisation, and the weekly usage against the
 //! authorised quantities.
 
-use super::{bad_filter, facility_ref, isotope_filter, scope};
+use super::{Of, bad_filter, facility_ref, isotope_filter, scope};
 use crate::access::visible;
 use crate::access::visible_record;
 use crate::auth::{Caller, Staff};
@@ -117,14 +117,14 @@ pub(super) async fn receive(
 async fn receipts(
     state: &AppState,
     caller: &Caller,
-    facility: Option<String>,
+    of: Of,
     params: &ListParams,
 ) -> Result<Json<ListEnvelope<Receipt>>> {
     let week = week_filter(params)?.map(|w| w.to_string());
     let isotope = isotope_filter(params)?;
     let over = params.flag("overQuantity")?;
     let mut conn = state.db.read().await?;
-    let scope = scope(&mut conn, caller, facility).await?;
+    let scope = scope(&mut conn, caller, of).await?;
     let (list, total) = store::receipts(
         &mut conn,
         &scope,
@@ -151,7 +151,7 @@ pub(super) async fn list_for_facility(
     Path(id): Path<String>,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<Receipt>>> {
-    receipts(&state, &caller, Some(id), &params).await
+    receipts(&state, &caller, Of::Path(id), &params).await
 }
 
 #[utoipa::path(
@@ -168,7 +168,13 @@ pub(super) async fn list_all(
     caller: Caller,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<Receipt>>> {
-    receipts(&state, &caller, params.text("facilityId"), &params).await
+    receipts(
+        &state,
+        &caller,
+        Of::Filter(params.text("facilityId")),
+        &params,
+    )
+    .await
 }
 
 #[utoipa::path(

@@ -1,7 +1,7 @@
 //! Waste in decay storage: packages, their release date under the clearance levels, and their
 //! release.
 
-use super::{facility_ref, isotope_filter, scope};
+use super::{Of, facility_ref, isotope_filter, scope};
 use crate::access::visible_record;
 use crate::auth::{Caller, Staff};
 use crate::db::{Conn, Tx};
@@ -82,7 +82,7 @@ pub(super) async fn store_waste(
 async fn waste_list(
     state: &AppState,
     caller: &Caller,
-    facility: Option<String>,
+    of: Of,
     params: &ListParams,
 ) -> Result<Json<ListEnvelope<WastePackage>>> {
     let query = WasteQuery {
@@ -91,7 +91,7 @@ async fn waste_list(
         radioisotope: isotope_filter(params)?,
     };
     let mut conn = state.db.read().await?;
-    let scope = scope(&mut conn, caller, facility).await?;
+    let scope = scope(&mut conn, caller, of).await?;
     let (list, total) = store::waste_list(
         &mut conn,
         &scope,
@@ -115,7 +115,7 @@ pub(super) async fn waste_for_facility(
     Path(id): Path<String>,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<WastePackage>>> {
-    waste_list(&state, &caller, Some(id), &params).await
+    waste_list(&state, &caller, Of::Path(id), &params).await
 }
 
 #[utoipa::path(
@@ -132,7 +132,13 @@ pub(super) async fn waste_all(
     caller: Caller,
     params: ListParams,
 ) -> Result<Json<ListEnvelope<WastePackage>>> {
-    waste_list(&state, &caller, params.text("facilityId"), &params).await
+    waste_list(
+        &state,
+        &caller,
+        Of::Filter(params.text("facilityId")),
+        &params,
+    )
+    .await
 }
 
 /// A package the caller may see, or 404.

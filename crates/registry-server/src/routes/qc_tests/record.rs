@@ -16,7 +16,7 @@ use crate::store::{documents, equipment, equipment_types, facilities, users};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use registry_core::api::Message;
+use registry_core::api::{IdInput, Message};
 use registry_core::equipment::{
     Conclusion, QcTest, QcTestChanges, Reference, TestType, read_qc_test_of,
 };
@@ -318,6 +318,8 @@ pub(super) async fn edit(
 #[utoipa::path(
     post, path = "/api/test/{id}", tag = "QC tests",
     params(("id" = String, Path)),
+    request_body(content = Option<IdInput>, description = "Optional: no body, or `{_id}` repeating \
+        the path's (another `_id` → 422; malformed → 400)"),
     responses(
         (status = 200, description = "Deleted (kept in the database and the audit log)",
             body = Message),

@@ -280,6 +280,22 @@ pub async fn take_reset(
     .await
 }
 
+/// The user a password-recovery token was issued to, while it is unused and not expired at
+/// `now`; read only (the caller locks the user before [`take_reset`] uses the token up).
+pub async fn reset_owner(
+    conn: &mut Connection,
+    token_hash: &str,
+    now: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT user_id FROM password_resets WHERE token_hash = $1 AND used_at IS NULL AND expires_at >= $2",
+    )
+    .bind(token_hash)
+    .bind(Ts(now))
+    .fetch_optional(conn)
+    .await
+}
+
 /// Stores a password-recovery token (its hash) for `user_id`, valid until `expires_at`.
 pub async fn add_reset(
     conn: &mut Connection,
