@@ -117,6 +117,17 @@ async fn groups_are_created_edited_and_deleted() {
         .expect(0)
         .json();
     assert_eq!(deleted["message"], "Group deleted.", "{deleted}");
+    // At a terminal the note names what went: "Group deleted: <name>".
+    let other = env
+        .run(&["group", "create", "--name", "Rede Efêmera", "-o", "json"])
+        .await
+        .expect(0)
+        .json();
+    let other = other["_id"].as_str().unwrap();
+    env.run(&["group", "delete", other, "--yes"])
+        .await
+        .expect(0)
+        .says("Group deleted: Rede Efêmera");
     env.run(&["group", "show", id]).await.expect(5);
 }
 

@@ -28,7 +28,7 @@ pub struct Globals {
     /// not the profile's server: `(profile's server, server given)`, for the note that says so.
     pub token_withheld: Option<(String, String)>,
     pub format: Format,
-    /// A person is at the terminal (stdin and stdout) and prompts are allowed.
+    /// A person is at the terminal (stdin, stdout and stderr, where prompts draw) and prompts are allowed.
     pub interactive: bool,
 }
 
@@ -71,9 +71,11 @@ impl Globals {
             token_withheld,
             token: token.or(stored.token),
             format,
+            // The prompts draw on stderr: with it redirected (a log) they could not show.
             interactive: !no_input
                 && std::io::stdin().is_terminal()
-                && std::io::stdout().is_terminal(),
+                && std::io::stdout().is_terminal()
+                && std::io::stderr().is_terminal(),
             profile,
             profiles,
         })

@@ -230,7 +230,7 @@ pub fn confirm_or_say(
 }
 
 /// The flow of an archive or delete command: ask `question` (not with `--yes`), then send
-/// `request` and note the server's message followed by `what`; with `-o json` the server's
+/// `request` and note the server's message and `what`; with `-o json` the server's
 /// answer is printed too, whichever the command. `request` is a future not yet awaited, so
 /// nothing is sent when the answer is no.
 pub async fn confirm_and_send(
@@ -245,7 +245,8 @@ pub async fn confirm_and_send(
         return Ok(());
     }
     let m = request.await?;
-    output::note(format!("{} {what}", m.message));
+    // "Group deleted: Rede Sul" (the server's sentence without its full stop, then the record).
+    output::note(format!("{}: {what}", m.message.trim_end_matches('.')));
     if ctx.format == output::Format::Json {
         output::print_json(&m)?;
     }

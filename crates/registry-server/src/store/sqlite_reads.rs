@@ -241,6 +241,11 @@ fn filtered(
     let params = texts(binds).chain([Value::Integer(limit), Value::Integer(offset)]);
     let sql = filtered_page_sql(filter, binds.len());
     let page = rows(conn, &sql, params, |r| ranked_row(r))?;
+    // An empty first page is a total of 0 by the same reading (a count read after it could see
+    // a write committed in between: a total of 1 over an empty list).
+    if page.is_empty() && offset == 0 {
+        return Ok((Vec::new(), 0));
+    }
     if page.is_empty() {
         let total = conn
             .prepare_cached(&ListPlan::count_sql(filter))

@@ -292,6 +292,11 @@ pub async fn list(
                 q = q.bind(b.as_str());
             }
             let rows = q.bind(limit).bind(offset).fetch_all(&mut *conn).await?;
+            // An empty first page is a total of 0 by the same reading (a count read after it
+            // could see a write committed in between: a total of 1 over an empty list).
+            if rows.is_empty() && offset == 0 {
+                return Ok((Vec::new(), 0));
+            }
             if rows.is_empty() {
                 let mut q = sqlx::query_scalar(AssertSqlSafe(ListPlan::count_sql(&filter)));
                 for b in &binds {
