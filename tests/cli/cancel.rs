@@ -57,6 +57,7 @@ async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
     // A cnpj with wrong check digits, given as a flag: asked for at once, with it as the text.
     let create = env.at_terminal(&["facility", "create", "--cnpj", "11222333000182"]);
     let login = env.at_terminal(&["login", "--server", &env.server]);
+    let password = env.at_terminal(&["login", "--server", &env.server, "--email", "x@example.com"]);
     dialogue("Ctrl-D and Ctrl-U at prompts", move || {
         let mut p = spawn(create)?;
         p.exp_string("check digits do not match")?;
@@ -78,6 +79,12 @@ async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
 
         let mut p = spawn(login)?;
         p.exp_string("E-mail")?;
+        p.send_control('d')?;
+        ends_cancelled(&mut p)?;
+
+        // A hidden prompt too: Ctrl-D on an empty password cancels.
+        let mut p = spawn(password)?;
+        p.exp_string("Password")?;
         p.send_control('d')?;
         ends_cancelled(&mut p)?;
         Ok(())

@@ -6,7 +6,7 @@ use crate::common::{self, ADMIN_PASSWORD, Backend};
 pub use crate::common::{ADMIN_EMAIL, PASSWORD};
 pub use pty::{
     answer, answering, converse, creates_user, dialogue, ends_saying, keep_fields_up_to_links,
-    registers_unlinked, reply, reply_hidden, spawn,
+    registers_unlinked, reply, spawn,
 };
 use registry_client::{Client, ListQuery};
 use registry_core::Role;

@@ -3,8 +3,7 @@
 
 use crate::harness::{
     Env, answer, answering, cnpj, creates_user, dialogue, ends_saying, facility_flags,
-    keep_fields_up_to_links, punctuated, record_args, registers_unlinked, reply, reply_hidden,
-    spawn, strs,
+    keep_fields_up_to_links, punctuated, record_args, registers_unlinked, reply, spawn, strs,
 };
 use registry_client::ListQuery;
 use serde_json::json;
@@ -228,7 +227,7 @@ async fn prompts_ask_again_until_the_answer_is_valid() {
             "eva.checks@example.com",
         )?;
         answer(&mut p, "Roles", "\r")?;
-        reply_hidden(&mut p, "Password", "short")?;
+        reply(&mut p, "Password", "short")?;
         creates_user(&mut p, "must have at least 8 characters", "Eva Checks")?;
 
         let mut p = spawn(facility)?;
@@ -385,9 +384,9 @@ async fn a_blank_password_is_asked_again_saying_it_is_required() {
     ]);
     dialogue("a blank password", move || {
         let mut p = spawn(cmd)?;
-        reply_hidden(&mut p, "Password", "")?;
+        reply(&mut p, "Password", "")?;
         p.exp_string("is required")?;
-        reply_hidden(&mut p, "Password", crate::common::ADMIN_PASSWORD)?;
+        reply(&mut p, "Password", crate::common::ADMIN_PASSWORD)?;
         ends_saying(&mut p, "Logged in")
     })
     .await;

@@ -33,46 +33,6 @@ pub fn reply(p: &mut PtySession, prompt: &str, line: &str) -> Result<(), rexpect
     Ok(())
 }
 
-/// Answers a hidden prompt (a password) at a pseudo-terminal: reads the output until `prompt`
-/// shows, waits until the program is reading its terminal, then types `line` and Enter. A hidden
-/// prompt turns echo off after it shows, and the switch discards whatever was typed before it
-/// (`TCSAFLUSH`, as `sudo` and `ssh` do), so a line typed as soon as the prompt shows can be lost.
-pub fn reply_hidden(
-    p: &mut PtySession,
-    prompt: &str,
-    line: &str,
-) -> Result<(), rexpect::error::Error> {
-    p.exp_string(prompt)?;
-    wait_until_reading(p, prompt)?;
-    p.send_line(line)?;
-    Ok(())
-}
-
-/// Waits until one of the program's threads is blocked in `read` on its standard input, as
-/// Linux's `/proc/<pid>/task/<tid>/syscall` shows (the call's number, then its arguments).
-fn wait_until_reading(p: &PtySession, prompt: &str) -> Result<(), rexpect::error::Error> {
-    let tasks = format!("/proc/{}/task", p.process.child_pid);
-    let reading_stdin = format!("{} 0x0 ", libc::SYS_read);
-    let start = std::time::Instant::now();
-    loop {
-        for task in std::fs::read_dir(&tasks)? {
-            // A thread may end between the listing and the read.
-            let call = std::fs::read_to_string(task?.path().join("syscall")).unwrap_or_default();
-            if call.starts_with(&reading_stdin) {
-                return Ok(());
-            }
-        }
-        if start.elapsed() > TIMEOUT {
-            return Err(rexpect::error::Error::Timeout {
-                expected: format!("a read of the terminal at {prompt:?}"),
-                got: "no thread reading it".into(),
-                timeout: TIMEOUT,
-            });
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-}
-
 /// Answers a prompt at a pseudo-terminal: reads the output until `prompt` shows (failing after
 /// the session's timeout), then types `keys`. Keys typed before a select or confirm prompt has
 /// switched the terminal to raw mode wait in the terminal's input queue (the switch drains
@@ -137,15 +97,14 @@ pub fn registers_unlinked(p: &mut PtySession, name: &str) -> Result<(), rexpect:
     ends_saying(p, &format!("Registered facility {name}"))
 }
 
-/// Ends the user wizard: types `PASSWORD` when `prompt` shows and again at "Repeat it" (as
-/// [`reply_hidden`] does), then reads until it says it created user `name` and the program ends.
+/// Ends the user wizard: types `PASSWORD` when `prompt` shows and again at "Repeat it", then reads until it says it created user `name` and the program ends.
 pub fn creates_user(
     p: &mut PtySession,
     prompt: &str,
     name: &str,
 ) -> Result<(), rexpect::error::Error> {
-    reply_hidden(p, prompt, PASSWORD)?;
-    reply_hidden(p, "Repeat it", PASSWORD)?;
+    reply(p, prompt, PASSWORD)?;
+    reply(p, "Repeat it", PASSWORD)?;
     ends_saying(p, &format!("Created {name}"))
 }
 

@@ -133,6 +133,60 @@ fn edit(term: &Term, head: &str, initial: &str) -> Result<String, Fail> {
     }
 }
 
+/// A password typed after `label`, never shown: asked again with the reason while `check`
+/// refuses it (a blank one is [`REQUIRED`]); Ctrl-D on an empty line cancels like Ctrl-C, Ctrl-U
+/// erases, Backspace takes back the last character.
+pub fn secret(label: &str, check: Check) -> Result<String, Fail> {
+    let term = Term::stderr();
+    if !term.is_term() {
+        return Err(std::io::Error::new(std::io::ErrorKind::NotConnected, "not a terminal").into());
+    }
+    let theme = theme();
+    let head = text(|s| theme.format_password_prompt(s, label));
+    loop {
+        term.write_str(&head)?;
+        term.flush()?;
+        let mut typed = String::new();
+        loop {
+            let key = match term.read_key() {
+                Ok(key) => key,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    return Err(Fail::Cancelled);
+                }
+                Err(e) => return Err(e.into()),
+            };
+            match key {
+                Key::Enter => break,
+                Key::Char('\u{4}') if typed.is_empty() => {
+                    term.write_line("")?;
+                    return Err(Fail::Cancelled);
+                }
+                Key::Char('\u{15}') => typed.clear(),
+                Key::Backspace => {
+                    typed.pop();
+                }
+                Key::Char(c) if !c.is_control() => typed.push(c),
+                _ => {}
+            }
+        }
+        term.clear_line()?;
+        let reason = match typed.is_empty() {
+            true => Err(REQUIRED.to_owned()),
+            false => check(&typed),
+        };
+        match reason {
+            Ok(()) => {
+                term.write_line(&text(|s| theme.format_password_prompt_selection(s, label)))?;
+                return Ok(typed);
+            }
+            Err(reason) => {
+                term.write_line(&text(|s| theme.format_password_prompt_selection(s, label)))?;
+                term.write_line(&text(|s| theme.format_error(s, &reason)))?;
+            }
+        }
+    }
+}
+
 fn redraw(term: &Term, head: &str, chars: &[char], pos: usize) -> std::io::Result<()> {
     term.clear_line()?;
     term.write_str(head)?;

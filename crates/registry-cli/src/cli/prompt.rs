@@ -4,7 +4,7 @@
 use super::context::{Ctx, Fail};
 use super::{line, output, rules};
 use dialoguer::console::{Term, truncate_str};
-use dialoguer::{Confirm, FuzzySelect, MultiSelect, Password, Select};
+use dialoguer::{Confirm, FuzzySelect, MultiSelect, Select};
 use registry_client::ClientError;
 use registry_core::api::Message;
 use std::io::BufRead;
@@ -148,26 +148,17 @@ pub fn password(
     if !interactive {
         return Err(missing("--password-stdin"));
     }
-    let theme = theme();
-    // A blank answer is asked again saying why (`✘ is required`), as every other prompt does,
-    // rather than silently.
-    let mut prompt = Password::with_theme(&theme)
-        .with_prompt(label)
-        .allow_empty_password(true);
-    if kind == PasswordKind::New {
-        prompt = prompt
-            .with_confirmation("Repeat it", "The two entries differ")
-            .validate_with(|p: &String| match p.is_empty() {
-                true => Err(line::REQUIRED.to_owned()),
-                false => rules::password(p),
-            });
-    } else {
-        prompt = prompt.validate_with(|p: &String| match p.is_empty() {
-            true => Err(line::REQUIRED),
-            false => Ok(()),
-        });
+    if kind == PasswordKind::Existing {
+        return line::secret(label, &|_| Ok(()));
     }
-    Ok(prompt.interact()?)
+    // A new one: strong enough, then typed again; two that differ start over.
+    loop {
+        let first = line::secret(label, &rules::password)?;
+        if line::secret("Repeat it", &|_| Ok(()))? == first {
+            return Ok(first);
+        }
+        output::note("The two entries differ: type the password again.");
+    }
 }
 
 /// The "New password" of a password change or reset: [`password`] of [`PasswordKind::New`].
