@@ -30,8 +30,10 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         answer(&mut p, "Department", "j\r")?; // down: Radiodiagnóstico
         reply(&mut p, "Street", "  ")?;
         reply(&mut p, "is required", "Rua do Sol, 5")?;
+        reply(&mut p, "Complement", "Sala 2")?;
         reply(&mut p, "City", "Recife")?;
         reply(&mut p, "State", "PE")?;
+        reply(&mut p, "CEP", "50000-000")?;
         reply(&mut p, "CNEN registry", "")?;
         answer(&mut p, "Authorised practices", " \r")?;
         answer(&mut p, "Authorised radioisotopes", " \r")?;
@@ -48,6 +50,8 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
     assert_eq!(f.practices[0].as_str(), "Terapia com Internação");
     assert_eq!(f.radioisotopes[0].name.as_str(), "C(11)");
     assert_eq!(f.radioisotopes[0].quantity, 12.5);
+    assert_eq!(f.address[0].complement.as_deref(), Some("Sala 2"));
+    assert_eq!(f.address[0].zip_code.as_deref(), Some("50000-000"));
 }
 
 #[tokio::test(flavor = "multi_thread")]

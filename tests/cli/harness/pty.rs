@@ -79,7 +79,14 @@ pub fn keep_fields_up_to_links(
         reply(&mut p, prompt, "")?;
     }
     answer(&mut p, "Department", "\r")?;
-    for prompt in ["Street", "City", "State", "CNEN registry"] {
+    for prompt in [
+        "Street",
+        "Complement",
+        "City",
+        "State",
+        "CEP",
+        "CNEN registry",
+    ] {
         reply(&mut p, prompt, "")?;
     }
     answer(&mut p, "Authorised practices", "\r")?;

@@ -234,9 +234,17 @@ async fn ask_new(
         "department" => json!(department(None)?.as_str()),
         "address" => {
             let street = text("Street", given_address("street"), &not_empty)?;
+            let complement = optional_text(COMPLEMENT, given_address("complement"), None)?;
             let city = text("City", given_address("city"), &not_empty)?;
             let state = text("State", given_address("state"), &not_empty)?;
-            json!([{"street": street, "city": city, "state": state}])
+            let zip_code = optional_text(ZIP_CODE, given_address("zipCode"), None)?;
+            let mut address = json!({"street": street, "city": city, "state": state});
+            for (key, value) in [("complement", complement), ("zipCode", zip_code)] {
+                if let Some(value) = value {
+                    address[key] = json!(value);
+                }
+            }
+            json!([address])
         }
         "CNENregistry" => {
             let initial = given("CNENregistry");
@@ -256,6 +264,10 @@ async fn ask_new(
         other => unreachable!("not a field of the create wizard: {other}"),
     }))
 }
+
+/// The address's optional parts, asked after the street and after the state.
+const COMPLEMENT: &str = "Complement (optional)";
+const ZIP_CODE: &str = "CEP (optional)";
 
 /// `items` in order, for comparing two lists as sets.
 fn sorted<T: PartialOrd>(mut items: Vec<T>) -> Vec<T> {
@@ -283,8 +295,20 @@ pub async fn edit(ctx: &Ctx, f: &Facility) -> Result<Changes, Fail> {
     if let Some(a) = f.address.first() {
         let mut address = serde_json::to_value(a).expect("addresses serialise");
         address["street"] = json!(text("Street", &a.street, &not_empty)?);
+        let complement = a.complement.as_deref().unwrap_or_default();
+        let complement = optional_text(COMPLEMENT, complement, None)?;
         address["city"] = json!(text("City", &a.city, &not_empty)?);
         address["state"] = json!(text("State", &a.state, &not_empty)?);
+        let zip_code = a.zip_code.as_deref().unwrap_or_default();
+        let zip_code = optional_text(ZIP_CODE, zip_code, None)?;
+        // Left blank: absent from the address, as the stored one shows it.
+        let fields = address.as_object_mut().expect("an address is an object");
+        for (key, value) in [("complement", complement), ("zipCode", zip_code)] {
+            match value {
+                Some(value) => fields.insert(key.to_owned(), json!(value)),
+                None => fields.remove(key),
+            };
+        }
         let mut all: Vec<Value> = f
             .address
             .iter()
