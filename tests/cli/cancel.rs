@@ -60,6 +60,8 @@ async fn ctrl_d_on_an_empty_answer_cancels_and_ctrl_u_erases() {
     let password = env.at_terminal(&["login", "--server", &env.server, "--email", "x@example.com"]);
     dialogue("Ctrl-D and Ctrl-U at prompts", move || {
         let mut p = spawn(create)?;
+        // Named by its flag, as the person gave it.
+        p.exp_string("--cnpj")?;
         p.exp_string("check digits do not match")?;
         // Asked for first, before the wizard's own questions.
         p.exp_string("CNPJ")?;

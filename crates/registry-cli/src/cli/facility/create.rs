@@ -41,7 +41,7 @@ pub async fn run(ctx: &Ctx, args: CreateArgs) -> Result<(), Fail> {
         if let Some(group) = unknown_group.take() {
             output::note(format!("--group: {}", group.message));
         }
-        let refused = fields::take_refused(&mut obj);
+        let refused = fields::take_refused(&mut obj, &fields.terms());
         wizard::fill_create(ctx, &mut obj, &refused).await?;
     }
     let payload = Value::Object(obj);

@@ -346,7 +346,7 @@ pub fn local_field_errors(
 /// At a terminal, before the wizard's first question: the fields given as flags that the local
 /// check refuses are taken out of `obj` (each refusal noted), so the wizard asks for them, with
 /// the value given as the text to correct. Returns the fields taken out.
-pub fn take_refused(obj: &mut Map<String, Value>) -> Map<String, Value> {
+pub fn take_refused(obj: &mut Map<String, Value>, terms: &FlagTerms) -> Map<String, Value> {
     let mut refused = Map::new();
     let errors = local_field_errors(&Value::Object(obj.clone()), Mode::Create, None).err();
     for e in errors.unwrap_or_default() {
@@ -355,7 +355,9 @@ pub fn take_refused(obj: &mut Map<String, Value>) -> Map<String, Value> {
             refused.insert(key.to_owned(), value);
         }
         if refused.contains_key(key) {
-            output::note(format!("{}: {}", e.field, e.message));
+            // Named as the person gave it: by its flag.
+            let name = terms.label(&e.field).unwrap_or(&e.field);
+            output::note(format!("{name}: {}", e.message));
         }
     }
     refused
