@@ -108,7 +108,7 @@ async fn ctrl_c_during_an_import_says_what_was_registered() {
     }
     let path = env.write("muitas.csv", &csv);
     let import = env.at_terminal(&["facility", "import", &path, "--concurrency", "1"]);
-    dialogue("Ctrl-C during an import", move || {
+    let said = dialogue("Ctrl-C during an import", move || {
         let mut p = spawn(import)?;
         p.exp_string("facilities (")?;
         p.send_control('c')?;
@@ -117,9 +117,32 @@ async fn ctrl_c_during_an_import_says_what_was_registered() {
             said.contains("import stopped: ") && said.contains("a re-run skips them"),
             "{said}"
         );
-        Ok(())
+        Ok(said)
     })
     .await;
-    let registered = env.facility_count().await;
+    // What it says it created, and what it had sent without an answer (which may have been
+    // registered too), bound what the server holds.
+    let number_before = |said: &str, words: &str| -> usize {
+        let at = said.find(words).map_or(0, |i| i);
+        let digits: String = said[..at]
+            .trim_end()
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits
+            .chars()
+            .rev()
+            .collect::<String>()
+            .parse()
+            .unwrap_or(0)
+    };
+    let created = number_before(&said, " created");
+    let unanswered = number_before(&said, " sent without an answer");
+    let registered = env.facility_count().await as usize;
     assert!(registered > 0 && registered < 2000, "{registered}");
+    assert!(
+        (created..=created + unanswered).contains(&registered),
+        "{registered} registered; said: {said}"
+    );
 }

@@ -15,14 +15,14 @@ pub fn spawn(cmd: std::process::Command) -> Result<PtySession, rexpect::error::E
 
 /// Runs `talk`, a dialogue at pseudo-terminals (rexpect blocks), on a blocking thread; if it
 /// fails, so does the test, naming `what`.
-pub async fn dialogue(
+pub async fn dialogue<T: Send + 'static>(
     what: &str,
-    talk: impl FnOnce() -> Result<(), rexpect::error::Error> + Send + 'static,
-) {
+    talk: impl FnOnce() -> Result<T, rexpect::error::Error> + Send + 'static,
+) -> T {
     tokio::task::spawn_blocking(talk)
         .await
         .expect("the session thread")
-        .expect(what);
+        .expect(what)
 }
 
 /// Answers a text prompt at a pseudo-terminal: reads the output until `prompt` shows (failing

@@ -210,19 +210,32 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
         }
     } else {
         // A Ctrl-C says what was registered by then (a re-run skips it).
-        let done = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+        // Created, already registered, and sent without an answer yet (those may be registered
+        // too: the server commits what it received).
+        let done = Arc::new([
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+            AtomicUsize::new(0),
+        ]);
         let seen = Arc::clone(&done);
         cancel::report(move || {
-            let [created, existing] = &*seen;
+            let [created, existing, sending] = &*seen;
+            let sending = sending.load(Ordering::SeqCst);
+            let unanswered = match sending {
+                0 => String::new(),
+                n => format!(", and {n} sent without an answer yet may be registered too"),
+            };
             format!(
-                "import stopped: {} created, {} already registered before Ctrl-C; a re-run skips them",
+                "import stopped: {} created, {} already registered before Ctrl-C{unanswered}; a re-run skips them",
                 created.load(Ordering::SeqCst),
                 existing.load(Ordering::SeqCst)
             )
         });
         let bar = output::progress_bar(valid.len() as u64, "facilities");
         let client = &ctx.client;
+        let sending = &done[2];
         let mut outcomes = futures::stream::iter(valid.into_iter().map(|item| async move {
+            sending.fetch_add(1, Ordering::SeqCst);
             let result = client
                 .register_facility(item.payload.as_ref().expect("valid"))
                 .await;
@@ -231,14 +244,19 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
         .buffer_unordered(args.concurrency.into());
         while let Some((item, result)) = outcomes.next().await {
             bar.inc(1);
+            // Counted below before it leaves the unanswered ones (a Ctrl-C in between counts it
+            // twice, as "may be registered": never not at all).
+            let answered = || sending.fetch_sub(1, Ordering::SeqCst);
             match result {
                 Ok(_) => {
                     summary.created += 1;
                     done[0].fetch_add(1, Ordering::SeqCst);
+                    answered();
                 }
                 Err(e) if e.existing_id().is_some() => {
                     summary.already_registered += 1;
                     done[1].fetch_add(1, Ordering::SeqCst);
+                    answered();
                 }
                 Err(e) if stops_the_import(&e) => {
                     bar.abandon();
@@ -248,12 +266,15 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
                     ));
                     return Err(e.into());
                 }
-                Err(e) => summary.failures.push(Failure {
-                    row: item.row,
-                    name: item.name,
-                    cnpj: item.cnpj,
-                    reason: reason(&e),
-                }),
+                Err(e) => {
+                    answered();
+                    summary.failures.push(Failure {
+                        row: item.row,
+                        name: item.name,
+                        cnpj: item.cnpj,
+                        reason: reason(&e),
+                    });
+                }
             }
         }
         bar.finish_and_clear();
