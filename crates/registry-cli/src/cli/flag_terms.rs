@@ -135,6 +135,71 @@ fn camel_case(snake: &str) -> String {
     out
 }
 
+/// The refusals of several flags gathered so that one run names them all (exit 4): each with
+/// the API's field (the `-o json` envelope) and as shown (the flag that gave it).
+#[derive(Debug, Default)]
+pub struct Refusals {
+    api: Vec<FieldError>,
+    shown: Vec<FieldError>,
+}
+
+impl Refusals {
+    /// A validation failure of one check ([`invalid_flag`], a relabelled refusal) joins the
+    /// others; any other failure (a usage error) is returned, to stop the command at once.
+    pub fn add(&mut self, fail: Fail) -> Result<(), Fail> {
+        match fail {
+            Fail::Invalid(api) => {
+                self.shown.extend(api.iter().cloned());
+                self.api.extend(api);
+                Ok(())
+            }
+            Fail::Relabelled(inner, shown) => match *inner {
+                Fail::Invalid(api) => {
+                    self.api.extend(api);
+                    self.shown.extend(shown);
+                    Ok(())
+                }
+                other => Err(Fail::Relabelled(Box::new(other), shown)),
+            },
+            other => Err(other),
+        }
+    }
+
+    /// A reader's refusals of `payload` (made of the flags given) that are about a field it
+    /// holds — a field no flag gave is asked for later, or was refused already — shown in the
+    /// flags' `terms`.
+    pub fn add_given(
+        &mut self,
+        errors: Vec<FieldError>,
+        payload: &serde_json::Map<String, serde_json::Value>,
+        terms: &FlagTerms,
+    ) {
+        let errors: Vec<FieldError> = errors
+            .into_iter()
+            .filter(|e| payload.contains_key(e.field.split(['.', '[']).next().unwrap_or("")))
+            .collect();
+        self.shown.extend(terms.relabel(errors.clone()));
+        self.api.extend(errors);
+    }
+
+    /// Whether `field` (an API path) was refused already.
+    pub fn has(&self, field: &str) -> bool {
+        self.api.iter().any(|e| e.field == field)
+    }
+
+    /// Ok when nothing was refused; else every refusal at once (exit 4).
+    pub fn into_result(self) -> Result<(), Fail> {
+        if self.api.is_empty() {
+            Ok(())
+        } else {
+            Err(Fail::Relabelled(
+                Box::new(Fail::Invalid(self.api)),
+                self.shown,
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,9 @@
 //! facility's authorisation).
 
 use super::{args, view};
-use crate::cli::context::{Ctx, Fail, Refusals};
+use crate::cli::context::{Ctx, Fail};
 use crate::cli::flag_terms::FlagTerms;
+use crate::cli::flag_terms::Refusals;
 use crate::cli::offered;
 use crate::cli::payload::{insert_given, object};
 use crate::cli::rules;

@@ -1,8 +1,9 @@
 //! `registry waste store`: a waste package into decay storage.
 
 use super::view;
-use crate::cli::context::{Ctx, Fail, Refusals, invalid_flag};
+use crate::cli::context::{Ctx, Fail, invalid_flag};
 use crate::cli::flag_terms::FlagTerms;
+use crate::cli::flag_terms::Refusals;
 use crate::cli::material::args::isotope_arg;
 use crate::cli::payload::{insert_given, object};
 use crate::cli::rules;
