@@ -232,11 +232,8 @@ impl ListParams {
     /// radioisotope or practice that is none of the spec's is a 400 naming the allowed values,
     /// as on the other lists (a nuclide spelling, `Tc-99m`, and any case or accents are read).
     pub fn facility_filter(&self) -> Result<crate::store::facilities::FacilityFilter, ApiError> {
-        use registry_core::material::radioisotope_filter;
-        use registry_core::values::{Practice, Radioisotope};
-        let radioisotope = self.listed("radioisotope", Radioisotope::allowed, |r| {
-            radioisotope_filter(r).map(Radioisotope::as_str)
-        })?;
+        use registry_core::values::Practice;
+        let radioisotope = self.radioisotope()?.map(|r| r.as_str().to_owned());
         let practice = self.one_of(
             "practice",
             Practice::ALL,
@@ -257,6 +254,16 @@ impl ListParams {
             practice,
             user_id: self.text("userId"),
         })
+    }
+
+    /// The `radioisotope` filter of every list that has one: either spelling, in any case
+    /// (`Tc(99m)`, `tc-99m`); another value is a 400 naming the allowed ones.
+    pub fn radioisotope(&self) -> Result<Option<registry_core::values::Radioisotope>, ApiError> {
+        use registry_core::values::Radioisotope;
+        let found = self.listed("radioisotope", Radioisotope::allowed, |r| {
+            registry_core::material::radioisotope_filter(r).map(Radioisotope::as_str)
+        })?;
+        Ok(found.as_deref().and_then(Radioisotope::parse))
     }
 
     /// The filter `key` as one of the values `all` names (`name`), in any case and with or without

@@ -10,13 +10,10 @@ use crate::access::{scope_for, visible};
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::error::{ApiError, OrNotFound, Result};
-use crate::extract::ListParams;
 use crate::routes::describe::{Routes, routes};
 use crate::store::facilities;
 use crate::store::material::Scope;
-use registry_core::Radioisotope;
 use registry_core::equipment::Reference;
-use registry_core::material::radioisotope_filter;
 
 pub fn routes() -> Routes {
     routes![
@@ -36,20 +33,6 @@ pub fn routes() -> Routes {
 
 fn bad_filter(key: &str, what: &str) -> ApiError {
     ApiError::BadRequest(format!("{key} must be {what}."))
-}
-
-fn isotope_filter(params: &ListParams) -> Result<Option<Radioisotope>> {
-    params
-        .text("radioisotope")
-        .map(|r| {
-            radioisotope_filter(&r).ok_or_else(|| {
-                bad_filter(
-                    "radioisotope",
-                    &format!("one of {}", Radioisotope::allowed()),
-                )
-            })
-        })
-        .transpose()
 }
 
 /// Which facility a list is of: the one in its path, which must be visible (404), or the one a

@@ -1,7 +1,7 @@
 //! Receipts, checked against the facility's authorisation, and the weekly usage against the
 //! authorised quantities.
 
-use super::{Of, bad_filter, facility_ref, isotope_filter, scope};
+use super::{Of, bad_filter, facility_ref, scope};
 use crate::access::visible;
 use crate::access::visible_record;
 use crate::auth::{Caller, Staff};
@@ -121,7 +121,7 @@ async fn receipts(
     params: &ListParams,
 ) -> Result<Json<ListEnvelope<Receipt>>> {
     let week = week_filter(params)?.map(|w| w.to_string());
-    let isotope = isotope_filter(params)?;
+    let isotope = params.radioisotope()?;
     let over = params.flag("overQuantity")?;
     let mut conn = state.db.read().await?;
     let scope = scope(&mut conn, caller, of).await?;

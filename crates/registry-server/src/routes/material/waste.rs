@@ -1,7 +1,7 @@
 //! Waste in decay storage: packages, their release date under the clearance levels, and their
 //! release.
 
-use super::{Of, facility_ref, isotope_filter, scope};
+use super::{Of, facility_ref, scope};
 use crate::access::visible_record;
 use crate::auth::{Caller, Staff};
 use crate::db::{Conn, Tx};
@@ -88,7 +88,7 @@ async fn waste_list(
     let query = WasteQuery {
         releasable: params.flag("releasable")?,
         released: params.flag("released")?,
-        radioisotope: isotope_filter(params)?,
+        radioisotope: params.radioisotope()?,
     };
     let mut conn = state.db.read().await?;
     let scope = scope(&mut conn, caller, of).await?;
