@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 on_both_databases!(
     cached_reads_follow_every_write,
     answers_are_reused_until_a_write,
-    a_facility_write_drops_only_what_depends_on_it
+    a_facility_write_drops_only_what_depends_on_it,
+    a_facility_cached_for_one_caller_is_judged_for_each
 );
 
 async fn cached_reads_follow_every_write(app: TestApp) {
@@ -99,6 +100,38 @@ async fn cached_reads_follow_every_write(app: TestApp) {
 
 /// Creates a facility named `name`, reads it once (so the answer is cached), then renames it to
 /// `renamed` outside the server: the facility's path.
+/// A facility's view is cached once for every caller who may see it (it is the same for each),
+/// and who asks is judged on every request, whether the view came from the cache or not: a
+/// `Cliente` not linked to the facility gets its 404 after staff read it, a linked one the view,
+/// and a deactivated caller 401 — also for a facility that does not exist (401 before 404).
+async fn a_facility_cached_for_one_caller_is_judged_for_each(app: TestApp) {
+    let (linked, linked_token) = app.user_with(&["Cliente"], "Cliente Ligado").await;
+    let (_, outsider_token) = app.user_with(&["Cliente"], "Cliente De Fora").await;
+    let (gone, gone_token) = app.user_with(&["Físico"], "Fisico Saindo").await;
+    let mut payload = facility_payload("Clínica Partilhada");
+    payload["users"] = json!([{"_id": linked, "responsabilities": ["Titular"]}]);
+    let facility = app.create_facility(payload).await;
+    let path = format!("/api/facility/{}", facility["_id"].as_str().unwrap());
+    for _ in 0..2 {
+        let seen = app.get(&path, &app.admin).await.expect(200);
+        assert_eq!(seen, facility);
+        app.get(&path, &outsider_token)
+            .await
+            .expect_error(404, "not_found");
+        assert_eq!(app.get(&path, &linked_token).await.expect(200), facility);
+        assert_eq!(app.get(&path, &gone_token).await.expect(200), facility);
+    }
+    app.admin_post("/api/exclude/", json!({"_id": gone})).await;
+    for path in [path.as_str(), "/api/facility/no-such-facility"] {
+        app.get(path, &gone_token)
+            .await
+            .expect_error(401, "unauthorized");
+    }
+    app.get("/api/facility/no-such-facility", &linked_token)
+        .await
+        .expect_error(404, "not_found");
+}
+
 async fn read_then_rename_outside(app: &TestApp, name: &str, renamed: &str) -> String {
     let facility = app.create_facility(facility_payload(name)).await;
     let id = facility["_id"].as_str().unwrap();

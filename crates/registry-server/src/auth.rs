@@ -2,10 +2,10 @@
 //! `Caller` extractor that admits only tokens of active users issued since their last password
 //! change or deactivation.
 
-use crate::cache::UserAuth;
 use crate::db::Conn;
 use crate::error::{ApiError, Result};
 use crate::state::AppState;
+use crate::store::users::UserAuth;
 use anyhow::Context;
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier, phc::PasswordHash};
@@ -199,7 +199,7 @@ impl FromRequestParts<AppState> for Caller {
                 load_user(&mut state.db.read().await?, &claims.id).await
             })
             .await?;
-        admit(claims, user)
+        admit(claims, user.as_deref())
     }
 }
 
@@ -217,17 +217,40 @@ impl FromRequestParts<AppState> for Reader {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let Bearer { claims, mut conn } = Bearer::from_request_parts(parts, state).await?;
+        let caller = Bearer::account(state, &mut conn, claims).await?;
+        Ok(Reader { caller, conn })
+    }
+}
+
+/// A valid token and a read connection, the token's account not yet read: for a GET handler
+/// that reads the account with its answer ([`crate::store::facilities::view_with_account`]),
+/// then admits the caller ([`admit`]) before answering. Only for requests without a
+/// body, as [`Reader`].
+pub struct Bearer {
+    pub claims: Claims,
+    pub conn: Conn,
+}
+
+impl FromRequestParts<AppState> for Bearer {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
         // The token is checked before a connection is taken, so that bad tokens cost none.
         let claims = token_claims(parts, state)?;
-        let mut conn = state.db.read().await?;
+        let conn = state.db.read().await?;
+        Ok(Bearer { claims, conn })
+    }
+}
+
+impl Bearer {
+    /// The caller of `claims`, their account read on `conn` (or, on SQLite, from the cache).
+    pub async fn account(state: &AppState, conn: &mut Conn, claims: Claims) -> Result<Caller> {
         let user = state
             .cache
-            .user(&state.db, &claims.id, || load_user(&mut conn, &claims.id))
+            .user(&state.db, &claims.id, || load_user(conn, &claims.id))
             .await?;
-        Ok(Reader {
-            caller: admit(claims, user)?,
-            conn,
-        })
+        admit(claims, user.as_deref())
     }
 }
 
@@ -268,7 +291,7 @@ fn token_claims(parts: &Parts, state: &AppState) -> Result<Claims> {
 
 /// The caller of a valid token, if their account (`user`) still exists, is active and has not
 /// changed its password since the token was issued.
-fn admit(claims: Claims, user: Option<std::sync::Arc<UserAuth>>) -> Result<Caller> {
+pub fn admit(claims: Claims, user: Option<&UserAuth>) -> Result<Caller> {
     let user = user.ok_or_else(|| unauthorized("The token's user no longer exists."))?;
     if !user.active {
         return Err(unauthorized("This account is deactivated."));

@@ -23,24 +23,14 @@
 use crate::changes::ReadOf;
 use crate::db::{Backend, Db};
 use crate::error::Result;
+use crate::store::users::UserAuth;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
-use registry_core::Role;
 use std::future::Future;
 use std::sync::Arc;
-
-/// The stored fields of a user that authentication needs.
-#[derive(Debug, Clone)]
-pub struct UserAuth {
-    pub name: String,
-    pub email: String,
-    pub roles: Vec<Role>,
-    pub active: bool,
-    pub token_version: i64,
-}
 
 #[derive(Clone)]
 struct Answer {

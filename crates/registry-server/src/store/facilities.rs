@@ -5,6 +5,7 @@
 //! `sql/facility_reads.rs` (views and lists), which a SQLite read runs on the reader threads
 //! (`sqlite_reads.rs`).
 
+use super::model::users::UserAuth;
 use crate::db::{BackendConn, Conn};
 use registry_core::Department;
 use registry_core::api::Facility;
@@ -25,6 +26,26 @@ pub async fn views(conn: &mut Conn, ids: &[String]) -> Result<Vec<Facility>, sql
 
 pub async fn view(conn: &mut Conn, id: &str) -> Result<Option<Facility>, sqlx::Error> {
     Ok(views(conn, &[id.to_owned()]).await?.pop())
+}
+
+/// The live facility `id` and, where that saves a round trip, the account of `user_id` read by
+/// the same statement with whether it is linked to the facility: on PostgreSQL, where a round
+/// trip costs about what the reading does (docs/benchmarks.md, nineteenth round), one statement
+/// answers `Some((account, linked))`; on SQLite, whose reads stay in the process and whose token
+/// accounts are cached, the account part is `None`, for the caller to read as any request does.
+pub async fn view_with_account(
+    conn: &mut Conn,
+    id: &str,
+    user_id: &str,
+) -> Result<(Option<Facility>, Option<(Option<UserAuth>, bool)>), sqlx::Error> {
+    if conn.sqlite_readers().is_none()
+        && let BackendConn::Postgres(c) = conn.backend().await?
+    {
+        let (facility, account, linked) =
+            super::postgres::combined::facility_with_account(c, id, user_id).await?;
+        return Ok((facility, Some((account, linked))));
+    }
+    Ok((view(conn, id).await?, None))
 }
 
 /// The live facility `id` as a record names it, or `None`, held until the transaction ends: the

@@ -108,3 +108,50 @@ pub(crate) mod dialect {
 }
 
 shared_queries!();
+
+/// Reads that PostgreSQL answers in one statement where SQLite takes two in-process reads.
+pub(crate) mod combined {
+    use super::Connection;
+    use super::facility_reads::{facility_from_row, view_columns};
+    use crate::store::model::users::UserAuth;
+    use crate::store::types::Columns;
+    use registry_core::api::Facility;
+
+    /// The live facility `id`, the account of `user_id` and whether that account is linked to
+    /// the facility, in one statement: no row when the account does not exist.
+    pub(crate) async fn facility_with_account(
+        conn: &mut Connection,
+        id: &str,
+        user_id: &str,
+    ) -> Result<(Option<Facility>, Option<UserAuth>, bool), sqlx::Error> {
+        let sql = format!(
+            "SELECT {}, u.name AS caller_name, u.email AS caller_email, u.roles AS caller_roles, \
+             u.active AS caller_active, u.token_version AS caller_token_version, \
+             EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = $1 AND m.user_id = $2) AS caller_member \
+             FROM users u LEFT JOIN facilities f ON f.id = $1 AND f.archived_at IS NULL \
+             LEFT JOIN facility_groups g ON g.id = f.group_id WHERE u.id = $2",
+            view_columns()
+        );
+        let Some(row) = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(user_id)
+            .fetch_optional(conn)
+            .await?
+        else {
+            return Ok((None, None, false));
+        };
+        let facility = match row.text_opt("id")? {
+            Some(_) => Some(facility_from_row(&row)?),
+            None => None,
+        };
+        let account = UserAuth {
+            name: row.text("caller_name")?,
+            email: row.text("caller_email")?,
+            roles: serde_json::from_str(&row.json("caller_roles")?)
+                .map_err(|e| sqlx::Error::Decode(e.into()))?,
+            active: row.boolean("caller_active")?,
+            token_version: row.int("caller_token_version")?,
+        };
+        Ok((facility, Some(account), row.boolean("caller_member")?))
+    }
+}

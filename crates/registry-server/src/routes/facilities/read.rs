@@ -1,9 +1,9 @@
 //! Reading facilities: the three lists, one facility with its ETag, and its change history.
 
-use crate::access::{scope_for, visible};
-use crate::auth::{Caller, Reader};
+use crate::access::scope_for;
+use crate::auth::{Bearer, Caller, Reader, admit};
 use crate::changes::ReadOf;
-use crate::error::{ApiError, Result};
+use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::audited;
@@ -112,20 +112,42 @@ pub(super) async fn list_radiodiagnosis(request: ListRequest) -> Result<Response
 )]
 pub(super) async fn show(
     State(state): State<AppState>,
-    Reader { caller, mut conn }: Reader,
-    OriginalUri(uri): OriginalUri,
+    Bearer { claims, mut conn }: Bearer,
     Path(id): Path<String>,
 ) -> Result<Response> {
-    let key = caller.cache_key(&uri, "");
-    state
+    // The view is the same for every caller who may see it: cached by facility, and read with
+    // the caller's account where the backend does that in one statement. Who may see it is
+    // settled after, whether the view came from the cache or not: an unknown or deactivated
+    // account is 401 before any 404, and a `Cliente` not linked to the facility gets the 404 of
+    // a facility that does not exist.
+    let mut account = None;
+    let answer = state
         .cache
-        .answer(&state.db, ReadOf::Facility(&id), key, async {
-            Ok(with_etag(
-                StatusCode::OK,
-                visible(&mut conn, &caller, &id).await?,
-            ))
-        })
-        .await
+        .answer(
+            &state.db,
+            ReadOf::Facility(&id),
+            format!("facility {id}"),
+            async {
+                let (found, with) = store::view_with_account(&mut conn, &id, &claims.id).await?;
+                account = with;
+                Ok(with_etag(StatusCode::OK, found.or_not_found("facility")?))
+            },
+        )
+        .await;
+    let (caller, linked) = match account {
+        Some((user, linked)) => (admit(claims, user.as_ref())?, Some(linked)),
+        None => (Bearer::account(&state, &mut conn, claims).await?, None),
+    };
+    if !caller.is_staff() {
+        let linked = match linked {
+            Some(linked) => linked,
+            None => store::is_member(&mut conn, &id, &caller.id).await?,
+        };
+        if !linked {
+            return Err(ApiError::not_found("facility"));
+        }
+    }
+    answer
 }
 
 #[utoipa::path(

@@ -1,6 +1,7 @@
 //! The types of `store::users` (the storage interface) that its backends' queries (`sql/`)
 //! take and return.
 
+use registry_core::Role;
 use registry_core::api::User;
 
 /// A stored account: its public view and what never leaves the server.
@@ -10,6 +11,16 @@ pub struct UserRow {
     pub profile: User,
     pub password_hash: String,
     /// Raised to revoke every token issued before (deactivation, password change).
+    pub token_version: i64,
+}
+
+/// The stored fields of an account that authentication needs.
+#[derive(Debug, Clone)]
+pub struct UserAuth {
+    pub name: String,
+    pub email: String,
+    pub roles: Vec<Role>,
+    pub active: bool,
     pub token_version: i64,
 }
 

@@ -28,7 +28,7 @@ fn select_sql(filter: &str, tail: &str) -> String {
 
 /// The columns of a facility's view, of `facilities f` and `facility_groups g`
 /// ([`facility_from_row`]).
-fn view_columns() -> String {
+pub(crate) fn view_columns() -> String {
     let children = super::dialect::FACILITY_CHILDREN;
     format!(
         "f.id, f.name, f.company_name, f.cnpj, f.telephone, f.department, f.group_id, g.name AS group_name, \
