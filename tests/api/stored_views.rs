@@ -333,7 +333,7 @@ async fn stale_views(app: &TestApp) -> Vec<String> {
 }
 
 /// Every write that changes what a view lists — a create, an edit of each child list, a user
-/// list replaced, a linked user's name and licences, an image set and removed — leaves the
+/// list replaced, a linked user's name, licences and being active, an image set and removed — leaves the
 /// facility's kept lists equal to the child tables.
 async fn kept_child_lists_follow_every_write(app: TestApp) {
     let (titular, _) = app.user_with(&["Físico"], "Titular Guardado").await;
@@ -394,6 +394,22 @@ async fn kept_child_lists_follow_every_write(app: TestApp) {
             &json!("2028-01-31")
         )
     );
+    assert_eq!(linked["active"], true);
+    // A linked user's deactivation shows in the link, and so does the reactivation.
+    for active in [false, true] {
+        app.admin_post("/api/edit/", json!({"_id": titular, "active": active}))
+            .await;
+        assert_eq!(
+            stale_views(&app).await,
+            Vec::<String>::new(),
+            "after active: {active}"
+        );
+        let users = &app.admin_get(&path).await["users"];
+        assert_eq!(
+            (&users[0]["active"], &users[1]["active"]),
+            (&json!(true), &json!(active))
+        );
+    }
     for image in ["logo", "background"] {
         let (status, _) = upload(&app, &app.admin, &format!("{path}/{image}"), PNG.to_vec()).await;
         assert_eq!(status, 200);

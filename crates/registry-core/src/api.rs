@@ -39,8 +39,17 @@ pub struct FacilityUserView {
     pub name: String,
     #[serde(default)]
     pub email: String,
+    /// Whether the user's account is active: a deactivated user stays linked, but no change of
+    /// the facility's links is accepted while they are (`user_inactive`).
+    #[serde(default = "linked_user_active")]
+    pub active: bool,
     #[serde(flatten)]
     pub licences: Licences,
+}
+
+/// A link read from a server that does not say (before `active` was shown) is taken as active.
+fn linked_user_active() -> bool {
+    true
 }
 
 #[serde_with::skip_serializing_none]

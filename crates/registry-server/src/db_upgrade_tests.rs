@@ -281,3 +281,47 @@ async fn search_texts_written_before_0009_are_written_again_with_their_parts_apa
         .unwrap();
     assert_eq!(pending, 0);
 }
+
+/// Migration 0012 writes `active` into the user links kept on facilities written before it, and
+/// from then on a user's deactivation or reactivation rewrites them.
+#[tokio::test]
+async fn user_links_written_before_0012_say_whether_the_user_is_active() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = migrated_to(11, &dir.path().join("upgrade.db"), true).await;
+    let at = "2026-11-28T10:00:00.000000Z";
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO users (id, name, email, roles, active, password_hash, search_text, created_at, updated_at)
+             VALUES ('u1', 'Ana', 'ana@example.com', '[\"Físico\"]', 1, 'x', 'ana', '{at}', '{at}'),
+                    ('u2', 'Bia', 'bia@example.com', '[\"Cliente\"]', 0, 'x', 'bia', '{at}', '{at}');
+         INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
+                                 version, created_at, updated_at)
+             VALUES ('f1', 'Clínica', 'Clínica Ltda', '11222333000181', '1', 'Medicina Nuclear',
+                     'clinica', 1, '{at}', '{at}');
+         INSERT INTO facility_users VALUES ('f1', 'u1', 0, '[\"Titular\"]'), ('f1', 'u2', 1, '[]');"
+    )))
+    .execute(&pool)
+    .await
+    .unwrap();
+    let links = || async {
+        let json: String = sqlx::query_scalar("SELECT users_json FROM facilities WHERE id = 'f1'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        let links: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+        links
+            .iter()
+            .map(|l| (l["_id"].as_str().unwrap().to_owned(), l["active"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(links().await[0].1, serde_json::Value::Null);
+
+    SQLITE_MIGRATIONS.run(&pool).await.unwrap();
+
+    let active = |a: bool, b: bool| vec![("u1".to_owned(), a.into()), ("u2".to_owned(), b.into())];
+    assert_eq!(links().await, active(true, false));
+    sqlx::raw_sql("UPDATE users SET active = 1 - active")
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert_eq!(links().await, active(false, true));
+}

@@ -51,17 +51,15 @@ pub fn print_list_with(
     Ok(())
 }
 
-/// `Name <email>: responsibilities`, or `Name <email>` for a user linked without one.
+/// `Name <email>: responsibilities`, or `Name <email>` for a user linked without one; a
+/// deactivated user is said to be (`Name <email> (deactivated): …`).
 pub fn user_line(u: &FacilityUserView) -> String {
+    let state = if u.active { "" } else { " (deactivated)" };
+    let who = format!("{} <{}>{state}", u.name, u.email);
     if u.responsabilities.is_empty() {
-        return format!("{} <{}>", u.name, u.email);
+        return who;
     }
-    format!(
-        "{} <{}>: {}",
-        u.name,
-        u.email,
-        u.responsabilities.join(", ")
-    )
+    format!("{who}: {}", u.responsabilities.join(", "))
 }
 
 pub fn show(format: Format, f: &Facility) -> Result<(), Fail> {
@@ -131,6 +129,7 @@ const USER_COLUMNS: &[Column<FacilityUserView>] = &[
     ("FM licence", |u| {
         join_licence(&u.licences.fm_number, &u.licences.fm_validity)
     }),
+    ("active", |u| u.active.to_string()),
 ];
 
 /// On a narrow terminal what a link is about comes first; the `_id` (users are named by e-mail
@@ -139,6 +138,7 @@ const USER_RANK: &[&str] = &[
     "name",
     "responsabilities",
     "email",
+    "active",
     "AN licence",
     "FM licence",
 ];
@@ -180,6 +180,11 @@ mod tests {
         assert_eq!(
             user_line(&u),
             "Ana Souza <ana@clinica.com.br>: Titular, Substituto"
+        );
+        u.active = false;
+        assert_eq!(
+            user_line(&u),
+            "Ana Souza <ana@clinica.com.br> (deactivated): Titular, Substituto"
         );
     }
     use registry_core::api::FacilityUserView;
