@@ -227,11 +227,26 @@ async fn assigning_a_responsavel_tecnico_replaces_the_previous_holder() {
     let f = env.admin.facility(&id).await.unwrap();
     assert_eq!(f.users.len(), 1);
     assert!(f.users[0].responsabilities.is_empty());
-    // A role nobody may be given is refused by the server, field by field.
+    // A role nobody may be given is refused by the server, named by the flag and the value
+    // given (the JSON envelope keeps the API's path).
     env.run(&role_args("assign", &id, &ana_email, "Chefe"))
         .await
         .expect(4)
-        .says("responsabilities");
+        .says("--role `Chefe`: must be one of");
+    let refused = env
+        .run(
+            &[
+                &role_args("assign", &id, &ana_email, "Chefe")[..],
+                &["-o", "json"],
+            ]
+            .concat(),
+        )
+        .await
+        .expect(4);
+    assert_eq!(
+        refused.json()["errors"][0]["field"],
+        "users[0].responsabilities[0]"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

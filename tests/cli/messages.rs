@@ -393,7 +393,7 @@ async fn counts_units_and_names_read_right() {
     let page_size = ["facility", "list", "--page-size", "500"];
     for (args, stdin, code, said) in [
         (&group_delete, "", 5, "used by 1 facility;"),
-        (&from_stdin, "{nope", 2, "standard input is not valid JSON"),
+        (&from_stdin, "{nope", 4, "standard input is not valid JSON"),
         (&page_size, "", 2, "--page-size"),
     ] {
         env.run_with(args, stdin, &[]).await.expect(code).says(said);

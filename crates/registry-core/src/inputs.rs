@@ -113,7 +113,9 @@ pub struct ReceiptInput {
     pub supplier: String,
     #[schema(max_length = 200)]
     pub lot: Option<String>,
-    /// A user's `_id`; default the caller.
+    /// The name of who received it (not a user reference: the person at the door may have no
+    /// account); default the caller's name.
+    #[schema(max_length = 200)]
     pub received_by: Option<String>,
     /// RFC 3339 or `YYYY-MM-DD`, not in the future; default now.
     pub received_at: Option<String>,

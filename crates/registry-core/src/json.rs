@@ -35,10 +35,14 @@ pub fn compose(text: String) -> String {
     }
 }
 
-/// `value` with every string and key in Unicode's composed form.
+/// `value` with every string and key in Unicode's composed form, and `-0` as `0` (PostgreSQL's
+/// `jsonb` has no negative zero: free JSON reads back the same from either database).
 fn composed(value: Value) -> Value {
     match value {
         Value::String(s) => Value::String(compose(s)),
+        Value::Number(n) if n.as_f64() == Some(0.0) && n.to_string().starts_with('-') => {
+            Value::from(0.0)
+        }
         Value::Array(items) => Value::Array(items.into_iter().map(composed).collect()),
         Value::Object(fields) => Value::Object(
             fields
@@ -114,6 +118,11 @@ mod tests {
         assert_eq!(
             v,
             json!({"a": "NaN", "b": ["Infinity", "-Infinity"], "c": "NaN \" NaN", "d": 1})
+        );
+        // A negative zero is zero, wherever it stands.
+        assert_eq!(
+            parse(br#"{"a": -0.0, "b": [-0e0], "c": 0.5}"#).unwrap(),
+            json!({"a": 0.0, "b": [0.0], "c": 0.5})
         );
         // Other syntax errors stay errors, with the parser's message about the original text.
         let e = parse(b"{\"a\": NaN,}").unwrap_err();

@@ -54,7 +54,8 @@ pub struct Cli {
     #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "REGISTRY_PROFILE")]
     profile: Option<String>,
     /// Server URL, e.g. https://registry.example.org (the `/api` suffix is optional).
-    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "REGISTRY_URL")]
+    // Its value is not shown in help: a URL may carry a password (refused when used, never shown).
+    #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "REGISTRY_URL", hide_env_values = true)]
     server: Option<String>,
     /// Token to use instead of the profile's (for scripts).
     #[arg(long, global = true, help_heading = GLOBAL_OPTIONS, env = "REGISTRY_TOKEN", hide_env_values = true)]

@@ -94,10 +94,11 @@ fn read_json_file(path: &PathBuf) -> Result<Value, Fail> {
         true => "standard input".to_owned(),
         false => path.display().to_string(),
     };
+    // What the file holds is refused as any content is (exit 4), not the command line.
     let value: Value = serde_json::from_str(&text)
-        .map_err(|e| Fail::Usage(format!("{source} is not valid JSON: {e}")))?;
+        .map_err(|e| Fail::Rejected(format!("{source} is not valid JSON: {e}")))?;
     if !value.is_object() {
-        return Err(Fail::Usage(format!(
+        return Err(Fail::Rejected(format!(
             "{source} must hold one JSON object (a facility payload)"
         )));
     }
@@ -429,6 +430,14 @@ fn link_index(field: &str) -> Option<(usize, &str)> {
     Some((index.parse().ok()?, rest.trim_start_matches('.')))
 }
 
+/// The responsibility at `rest` (`responsabilities[1]`) of `link`.
+fn responsibility<'a>(link: &'a FacilityUserInput, rest: &str) -> Option<&'a str> {
+    let index = rest.strip_prefix("responsabilities[")?.strip_suffix(']')?;
+    link.responsabilities
+        .get(index.parse::<usize>().ok()?)
+        .map(String::as_str)
+}
+
 /// How many times [`save_links_of`] computes the links again after someone changed the
 /// facility meanwhile.
 const LINK_RETRIES: usize = 4;
@@ -494,9 +503,19 @@ pub async fn save_links(
             let place = link_index(&e.field).map(|(i, rest)| (users.get(i), rest.to_owned()));
             if let Some((Some(link), rest)) = place {
                 let (who, email) = label(&link.id);
-                e.field = match rest.as_str() {
-                    "" | "_id" => format!("linked user {who}"),
-                    part => format!("{part} of linked user {who}"),
+                e.field = match (rest.as_str(), responsibility(link, &rest)) {
+                    ("" | "_id", _) => format!("linked user {who}"),
+                    // The responsibility `assign` gives, named as it was given.
+                    (_, Some(value))
+                        if added.is_some_and(|u| u.id == link.id)
+                            && !facility.users.iter().any(|u| {
+                                u.id == link.id && u.responsabilities.iter().any(|r| r == value)
+                            }) =>
+                    {
+                        format!("--role `{value}`")
+                    }
+                    (_, Some(value)) => format!("responsibility `{value}` of linked user {who}"),
+                    (part, None) => format!("{part} of linked user {who}"),
                 };
                 let linked_before = facility.users.iter().any(|u| u.id == link.id);
                 e.message = match e.code {

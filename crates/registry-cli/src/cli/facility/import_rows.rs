@@ -59,11 +59,12 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
     };
     let payloads: Vec<(usize, Result<Value, String>)> = if is_json {
-        let value: Value = serde_json::from_str(&text).map_err(|e| unreadable(&e))?;
+        // What the file holds is refused as any content is (exit 4), not the command line.
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| Fail::Rejected(format!("{source} is not valid JSON: {e}")))?;
         let Value::Array(items) = value else {
-            return Err(Fail::Usage(format!(
-                "{} must hold a JSON array of facility payloads",
-                path.display()
+            return Err(Fail::Rejected(format!(
+                "{source} must hold a JSON array of facility payloads"
             )));
         };
         items

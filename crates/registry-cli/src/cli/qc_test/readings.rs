@@ -43,7 +43,7 @@ pub fn readings_file(path: &std::path::Path, kind: Option<TestKind>) -> Result<V
     Ok(measurements_from_rows(kind, &rows))
 }
 
-/// `a recorded test's --measurements look like '{"values": …}' (docs/qc.md)`: [`shape`] as a hint.
+/// `a recorded test's (an accuracy test's) --measurements look like '{"values": …}' (docs/qc.md)`: [`shape`] as a hint.
 pub fn shape_hint(kind: TestKind, tolerances: &Tolerances) -> String {
     format!(
         "a {kind} test's --measurements look like '{}' (docs/qc.md)",
