@@ -174,6 +174,12 @@ async fn refusals_name_the_flags_typed_with_the_servers_reasons() {
         out.says(r#"hint: a recorded test's --measurements look like '{"values": {"#)
             .says("integralUfov");
     }
+    // Measurements that are not JSON are a refused value (exit 4), as a file's content is.
+    let args = crate::harness::record_args(&equipment, "Uniformidade", &["--measurements", "{bad"]);
+    env.run(&args)
+        .await
+        .expect(4)
+        .says("--measurements is not valid JSON");
 }
 
 /// A server URL with a wrong path gets 404 on every call: the error names the URL tried and says

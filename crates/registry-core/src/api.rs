@@ -42,6 +42,7 @@ pub struct FacilityUserView {
     /// Whether the user's account is active: a deactivated user stays linked, but no change of
     /// the facility's links is accepted while they are (`user_inactive`).
     #[serde(default = "linked_user_active")]
+    #[schema(required = true)]
     pub active: bool,
     #[serde(flatten)]
     pub licences: Licences,

@@ -162,12 +162,17 @@ pub fn check_server_url(server: &str, origin: &str) -> Result<(), Fail> {
     }
 }
 
-/// `server` with the password of a `user:password@` it carries shown as `***`, for messages
-/// and lists: a password is never echoed.
+/// `server` with the password of a `user:password@` it carries shown as `***`, and a lone
+/// `name@` too (`https://TOKEN@host` is how some tools carry a token), for messages and lists: a
+/// password is never echoed.
 pub fn without_password(server: &str) -> String {
     match reqwest::Url::parse(server.trim()) {
         Ok(mut url) if url.password().is_some() => {
             let _ = url.set_password(Some("***"));
+            url.to_string()
+        }
+        Ok(mut url) if !url.username().is_empty() => {
+            let _ = url.set_username("***");
             url.to_string()
         }
         // Unreadable as an http URL (a bad port, no host, `host:secret@…` read as a scheme): by
@@ -178,13 +183,16 @@ pub fn without_password(server: &str) -> String {
             let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
             match rest[..authority_end].rfind('@') {
                 Some(at) => {
-                    let user = rest[..at].split(':').next().unwrap_or_default();
+                    let shown = match rest[..at].split_once(':') {
+                        Some((user, _)) => format!("{user}:***"),
+                        None => "***".to_owned(),
+                    };
                     let prefix = if scheme.is_empty() {
                         String::new()
                     } else {
                         format!("{scheme}://")
                     };
-                    format!("{prefix}{user}:***{}", &rest[at..])
+                    format!("{prefix}{shown}{}", &rest[at..])
                 }
                 None => server.to_owned(),
             }
@@ -638,6 +646,15 @@ mod tests {
         assert_eq!(
             without_password("http://ana:s3cret@host:8080/api"),
             "http://ana:***@host:8080/api"
+        );
+        // A lone name may be a token: masked whole, with no password made up.
+        assert_eq!(
+            without_password("http://tok3nsecret@host:8080/api"),
+            "http://***@host:8080/api"
+        );
+        assert_eq!(
+            without_password("http://tok3nsecret@host:99999"),
+            "http://***@host:99999"
         );
         // URLs that do not parse are masked by their text.
         for unreadable in [

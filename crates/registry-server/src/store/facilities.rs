@@ -28,24 +28,29 @@ pub async fn view(conn: &mut Conn, id: &str) -> Result<Option<Facility>, sqlx::E
     Ok(views(conn, &[id.to_owned()]).await?.pop())
 }
 
-/// The live facility `id` and, where that saves a round trip, the account of `user_id` read by
-/// the same statement with whether it is linked to the facility: on PostgreSQL, where a round
-/// trip costs about what the reading does (docs/benchmarks.md, nineteenth round), one statement
-/// answers `Some((account, linked))`; on SQLite, whose reads stay in the process and whose token
-/// accounts are cached, the account part is `None`, for the caller to read as any request does.
+/// With `view`, the live facility `id`; and where that saves a round trip, the account of
+/// `user_id` read by the same statement with whether it is linked to the facility: on
+/// PostgreSQL, where a round trip costs about what the reading does (docs/benchmarks.md,
+/// nineteenth round), one statement answers `Some((account, linked))`; on SQLite, whose reads
+/// stay in the process and whose token accounts are cached, the account part is `None`, for the
+/// caller to read as any request does.
 pub async fn view_with_account(
     conn: &mut Conn,
     id: &str,
     user_id: &str,
+    view: bool,
 ) -> Result<(Option<Facility>, Option<(Option<UserAuth>, bool)>), sqlx::Error> {
     if conn.sqlite_readers().is_none()
         && let BackendConn::Postgres(c) = conn.backend().await?
     {
         let (facility, account, linked) =
-            super::postgres::combined::facility_with_account(c, id, user_id).await?;
+            super::postgres::combined::facility_with_account(c, id, user_id, view).await?;
         return Ok((facility, Some((account, linked))));
     }
-    Ok((view(conn, id).await?, None))
+    match view {
+        true => Ok((self::view(conn, id).await?, None)),
+        false => Ok((None, None)),
+    }
 }
 
 /// The live facility `id` as a record names it, or `None`, held until the transaction ends: the

@@ -117,21 +117,26 @@ pub(crate) mod combined {
     use crate::store::types::Columns;
     use registry_core::api::Facility;
 
-    /// The live facility `id`, the account of `user_id` and whether that account is linked to
-    /// the facility, in one statement: no row when the account does not exist.
+    /// The account of `user_id`, whether it is linked to the facility `id` and, with `view`, the
+    /// live facility, in one statement: no row when the account does not exist.
     pub(crate) async fn facility_with_account(
         conn: &mut Connection,
         id: &str,
         user_id: &str,
+        view: bool,
     ) -> Result<(Option<Facility>, Option<UserAuth>, bool), sqlx::Error> {
-        let sql = format!(
-            "SELECT {}, u.name AS caller_name, u.email AS caller_email, u.roles AS caller_roles, \
+        let caller = "u.name AS caller_name, u.email AS caller_email, u.roles AS caller_roles, \
              u.active AS caller_active, u.token_version AS caller_token_version, \
-             EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = $1 AND m.user_id = $2) AS caller_member \
-             FROM users u LEFT JOIN facilities f ON f.id = $1 AND f.archived_at IS NULL \
-             LEFT JOIN facility_groups g ON g.id = f.group_id WHERE u.id = $2",
-            view_columns()
-        );
+             EXISTS (SELECT 1 FROM facility_users m WHERE m.facility_id = $1 AND m.user_id = $2) AS caller_member";
+        let sql = match view {
+            true => format!(
+                "SELECT {}, {caller} FROM users u \
+                 LEFT JOIN facilities f ON f.id = $1 AND f.archived_at IS NULL \
+                 LEFT JOIN facility_groups g ON g.id = f.group_id WHERE u.id = $2",
+                view_columns()
+            ),
+            false => format!("SELECT NULL AS id, {caller} FROM users u WHERE u.id = $2"),
+        };
         let Some(row) = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(user_id)

@@ -68,7 +68,7 @@ impl TestFields {
         }
         if let Some(m) = &self.measurements {
             let v: Value = serde_json::from_str(m)
-                .map_err(|e| Fail::Usage(format!("--measurements is not valid JSON: {e}")))?;
+                .map_err(|e| Fail::Rejected(format!("--measurements is not valid JSON: {e}")))?;
             obj.insert("measurements".into(), v);
         }
         if let Some(path) = &self.readings {

@@ -18,7 +18,7 @@ pub fn readings_file(path: &std::path::Path, kind: Option<TestKind>) -> Result<V
         .is_some_and(|x| x.eq_ignore_ascii_case("csv"));
     if !is_csv {
         return serde_json::from_str(&text)
-            .map_err(|e| Fail::Usage(format!("--readings is not valid JSON: {e}")));
+            .map_err(|e| Fail::Rejected(format!("--readings is not valid JSON: {e}")));
     }
     let kind =
         kind.ok_or_else(|| Fail::Usage("--readings as CSV needs a test type with a kind".into()))?;
@@ -27,11 +27,11 @@ pub fn readings_file(path: &std::path::Path, kind: Option<TestKind>) -> Result<V
         .from_reader(text.as_bytes());
     let headers = reader
         .headers()
-        .map_err(|e| Fail::Usage(format!("--readings: {e}")))?
+        .map_err(|e| Fail::Rejected(format!("--readings: {e}")))?
         .clone();
     let mut rows = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| Fail::Usage(format!("--readings: {e}")))?;
+        let record = record.map_err(|e| Fail::Rejected(format!("--readings: {e}")))?;
         let row: Map<String, Value> = headers
             .iter()
             .zip(record.iter())
@@ -45,8 +45,13 @@ pub fn readings_file(path: &std::path::Path, kind: Option<TestKind>) -> Result<V
 
 /// `a recorded test's (an accuracy test's) --measurements look like '{"values": …}' (docs/qc.md)`: [`shape`] as a hint.
 pub fn shape_hint(kind: TestKind, tolerances: &Tolerances) -> String {
+    let name = kind.as_str();
+    let article = match name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        true => "an",
+        false => "a",
+    };
     format!(
-        "a {kind} test's --measurements look like '{}' (docs/qc.md)",
+        "{article} {name} test's --measurements look like '{}' (docs/qc.md)",
         shape(kind, tolerances)
     )
 }
@@ -173,4 +178,20 @@ pub fn measurements_from_rows(kind: TestKind, rows: &[Map<String, Value>]) -> Va
         }
     }
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hint_names_the_kind_with_its_article() {
+        let none = Tolerances::default();
+        assert!(
+            shape_hint(TestKind::Accuracy, &none).starts_with("an accuracy test's --measurements")
+        );
+        assert!(
+            shape_hint(TestKind::Linearity, &none).starts_with("a linearity test's --measurements")
+        );
+    }
 }

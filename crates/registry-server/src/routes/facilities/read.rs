@@ -128,12 +128,19 @@ pub(super) async fn show(
             ReadOf::Facility(&id),
             format!("facility {id}"),
             async {
-                let (found, with) = store::view_with_account(&mut conn, &id, &claims.id).await?;
+                let (found, with) =
+                    store::view_with_account(&mut conn, &id, &claims.id, true).await?;
                 account = with;
                 Ok(with_etag(StatusCode::OK, found.or_not_found("facility")?))
             },
         )
         .await;
+    if account.is_none() {
+        // The view came from the cache: the account alone (on PostgreSQL with the link).
+        account = store::view_with_account(&mut conn, &id, &claims.id, false)
+            .await?
+            .1;
+    }
     let (caller, linked) = match account {
         Some((user, linked)) => (admit(claims, user.as_ref())?, Some(linked)),
         None => (Bearer::account(&state, &mut conn, claims).await?, None),
