@@ -101,10 +101,34 @@ async fn the_catalogue_is_seeded_once_with_kinds_and_tolerances(app: TestApp) {
     let cor = by_name(&camera, "Centro de rotação");
     assert_eq!(cor["kind"], "recorded");
     assert_eq!(cor["tolerances"]["quantities"][0]["name"], "offsetPixels");
-    assert_eq!(
-        by_name(&camera, "Uniformidade intrínseca")["expirationInDays"],
-        30
-    );
+    let uniformity = by_name(&camera, "Uniformidade intrínseca");
+    assert_eq!(uniformity["expirationInDays"], 30);
+    assert_eq!(uniformity["tolerances"]["quantities"][0]["minimum"], 0.0);
+    assert_eq!(cor["tolerances"]["quantities"][0].get("minimum"), None);
+    // A uniformity is a percentage from 0: a negative reading is refused, a signed offset judged.
+    let f = id(&app
+        .create_facility(facility_payload("Clínica Câmara"))
+        .await);
+    let camera_id = equipment(&app, &f, GAMMA_CAMERA).await;
+    let body = |type_id: &Value, values: Value| json!({"equipment": camera_id, "typeOfTest": type_id, "date": today(), "measurements": {"values": values}});
+    app.post(
+        "/api/test/",
+        &app.admin,
+        body(
+            &uniformity["_id"],
+            json!({"integralUfov": -0.5, "differentialUfov": 1}),
+        ),
+    )
+    .await
+    .expect_field_error("measurements.values.integralUfov", "invalid_value");
+    let offset = app
+        .post_created(
+            "/api/test/",
+            &app.admin,
+            body(&cor["_id"], json!({"offsetPixels": -0.2})),
+        )
+        .await;
+    assert_eq!(offset["conclusion"], "Satisfatório");
 
     // Once per database: a seeded type the administrator deleted stays deleted.
     app.admin_post_id("/api/typeOfTest/exclude", &GEOMETRY)

@@ -28,6 +28,15 @@ fn quantity(name: &str, label: &str, unit: &str, warn: f64, limit: f64) -> Quant
         unit: unit.into(),
         warn: Some(warn),
         limit,
+        minimum: None,
+    }
+}
+
+/// A uniformity: a percentage `(max − min) / (max + min) × 100`, never below 0.
+fn uniformity(name: &str, label: &str, warn: f64, limit: f64) -> Quantity {
+    Quantity {
+        minimum: Some(0.0),
+        ..quantity(name, label, "%", warn, limit)
     }
 }
 
@@ -106,17 +115,10 @@ pub fn catalogue() -> Vec<CatalogueEntry> {
             TestKind::Recorded,
             Tolerances {
                 quantities: vec![
-                    quantity(
-                        "integralUfov",
-                        "Uniformidade integral (UFOV)",
-                        "%",
-                        4.0,
-                        5.0,
-                    ),
-                    quantity(
+                    uniformity("integralUfov", "Uniformidade integral (UFOV)", 4.0, 5.0),
+                    uniformity(
                         "differentialUfov",
                         "Uniformidade diferencial (UFOV)",
-                        "%",
                         3.0,
                         4.0,
                     ),

@@ -128,6 +128,11 @@ pub struct Quantity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warn: Option<f64>,
     pub limit: f64,
+    /// The least value a reading can take, for a quantity that has one (a uniformity is a
+    /// percentage from 0): a reading below it is refused. None: any sign (a centre-of-rotation
+    /// offset is signed; the limits apply to its magnitude).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<f64>,
 }
 
 /// A test type's tolerances: percentages for the dose-calibrator and survey-meter kinds, a list
@@ -242,6 +247,28 @@ pub fn read_tolerances(kind: TestKind, v: Option<&Value>) -> Result<Tolerances, 
                         .filter(|v| !v.is_null())
                         .and_then(|v| limit_value(v, &format!("{path}.warn"), &mut errs));
                     warn_below_limit(warn, limit, &format!("{path}.warn"), &mut errs);
+                    let minimum = match q.get("minimum") {
+                        None | Some(Value::Null) => None,
+                        Some(v) => {
+                            let at = format!("{path}.minimum");
+                            match v.as_f64().filter(|x| x.is_finite()) {
+                                None => {
+                                    errs.push(&at, FieldCode::InvalidValue, "must be a number");
+                                    None
+                                }
+                                // Every reading from it on would fail: a typing mistake.
+                                Some(m) if limit.is_some_and(|l| m >= l) => {
+                                    errs.push(
+                                        &at,
+                                        FieldCode::InvalidValue,
+                                        "must be below the limit",
+                                    );
+                                    None
+                                }
+                                Some(m) => Some(m),
+                            }
+                        }
+                    };
                     if let Some(n) = &name {
                         if seen.contains(n) {
                             errs.push(
@@ -259,6 +286,7 @@ pub fn read_tolerances(kind: TestKind, v: Option<&Value>) -> Result<Tolerances, 
                             unit,
                             warn,
                             limit,
+                            minimum,
                         });
                     }
                 }

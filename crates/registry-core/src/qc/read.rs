@@ -503,7 +503,17 @@ pub fn recorded_values(
             .iter()
             .map(|q| {
                 let v = read.required(&q.name, &mut errs)?;
-                finite(v, &read.path(&q.name), &mut errs).map(|x| (q.clone(), x))
+                let at = read.path(&q.name);
+                let x = finite(v, &at, &mut errs)?;
+                if let Some(min) = q.minimum.filter(|min| x < *min) {
+                    errs.push(
+                        at,
+                        FieldCode::InvalidValue,
+                        format!("must be at least {min} {} ({})", q.unit, q.label),
+                    );
+                    return None;
+                }
+                Some((q.clone(), x))
             })
             .collect();
         out.into_iter().collect::<Option<Vec<_>>>()

@@ -230,6 +230,35 @@ fn recorded_values_against_their_limits() {
             ("measurements.values.differentialUfov", FieldCode::Required),
         ],
     );
+    // A uniformity is a percentage from 0: a negative one is refused (0 is a perfect reading),
+    // where the signed offset above was judged.
+    assert_codes(
+        evaluate(
+            TestKind::Recorded,
+            &uniformity.tolerances,
+            Some(&json!({"values": {"integralUfov": -0.5, "differentialUfov": 0}})),
+        ),
+        &[("measurements.values.integralUfov", FieldCode::InvalidValue)],
+    );
+}
+
+/// A test type's quantity may set its `minimum`: a number below its limit.
+#[test]
+fn a_quantitys_minimum_is_a_number_below_its_limit() {
+    let read = |minimum: Value| {
+        read_tolerances(
+            TestKind::Recorded,
+            Some(
+                &json!({"quantities": [{"name": "snr", "unit": "dB", "limit": 10, "minimum": minimum}]}),
+            ),
+        )
+    };
+    assert_eq!(read(json!(-3)).unwrap().quantities[0].minimum, Some(-3.0));
+    assert_eq!(read(Value::Null).unwrap().quantities[0].minimum, None);
+    for bad in [json!("0"), json!(10), json!(12.5)] {
+        let errs = read(bad.clone()).unwrap_err();
+        assert_eq!(errs[0].field, "tolerances.quantities[0].minimum", "{bad}");
+    }
 }
 
 #[test]
