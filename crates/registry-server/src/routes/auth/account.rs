@@ -34,8 +34,19 @@ async fn keep_an_administrator(conn: &mut Conn, before: &UserRow, after: &UserRo
     Ok(())
 }
 
-/// The target of an edit or exclude, when the caller may manage them.
-async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<UserRow> {
+/// The target of an edit or exclude, when the caller may manage them, and the caller with their
+/// roles as they are now: read in the transaction, so that a demotion or deactivation committed
+/// since the token was checked cannot let this request do what the caller no longer may (as a
+/// staff registration re-reads its caller).
+async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<(UserRow, Caller)> {
+    let now = users::by_id(conn, &caller.id)
+        .await?
+        .filter(|u| u.profile.active)
+        .ok_or_else(|| ApiError::Unauthorized("This account is deactivated.".into()))?;
+    let caller = Caller {
+        roles: now.profile.roles,
+        ..caller.clone()
+    };
     let target = users::by_id(conn, id).await?.or_not_found("user")?;
     if target.profile.id != caller.id && !may_manage(&caller.roles, &target.profile.roles) {
         return Err(if caller.is_staff() {
@@ -44,7 +55,7 @@ async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Us
             ApiError::not_found("user")
         });
     }
-    Ok(target)
+    Ok((target, caller))
 }
 
 #[utoipa::path(
@@ -70,7 +81,7 @@ pub(super) async fn edit(
     };
     // Who may edit the user is settled before the fields are read (403 before 422).
     let mut tx = audited::locked(&state, "users", &id).await?;
-    let before = managed_target(&mut tx, &caller, &id).await?;
+    let (before, caller) = managed_target(&mut tx, &caller, &id).await?;
     let changes = read_user(&value, false).map_err(ApiError::Validation)?;
     // An Administrator sending `active: true` also lifts the account's failed-login delay.
     let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
@@ -160,7 +171,7 @@ pub(super) async fn exclude(
     body: JsonBody,
 ) -> Result<Json<Message>> {
     let (mut tx, id) = archive::begin(&state, body, "users").await?;
-    let before = managed_target(&mut tx, &caller, &id).await?;
+    let (before, caller) = managed_target(&mut tx, &caller, &id).await?;
     let mut user = before.clone();
     if user.profile.active {
         user.profile.active = false;
