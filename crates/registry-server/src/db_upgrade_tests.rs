@@ -325,3 +325,45 @@ async fn user_links_written_before_0012_say_whether_the_user_is_active() {
         .unwrap();
     assert_eq!(links().await, active(false, true));
 }
+
+/// Migration 0013 has the server write the search text of the equipment written before it, once,
+/// at start: `q` then finds it by any of its texts, whatever their case and accents.
+#[tokio::test]
+async fn equipment_written_before_0013_is_found_by_its_texts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("equipment.db");
+    let pool = migrated_to(12, &path, true).await;
+    let at = "2026-11-28T10:00:00.000000Z";
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
+                                 version, created_at, updated_at)
+             VALUES ('f1', 'Clínica', 'Clínica Ltda', '11222333000181', '1', 'Medicina Nuclear',
+                     'clinica', 1, '{at}', '{at}');
+         INSERT INTO equipment_types (id, name, name_key, created_at, updated_at)
+             VALUES ('t1', 'Gama', 'gama', '{at}', '{at}');
+         INSERT INTO equipment (id, facility_id, equipment_type_id, manufacturer, model, attributes,
+                                created_at, updated_at)
+             VALUES ('e1', 'f1', 't1', 'Ñandú Médica', 'Câmara X', '{{}}', '{at}', '{at}');"
+    )))
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+
+    let db = super::Db::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    crate::store::upkeep::run(&db).await.unwrap();
+    let mut conn = db.read().await.unwrap();
+    for (q, total) in [("nandu", 1), ("CÂMARA x", 1), ("medica camara", 0)] {
+        let filter = crate::store::equipment::EquipmentFilter {
+            q: Some(q.into()),
+            ..Default::default()
+        };
+        let (_, found) =
+            crate::store::equipment::list_for_facility(&mut conn, "f1", &filter, 20, 0)
+                .await
+                .unwrap();
+        assert_eq!(found, total, "{q}");
+    }
+}

@@ -2,7 +2,7 @@
 //! document.
 
 use super::{DOSE_CALIBRATOR, GAMMA_CAMERA, days_ago, equipment, id, record, test_type};
-use crate::helpers::{TestApp, facility_payload, history_actions, unique_cnpj};
+use crate::helpers::{TestApp, facility_payload, history_actions, unique_cnpj, urlencode};
 use crate::on_both_databases;
 use serde_json::{Value, json};
 
@@ -10,8 +10,35 @@ on_both_databases!(
     equipment_crud_on_every_path,
     clients_see_only_their_facilities_equipment,
     cnpj_is_locked_once_the_facility_has_equipment,
-    openapi_describes_the_new_endpoints
+    openapi_describes_the_new_endpoints,
+    equipment_is_found_by_any_text_in_any_case_and_accents
 );
+
+/// `q` of a facility's equipment list finds a part of any of its texts, whatever the case and
+/// accents, as every other `q` does; a term never matches across two of them.
+async fn equipment_is_found_by_any_text_in_any_case_and_accents(app: TestApp) {
+    let f = id(&app.create_facility(facility_payload("Clínica Busca")).await);
+    app.post_created(
+        "/api/equipment/register",
+        &app.admin,
+        json!({"facility": f, "typeOfEquipment": GAMMA_CAMERA, "manufacturer": "Ñandú Médica",
+               "model": "Câmara X", "localization": "Sala São João"}),
+    )
+    .await;
+    equipment(&app, &f, DOSE_CALIBRATOR).await;
+    for (q, total) in [
+        ("Ñandú", 1),
+        ("nandu", 1),
+        ("MÉDICA", 1),
+        ("camara x", 1),
+        ("sao joao", 1),
+        ("SN-1", 1),
+        ("medica camara", 0),
+    ] {
+        let path = format!("/api/facility/{f}/equipments?q={}", urlencode(q));
+        assert_eq!(app.admin_get(&path).await["paging"]["total"], total, "{q}");
+    }
+}
 
 async fn equipment_crud_on_every_path(app: TestApp) {
     let [laudos, client] = app

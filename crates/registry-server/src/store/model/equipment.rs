@@ -6,7 +6,7 @@
 pub struct EquipmentFilter {
     pub equipment_type_id: Option<String>,
     pub active: Option<bool>,
-    /// Case-insensitive substring of manufacturer, model, serial or patrimonial number, or
+    /// Case- and accent-insensitive substring of one of manufacturer, model, serial or patrimonial number, or
     /// localization.
     pub q: Option<String>,
 }

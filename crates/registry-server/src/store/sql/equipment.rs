@@ -67,8 +67,7 @@ pub async fn list_for_facility(
     }
     if let Some(q) = &filter.q {
         add(
-            "LOWER(COALESCE(e.manufacturer, '') || ' ' || COALESCE(e.model, '') || ' ' || COALESCE(e.serial_number, '') \
-             || ' ' || COALESCE(e.patrimonial_number, '') || ' ' || COALESCE(e.localization, '')) LIKE $? ESCAPE '\\'",
+            "e.search_text LIKE $? ESCAPE '\\'",
             crate::db::contains_pattern(q),
         );
     }
@@ -85,13 +84,30 @@ pub async fn list_for_facility(
     .await
 }
 
+/// What the `q` filter searches: the equipment's texts, each folded (`text::search_text`).
+pub(crate) fn search_text<'a>(parts: [Option<&'a str>; 5]) -> String {
+    registry_core::text::search_text(parts.into_iter().map(|p| p.unwrap_or("")))
+}
+
+fn search_text_of(e: &Equipment) -> String {
+    search_text([
+        e.manufacturer.as_deref(),
+        e.model.as_deref(),
+        e.serial_number.as_deref(),
+        e.patrimonial_number.as_deref(),
+        e.localization.as_deref(),
+    ])
+}
+
 pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<(), sqlx::Error> {
     let sql = if insert {
         "INSERT INTO equipment (id, facility_id, equipment_type_id, manufacturer, model, serial_number, patrimonial_number, \
-         localization, attributes, active, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+         localization, attributes, active, created_at, updated_at, search_text) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
     } else {
         "UPDATE equipment SET facility_id = $2, equipment_type_id = $3, manufacturer = $4, model = $5, serial_number = $6, \
-         patrimonial_number = $7, localization = $8, attributes = $9, active = $10, created_at = $11, updated_at = $12 WHERE id = $1"
+         patrimonial_number = $7, localization = $8, attributes = $9, active = $10, created_at = $11, updated_at = $12, \
+         search_text = $13 WHERE id = $1"
     };
     sqlx::query(sql)
         .bind(&e.id)
@@ -106,6 +122,7 @@ pub async fn save(conn: &mut Connection, e: &Equipment, insert: bool) -> Result<
         .bind(e.active)
         .bind(Ts(&e.created_at))
         .bind(Ts(&e.updated_at))
+        .bind(search_text_of(e))
         .execute(&mut *conn)
         .await?;
     if insert {

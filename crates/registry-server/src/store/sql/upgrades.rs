@@ -16,6 +16,7 @@ pub async fn run_pending(conn: &mut Connection) -> anyhow::Result<()> {
     for name in pending {
         match name.as_str() {
             "separated_search_text" => separate_search_texts(conn).await?,
+            "equipment_search_text" => equipment_search_texts(conn).await?,
             other => anyhow::bail!("unknown data upgrade {other:?}: is this server older than the database?"),
         }
         sqlx::query("DELETE FROM pending_upgrades WHERE name = $1")
@@ -65,6 +66,27 @@ async fn separate_search_texts(conn: &mut Connection) -> Result<(), sqlx::Error>
             r.try_get("code")?,
         );
         set(conn, "documents", r.try_get("id")?, text).await?;
+    }
+    Ok(())
+}
+
+/// Writes the search text of every equipment (migration 0008 on PostgreSQL, 0013 on SQLite).
+async fn equipment_search_texts(conn: &mut Connection) -> Result<(), sqlx::Error> {
+    let rows = sqlx::query(
+        "SELECT id, manufacturer, model, serial_number, patrimonial_number, localization FROM equipment",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    for r in rows {
+        let part = |column: &str| r.try_get::<Option<String>, _>(column);
+        let text = super::equipment::search_text([
+            part("manufacturer")?.as_deref(),
+            part("model")?.as_deref(),
+            part("serial_number")?.as_deref(),
+            part("patrimonial_number")?.as_deref(),
+            part("localization")?.as_deref(),
+        ]);
+        set(conn, "equipment", r.try_get("id")?, text).await?;
     }
     Ok(())
 }
