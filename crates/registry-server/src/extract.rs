@@ -229,10 +229,10 @@ pub struct ListParams {
 impl ListParams {
     /// The facility filters of product.md §2 (`department`, `q`, `state`, `city`, `group`,
     /// `radioisotope`, `practice`, `userId`); the caller's scope is the route's to add. A
-    /// radioisotope or practice that is none of the spec's is a 400 naming the allowed values,
+    /// department, radioisotope or practice that is none of the spec's is a 400 naming the allowed values,
     /// as on the other lists (a nuclide spelling, `Tc-99m`, and any case or accents are read).
     pub fn facility_filter(&self) -> Result<crate::store::facilities::FacilityFilter, ApiError> {
-        use registry_core::values::Practice;
+        use registry_core::values::{Department, Practice};
         let radioisotope = self.radioisotope()?.map(|r| r.as_str().to_owned());
         let practice = self.one_of(
             "practice",
@@ -240,8 +240,14 @@ impl ListParams {
             Practice::as_str,
             Practice::allowed,
         )?;
+        let department = self.one_of(
+            "department",
+            Department::ALL,
+            Department::as_str,
+            Department::allowed,
+        )?;
         Ok(crate::store::facilities::FacilityFilter {
-            department: self.text("department"),
+            department,
             member: None,
             // A CNPJ pasted in its display form is searched as stored (bare).
             q: self

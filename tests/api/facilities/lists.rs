@@ -127,9 +127,11 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     let mut bad: Vec<&str> = vec![
         "/api/facilities?filters=%7Bnot-json",
         "/api/facilities?pageNum=zero",
-        // A radioisotope or practice the spec does not list is refused, not an empty list.
+        // A radioisotope, practice or department the spec does not list is refused, not an empty list.
         "/api/facilities?radioisotope=Xx",
         "/api/nuclearmedicinefacilities?practice=Nada",
+        // So is a department that is none of the two: a typo is never an empty list.
+        "/api/facilities?department=Medicina",
     ];
     bad.extend(unreadable.iter().map(String::as_str));
     app.assert_bad_requests(&bad).await;
@@ -184,6 +186,9 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             ("/api/nuclearmedicinefacilities", 22),
             ("/api/radiodiagnosisfacilities", 2),
             ("/api/facilities?department=Radiodiagn%C3%B3stico", 2),
+            // In any case and accents, as the other listed values.
+            ("/api/facilities?department=radiodiagnostico", 2),
+            ("/api/facilities?department=MEDICINA%20NUCLEAR", 22),
         ],
     )
     .await;

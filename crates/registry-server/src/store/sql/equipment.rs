@@ -85,7 +85,7 @@ pub async fn list_for_facility(
 }
 
 /// What the `q` filter searches: the equipment's texts, each folded (`text::search_text`).
-pub(crate) fn search_text<'a>(parts: [Option<&'a str>; 5]) -> String {
+pub(crate) fn search_text(parts: [Option<&str>; 5]) -> String {
     registry_core::text::search_text(parts.into_iter().map(|p| p.unwrap_or("")))
 }
 
