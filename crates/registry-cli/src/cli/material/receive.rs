@@ -170,8 +170,11 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     }
     let r = ctx.client.receive_material(&f.id, &payload).await?;
     output::note(format!(
-        "Received {:.3} mCi of {} at {} (week {}).",
-        r.activity_at_receipt, r.radioisotope, f.name, r.week
+        "Received {} mCi of {} at {} (week {}).",
+        view::mci(r.activity_at_receipt),
+        r.radioisotope,
+        f.name,
+        r.week
     ));
     if r.over_quantity {
         output::note(format!(

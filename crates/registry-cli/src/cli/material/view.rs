@@ -4,12 +4,23 @@ use crate::cli::context::Fail;
 use crate::cli::output::{self, Column, Format, or_empty};
 use registry_core::material::{IsotopeUsage, Receipt, WeeklyUsage};
 
+/// An activity in mCi as the server keeps it, to 1e-9 mCi (docs/radioactive-material.md), without
+/// trailing zeros: `100`, `0.0001`, `-0.001` (a week just over); never `-0`.
+pub fn mci(value: f64) -> String {
+    let text = format!("{value:.9}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    match text {
+        "-0" => "0".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
 const RECEIPT_COLUMNS: &[Column<Receipt>] = &[
     ("_id", |r| r.id.clone()),
     ("receivedAt", |r| output::brasilia(&r.received_at)),
     ("facility", |r| r.facility.name.clone()),
     ("radioisotope", |r| r.radioisotope.to_string()),
-    ("mCi", |r| format!("{:.3}", r.activity_at_receipt)),
+    ("mCi", |r| mci(r.activity_at_receipt)),
     ("supplier", |r| r.supplier.clone()),
     ("lot", |r| or_empty(&r.lot)),
     ("week", |r| r.week.clone()),
@@ -18,9 +29,9 @@ const RECEIPT_COLUMNS: &[Column<Receipt>] = &[
 
 const USAGE_COLUMNS: &[Column<IsotopeUsage>] = &[
     ("radioisotope", |l| l.radioisotope.to_string()),
-    ("authorised mCi", |l| format!("{:.3}", l.authorised)),
-    ("received mCi", |l| format!("{:.3}", l.received)),
-    ("remaining mCi", |l| format!("{:.3}", l.remaining)),
+    ("authorised mCi", |l| mci(l.authorised)),
+    ("received mCi", |l| mci(l.received)),
+    ("remaining mCi", |l| mci(l.remaining)),
     ("receipts", |l| l.receipts.to_string()),
     ("exceeded", |l| output::mark(l.exceeded, "EXCEEDED")),
 ];
@@ -64,7 +75,7 @@ pub fn show(format: Format, r: &Receipt) -> Result<(), Fail> {
             ),
             (
                 "activityAtReceipt",
-                format!("{:.3} mCi", r.activity_at_receipt),
+                format!("{} mCi", mci(r.activity_at_receipt)),
             ),
             ("supplier", r.supplier.clone()),
             ("lot", or_empty(&r.lot)),
@@ -76,4 +87,18 @@ pub fn show(format: Format, r: &Receipt) -> Result<(), Fail> {
         ],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mci;
+
+    #[test]
+    fn activities_show_to_the_nanocurie_without_trailing_zeros() {
+        assert_eq!(mci(100.0), "100");
+        assert_eq!(mci(0.0001), "0.0001");
+        assert_eq!(mci(20.015469123), "20.015469123");
+        assert_eq!(mci(-0.001), "-0.001");
+        assert_eq!(mci(-0.0000000001), "0");
+    }
 }

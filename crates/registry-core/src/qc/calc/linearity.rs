@@ -101,10 +101,13 @@ pub fn linearity(test: &LinearityTest, limits: Limits) -> LinearityFigures {
     let mut conclusion = judge(max, limits);
     let mut remarks = Vec::new();
     match half_life_deviation {
-        None => remarks.push("the readings do not decrease: no half-life can be fitted".into()),
+        // In Portuguese, as the verdicts and the report they are printed in.
+        None => {
+            remarks.push("as leituras não decrescem: não é possível ajustar uma meia-vida".into())
+        }
         Some(d) if judge(d, Limits::fail_above(limits.limit)) != Conclusion::Satisfactory => {
             remarks.push(format!(
-                "the fitted half-life is {d:+.2} % off the half-life of {}",
+                "a meia-vida ajustada difere {d:+.2} % da meia-vida do {}",
                 test.nuclide
             ))
         }

@@ -149,6 +149,12 @@ fn linearity_with_the_wrong_nuclide_passes_with_remarks() {
     assert_close(&e.figures["halfLifeDeviationPercent"], 228.33, 0.01);
     assert_eq!(e.conclusion, SatisfactoryWithRemarks);
     assert_eq!(e.figures["remarks"].as_array().unwrap().len(), 1);
+    // In Portuguese, as the verdicts and the report they are printed in.
+    let remark = e.figures["remarks"][0].as_str().unwrap();
+    assert!(
+        remark.starts_with("a meia-vida ajustada difere "),
+        "{remark}"
+    );
 }
 
 #[test]
