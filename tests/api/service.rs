@@ -368,7 +368,9 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
             for p in op["parameters"].as_array().into_iter().flatten() {
-                if p["in"] == "query" && (p["name"] == "pageNum" || p["name"] == "pageSize") {
+                if p["in"] == "query"
+                    && ["pageNum", "pageSize", "limit"].contains(&p["name"].as_str().unwrap_or(""))
+                {
                     seen += 1;
                     assert_eq!(p["schema"]["minimum"], 1, "{method} {path} {}", p["name"]);
                 }
@@ -398,8 +400,10 @@ async fn openapi_lists_declare_their_paging(app: TestApp) {
                 .filter(|p| p["in"] == "query")
                 .filter_map(|p| p["name"].as_str())
                 .collect();
-            for name in ["pageNum", "pageSize"] {
-                assert!(declared.contains(&name), "{method} {path} lacks {name}");
+            // Each once: `filters` (JSON) and `limit` too, which every list reads (product.md §1).
+            for name in ["pageNum", "pageSize", "filters", "limit"] {
+                let times = declared.iter().filter(|d| **d == name).count();
+                assert_eq!(times, 1, "{method} {path}: {name} in {declared:?}");
             }
             assert!(
                 op["responses"]["400"].is_object(),

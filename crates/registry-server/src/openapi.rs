@@ -30,7 +30,40 @@ pub fn document() -> serde_json::Value {
         ),
     );
     let value = serde_json::to_value(&doc).expect("the OpenAPI document serialises");
-    unique_operation_ids(complete_error_responses(value))
+    paging_parameters(unique_operation_ids(complete_error_responses(value)))
+}
+
+/// Every list (a GET answering a `ListEnvelope`) reads its paging and filters from `?filters=<json>`
+/// too, and `limit` as a synonym of `pageSize` (product.md §1, `extract::ListParams`): both are
+/// declared on each, whatever its annotation lists.
+fn paging_parameters(mut value: serde_json::Value) -> serde_json::Value {
+    let shared = [
+        json!({"name": "filters", "in": "query", "required": false,
+               "description": "JSON object with pageNum, pageSize (or limit) and filter keys",
+               "schema": {"type": "string"}}),
+        json!({"name": "limit", "in": "query", "required": false,
+               "description": "A synonym of pageSize",
+               "schema": {"type": "integer", "format": "int64", "minimum": 1}}),
+    ];
+    let paths = value["paths"].as_object_mut().into_iter();
+    for op in paths
+        .flat_map(|p| p.values_mut())
+        .filter_map(|item| item.get_mut("get"))
+    {
+        if !op["responses"]["200"].to_string().contains("ListEnvelope") {
+            continue;
+        }
+        if !op["parameters"].is_array() {
+            op["parameters"] = json!([]);
+        }
+        let parameters = op["parameters"].as_array_mut().expect("an array");
+        for parameter in &shared {
+            if !parameters.iter().any(|p| p["name"] == parameter["name"]) {
+                parameters.push(parameter.clone());
+            }
+        }
+    }
+    value
 }
 
 /// utoipa names an operation after its handler, and handlers of different resources share names
