@@ -141,6 +141,11 @@ async fn overdue(app: &TestApp) -> Vec<String> {
     let res = app
         .admin_get("/api/tests/due?state=overdue&pageSize=50")
         .await;
+    // The state in any case, as the other lists' filters.
+    let shouted = app
+        .admin_get("/api/tests/due?state=OVERDUE&pageSize=50")
+        .await;
+    assert_eq!(shouted, res);
     let list: Vec<String> = entries(&res)
         .iter()
         .map(|d| d["equipment"]["_id"].as_str().unwrap().to_owned())

@@ -169,6 +169,12 @@ async fn lists_filter_by_status_facility_dates_and_text(app: TestApp) {
         ("/api/documents/falta-assinar".to_owned(), vec![&d3, &d1]),
         ("/api/documents/Em%20andamento".to_owned(), vec![&d2]),
         ("/api/documents?status=em-andamento".to_owned(), vec![&d2]),
+        // In any case and accents, as the other lists' filters.
+        (
+            "/api/documents?status=falta%20assinar".to_owned(),
+            vec![&d3, &d1],
+        ),
+        ("/api/documents/EM-ANDAMENTO".to_owned(), vec![&d2]),
         (format!("/api/documents?facilityId={a}"), vec![&d2, &d1]),
         (
             format!("/api/documents?filters={}", urlencode(&filters)),

@@ -74,6 +74,16 @@ impl DocumentStatus {
             .find(|v| v.as_str() == s || v.slug() == s)
     }
 
+    /// As [`Self::parse_value_or_slug`], in any case and with or without accents
+    /// (`falta assinar`): how the lists read their `status` filter, as the other lists' filters.
+    pub fn parse_loosely(s: &str) -> Option<Self> {
+        let wanted = crate::text::search_key(s.trim());
+        Self::ALL.iter().copied().find(|v| {
+            crate::text::search_key(v.as_str()) == wanted
+                || crate::text::search_key(v.slug()) == wanted
+        })
+    }
+
     pub fn allowed() -> String {
         crate::values::names_of(Self::ALL, |v| format!("{} ({})", v.as_str(), v.slug()))
     }

@@ -22,6 +22,16 @@ fn exact_values_and_slugs_round_trip() {
     }
     assert_eq!(DocumentStatus::parse("liberado"), None);
     assert_eq!(DocumentStatus::parse_value_or_slug("Released"), None);
+    // The lists' filter reads any case and accents.
+    for loose in ["falta assinar", "FALTA-ASSINAR", " Falta Assinar "] {
+        assert_eq!(
+            DocumentStatus::parse_loosely(loose),
+            Some(DocumentStatus::AwaitingSignature),
+            "{loose}"
+        );
+    }
+    assert_eq!(DocumentStatus::parse_value_or_slug("falta assinar"), None);
+    assert_eq!(DocumentStatus::parse_loosely("Released"), None);
 }
 
 #[test]

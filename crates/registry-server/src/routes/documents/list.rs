@@ -14,7 +14,7 @@ use registry_core::document::{self, Document, DocumentStatus};
 fn filter_from(params: &ListParams, caller: &Caller) -> Result<DocumentFilter> {
     let mut filter = scope(caller);
     if let Some(s) = params.text("status") {
-        filter.status = Some(DocumentStatus::parse_value_or_slug(&s).ok_or_else(|| {
+        filter.status = Some(DocumentStatus::parse_loosely(&s).ok_or_else(|| {
             ApiError::BadRequest(format!(
                 "status must be one of {}.",
                 DocumentStatus::allowed()
@@ -87,7 +87,7 @@ pub(super) async fn list_by_status(
     Path(status): Path<String>,
     params: ListParams,
 ) -> Result<Response> {
-    let status = DocumentStatus::parse_value_or_slug(&status).ok_or_else(|| {
+    let status = DocumentStatus::parse_loosely(&status).ok_or_else(|| {
         ApiError::NotFound(format!(
             "No such document status; use one of {}.",
             DocumentStatus::allowed()
