@@ -26,6 +26,22 @@ async fn migrated_to(version: i64, path: &std::path::Path, foreign_keys: bool) -
     pool
 }
 
+/// A database at `path` written at `version` by `rows` (SQL), then opened by the server: the
+/// remaining migrations and the data upgrades they record run.
+async fn upgraded(version: i64, path: &std::path::Path, rows: String) -> super::Db {
+    let pool = migrated_to(version, path, true).await;
+    sqlx::raw_sql(sqlx::AssertSqlSafe(rows))
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let db = super::Db::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    crate::store::upkeep::run(&db).await.unwrap();
+    db
+}
+
 /// Every row of `table` as text, sorted.
 async fn dump(pool: &SqlitePool, table: &str) -> Vec<String> {
     let sql = format!("SELECT * FROM {table}");
@@ -233,9 +249,11 @@ async fn facilities_found(db: &super::Db, q: &str) -> i64 {
 async fn search_texts_written_before_0009_are_written_again_with_their_parts_apart() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("search.db");
-    let pool = migrated_to(8, &path, true).await;
     let at = "2026-11-26T10:00:00.000000Z";
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+    let db = upgraded(
+        8,
+        &path,
+        format!(
         "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
              VALUES ('u1', 'Ana Lima', 'ana@example.com', '[\"Físico\"]', 'x',
                      'ana lima ana@example.com', '{at}', '{at}');
@@ -244,17 +262,9 @@ async fn search_texts_written_before_0009_are_written_again_with_their_parts_apa
              VALUES ('f1', 'Clínica Sol', 'Sol Ltda', '11222333000181', '1', 'Medicina Nuclear',
                      'clinica sol sol ltda 11222333000181 recife', 1, '{at}', '{at}');
          INSERT INTO facility_addresses (facility_id, position, street, city, state, city_key, state_key)
-             VALUES ('f1', 0, 'Rua A, 1', 'Recife', 'PE', 'recife', 'pe');"
-    )))
-    .execute(&pool)
-    .await
-    .unwrap();
-    pool.close().await;
-
-    let db = super::Db::connect(&format!("sqlite://{}", path.display()))
-        .await
-        .unwrap();
-    crate::store::upkeep::run(&db).await.unwrap();
+             VALUES ('f1', 0, 'Rua A, 1', 'Recife', 'PE', 'recife', 'pe');"),
+    )
+    .await;
     for (q, total) in [
         ("ltda 1122", 0),
         ("sol sol", 0),
@@ -332,9 +342,11 @@ async fn user_links_written_before_0012_say_whether_the_user_is_active() {
 async fn equipment_written_before_0013_is_found_by_its_texts() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("equipment.db");
-    let pool = migrated_to(12, &path, true).await;
     let at = "2026-11-28T10:00:00.000000Z";
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+    let db = upgraded(
+        12,
+        &path,
+        format!(
         "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
                                  version, created_at, updated_at)
              VALUES ('f1', 'Clínica', 'Clínica Ltda', '11222333000181', '1', 'Medicina Nuclear',
@@ -343,17 +355,9 @@ async fn equipment_written_before_0013_is_found_by_its_texts() {
              VALUES ('t1', 'Gama', 'gama', '{at}', '{at}');
          INSERT INTO equipment (id, facility_id, equipment_type_id, manufacturer, model, attributes,
                                 created_at, updated_at)
-             VALUES ('e1', 'f1', 't1', 'Ñandú Médica', 'Câmara X', '{{}}', '{at}', '{at}');"
-    )))
-    .execute(&pool)
-    .await
-    .unwrap();
-    pool.close().await;
-
-    let db = super::Db::connect(&format!("sqlite://{}", path.display()))
-        .await
-        .unwrap();
-    crate::store::upkeep::run(&db).await.unwrap();
+             VALUES ('e1', 'f1', 't1', 'Ñandú Médica', 'Câmara X', '{{}}', '{at}', '{at}');"),
+    )
+    .await;
     let mut conn = db.read().await.unwrap();
     for (q, total) in [("nandu", 1), ("CÂMARA x", 1), ("medica camara", 0)] {
         let filter = crate::store::equipment::EquipmentFilter {

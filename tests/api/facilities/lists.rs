@@ -189,6 +189,15 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
             // In any case and accents, as the other listed values.
             ("/api/facilities?department=radiodiagnostico", 2),
             ("/api/facilities?department=MEDICINA%20NUCLEAR", 22),
+            // A department's list filtered by its own department, and by the other one.
+            (
+                "/api/nuclearmedicinefacilities?department=medicina%20nuclear",
+                22,
+            ),
+            (
+                "/api/nuclearmedicinefacilities?department=Radiodiagn%C3%B3stico",
+                0,
+            ),
         ],
     )
     .await;

@@ -102,9 +102,23 @@ fn check_given(a: &ReceiveArgs) -> Result<(), Fail> {
     ] {
         terms.given(field, flag);
     }
-    let errors = read_receipt(&Value::Object(payload.clone()), chrono::Utc::now())
+    let mut errors = read_receipt(&Value::Object(payload.clone()), chrono::Utc::now())
         .err()
         .unwrap_or_default();
+    if a.activity.is_none() && a.activity_mbq.is_some_and(|mbq| !mbq_in_range(mbq)) {
+        // Said in the flag's unit; and a value that rounds up to the least activity kept is not
+        // that activity.
+        let said = registry_core::FieldError::new(
+            "activity",
+            registry_core::FieldCode::InvalidQuantity,
+            "must be a positive number of MBq from 0.000000037 to 37000000000 (0.000000001 to \
+             1000000000 mCi), with a dot for decimals",
+        );
+        match errors.iter().position(|e| e.field == "activity") {
+            Some(i) => errors[i] = said,
+            None => errors.push(said),
+        }
+    }
     refusals.add_given(errors, &payload, &terms);
     refusals.into_result()
 }
@@ -191,6 +205,13 @@ fn mci_from_mbq(mbq: f64) -> f64 {
     nano(mbq_to_mci(mbq))
 }
 
+/// Whether `mbq` is an activity the registry keeps: from 1e-9 mCi (0.000000037 MBq) to 1e9 mCi,
+/// before any rounding (a millionth of the least activity is the conversion's noise).
+fn mbq_in_range(mbq: f64) -> bool {
+    let mci = mbq_to_mci(mbq);
+    mbq.is_finite() && mci * 1e9 >= 1.0 - 1e-6 && mci <= 1e9
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +249,36 @@ mod tests {
     fn megabecquerels_convert_without_binary_noise() {
         assert_eq!(mci_from_mbq(2.22), 0.06);
         assert_eq!(mci_from_mbq(740.0), 20.0);
+        // The least activity kept is 1e-9 mCi: half of it is refused, not rounded up to it.
+        assert!(mbq_in_range(0.000000037));
+        assert!(!mbq_in_range(0.0000000185));
+        assert!(!mbq_in_range(-37.0));
+        assert!(!mbq_in_range(f64::INFINITY));
+    }
+
+    #[test]
+    fn a_refused_activity_in_mbq_is_told_in_mbq() {
+        let args = ReceiveArgs {
+            facility: Some("X".into()),
+            radioisotope: Some("Tc(99m)".into()),
+            activity: None,
+            activity_mbq: Some(0.0000000185),
+            reference_time: None,
+            supplier: Some("IPEN".into()),
+            lot: None,
+            received_by: None,
+            received_at: None,
+            notes: None,
+        };
+        let Err(Fail::Relabelled(_, shown)) = check_given(&args) else {
+            panic!("refused");
+        };
+        assert_eq!(shown.len(), 1, "{shown:?}");
+        assert_eq!(shown[0].field, "--activity-mbq");
+        assert!(
+            shown[0].message.contains("MBq from 0.000000037"),
+            "{}",
+            shown[0].message
+        );
     }
 }

@@ -107,7 +107,8 @@ pub fn linearity(test: &LinearityTest, limits: Limits) -> LinearityFigures {
         }
         Some(d) if judge(d, Limits::fail_above(limits.limit)) != Conclusion::Satisfactory => {
             remarks.push(format!(
-                "a meia-vida ajustada difere {d:+.2} % da meia-vida do {}",
+                "a meia-vida ajustada difere {} % da meia-vida do {}",
+                format!("{d:+.2}").replace('.', ","),
                 test.nuclide
             ))
         }

@@ -155,6 +155,8 @@ fn linearity_with_the_wrong_nuclide_passes_with_remarks() {
         remark.starts_with("a meia-vida ajustada difere "),
         "{remark}"
     );
+    // With the decimal comma of Portuguese.
+    assert!(remark.contains("+228,3"), "{remark}");
 }
 
 #[test]

@@ -61,8 +61,12 @@ impl ListRequest {
             .cache
             .answer(&state.db, ReadOf::FacilityLists, key, async {
                 let mut filter = params.facility_filter()?;
-                if let Some(d) = department {
-                    filter.department = Some(d.as_str().to_owned());
+                if let Some(d) = department.map(|d| d.as_str().to_owned()) {
+                    // A department's list filtered by the other department holds nothing.
+                    if filter.department.as_ref().is_some_and(|f| *f != d) {
+                        return Ok(params.page(Vec::<Facility>::new(), 0).into_response());
+                    }
+                    filter.department = Some(d);
                 }
                 filter.member = scope_for(&caller);
                 let (list, total) =
