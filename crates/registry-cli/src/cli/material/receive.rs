@@ -216,20 +216,25 @@ fn mbq_in_range(mbq: f64) -> bool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_refused_flag_is_named_at_once() {
-        let args = ReceiveArgs {
+    /// `material receive --facility X [--radioisotope R] --activity-mbq MBQ --supplier S`.
+    fn receive(radioisotope: Option<&str>, mbq: f64, supplier: &str) -> ReceiveArgs {
+        ReceiveArgs {
             facility: Some("X".into()),
-            radioisotope: Some("Xx(1)".into()),
+            radioisotope: radioisotope.map(str::to_owned),
             activity: None,
-            activity_mbq: Some(-37.0),
+            activity_mbq: Some(mbq),
             reference_time: None,
-            supplier: Some(String::new()),
+            supplier: Some(supplier.into()),
             lot: None,
             received_by: None,
             received_at: None,
             notes: None,
-        };
+        }
+    }
+
+    #[test]
+    fn every_refused_flag_is_named_at_once() {
+        let args = receive(Some("Xx(1)"), -37.0, "");
         let Err(Fail::Relabelled(inner, shown)) = check_given(&args) else {
             panic!("refused");
         };
@@ -258,18 +263,7 @@ mod tests {
 
     #[test]
     fn a_refused_activity_in_mbq_is_told_in_mbq() {
-        let args = ReceiveArgs {
-            facility: Some("X".into()),
-            radioisotope: Some("Tc(99m)".into()),
-            activity: None,
-            activity_mbq: Some(0.0000000185),
-            reference_time: None,
-            supplier: Some("IPEN".into()),
-            lot: None,
-            received_by: None,
-            received_at: None,
-            notes: None,
-        };
+        let args = receive(Some("Tc(99m)"), 0.0000000185, "IPEN");
         let Err(Fail::Relabelled(_, shown)) = check_given(&args) else {
             panic!("refused");
         };
