@@ -240,6 +240,22 @@ async fn register_grants_only_what_the_caller_may(app: TestApp) {
     assert_eq!(me["active"], true);
     assert!(me.get("password").is_none() && me.get("password_hash").is_none());
     anon(json!({"name": "Sneaky", "email": "sneaky@example.com", "password": PASSWORD, "roles": ["Administrator"]})).await.expect_error(403, "permission_denied");
+    // Permission before validation: a role that may not be granted is a 403 whatever else fails.
+    anon(json!({"name": "x", "email": "bad", "password": "p", "roles": ["Administrator"]}))
+        .await
+        .expect_error(403, "permission_denied");
+    anon(json!({"email": "ok@example.com", "roles": ["Cliente", "Administrator"]}))
+        .await
+        .expect_error(403, "permission_denied");
+    // Malformed roles stay field errors.
+    anon(json!({"email": "bad", "roles": ["Chefe"]}))
+        .await
+        .expect_field_errors(&[
+            ("name", "required"),
+            ("email", "invalid_email"),
+            ("password", "required"),
+            ("roles[0]", "invalid_value"),
+        ]);
     anon(json!({"email": "bad", "password": "short"}))
         .await
         .expect_field_errors(&[

@@ -242,6 +242,25 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
     app.put(&path, &app.admin, json!({"date": "2026-09-28"}))
         .await
         .expect_field_error("measurements.measuredAt", "invalid_value");
+    // Readings dated after the test are reported with the other failing fields: readings that
+    // do not compute, a field of the wrong type; an `_id` that is not the path's with the rest.
+    let late = co57(&[186.0, -1.0]);
+    let late_fields = [
+        ("measurements.measuredAt", "invalid_value"),
+        ("measurements.sources[0].readings[1]", "invalid_value"),
+    ];
+    let body = json!({"date": "2026-09-28", "measurements": late});
+    app.put(&path, &app.admin, body)
+        .await
+        .expect_field_errors(&late_fields);
+    let body = json!({"date": "2026-09-28", "measurements": late, "notes": 5});
+    app.put(&path, &app.admin, body)
+        .await
+        .expect_field_errors(&[late_fields[0], late_fields[1], ("notes", "invalid_value")]);
+    let body = json!({"_id": "another", "notes": 5});
+    app.put(&path, &app.admin, body)
+        .await
+        .expect_field_errors(&[("_id", "invalid_value"), ("notes", "invalid_value")]);
     assert_eq!(
         app.admin_put(&path, json!({"date": "2026-09-29"})).await["date"],
         "2026-09-29"

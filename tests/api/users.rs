@@ -169,13 +169,30 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
     edit(&app, &fisico_token, json!({"_id": laudos, "email": "bad"}))
         .await
         .expect_error(403, "permission_denied");
+    for body in [
+        json!({"_id": client, "roles": ["Laudos"]}),
+        // A role that may not be granted is a 403 whatever else fails.
+        json!({"_id": client, "roles": ["Físico", "Cliente"], "email": "bad"}),
+    ] {
+        edit(&app, &fisico_token, body)
+            .await
+            .expect_error(403, "permission_denied");
+    }
+    // Roles the editor may grant, or malformed ones, leave the other fields to be judged.
     edit(
         &app,
         &fisico_token,
-        json!({"_id": client, "roles": ["Laudos"]}),
+        json!({"_id": client, "roles": ["Cliente"], "email": "bad"}),
     )
     .await
-    .expect_error(403, "permission_denied");
+    .expect_field_errors(&[("email", "invalid_email")]);
+    edit(
+        &app,
+        &fisico_token,
+        json!({"_id": client, "roles": ["Chefe"], "email": "bad"}),
+    )
+    .await
+    .expect_field_errors(&[("email", "invalid_email"), ("roles[0]", "invalid_value")]);
     app.post_id("/api/exclude/", &laudos_token, &laudos)
         .await
         .expect(200);

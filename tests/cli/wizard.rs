@@ -38,7 +38,7 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
         answer(&mut p, "Authorised practices", " \r")?;
         answer(&mut p, "Authorised radioisotopes", " \r")?;
         reply(&mut p, "mCi per week", "12,5")?;
-        reply(&mut p, "with a dot for decimals", "12.5")?;
+        reply(&mut p, "with a dot as decimal separator", "12.5")?;
         registers_unlinked(&mut p, "Clinica Wizard")
     })
     .await;
@@ -52,6 +52,32 @@ async fn the_create_wizard_validates_each_answer_and_registers() {
     assert_eq!(f.radioisotopes[0].quantity, 12.5);
     assert_eq!(f.address[0].complement.as_deref(), Some("Sala 2"));
     assert_eq!(f.address[0].zip_code.as_deref(), Some("50000-000"));
+}
+
+/// At a terminal, a command the caller may not run, or a session that no longer holds, is
+/// refused before its wizard asks anything: no answers are asked for a request that would fail.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wizard_is_not_started_for_a_request_that_would_be_refused() {
+    let env = Env::logged_in().await;
+    let (_, email) = env.user("Cliente Sem Assistente", &["Cliente"]).await;
+    env.login_as("cliente", &email).await;
+    let as_client = env.at_terminal(&["facility", "create"]);
+    let mut bad_token = env.at_terminal(&["facility", "create"]);
+    bad_token.env("REGISTRY_TOKEN", "not.a.token");
+    for (cmd, refusal) in [
+        (as_client, "needs a staff role"),
+        (bad_token, "The token is not valid"),
+    ] {
+        let before = dialogue("the refusal", move || {
+            let mut p = spawn(cmd)?;
+            let (before, _) = p.exp_regex(refusal)?;
+            p.exp_eof()?;
+            Ok(before)
+        })
+        .await;
+        assert!(!before.contains("Name"), "{refusal}: asked {before}");
+    }
+    assert_eq!(env.facility_count().await, 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]

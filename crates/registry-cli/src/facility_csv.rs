@@ -10,7 +10,6 @@
 //! [`decode`]). Every CSV the CLI writes has a text a spreadsheet would run as a formula behind a
 //! `'` ([`formula_safe`]), which the import takes off again ([`formula_restored`]).
 
-use registry_core::Cnpj;
 use registry_core::api::Facility;
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
@@ -116,12 +115,9 @@ pub fn delimiter(text: &str) -> u8 {
 /// (` 11222333000181`, a trailing tab) becomes its bare form, which is the only one the API
 /// accepts. Returns the bare form when something was removed ([`cnpj_stripped_of`] says what).
 pub fn strip_cnpj_punctuation(cnpj: &str) -> Option<String> {
-    let trimmed = cnpj.trim();
-    match Cnpj::parse(trimmed) {
-        Err(registry_core::CnpjError::Punctuated { bare }) => Some(bare),
-        Ok(_) if trimmed != cnpj => Some(trimmed.to_owned()),
-        _ => None,
-    }
+    let written = |c: char| matches!(c, '.' | '/' | '-') || c.is_whitespace();
+    cnpj.contains(written)
+        .then(|| cnpj.chars().filter(char::is_ascii_alphanumeric).collect())
 }
 
 /// What [`strip_cnpj_punctuation`] took out of `raw` to give `bare`, for the note that says so:

@@ -59,7 +59,13 @@ impl Cnpj {
                 .chars()
                 .filter(|c| c.is_ascii_alphanumeric())
                 .collect();
-            return Err(CnpjError::Punctuated { bare });
+            // The bare form is shown only when it is the valid CNPJ to send; else what is wrong
+            // with it is.
+            return Err(match Cnpj::parse(&bare) {
+                Ok(_) => CnpjError::Punctuated { bare },
+                Err(CnpjError::LowerCase { upper }) => CnpjError::Punctuated { bare: upper },
+                Err(other) => other,
+            });
         }
         let length = input.chars().count();
         if length != 14 {
@@ -225,6 +231,21 @@ mod tests {
             })
         );
         assert_eq!(Cnpj::parse("1122233300018"), Err(CnpjError::Length(13)));
+        // Punctuation is named with the bare form only when that one is valid (upper-cased
+        // when only its case is wrong); else what is wrong with it is.
+        assert_eq!(
+            Cnpj::parse("12.abc.345/01de-35"),
+            Err(CnpjError::Punctuated {
+                bare: "12ABC34501DE35".into()
+            })
+        );
+        assert_eq!(
+            Cnpj::parse("12.ABC.345/01DE-36"),
+            Err(CnpjError::CheckDigits {
+                expected: "35".into()
+            })
+        );
+        assert_eq!(Cnpj::parse("11.222.333/0001-8"), Err(CnpjError::Length(13)));
         assert_eq!(Cnpj::parse("112223330001AB"), Err(CnpjError::Characters));
         assert!(matches!(
             Cnpj::parse("11222333000182"),

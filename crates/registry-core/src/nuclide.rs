@@ -56,15 +56,15 @@ macro_rules! nuclides {
 }
 
 nuclides! {
-    C11 => "C-11", 20.385 * MINUTE;
+    C11 => "C-11", 20.364 * MINUTE;
     Cr51 => "Cr-51", 27.7025 * DAY;
     F18 => "F-18", 109.77 * MINUTE;
-    Ga67 => "Ga-67", 78.3 * HOUR;
+    Ga67 => "Ga-67", 3.2617 * DAY;
     Ga68 => "Ga-68", 67.71 * MINUTE;
-    I123 => "I-123", 13.2 * HOUR;
+    I123 => "I-123", 13.2235 * HOUR;
     I125 => "I-125", 59.39 * DAY;
     I131 => "I-131", 8.0252 * DAY;
-    In111 => "In-111", 67.3 * HOUR;
+    In111 => "In-111", 2.8047 * DAY;
     Lu177 => "Lu-177", 6.647 * DAY;
     Ra223 => "Ra-223", 11.43 * DAY;
     Sm153 => "Sm-153", 46.284 * HOUR;
@@ -183,6 +183,10 @@ mod tests {
             332_964_237.6,
             1e-12
         )); // 10.551 a
+        assert!(close(Nuclide::C11.half_life_seconds(), 1_221.84, 1e-12)); // 20.364 min
+        assert!(close(Nuclide::Ga67.half_life_seconds(), 281_810.88, 1e-12)); // 3.2617 d
+        assert!(close(Nuclide::I123.half_life_seconds(), 47_604.6, 1e-12)); // 13.2235 h
+        assert!(close(Nuclide::In111.half_life_seconds(), 242_326.08, 1e-12)); // 2.8047 d
         assert_eq!(Nuclide::ALL.len(), 18);
     }
 

@@ -349,6 +349,19 @@ impl<'a> ObjectReader<'a> {
     }
 }
 
+/// `fields` without the top-level fields that `errors` name: what is left of a payload whose
+/// fields failed, to read again for the checks that need the record as stored (a field that may
+/// not change, a reference to look up), so that one answer lists every failing field
+/// (product.md §1).
+pub fn without_failing(fields: &Map<String, Value>, errors: &[FieldError]) -> Map<String, Value> {
+    let mut rest = fields.clone();
+    for e in errors {
+        let root = e.field.split(['.', '[']).next().unwrap_or(&e.field);
+        rest.remove(root);
+    }
+    rest
+}
+
 /// Applies one field of an edit: `Some` replaces the stored value, `None` leaves it unchanged.
 pub fn update<T>(stored: &mut T, change: Option<T>) {
     if let Some(v) = change {

@@ -3,7 +3,9 @@
 use crate::api::User;
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::payload::{ObjectReader, update};
+use crate::qc::read::MIN_YEAR;
 use crate::values::{Cpf, Email, Role, Telephone, password_problem};
+use chrono::Datelike;
 use serde_json::Value;
 
 /// Licence data of a user (two kinds: AN and FM). Validity dates are `YYYY-MM-DD`.
@@ -40,17 +42,8 @@ impl UserChanges {
     pub fn apply_to(self, before: &User, editor: &[Role]) -> Result<User, RolesNotGrantable> {
         let mut user = before.clone();
         if let Some(roles) = self.roles {
-            let roles = if roles.is_empty() {
-                vec![Role::Client]
-            } else {
-                roles
-            };
-            if roles != user.roles
-                && !roles
-                    .iter()
-                    .chain(user.roles.iter())
-                    .all(|r| may_grant(editor, *r))
-            {
+            let roles = or_client(roles);
+            if !may_change_roles(editor, &user.roles, &roles) {
                 return Err(RolesNotGrantable);
             }
             user.roles = roles;
@@ -161,8 +154,12 @@ pub fn read_user(body: &Value, register: bool) -> Result<UserChanges, Vec<FieldE
     });
     out.active = r.bool_if_present("active", &mut errs);
     let date = |key: &str, errs: &mut FieldErrors| {
-        let day = |s: &str| crate::time::day(s).map(|_| s.to_string());
-        let message = "must be a date YYYY-MM-DD";
+        let day = |s: &str| {
+            crate::time::day(s)
+                .filter(|d| d.year() >= MIN_YEAR)
+                .map(|_| s.to_string())
+        };
+        let message = "must be a date YYYY-MM-DD, in the year 1900 or later";
         clearable_parsed(&r, key, errs, day, FieldCode::InvalidValue, message)
     };
     out.licences = LicenceChanges {
@@ -186,6 +183,62 @@ fn clearable_parsed<T>(
 ) -> Option<Option<T>> {
     let raw = r.clearable_string(key, errs)?;
     Some(raw.and_then(|raw| errs.check(parse(&raw), key, code, message)))
+}
+
+/// An empty role list means `Cliente`.
+fn or_client(roles: Vec<Role>) -> Vec<Role> {
+    if roles.is_empty() {
+        vec![Role::Client]
+    } else {
+        roles
+    }
+}
+
+/// Whether `editor` may turn a user's roles `before` into `after`: no change, or every role
+/// given and every role taken away is one `editor` may grant.
+fn may_change_roles(editor: &[Role], before: &[Role], after: &[Role]) -> bool {
+    after == before || after.iter().chain(before).all(|r| may_grant(editor, *r))
+}
+
+/// The roles a payload asks for, when its `roles` is a list of known role names (an empty or
+/// absent list: `Cliente`); `None` when the field is malformed, which [`read_user`] reports.
+/// Read before the other fields, so that asking for a role the caller may not grant is a 403
+/// whatever else is wrong (the check order: permission before validation).
+pub fn requested_roles(body: &Value) -> Option<Vec<Role>> {
+    let roles = match body.get("roles") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut roles = Vec::new();
+            for item in items {
+                let role = item.as_str().and_then(Role::parse)?;
+                if !roles.contains(&role) {
+                    roles.push(role);
+                }
+            }
+            roles
+        }
+        Some(_) => return None,
+    };
+    Some(or_client(roles))
+}
+
+/// Whether `editor` may create a user with `roles` ([`requested_roles`]); without an editor (a
+/// self-registration) only `Cliente`.
+pub fn may_create_with(editor: Option<&[Role]>, roles: &[Role]) -> bool {
+    match editor {
+        None => roles == [Role::Client],
+        Some(editor) => roles.iter().all(|r| may_grant(editor, *r)),
+    }
+}
+
+/// Whether `editor` may set the roles a payload asks for ([`requested_roles`]) on a user holding
+/// `before`; `true` when the payload asks for none or its roles are malformed (then [`read_user`]
+/// reports them).
+pub fn may_set_requested_roles(editor: &[Role], before: &[Role], body: &Value) -> bool {
+    match body.get("roles") {
+        None | Some(Value::Null) => true,
+        _ => requested_roles(body).is_none_or(|after| may_change_roles(editor, before, &after)),
+    }
 }
 
 /// Roles a caller may give to a user they create or edit (product.md §3): an Administrator any
@@ -245,12 +298,58 @@ mod tests {
 
     #[test]
     fn licence_validities_are_written_yyyy_mm_dd() {
-        for day in ["2027-1-5", "27-01-31", "2027-01-5", "+2027-01-05"] {
+        // Days before 1900, as the other dates of the registry, are typing mistakes.
+        for day in [
+            "2027-1-5",
+            "27-01-31",
+            "2027-01-5",
+            "+2027-01-05",
+            "0000-01-01",
+            "1899-12-31",
+        ] {
             assert_codes(
                 read_user(&json!({"FMLicenseValidity": day}), false),
                 &[("FMLicenseValidity", FieldCode::InvalidValue)],
             );
         }
+        assert!(read_user(&json!({"FMLicenseValidity": "1900-01-01"}), false).is_ok());
+    }
+
+    #[test]
+    fn requested_roles_are_judged_before_the_other_fields() {
+        let asks = |body| requested_roles(&body);
+        assert_eq!(asks(json!({})), Some(vec![Role::Client]));
+        assert_eq!(asks(json!({"roles": []})), Some(vec![Role::Client]));
+        assert_eq!(
+            asks(json!({"roles": ["Cliente", "Administrator", "Cliente"], "email": 5})),
+            Some(vec![Role::Client, Role::Administrator])
+        );
+        assert_eq!(asks(json!({"roles": ["Chefe"]})), None);
+        assert_eq!(asks(json!({"roles": "Administrator"})), None);
+        assert!(!may_create_with(None, &[Role::Client, Role::Administrator]));
+        assert!(may_create_with(None, &[Role::Client]));
+        assert!(!may_create_with(
+            Some(&[Role::Physicist]),
+            &[Role::Physicist]
+        ));
+        let fisico = [Role::Physicist];
+        let body = json!({"roles": ["Físico"], "email": "bad"});
+        assert!(!may_set_requested_roles(&fisico, &[Role::Client], &body));
+        assert!(may_set_requested_roles(
+            &fisico,
+            &[Role::Client],
+            &json!({"roles": ["Cliente"]})
+        ));
+        assert!(may_set_requested_roles(
+            &fisico,
+            &[Role::Client],
+            &json!({"roles": [5]})
+        ));
+        assert!(may_set_requested_roles(
+            &fisico,
+            &[Role::Client],
+            &json!({"name": "X"})
+        ));
     }
 
     #[test]

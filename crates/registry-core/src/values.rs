@@ -150,6 +150,9 @@ impl Serialize for Responsibility {
 pub struct WeeklyQuantity(f64);
 
 impl WeeklyQuantity {
+    /// What a refused quantity is told, wherever it is typed (a body, a flag, a prompt).
+    pub const RULE: &'static str = "must be a positive number of mCi per week from 0.001 to 1000000, with a dot as decimal separator (e.g. 12.5)";
+
     /// From a JSON value: a number, or a string of digits with an optional dot decimal part.
     /// Commas, exponents in strings, signs and any other characters are refused.
     pub fn from_json(v: &serde_json::Value) -> Option<Self> {

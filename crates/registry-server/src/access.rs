@@ -5,9 +5,19 @@
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::error::{ApiError, OrNotFound, Result};
+use crate::store::documents::DocumentFilter;
 use crate::store::{equipment, facilities};
 use registry_core::api::Facility;
 use registry_core::equipment::Equipment;
+
+/// The documents a caller may read: staff every one, a `Cliente` the released documents of their
+/// facilities.
+pub fn document_scope(caller: &Caller) -> DocumentFilter {
+    DocumentFilter {
+        client: (!caller.is_staff()).then(|| caller.id.clone()),
+        ..Default::default()
+    }
+}
 
 /// Staff read every facility; a `Cliente` only the facilities they are linked to.
 pub fn scope_for(caller: &Caller) -> Option<String> {

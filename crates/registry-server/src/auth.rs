@@ -133,9 +133,28 @@ pub struct Caller {
     pub name: String,
     pub email: String,
     pub roles: Vec<Role>,
+    /// The token version the request's token carries.
+    pub token_version: i64,
 }
 
 impl Caller {
+    /// The caller as their account is now, read on `conn` in a write's transaction before it
+    /// commits: a deactivation or password change committed while the request was in flight (a
+    /// slow body, a password being hashed) refuses the write with 401, as it refuses the token
+    /// from then on, and a change of roles with 403 (the checks made at the start judged the old
+    /// ones).
+    pub async fn still(&self, conn: &mut Conn) -> Result<Caller> {
+        let user = load_user(conn, &self.id).await?;
+        let now = judge(self.id.clone(), self.token_version, user.as_ref())?;
+        if now.roles != self.roles {
+            return Err(ApiError::PermissionDenied(
+                "Your roles changed while this request was being made; send it again if you still may."
+                    .into(),
+            ));
+        }
+        Ok(now)
+    }
+
     /// The caller as a record names its author (`createdBy`, `performedBy`, `releasedBy`).
     pub fn reference(&self) -> registry_core::equipment::Reference {
         registry_core::equipment::Reference {
@@ -292,20 +311,26 @@ fn token_claims(parts: &Parts, state: &AppState) -> Result<Claims> {
 /// The caller of a valid token, if their account (`user`) still exists, is active and has not
 /// changed its password since the token was issued.
 pub fn admit(claims: Claims, user: Option<&UserAuth>) -> Result<Caller> {
+    judge(claims.id, claims.ver, user)
+}
+
+/// The caller `id` with a token of version `token_version`, judged by their account `user`.
+fn judge(id: String, token_version: i64, user: Option<&UserAuth>) -> Result<Caller> {
     let user = user.ok_or_else(|| unauthorized("The token's user no longer exists."))?;
     if !user.active {
         return Err(unauthorized("This account is deactivated."));
     }
-    if user.token_version != claims.ver {
+    if user.token_version != token_version {
         return Err(unauthorized(
             "The token was issued before a password change or a deactivation of the account; log in again.",
         ));
     }
     Ok(Caller {
-        id: claims.id,
+        id,
         name: user.name.clone(),
         email: user.email.clone(),
         roles: user.roles.clone(),
+        token_version,
     })
 }
 

@@ -69,7 +69,7 @@ impl JsonBody {
         // Read as sent, a compressed body would be judged as the wrong bytes.
         if let Some(encoding) = &self.encoding {
             return Err(ApiError::BadRequest(format!(
-                "Content-Encoding {encoding:?} is not accepted: send the body uncompressed."
+                "Content-Encoding \"{encoding}\" is not accepted: send the body uncompressed."
             )));
         }
         let value = registry_core::json::parse(bytes)
@@ -107,8 +107,13 @@ impl JsonBody {
     }
 
     /// The body of a request whose path names the record (`PUT /facility/{id}/edit`): an `_id`
-    /// in the body may repeat the path's, never name another record (422 `_id`).
-    pub fn value_for(&self, path_id: &str) -> Result<Value, ApiError> {
+    /// in the body may repeat the path's, never name another record (422 `_id`, with the
+    /// payload's own field errors, `others`, so that one 422 names every failing field).
+    pub fn value_for(
+        &self,
+        path_id: &str,
+        others: impl FnOnce(&Value) -> Vec<registry_core::FieldError>,
+    ) -> Result<Value, ApiError> {
         let value = self.value()?;
         let refused = match value.get("_id") {
             None | Some(Value::Null) => None,
@@ -119,11 +124,17 @@ impl JsonBody {
             Some(_) => Some("must be a string".to_owned()),
         };
         match refused {
-            Some(message) => Err(ApiError::field(
-                "_id",
-                registry_core::FieldCode::InvalidValue,
-                message,
-            )),
+            Some(message) => {
+                let id = registry_core::FieldError::new(
+                    "_id",
+                    registry_core::FieldCode::InvalidValue,
+                    message,
+                );
+                let others = others(&value).into_iter().filter(|e| e.field != "_id");
+                Err(ApiError::Validation(
+                    std::iter::once(id).chain(others).collect(),
+                ))
+            }
             None => Ok(value),
         }
     }
@@ -135,7 +146,7 @@ impl JsonBody {
         if self.bytes()?.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        self.value_for(path_id).map(drop)
+        self.value_for(path_id, |_| Vec::new()).map(drop)
     }
 
     /// The body's `_id`, as [`JsonBody::id`]; when it is refused, the answer also lists the
@@ -338,7 +349,7 @@ impl ListParams {
                 "true" => Ok(true),
                 "false" => Ok(false),
                 other => Err(ApiError::BadRequest(format!(
-                    "{key} must be true or false (got {other:?})."
+                    "{key} must be true or false (got \"{other}\")."
                 ))),
             })
             .transpose()

@@ -253,6 +253,19 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
         (&moved["equipment"]["_id"], &moved["test"]),
         (&json!(other_eq), &json!(null))
     );
+    // Every failing field of an edit at once: the fields that read are judged against the
+    // stored document even when others fail (a facility that may not change, equipment that is
+    // not the facility's, a validity before the stored date).
+    let refused = json!({"_id": id, "name": "", "facility": other, "equipment": "missing",
+                         "validity": "2000-01-01"});
+    app.post("/api/document/edit/", &app.admin, refused)
+        .await
+        .expect_field_errors(&[
+            ("name", "required"),
+            ("facility", "invalid_value"),
+            ("equipment", "invalid_value"),
+            ("validity", "invalid_value"),
+        ]);
     // A text part that is not UTF-8 is named as such, not read as something else.
     let raw = form(
         &[

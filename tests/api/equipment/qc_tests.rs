@@ -202,10 +202,30 @@ async fn qc_tests_record_edit_delete_and_history(app: TestApp) {
     assert_eq!(app.total(&format!("/api/test/{eq}/{tt}"), &fisico).await, 2);
 }
 
+/// The `document` that the test `test` names for `token`, read alone and in `history`.
+async fn report_named(
+    app: &TestApp,
+    token: &str,
+    test: &str,
+    history: &str,
+) -> [Option<String>; 2] {
+    let names = |record: &Value| record["document"].as_str().map(str::to_owned);
+    let record = app.get_ok(&format!("/api/test/{test}"), token).await;
+    let listed = app.get_ok(history, token).await["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["_id"] == test)
+        .map(names)
+        .expect("listed");
+    [names(&record), listed]
+}
+
 /// A recorded test may move to other equipment of its facility, not to another facility's; the
 /// report `document` it names must exist and be of the equipment's facility.
 async fn a_test_stays_with_its_facility_and_names_a_document_of_it(app: TestApp) {
-    let a = id(&app.create_facility(facility_payload("Clínica A")).await);
+    let (client_id, client) = app.user_with(&["Cliente"], "Cliente da A").await;
+    let a = id(&app.create_facility_of(&client_id, "Clínica A").await);
     let b = id(&app.create_facility(facility_payload("Clínica B")).await);
     let (a1, a2, b1) = (
         equipment(&app, &a, DOSE_CALIBRATOR).await,
@@ -254,6 +274,21 @@ async fn a_test_stays_with_its_facility_and_names_a_document_of_it(app: TestApp)
     }
     let created = app.post_created("/api/test", &app.admin, new(&doc_a)).await;
     assert_eq!(created["document"], doc_a.as_str());
+    // A Cliente of the facility is not told the `_id` of a report they may not read (a draft),
+    // in the record or in the history; once it is released, they are.
+    let test = id(&created);
+    let history = format!("/api/test/{a1}/{tt}");
+    assert_eq!(
+        report_named(&app, &client, &test, &history).await,
+        [None, None]
+    );
+    let doc = Some(doc_a.clone());
+    let both = [doc.clone(), doc];
+    assert_eq!(report_named(&app, &app.admin, &test, &history).await, both);
+    for step in ["/api/document/sign", "/api/document/liberate"] {
+        app.admin_post_id(step, &doc_a).await;
+    }
+    assert_eq!(report_named(&app, &client, &test, &history).await, both);
     // A report deleted later stays referenced, and the record sent back with it is no error.
     app.admin_post_id("/api/document/exclude/", &doc_a).await;
     let path = format!("/api/test/{}", id(&created));

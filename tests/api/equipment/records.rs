@@ -171,6 +171,14 @@ async fn equipment_crud_on_every_path(app: TestApp) {
         ("attributes", "invalid_value"),
         ("typeOfEquipment", "invalid_value"),
     ]);
+    // A field that may not change is reported with the others that fail.
+    app.post(
+        "/api/facility/equipment/edit",
+        &laudos,
+        json!({"_id": eq, "facility": other, "model": "m".repeat(201)}),
+    )
+    .await
+    .expect_field_errors(&[("facility", "invalid_value"), ("model", "invalid_value")]);
     app.post(
         "/api/facility/equipment/edit",
         &laudos,

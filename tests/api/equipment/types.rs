@@ -259,6 +259,17 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
     )
     .await
     .expect_field_error("typeOfEquipment", "invalid_value");
+    // With another field failing too, both are reported.
+    app.post(
+        "/api/typeOfTest/edit",
+        &fisico,
+        json!({"_id": exactness, "typeOfEquipment": GAMMA_CAMERA, "expirationInDays": 0}),
+    )
+    .await
+    .expect_field_errors(&[
+        ("typeOfEquipment", "invalid_value"),
+        ("expirationInDays", "invalid_value"),
+    ]);
     app.assert_exclude_guarded("/api/typeOfTest/exclude", &fisico, &exactness)
         .await;
 }

@@ -205,6 +205,18 @@ async fn spec_section_7_rejections_on_edit(app: TestApp) {
         .await
         .expect_field_error("_id", "invalid_value");
     }
+    // With the payload's own failing fields in the same answer.
+    app.put(
+        &format!("/api/facility/{id}/edit"),
+        &app.admin,
+        json!({"_id": "other", "name": "", "cnpj": "1"}),
+    )
+    .await
+    .expect_field_errors(&[
+        ("_id", "invalid_value"),
+        ("name", "required"),
+        ("cnpj", "invalid_cnpj"),
+    ]);
     app.post(
         "/api/facility/edit",
         &app.admin,

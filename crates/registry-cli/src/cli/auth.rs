@@ -152,7 +152,7 @@ pub fn logout(g: &Globals) -> Result<(), Fail> {
 }
 
 /// `registry profiles use NAME`: profile `NAME` becomes the active one, as after a `login` into it.
-fn use_profile(name: &str) -> Result<(), Fail> {
+fn use_profile(name: &str, format: output::Format) -> Result<(), Fail> {
     let (known, _) = Profiles::update(|all| {
         let known: Vec<String> = all.profiles.keys().cloned().collect();
         if all.profiles.contains_key(name) {
@@ -165,6 +165,9 @@ fn use_profile(name: &str) -> Result<(), Fail> {
     match known {
         Ok(()) => {
             output::note(format!("Profile `{name}` is now the active one."));
+            if format == output::Format::Json {
+                output::print_json(&serde_json::json!({"profile": name, "active": true}))?;
+            }
             Ok(())
         }
         Err(known) if known.is_empty() => Err(Fail::NotFound(format!(
@@ -295,7 +298,7 @@ pub async fn caller(ctx: &Ctx) -> Result<Option<User>, Fail> {
 
 pub fn profiles(g: &Globals, args: ProfilesArgs) -> Result<(), Fail> {
     if let Some(ProfilesCommand::Use { name }) = args.command {
-        return use_profile(&name);
+        return use_profile(&name, g.format);
     }
     #[derive(serde::Serialize)]
     struct Line {

@@ -415,6 +415,15 @@ pub fn note(text: impl std::fmt::Display) {
     eprintln!("{text}");
 }
 
+/// The server's sentence on stderr and, with `-o json`, its answer on stdout for a script.
+pub fn message(format: Format, m: &registry_core::api::Message) -> anyhow::Result<()> {
+    note(&m.message);
+    if format == Format::Json {
+        print_json(m)?;
+    }
+    Ok(())
+}
+
 /// A progress bar on stderr, drawn only on a terminal, of `len` items named `unit`.
 pub fn progress_bar(len: u64, unit: &str) -> ProgressBar {
     bar(

@@ -2,6 +2,8 @@
 //! needs the Administrator role (you are Físico). Every command is in [`RULES`] or [`OPEN`] (a
 //! test walks the command tree), so a new command cannot be refused without a hint.
 
+use registry_core::Role;
+
 const STAFF: &str = "a staff role (Administrator, Admin, Físico or Laudos)";
 const ADMINISTRATOR: &str = "the Administrator role";
 const SIGNERS: &str = "the Administrator or Físico role";
@@ -89,6 +91,20 @@ const OPEN: &[&str] = &[
     "waste list",
 ];
 
+/// Whether a caller holding `roles` may run `command`, where the table settles it by role
+/// alone: `Some(false)` for a `Cliente`'s `facility create`, `None` where it depends on more (whom
+/// a user command is about) or the command is open to everyone.
+pub fn may_run(command: &str, roles: &[Role]) -> Option<bool> {
+    let holds = |any: &[Role]| roles.iter().any(|r| any.contains(r));
+    match needed(command)? {
+        STAFF => Some(roles.iter().any(|r| r.is_staff())),
+        ADMINISTRATOR => Some(holds(&[Role::Administrator])),
+        SIGNERS => Some(holds(&[Role::Administrator, Role::Physicist])),
+        RELEASERS => Some(holds(&[Role::Administrator, Role::Admin, Role::Physicist])),
+        _ => None,
+    }
+}
+
 /// The roles that may run `command` (`group delete`), where the permissions table says.
 pub fn needed(command: &str) -> Option<&'static str> {
     RULES
@@ -110,8 +126,9 @@ pub fn hint(command: &str, roles: Option<Vec<String>>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{OPEN, RULES, hint};
+    use super::{OPEN, RULES, hint, may_run};
     use clap::CommandFactory;
+    use registry_core::Role;
 
     #[test]
     fn a_refusal_says_which_roles_may() {
@@ -129,6 +146,18 @@ mod tests {
         );
         assert!(hint("facility history", None).unwrap().contains("staff"));
         assert_eq!(hint("material list", None), None);
+    }
+
+    #[test]
+    fn roles_alone_settle_who_may_run_a_command_where_the_table_says() {
+        let client = [Role::Client];
+        assert_eq!(may_run("facility create", &client), Some(false));
+        assert_eq!(may_run("facility create", &[Role::Reports]), Some(true));
+        assert_eq!(may_run("group delete", &[Role::Physicist]), Some(false));
+        assert_eq!(may_run("document sign", &[Role::Physicist]), Some(true));
+        assert_eq!(may_run("document release", &[Role::Reports]), Some(false));
+        assert_eq!(may_run("user edit", &client), None);
+        assert_eq!(may_run("facility list", &client), None);
     }
 
     /// Every command of the tree (`facility create`, `notices`) is either one the server may

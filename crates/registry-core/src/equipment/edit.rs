@@ -85,6 +85,26 @@ impl TestTypeChanges {
             || self.kind.is_some_and(|kind| kind != before.kind)
     }
 
+    /// The fields of the edit that may not change `before` once QC tests of the type were
+    /// `recorded`: its equipment type and its kind (what the recorded tests were judged under).
+    pub fn locked_fields(&self, before: &TestType, recorded: bool) -> Vec<FieldError> {
+        let moves = [
+            ("typeOfEquipment", self.new_equipment_type(before).is_some()),
+            ("kind", self.kind.is_some_and(|kind| kind != before.kind)),
+        ];
+        moves
+            .into_iter()
+            .filter(|(_, moved)| recorded && *moved)
+            .map(|(field, _)| {
+                FieldError::new(
+                    field,
+                    FieldCode::InvalidValue,
+                    "cannot be changed: QC tests of this type were already recorded",
+                )
+            })
+            .collect()
+    }
+
     /// `before` with the fields present replaced and its tolerances settled against the kind it
     /// ends up with. `new_type` is the resolved [`new_equipment_type`](Self::new_equipment_type);
     /// once QC tests of the type were `recorded`, neither its equipment type nor its kind change.
@@ -94,29 +114,16 @@ impl TestTypeChanges {
         new_type: Option<Reference>,
         recorded: bool,
     ) -> Result<TestType, Vec<FieldError>> {
-        let locked = |field: &str| {
-            FieldError::new(
-                field,
-                FieldCode::InvalidValue,
-                "cannot be changed: QC tests of this type were already recorded",
-            )
-        };
-        let mut t = before.clone();
-        if let Some(type_of_equipment) = new_type {
-            if recorded {
-                return Err(vec![locked("typeOfEquipment")]);
-            }
-            t.type_of_equipment = type_of_equipment;
+        let locked = self.locked_fields(before, recorded);
+        if !locked.is_empty() {
+            return Err(locked);
         }
+        let mut t = before.clone();
+        update(&mut t.type_of_equipment, new_type);
         update(&mut t.name, self.name);
         update(&mut t.expiration_in_days, self.expiration_in_days);
         update(&mut t.description, self.description);
-        if let Some(kind) = self.kind {
-            if kind != before.kind && recorded {
-                return Err(vec![locked("kind")]);
-            }
-            t.kind = kind;
-        }
+        update(&mut t.kind, self.kind);
         t.tolerances = settle_tolerances(
             t.kind,
             before.kind,
@@ -172,17 +179,23 @@ impl QcTestChanges {
         update(&mut record.document, self.document_id);
         match (test_type.kind, &test_type.tolerances) {
             (Some(kind), Some(tolerances)) => {
-                if recompute || redated {
-                    let late = parse_date(&record.date)
-                        .and_then(|d| measured_after(record.measurements.as_ref(), d));
-                    if let Some(late) = late {
-                        return Err(vec![late]);
+                let late = (recompute || redated)
+                    .then(|| parse_date(&record.date))
+                    .flatten()
+                    .and_then(|d| measured_after(record.measurements.as_ref(), d));
+                // Readings dated after the test and readings that do not compute, at once.
+                let computed =
+                    recompute.then(|| evaluate(kind, tolerances, record.measurements.as_ref()));
+                match (late, computed) {
+                    (None, None) => {}
+                    (None, Some(Ok(computed))) => {
+                        record.figures = Some(computed.figures);
+                        record.conclusion = computed.conclusion;
                     }
-                }
-                if recompute {
-                    let computed = evaluate(kind, tolerances, record.measurements.as_ref())?;
-                    record.figures = Some(computed.figures);
-                    record.conclusion = computed.conclusion;
+                    (late, Some(Err(errors))) => {
+                        return Err(late.into_iter().chain(errors).collect());
+                    }
+                    (Some(late), _) => return Err(vec![late]),
                 }
             }
             _ => record.figures = None,

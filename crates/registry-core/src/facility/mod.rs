@@ -339,7 +339,7 @@ fn read_radioisotopes(items: &[Value], errs: &mut FieldErrors) -> Vec<Radioisoto
                 WeeklyQuantity::from_json(v),
                 g.path("quantity"),
                 FieldCode::InvalidQuantity,
-                "must be a positive number of mCi per week from 0.001 to 1000000, with a dot as decimal separator (e.g. 12.5)",
+                WeeklyQuantity::RULE,
             ),
         };
         if let (Some(name), Some(quantity)) = (name, quantity) {

@@ -24,14 +24,25 @@ spec_enum!(
 );
 
 impl WasteForm {
-    /// The stored form, or its English name (`solid`, `liquid`), any case.
+    /// The stored form, or its English name (`solid`, `liquid`), as written: a request body's
+    /// listed values are exact (trimmed only), as every other enum's.
     pub fn read(s: &str) -> Option<WasteForm> {
         let s = s.trim();
-        WasteForm::parse(s).or_else(|| match s.to_lowercase().as_str() {
+        match s {
+            "solid" => Some(WasteForm::Solid),
+            "liquid" => Some(WasteForm::Liquid),
+            _ => WasteForm::parse(s),
+        }
+    }
+
+    /// [`WasteForm::read`] in any case and with or without accents: for what a person types at
+    /// the CLI (`--form SOLIDO`).
+    pub fn read_loosely(s: &str) -> Option<WasteForm> {
+        match s.trim().to_lowercase().as_str() {
             "solid" | "sólido" | "solido" => Some(WasteForm::Solid),
             "liquid" | "líquido" | "liquido" => Some(WasteForm::Liquid),
             _ => None,
-        })
+        }
     }
 }
 

@@ -14,6 +14,22 @@ fn one(r: Radioisotope, mci: f64) -> Vec<WasteContent> {
 }
 
 #[test]
+fn the_form_is_read_exactly_in_a_body_and_loosely_at_the_cli() {
+    for (written, form) in [
+        ("Sólido", WasteForm::Solid),
+        (" Líquido ", WasteForm::Liquid),
+        ("solid", WasteForm::Solid),
+        ("liquid", WasteForm::Liquid),
+    ] {
+        assert_eq!(WasteForm::read(written), Some(form), "{written}");
+    }
+    for written in ["SOLID", "sólido", "Solido", "LIQUIDO", "Liquid"] {
+        assert_eq!(WasteForm::read(written), None, "{written}");
+        assert!(WasteForm::read_loosely(written).is_some(), "{written}");
+    }
+}
+
+#[test]
 fn a_single_isotope_needs_log2_of_its_ratio_in_half_lives() {
     let levels = ClearanceLevels::default();
     // 1 mCi of I-131 in 10 kg: 37e6 Bq / 1e4 g = 3700 Bq/g, 50 × 74 Bq/g.

@@ -34,6 +34,7 @@ pub(crate) async fn commit<T: Serialize>(
     before: Option<&T>,
     after: Option<&T>,
 ) -> Result<()> {
+    caller.still(&mut tx).await?;
     audit::record_change(&mut tx, Some(&caller.id), entity, id, action, before, after).await?;
     tx.commit().await?;
     Ok(())

@@ -50,11 +50,13 @@ pub(crate) trait Catalogue: Stored + Serialize + Clone + PartialEq + Send + Sync
     async fn apply(conn: &mut Conn, before: &Self, changes: Self::Changes) -> Result<Self>;
 
     /// When a payload failed to read (`errors`): the errors of the references it names that name
-    /// no record, so that one answer reports every failing field (product.md §1).
+    /// no record and, on an edit (not `create`), of the fields that may not change on the stored
+    /// record, so that one answer reports every failing field (product.md §1).
     async fn missing_references(
         _conn: &mut Conn,
         _body: &Value,
         _errors: &[FieldError],
+        _create: bool,
     ) -> Result<Vec<FieldError>> {
         Ok(Vec::new())
     }
@@ -96,7 +98,7 @@ async fn read<T: Catalogue>(state: &AppState, body: &Value, create: bool) -> Res
         Ok(changes) => Ok(changes),
         Err(mut errors) => {
             let mut conn = state.db.read().await?;
-            errors.extend(T::missing_references(&mut conn, body, &errors).await?);
+            errors.extend(T::missing_references(&mut conn, body, &errors, create).await?);
             Err(ApiError::Validation(errors))
         }
     }
@@ -184,7 +186,7 @@ pub(crate) async fn ensure_unique_name<T: Named>(
     if store::name_taken::<T>(conn, name, id).await? {
         return Err(ApiError::conflict(
             "conflict",
-            format!("{a_record} named {name:?} already exists."),
+            format!("{a_record} named \"{name}\" already exists."),
         ));
     }
     Ok(())

@@ -19,7 +19,7 @@ use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, IdInput, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::inputs::EquipmentInput;
-use registry_core::payload::unflagged_reference;
+use registry_core::payload::{unflagged_reference, without_failing};
 use registry_core::{FieldError, FieldErrors};
 use serde_json::Value;
 
@@ -113,6 +113,27 @@ async fn refused(conn: &mut Conn, value: &Value, errors: Vec<FieldError>) -> Api
     ApiError::with_reference_errors(errors, found)
 }
 
+/// `errors` of an edit of the equipment `id`, with those of the fields that did read but may not
+/// change on the stored record (its facility; its type once tests were recorded): every failing
+/// field at once.
+async fn with_fixed_fields(
+    conn: &mut Conn,
+    id: &str,
+    value: &Value,
+    mut errors: Vec<FieldError>,
+) -> Result<Vec<FieldError>> {
+    let Some(fields) = value.as_object() else {
+        return Ok(errors);
+    };
+    let rest = Value::Object(without_failing(fields, &errors));
+    if let (Ok(partial), Some(before)) = (read_equipment(&rest, false), store::get(conn, id).await?)
+    {
+        let recorded = partial.new_type(&before).is_some() && store::has_tests(conn, id).await?;
+        errors.extend(partial.check(&before, recorded).err().unwrap_or_default());
+    }
+    Ok(errors)
+}
+
 /// Registers the equipment a payload describes (staff; both register paths), answering 201 with it.
 #[utoipa::path(
     post, path = "/api/equipment/register", tag = "equipment",
@@ -176,7 +197,11 @@ async fn edit(
     let id = JsonBody::id_along(&value, || read.as_ref().err().cloned().unwrap_or_default())?;
     let changes = match read {
         Ok(changes) => changes,
-        Err(errors) => return Err(refused(&mut state.db.read().await?, &value, errors).await),
+        Err(errors) => {
+            let mut conn = state.db.read().await?;
+            let errors = with_fixed_fields(&mut conn, &id, &value, errors).await?;
+            return Err(refused(&mut conn, &value, errors).await);
+        }
     };
     let mut tx = audited::locked(&state, "equipment", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("equipment")?;

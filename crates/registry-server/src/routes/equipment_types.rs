@@ -14,7 +14,7 @@ use registry_core::equipment::{
     read_test_type, settle_tolerances,
 };
 use registry_core::inputs::{CatalogueInput, TestTypeInput};
-use registry_core::payload::reference_id;
+use registry_core::payload::{reference_id, without_failing};
 use registry_core::{ErrorBody, FieldError};
 use serde_json::Value;
 
@@ -163,7 +163,7 @@ async fn ensure_unique_test_name(conn: &mut Conn, t: &TestType) -> Result<()> {
         return Err(ApiError::conflict(
             "conflict",
             format!(
-                "{} already has a test type named {:?}.",
+                "{} already has a test type named \"{}\".",
                 t.type_of_equipment.name, t.name
             ),
         ));
@@ -244,18 +244,31 @@ impl Catalogue for TestType {
         conn: &mut Conn,
         body: &Value,
         errors: &[FieldError],
+        create: bool,
     ) -> Result<Vec<FieldError>> {
         const FIELD: &str = "typeOfEquipment";
-        let named = body.get(FIELD).and_then(reference_id);
-        match named {
-            Some(id) if !errors.iter().any(|e| e.field == FIELD) => {
-                Ok(match store::type_reference(conn, &id).await? {
-                    Some(_) => Vec::new(),
-                    None => vec![no_such(FIELD, "equipment type", &id)],
-                })
+        let mut found = Vec::new();
+        // The fields that did read but may not change once tests of the type were recorded.
+        let stored = match (create, body.get("_id").and_then(reference_id)) {
+            (false, Some(id)) => store::get_test_type(conn, &id).await?,
+            _ => None,
+        };
+        if let (Some(before), Some(fields)) = (stored, body.as_object()) {
+            let rest = Value::Object(without_failing(fields, errors));
+            if let Ok(partial) = read_test_type(&rest, false) {
+                let recorded = partial.moves_records(&before)
+                    && store::test_type_records(conn, &before.id).await? > 0;
+                found.extend(partial.locked_fields(&before, recorded));
             }
-            _ => Ok(Vec::new()),
         }
+        let named = body.get(FIELD).and_then(reference_id);
+        let flagged = |field: &str| errors.iter().chain(&found).any(|e| e.field == field);
+        if let Some(id) = named.filter(|_| !flagged(FIELD))
+            && store::type_reference(conn, &id).await?.is_none()
+        {
+            found.push(no_such(FIELD, "equipment type", &id));
+        }
+        Ok(found)
     }
 
     async fn before_delete(conn: &mut Conn, id: &str, _: &Caller) -> Result<()> {

@@ -83,6 +83,7 @@ async fn image_event(
     before: Option<&Value>,
     after: Option<&Value>,
 ) -> Result<()> {
+    caller.still(conn).await?;
     store::touch(conn, id, at).await?;
     let actor = Some(caller.id.as_str());
     audit::record_change(conn, actor, "facility", id, action, before, after).await?;

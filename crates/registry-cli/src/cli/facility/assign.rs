@@ -44,6 +44,23 @@ fn pick_role(ctx: &Ctx, role: Option<String>) -> Result<String, Fail> {
     }
 }
 
+/// A refusal of the responsibility typed at the prompt, named as it was given there rather than
+/// as the `--role` flag nobody typed.
+fn typed_at_the_prompt(fail: Fail) -> Fail {
+    match fail {
+        Fail::Relabelled(inner, shown) => {
+            let shown = shown.into_iter().map(|mut e| {
+                if let Some(value) = e.field.strip_prefix("--role ") {
+                    e.field = format!("the responsibility typed, {value}");
+                }
+                e
+            });
+            Fail::Relabelled(inner, shown.collect())
+        }
+        other => other,
+    }
+}
+
 pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
     let flags = [("--user", a.user.is_some()), ("--role", a.role.is_some())];
     let before = fields::linked_facility(ctx, a.facility, &flags).await?;
@@ -51,6 +68,7 @@ pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
         Some(u) => resolve::user(ctx, &u).await?,
         None => resolve::pick_user(ctx, "User to assign").await?,
     };
+    let prompted = a.role.is_none();
     let role = pick_role(ctx, a.role)?;
     if view::holder(&before, &role).is_some_and(|p| p.id == target.id) {
         output::note(format!(
@@ -71,7 +89,15 @@ pub async fn run(ctx: &Ctx, a: AssignArgs) -> Result<(), Fail> {
         }
         Ok(users)
     };
-    let (before, after) = fields::save_links_of(ctx, before, Some(&target), give).await?;
+    let (before, after) = fields::save_links_of(ctx, before, Some(&target), give)
+        .await
+        .map_err(|fail| {
+            if prompted {
+                typed_at_the_prompt(fail)
+            } else {
+                fail
+            }
+        })?;
     let previous = view::holder(&before, &role).cloned();
     let mut message = format!(
         "{role} of {}: {} <{}>",

@@ -129,7 +129,7 @@ const USER_COLUMNS: &[Column<FacilityUserView>] = &[
     ("FM licence", |u| {
         join_licence(&u.licences.fm_number, &u.licences.fm_validity)
     }),
-    ("active", |u| u.active.to_string()),
+    ("active", |u| output::yes_no(u.active)),
 ];
 
 /// On a narrow terminal what a link is about comes first; the `_id` (users are named by e-mail

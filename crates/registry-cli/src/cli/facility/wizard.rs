@@ -31,7 +31,7 @@ fn telephone_rule(s: &str) -> Result<(), String> {
 fn quantity_rule(s: &str) -> Result<(), String> {
     WeeklyQuantity::from_json(&json!(s))
         .map(|_| ())
-        .ok_or_else(|| "a positive number of mCi per week, with a dot for decimals".into())
+        .ok_or_else(|| WeeklyQuantity::RULE.into())
 }
 
 fn cnpj(initial: &str) -> Result<String, Fail> {

@@ -82,7 +82,7 @@ pub fn show(format: Format, r: &Receipt) -> Result<(), Fail> {
             ("receivedBy", r.received_by.clone()),
             ("receivedAt", output::brasilia(&r.received_at)),
             ("week", r.week.clone()),
-            ("overQuantity", r.over_quantity.to_string()),
+            ("overQuantity", output::yes_no(r.over_quantity)),
             ("notes", or_empty(&r.notes)),
         ],
     )?;

@@ -72,8 +72,8 @@ pub enum UserCommand {
     /// Set a new password with the code of a recovery e-mail.
     ResetPassword {
         /// The code of the recovery e-mail (`--code`: `--token` is the session's, a global
-        /// option).
-        #[arg(long)]
+        /// option). The REGISTRY_RECOVERY_CODE variable keeps it out of `ps` and the history.
+        #[arg(long, env = "REGISTRY_RECOVERY_CODE", hide_env_values = true)]
         code: String,
         /// Read the new password from the first line of stdin instead of prompting.
         #[arg(long)]

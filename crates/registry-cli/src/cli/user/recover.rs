@@ -5,6 +5,5 @@ use crate::cli::output;
 
 pub async fn run(ctx: &Ctx, email: &str) -> Result<(), Fail> {
     let m = ctx.client.request_password_recovery(email).await?;
-    output::note(m.message);
-    Ok(())
+    Ok(output::message(ctx.format, &m)?)
 }

@@ -18,6 +18,5 @@ pub async fn run(ctx: &Ctx, token: &str, password_stdin: bool) -> Result<(), Fai
         .reset_password(token, &new)
         .await
         .map_err(|e| terms.apply(e.into()))?;
-    output::note(m.message);
-    Ok(())
+    Ok(output::message(ctx.format, &m)?)
 }

@@ -62,7 +62,7 @@ fn check_given(a: &StoreArgs) -> Result<(), Fail> {
     let mut refusals = Refusals::default();
     let mut payload = serde_json::Map::new();
     if let Some(s) = &a.form {
-        match WasteForm::read(s) {
+        match WasteForm::read_loosely(s) {
             Some(form) => {
                 payload.insert("form".into(), json!(form));
             }
@@ -131,7 +131,7 @@ pub async fn run(ctx: &Ctx, a: StoreArgs) -> Result<(), Fail> {
     // Every flag refused is named at once, before the facility is looked up or asked for.
     check_given(&a)?;
     let given_form = match a.form {
-        Some(s) => Some(WasteForm::read(&s).ok_or_else(|| {
+        Some(s) => Some(WasteForm::read_loosely(&s).ok_or_else(|| {
             let allowed = format!("must be one of: {}", WasteForm::allowed());
             invalid_flag("form", "--form", &s, allowed)
         })?),

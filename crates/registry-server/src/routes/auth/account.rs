@@ -18,7 +18,7 @@ use registry_core::Role;
 use registry_core::api::{IdInput, UserInput};
 use registry_core::api::{Message, User};
 use registry_core::audit::Action;
-use registry_core::user::{may_manage, read_user};
+use registry_core::user::{may_manage, may_set_requested_roles, read_user};
 use serde_json::Value;
 
 /// Refuses to leave the service without an active Administrator.
@@ -82,14 +82,15 @@ pub(super) async fn edit(
     // Who may edit the user is settled before the fields are read (403 before 422).
     let mut tx = audited::locked(&state, "users", &id).await?;
     let (before, caller) = managed_target(&mut tx, &caller, &id).await?;
+    if !may_set_requested_roles(&caller.roles, &before.profile.roles, &value) {
+        return Err(roles_not_grantable());
+    }
     let changes = read_user(&value, false).map_err(ApiError::Validation)?;
     // An Administrator sending `active: true` also lifts the account's failed-login delay.
     let unlock = changes.active == Some(true) && caller.has(Role::Administrator);
     let view = changes
         .apply_to(&before.profile, &caller.roles)
-        .map_err(|_| {
-            ApiError::PermissionDenied("You may not grant or remove these roles.".into())
-        })?;
+        .map_err(|_| roles_not_grantable())?;
     let new_email = view.email != before.profile.email;
     if new_email && !caller.is_staff() {
         crate::limits::take(&state.limiters.email_changes, &caller.id)?;
@@ -187,4 +188,8 @@ pub(super) async fn exclude(
         id: Some(id),
         token: None,
     }))
+}
+
+fn roles_not_grantable() -> ApiError {
+    ApiError::PermissionDenied("You may not grant or remove these roles.".into())
 }

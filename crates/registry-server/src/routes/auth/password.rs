@@ -100,7 +100,10 @@ pub(super) async fn change_password(
         Some(id) => {
             let [password] = required_strs(&value, ["newPassword"])?;
             let hash = hash_password(password.to_owned()).await?;
-            let tx = state.db.begin().await?;
+            let mut tx = state.db.begin().await?;
+            // Judged again on the account as it is now: a demotion committed while the password
+            // was hashed refuses the change.
+            caller.still(&mut tx).await?;
             set_password(tx, Some(&caller.id), &id, hash, |_| Ok(())).await?;
             Ok(Json(Message {
                 message: "Password changed; the user's sessions were ended.".into(),

@@ -19,7 +19,7 @@ use registry_core::Role;
 use registry_core::api::UserInput;
 use registry_core::api::{Message, User};
 use registry_core::audit::Action;
-use registry_core::user::{may_grant, read_user};
+use registry_core::user::{may_create_with, read_user, requested_roles};
 
 #[utoipa::path(
     post, path = "/api/register", tag = "authentication",
@@ -54,20 +54,19 @@ pub(super) async fn register(
         _ => {}
     }
     let value = body.value()?;
+    // Roles the caller may not grant are refused before the other fields are judged (403
+    // before 422); malformed ones are field errors.
+    let editor = caller.as_ref().map(|c| c.roles.as_slice());
+    if requested_roles(&value).is_some_and(|roles| !may_create_with(editor, &roles)) {
+        return Err(ApiError::PermissionDenied(
+            "You may not grant the requested roles.".into(),
+        ));
+    }
     let changes = read_user(&value, true).map_err(ApiError::Validation)?;
     let roles = changes
         .roles
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| vec![Role::Client]);
-    let allowed = match &caller {
-        None => roles == [Role::Client],
-        Some(c) => roles.iter().all(|r| may_grant(&c.roles, *r)),
-    };
-    if !allowed {
-        return Err(ApiError::PermissionDenied(
-            "You may not grant the requested roles.".into(),
-        ));
-    }
     let email = changes
         .email
         .expect("required on register")
@@ -104,12 +103,7 @@ pub(super) async fn register(
     if let Some(c) = &caller {
         let now = users::by_id(&mut tx, &c.id).await?;
         let still = now.is_some_and(|u| {
-            u.profile.active
-                && user
-                    .profile
-                    .roles
-                    .iter()
-                    .all(|r| may_grant(&u.profile.roles, *r))
+            u.profile.active && may_create_with(Some(&u.profile.roles), &user.profile.roles)
         });
         if !still {
             return Err(ApiError::PermissionDenied(

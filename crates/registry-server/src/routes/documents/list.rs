@@ -1,6 +1,6 @@
 //! Lists of documents, filtered and paged.
 
-use super::scope;
+use crate::access::document_scope;
 use crate::auth::{Caller, Reader};
 use crate::db::Conn;
 use crate::error::{ApiError, Result};
@@ -12,7 +12,7 @@ use registry_core::api::ListEnvelope;
 use registry_core::document::{self, Document, DocumentStatus};
 
 fn filter_from(params: &ListParams, caller: &Caller) -> Result<DocumentFilter> {
-    let mut filter = scope(caller);
+    let mut filter = document_scope(caller);
     if let Some(s) = params.text("status") {
         filter.status = Some(DocumentStatus::parse_loosely(&s).ok_or_else(|| {
             ApiError::BadRequest(format!(

@@ -9,12 +9,13 @@ mod read;
 mod signing_key;
 mod upload;
 
+use crate::access::document_scope;
 use crate::auth::Caller;
 use crate::db::{Conn, Tx};
 use crate::error::{ApiError, OrNotFound, Result};
 use crate::routes::describe::{Routes, route, routes};
 use crate::store::audit;
-use crate::store::documents::{self as store, DocumentFilter, DocumentState};
+use crate::store::documents::{self as store, DocumentState};
 use axum::Json;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
@@ -118,16 +119,8 @@ async fn record(
     Ok(())
 }
 
-/// What a caller may read: staff everything, a `Cliente` released documents of their facilities.
-fn scope(caller: &Caller) -> DocumentFilter {
-    DocumentFilter {
-        client: (!caller.is_staff()).then(|| caller.id.clone()),
-        ..Default::default()
-    }
-}
-
 async fn load(conn: &mut Conn, caller: &Caller, id: &str) -> Result<Document> {
-    store::view(conn, id, &scope(caller))
+    store::view(conn, id, &document_scope(caller))
         .await?
         .or_not_found("document")
 }
@@ -147,6 +140,7 @@ async fn finish_event(
     detail: &Value,
     status: StatusCode,
 ) -> Result<Response> {
+    caller.still(&mut tx).await?;
     let after = load(&mut tx, caller, id).await?;
     let actor = Some(caller.id.as_str());
     audit::record_change(&mut tx, actor, "document", id, action, None, Some(detail)).await?;

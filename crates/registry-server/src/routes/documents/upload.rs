@@ -20,7 +20,7 @@ use axum::response::{IntoResponse, Response};
 use futures::TryStreamExt;
 use registry_core::audit::Action;
 use registry_core::document::{self, Document, DocumentDraft, DocumentStatus, FileInfo, Move};
-use registry_core::payload::unflagged_reference;
+use registry_core::payload::{unflagged_reference, without_failing};
 use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
 use serde_json::{Map, Value};
 
@@ -299,6 +299,7 @@ pub(super) async fn register(
     .await?;
     store::add_file(&mut tx, &id, 1, &file, &caller.id, &at).await?;
     let doc = load(&mut tx, &caller, &id).await?;
+    caller.still(&mut tx).await?;
     record(&mut tx, &id, Action::Create, &caller, None, Some(&doc)).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(doc)).into_response())
@@ -369,7 +370,12 @@ pub(super) async fn edit(
     let id = JsonBody::id_along(&Value::Object(upload.fields.clone()), || {
         read.as_ref().err().cloned().unwrap_or_default()
     })?;
-    let draft = read.map_err(ApiError::Validation)?;
+    let draft = match read {
+        Ok(draft) => draft,
+        Err(errors) => {
+            return Err(with_edit_errors(&state, &caller, &id, &upload.fields, errors).await);
+        }
+    };
     // Checked before the file goes to the store, so a refused edit leaves nothing behind.
     {
         let mut conn = state.db.read().await?;
@@ -414,9 +420,42 @@ pub(super) async fn edit(
         (None, true) => Action::ReplaceFile,
         (None, false) => Action::Edit,
     };
+    caller.still(&mut tx).await?;
     record(&mut tx, &id, action, &caller, Some(&before), Some(&after)).await?;
     tx.commit().await?;
     Ok(Json(after).into_response())
+}
+
+/// The 422 of an edit whose fields failed (`errors`), with the errors the fields that did read
+/// give against the stored document (a facility that may not change, equipment or a test that
+/// is not the facility's, a validity before the date): every failing field at once.
+async fn with_edit_errors(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+    fields: &Map<String, Value>,
+    errors: Vec<FieldError>,
+) -> ApiError {
+    let rest = without_failing(fields, &errors);
+    let Ok(partial) = document::read_document(&rest, false) else {
+        return ApiError::Validation(errors);
+    };
+    let found = async {
+        let mut conn = state.db.read().await?;
+        match store::state(&mut conn, id).await? {
+            Some(current) => check_edit(&mut conn, caller, &current, &partial).await,
+            None => Ok(()),
+        }
+    }
+    .await;
+    match found {
+        // The document's own state (frozen, a status this caller may not set) answers once the
+        // fields are right; an outage answers at once.
+        Err(e @ (ApiError::Validation(_) | ApiError::Internal(_) | ApiError::Unavailable(_))) => {
+            ApiError::with_reference_errors(errors.into(), Err::<(), _>(e))
+        }
+        _ => ApiError::Validation(errors),
+    }
 }
 
 /// Whether this edit may apply to the document as it is now.

@@ -97,6 +97,7 @@ async fn apply_edit(
         .ok_or_else(|| anyhow::anyhow!("facility vanished during edit"))?;
     let before_json = serde_json::to_value(&before).map_err(anyhow::Error::from)?;
     let after_json = serde_json::to_value(&after).map_err(anyhow::Error::from)?;
+    caller.still(&mut tx).await?;
     audit::record(
         &mut tx,
         audit::Change {
@@ -162,7 +163,10 @@ pub(super) async fn edit_by_path(
     headers: HeaderMap,
     body: JsonBody,
 ) -> Result<Response> {
-    let value = body.value_for(&id)?;
+    let extra = &state.config.extra_responsibilities;
+    let value = body.value_for(&id, |v| {
+        read_facility_partial(v, Mode::Edit, extra).1.into_vec()
+    })?;
     apply_edit(&state, &caller, &id, &value, &headers, Action::Edit).await
 }
 

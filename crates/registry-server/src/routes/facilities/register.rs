@@ -71,6 +71,7 @@ pub(super) async fn register(
         .await?
         .ok_or_else(|| anyhow::anyhow!("facility vanished after insert"))?;
     let after = serde_json::to_value(&facility).map_err(anyhow::Error::from)?;
+    caller.still(&mut tx).await?;
     audit::record(
         &mut tx,
         audit::Change {

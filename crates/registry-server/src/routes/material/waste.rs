@@ -203,8 +203,8 @@ pub(super) async fn edit_waste(
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<WastePackage>> {
-    let value = body.value_for(&id)?;
     let at = Utc::now();
+    let value = body.value_for(&id, |v| read_waste(v, false, at).err().unwrap_or_default())?;
     let (tx, before, changes) = unreleased(&state, &id, || read_waste(&value, false, at)).await?;
     let package = changes
         .apply_to(&before, clearance(&state), today())

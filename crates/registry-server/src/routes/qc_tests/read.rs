@@ -1,6 +1,6 @@
 //! Reading QC tests: one record, its PDF report, and the history of one test type on one equipment.
 
-use crate::access::visible_equipment;
+use crate::access::{document_scope, visible_equipment};
 use crate::auth::Caller;
 use crate::db::Conn;
 use crate::error::{ApiError, OrNotFound, Result};
@@ -9,21 +9,54 @@ use crate::extract::Path;
 use crate::routes::shared::PageParams;
 use crate::state::AppState;
 use crate::store::qc_tests as store;
-use crate::store::{equipment, equipment_types};
+use crate::store::{documents, equipment, equipment_types};
 use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::{QcTest, parse_date};
+use std::collections::HashMap;
 
 /// A live record the caller may see, or 404.
 async fn visible_test(conn: &mut Conn, caller: &Caller, id: &str) -> Result<QcTest> {
-    let record = store::get(conn, id).await?.or_not_found("test")?;
+    let mut record = store::get(conn, id).await?.or_not_found("test")?;
     visible_equipment(conn, caller, &record.equipment)
         .await
         .map_err(|_| ApiError::not_found("test"))?;
+    hide_unreadable_documents(conn, caller, std::slice::from_mut(&mut record)).await?;
     Ok(record)
+}
+
+/// Tests name their report document only to callers who may read it: a `Cliente` reads released
+/// documents only, and would otherwise learn the `_id` of a draft they get 404 for.
+async fn hide_unreadable_documents(
+    conn: &mut Conn,
+    caller: &Caller,
+    tests: &mut [QcTest],
+) -> Result<()> {
+    if caller.is_staff() {
+        return Ok(());
+    }
+    let scope = document_scope(caller);
+    let mut readable = HashMap::new();
+    for test in tests {
+        let Some(id) = test.document.clone() else {
+            continue;
+        };
+        let may_read = match readable.get(&id) {
+            Some(&may_read) => may_read,
+            None => {
+                let may_read = documents::view(conn, &id, &scope).await?.is_some();
+                readable.insert(id, may_read);
+                may_read
+            }
+        };
+        if !may_read {
+            test.document = None;
+        }
+    }
+    Ok(())
 }
 
 #[utoipa::path(
@@ -128,7 +161,7 @@ pub(super) async fn history(
     equipment_types::get_test_type(&mut conn, &test_type_id)
         .await?
         .or_not_found("test type")?;
-    let (list, total) = store::history(
+    let (mut list, total) = store::history(
         &mut conn,
         &equipment_id,
         &test_type_id,
@@ -138,5 +171,6 @@ pub(super) async fn history(
         params.offset(),
     )
     .await?;
+    hide_unreadable_documents(&mut conn, &caller, &mut list).await?;
     Ok(params.page(list, total))
 }

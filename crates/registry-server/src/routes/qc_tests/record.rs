@@ -18,12 +18,13 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use registry_core::api::{IdInput, Message};
 use registry_core::equipment::{
-    Conclusion, QcTest, QcTestChanges, Reference, TestType, read_qc_test_of,
+    Conclusion, QcTest, QcTestChanges, Reference, TestType, parse_date, read_qc_test_of,
 };
 use registry_core::facility::{UserState, check_linked_user};
 use registry_core::inputs::QcTestInput;
 use registry_core::payload::{reference_id, unflagged_reference};
 use registry_core::qc::evaluate;
+use registry_core::qc::read::measured_after;
 use registry_core::{ErrorBody, FieldCode, FieldError, FieldErrors};
 use serde_json::Value;
 
@@ -190,9 +191,16 @@ async fn refused(
     }) = computed
         && (record.is_none() || given.is_some())
         && !errors.iter().any(|e| e.field.starts_with("measurements"))
-        && let Err(more) = evaluate(*kind, tolerances, given)
     {
-        errors.extend(more);
+        // Readings dated after the test's day (the payload's when it reads, else the record's).
+        let day = match value.get("date").and_then(Value::as_str) {
+            Some(date) if !errors.iter().any(|e| e.field == "date") => parse_date(date),
+            _ => record.and_then(|r| parse_date(&r.date)),
+        };
+        errors.extend(day.and_then(|day| measured_after(given, day)));
+        if let Err(more) = evaluate(*kind, tolerances, given) {
+            errors.extend(more);
+        }
     }
     let errors = FieldErrors::from(errors);
     let named = |field| unflagged_reference(&errors, field, value.get(field));
@@ -300,7 +308,11 @@ pub(super) async fn edit(
     Path(id): Path<String>,
     body: JsonBody,
 ) -> Result<Json<QcTest>> {
-    let value = body.value_for(&id)?;
+    let value = body.value_for(&id, |v| {
+        read_qc_test_of(v, false, today(), false)
+            .err()
+            .unwrap_or_default()
+    })?;
     let mut tx = audited::locked(&state, "qc_tests", &id).await?;
     let before = store::get(&mut tx, &id).await?.or_not_found("test")?;
     let computed = computed_type(&mut tx, &value, Some(&before.type_of_test.id)).await?;
