@@ -215,6 +215,17 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
         let page = app.admin_get(&format!("/api/users?pageSize={size}")).await;
         assert_eq!(page["paging"]["pageSize"], 200, "{size}");
     }
+    // JSON nested deeper than the parser follows is well-formed: it is named for what it is.
+    let mut deep = json!(1);
+    for _ in 0..200 {
+        deep = json!([deep]);
+    }
+    let res = app
+        .post("/api/group/register", &app.admin, json!({"name": "Fundo", "attributes": deep}))
+        .await
+        .expect_error(400, "bad_request");
+    let message = res.body["message"].as_str().unwrap();
+    assert!(message.contains("nests too deeply"), "{message}");
 }
 
 async fn the_openapi_document_states_the_limits(app: TestApp) {
