@@ -9,6 +9,7 @@ on_both_backends!(
     scheduled_email_goes_out_once_through_smtp,
     failed_sends_are_retried_with_backoff,
     archiving_the_facility_cancels_its_pending_emails,
+    a_mail_server_that_stops_answering_is_given_up_on,
     default_recipients_are_the_users_active_when_it_is_sent,
     a_failed_send_shows_what_failed_without_internals
 );
@@ -18,6 +19,7 @@ fn fast_worker(c: &mut registry_server::Config, smtp: String) {
     c.smtp_url = Some(registry_server::config::Secret(smtp));
     c.documents.email_poll_interval = Duration::from_millis(100);
     c.documents.email_retry_base = Duration::from_millis(300);
+    c.documents.email_send_timeout = Duration::from_secs(2);
 }
 
 /// An SMTP sink and a server whose fast worker sends to it (`None`: either is unavailable here).
@@ -286,6 +288,33 @@ async fn a_failed_send_shows_what_failed_without_internals(backend: Backend) {
     let doc = send_to_fisica(&app, &id, 1).await;
     assert_eq!(
         doc["scheduledEmail"]["lastError"], "the document's file could not be read",
+        "{doc}"
+    );
+}
+
+/// A mail server that greets, then stops answering: the send is given up on after the send
+/// timeout and recorded as failed (to be tried again), instead of holding the worker and every
+/// schedule after it for as long as the connection stays open.
+async fn a_mail_server_that_stops_answering_is_given_up_on(backend: Backend) {
+    let Some((app, port, _, id)) = released_without_smtp(backend).await else {
+        return;
+    };
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let hang = tokio::spawn(async move {
+        let mut held = Vec::new();
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            use tokio::io::AsyncWriteExt;
+            socket.write_all(b"220 sink ESMTP\r\n").await.unwrap();
+            held.push(socket); // never read, never answered, never closed
+        }
+    });
+    let doc = send_to_fisica(&app, &id, 1).await;
+    hang.abort();
+    assert_eq!(
+        doc["scheduledEmail"]["lastError"], "the mail server did not answer within 2 seconds",
         "{doc}"
     );
 }

@@ -221,7 +221,11 @@ async fn sizes_and_numbers_are_bounded(app: TestApp) {
         deep = json!([deep]);
     }
     let res = app
-        .post("/api/group/register", &app.admin, json!({"name": "Fundo", "attributes": deep}))
+        .post(
+            "/api/group/register",
+            &app.admin,
+            json!({"name": "Fundo", "attributes": deep}),
+        )
         .await
         .expect_error(400, "bad_request");
     let message = res.body["message"].as_str().unwrap();

@@ -81,7 +81,8 @@ pub async fn send_round<J: Outgoing>(
 ) -> anyhow::Result<usize> {
     let lease = chrono::Duration::from_std(state.config.documents.email_claim_lease)?;
     let mut tx = state.db.begin().await?;
-    let (now, until) = (timestamp(now), timestamp(now + lease));
+    let deadline = now + lease;
+    let (now, until) = (timestamp(now), timestamp(deadline));
     let lease = Lease {
         instance,
         now: &now,
@@ -94,8 +95,27 @@ pub async fn send_round<J: Outgoing>(
         return Ok(0);
     }
     tx.commit().await?;
-    for job in &claimed {
-        let outcome = job.send(state).await;
+    let timeout = state.config.documents.email_send_timeout;
+    let send_timeout = chrono::Duration::from_std(timeout)?;
+    for (sent, job) in claimed.iter().enumerate() {
+        // A message is sent only while the claim surely outlasts it: once the claim lapses
+        // another instance may take the row, and both would send it. The rows left are taken
+        // again when their claim lapses.
+        if Utc::now() + send_timeout >= deadline {
+            let left = claimed.len() - sent;
+            tracing::warn!(
+                left,
+                "claim too close to its end; the rest waits for it to lapse"
+            );
+            break;
+        }
+        let outcome = match tokio::time::timeout(timeout, job.send(state)).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(anyhow::anyhow!(
+                "the mail server did not answer within {} seconds",
+                timeout.as_secs_f64()
+            )),
+        };
         record_outcome(state, instance, job.attempt(), outcome).await?;
     }
     Ok(claimed.len())
@@ -170,7 +190,7 @@ impl Outgoing for ClaimedEmail {
             builder.multipart(
                 MultiPart::mixed()
                     .singlepart(body)
-                    .singlepart(Attachment::new(file.name).body(bytes, kind)),
+                    .singlepart(Attachment::new(attachment_name(&file.name)).body(bytes, kind)),
             )
         } else {
             builder.singlepart(body)
@@ -190,6 +210,13 @@ impl Outgoing for ClaimedEmail {
             detail: serde_json::json!({"to": self.recipients}),
         }
     }
+}
+
+/// The file name an attachment carries: the stored name with a quote or backslash replaced, as
+/// the download's `Content-Disposition` does (lettre writes them percent-encoded, and encodes
+/// that again in the RFC 2231 form of a name with accents: `a"b` arrived as `a%22b`).
+fn attachment_name(name: &str) -> String {
+    name.replace(['"', '\\'], "_")
 }
 
 /// After attempt number `attempts + 1` ended with `outcome` at `now`: the error to record and,
@@ -308,4 +335,15 @@ pub async fn record_outcome(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_attachment_name_keeps_its_accents_and_loses_its_quotes() {
+        assert_eq!(
+            super::attachment_name(r#"relatório "ação" \ final.pdf"#),
+            "relatório _ação_ _ final.pdf"
+        );
+    }
 }

@@ -72,15 +72,16 @@ impl JsonBody {
                 "Content-Encoding \"{encoding}\" is not accepted: send the body uncompressed."
             )));
         }
-        let value = registry_core::json::parse(bytes)
-            .map_err(|e| {
-                ApiError::BadRequest(if e.to_string().starts_with("recursion limit exceeded") {
-                    // Well-formed, but deeper than the parser follows (serde_json's 128 levels).
-                    format!("The JSON nests too deeply (at most 128 levels of arrays and objects): {e}.")
-                } else {
-                    format!("Malformed JSON: {e}.")
-                })
-            })?;
+        let value = registry_core::json::parse(bytes).map_err(|e| {
+            ApiError::BadRequest(if e.to_string().starts_with("recursion limit exceeded") {
+                // Well-formed, but deeper than the parser follows (serde_json's 128 levels).
+                format!(
+                    "The JSON nests too deeply (at most 128 levels of arrays and objects): {e}."
+                )
+            } else {
+                format!("Malformed JSON: {e}.")
+            })
+        })?;
         // Every body of the API is an object: other JSON (`[]`, `"x"`) is refused as a whole, not
         // read as an object whose fields are all missing.
         if !value.is_object() {

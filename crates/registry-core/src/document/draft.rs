@@ -27,6 +27,28 @@ pub fn parse_date(s: &str) -> Option<String> {
     crate::equipment::parse_date(s).map(|d| d.to_string())
 }
 
+/// The name an uploaded file is kept under, from the name its upload gave: the last part of a
+/// path (`C:\laudos\x.pdf` → `x.pdf`, as a browser on Windows may send it), in composed form,
+/// without the blanks and invisible characters around it; `document` when nothing is left. A
+/// name longer than a name-like field (200 characters) is refused: it would be a response header
+/// no ordinary client reads, and no file system takes it.
+pub fn file_name(given: &str) -> Result<String, String> {
+    let last = given.rsplit(['/', '\\']).next().unwrap_or(given);
+    let name = crate::text::trim(&crate::json::compose(last.to_owned())).to_owned();
+    let length = name.chars().count();
+    if length > crate::payload::MAX_SHORT_TEXT {
+        return Err(format!(
+            "its name must be at most {} characters (got {length})",
+            crate::payload::MAX_SHORT_TEXT
+        ));
+    }
+    Ok(if name.is_empty() {
+        "document".to_owned()
+    } else {
+        name
+    })
+}
+
 /// `validity` must fall after `date` (both `YYYY-MM-DD`, so text order is date order).
 pub fn validity_after_date(date: &str, validity: &str) -> bool {
     validity > date

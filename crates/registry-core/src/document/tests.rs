@@ -278,3 +278,27 @@ fn a_file_link_holds_for_its_document_version_and_time_only() {
     let at_expiry = chrono::DateTime::from_timestamp(expires, 0).unwrap();
     assert!(!link.holds(signature, &public, at_expiry));
 }
+
+#[test]
+fn an_uploaded_file_keeps_its_last_name_composed_and_bounded() {
+    assert_eq!(
+        file_name("C:\\laudos\\Relatório.pdf").unwrap(),
+        "Relatório.pdf"
+    );
+    assert_eq!(file_name("../../etc/passwd.pdf").unwrap(), "passwd.pdf");
+    assert_eq!(
+        file_name(" rela\u{301}torio.pdf\u{200b}").unwrap(),
+        "relátorio.pdf"
+    );
+    for blank in ["", "  ", "\u{200b}", "dir/"] {
+        assert_eq!(file_name(blank).unwrap(), "document", "{blank:?}");
+    }
+    assert_eq!(
+        file_name(&format!("{}.pdf", "a".repeat(196)))
+            .unwrap()
+            .len(),
+        200
+    );
+    let refused = file_name(&format!("{}.pdf", "a".repeat(197))).unwrap_err();
+    assert!(refused.contains("at most 200"), "{refused}");
+}

@@ -183,6 +183,10 @@ pub struct DocumentSettings {
     /// How long a claimed schedule belongs to the instance sending it; past that (the instance
     /// died mid-send) another instance may claim it again.
     pub email_claim_lease: Duration,
+    /// The longest one message may take to send, its file read included (60 s): a mail server
+    /// that stops answering mid-conversation would otherwise hold the worker and the rest of its
+    /// batch (lettre's own timeout covers connecting only). Well under the claim lease.
+    pub email_send_timeout: Duration,
 }
 
 impl Default for DocumentSettings {
@@ -194,6 +198,7 @@ impl Default for DocumentSettings {
             email_retry_base: Duration::from_secs(30),
             email_max_attempts: 8,
             email_claim_lease: Duration::from_secs(600),
+            email_send_timeout: Duration::from_secs(60),
         }
     }
 }

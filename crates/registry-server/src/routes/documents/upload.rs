@@ -46,11 +46,8 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
             if file.is_some() {
                 return Err(ApiError::second_file());
             }
-            let file_name = field
-                .file_name()
-                .map(str::to_owned)
-                .filter(|n| !n.trim().is_empty())
-                .unwrap_or_else(|| "document".into());
+            let file_name = document::file_name(field.file_name().unwrap_or_default())
+                .map_err(|why| ApiError::field("file", FieldCode::InvalidValue, why))?;
             let staged = stage(
                 state.objects.staging_dir(),
                 field.map_err(multipart_error),
