@@ -157,46 +157,79 @@ async fn password_changes_at_once_leave_one_password_and_one_session(app: TestAp
 /// A write whose body is still arriving when its sender is deactivated, demoted or has their
 /// password set by an Administrator is refused (401, or 403 for new roles) and stores nothing:
 /// the sender's account is judged again in the write's transaction (audit of stop 40), not only
-/// when the request's headers came.
+/// when the request's headers came. The same for a user edit, which judges the sender's roles as
+/// they now are.
 async fn a_write_whose_sender_is_revoked_while_it_arrives_is_refused(app: TestApp) {
-    for (n, revoke) in ["deactivate", "demote", "password"].into_iter().enumerate() {
-        let email = format!("in-flight-{n}@example.com");
-        let body = json!({"name": format!("In Flight {n}"), "email": email, "password": PASSWORD, "roles": ["Físico"]});
-        let user = app.post_created("/api/register/", &app.admin, body).await;
-        let id = user["_id"].as_str().unwrap().to_owned();
-        let token = app.login(&email, PASSWORD).await;
-        let group = format!("Grupo em voo {n}");
-        let payload = json!({"name": group}).to_string().into_bytes();
-        let (first, rest) = payload.split_at(5);
-        let (send, receive) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(2);
-        send.send(Ok(first.to_vec())).await.unwrap();
-        let chunks = futures::stream::unfold(receive, |mut receive| async move {
-            receive.recv().await.map(|chunk| (chunk, receive))
-        });
-        let request = reqwest::Client::new()
-            .post(app.url("/api/group/register"))
-            .bearer_auth(&token)
-            .header("content-type", "application/json")
-            .body(reqwest::Body::wrap_stream(chunks))
-            .send();
-        let pending = tokio::spawn(request);
-        // Long enough for the headers to be judged with the account as it was.
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        let (path, change) = match revoke {
-            "deactivate" => ("/api/exclude/", json!({"_id": id})),
-            "demote" => ("/api/edit/", json!({"_id": id, "roles": ["Cliente"]})),
-            _ => (
-                "/api/changePassword/",
-                json!({"_id": id, "newPassword": "Another-pass-123"}),
-            ),
-        };
-        app.admin_post(path, change).await;
-        send.send(Ok(rest.to_vec())).await.unwrap();
-        drop(send);
-        let status = pending.await.unwrap().unwrap().status().as_u16();
-        let expected = if revoke == "demote" { 403 } else { 401 };
-        assert_eq!(status, expected, "{revoke}");
-        let found = app.get_ok("/api/group?pageSize=200", &app.admin).await;
-        assert!(!found.to_string().contains(&group), "{revoke}: {found}");
+    let (client, _) = app.user_with(&["Cliente"], "Cliente Em Voo").await;
+    let revocations = ["deactivate", "demote", "password"];
+    for (n, revoke) in revocations.into_iter().enumerate() {
+        for write in ["group", "user"] {
+            let email = format!("in-flight-{n}-{write}@example.com");
+            let body = json!({"name": format!("In Flight {n}"), "email": email, "password": PASSWORD, "roles": ["Físico"]});
+            let user = app.post_created("/api/register/", &app.admin, body).await;
+            let id = user["_id"].as_str().unwrap().to_owned();
+            let token = app.login(&email, PASSWORD).await;
+            let name = format!("Em voo {n} {write}");
+            let (path, payload) = match write {
+                "group" => ("/api/group/register", json!({"name": name})),
+                _ => ("/api/edit/", json!({"_id": client, "name": name})),
+            };
+            let revocation = match revoke {
+                "deactivate" => ("/api/exclude/", json!({"_id": id})),
+                "demote" => ("/api/edit/", json!({"_id": id, "roles": ["Cliente"]})),
+                _ => (
+                    "/api/changePassword/",
+                    json!({"_id": id, "newPassword": "Another-pass-123"}),
+                ),
+            };
+            let status = sent_while_revoked(&app, &token, path, payload, revocation).await;
+            // A demoted sender of a user edit no longer manages users: the user is not found
+            // for them, as for any `Cliente`.
+            let expected = match (revoke, write) {
+                ("demote", "group") => 403,
+                ("demote", _) => 404,
+                _ => 401,
+            };
+            assert_eq!(status, expected, "{revoke} {write}");
+            let written = [
+                app.get_ok("/api/group?pageSize=200", &app.admin).await,
+                app.admin_get(&format!("/api/user/{client}")).await,
+            ];
+            assert!(
+                !json!(written).to_string().contains(&name),
+                "{revoke} {write}"
+            );
+        }
     }
+}
+
+/// The status of a POST of `payload` to `path` by `token` whose body is held back until the
+/// Administrator has made the `revocation` (path, body).
+async fn sent_while_revoked(
+    app: &TestApp,
+    token: &str,
+    path: &str,
+    payload: serde_json::Value,
+    revocation: (&str, serde_json::Value),
+) -> u16 {
+    let payload = payload.to_string().into_bytes();
+    let (first, rest) = payload.split_at(5);
+    let (send, receive) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(2);
+    send.send(Ok(first.to_vec())).await.unwrap();
+    let chunks = futures::stream::unfold(receive, |mut receive| async move {
+        receive.recv().await.map(|chunk| (chunk, receive))
+    });
+    let request = reqwest::Client::new()
+        .post(app.url(path))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .body(reqwest::Body::wrap_stream(chunks))
+        .send();
+    let pending = tokio::spawn(request);
+    // Long enough for the headers to be judged with the account as it was.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    app.admin_post(revocation.0, revocation.1).await;
+    send.send(Ok(rest.to_vec())).await.unwrap();
+    drop(send);
+    pending.await.unwrap().unwrap().status().as_u16()
 }

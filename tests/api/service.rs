@@ -1,6 +1,7 @@
 use crate::helpers::TestApp;
 use crate::on_both_databases;
 use reqwest::Method;
+use serde_json::json;
 
 on_both_databases!(health_docs_and_unknown_routes);
 
@@ -66,7 +67,56 @@ on_both_databases!(
     huge_page_numbers_never_break_the_connection,
     openapi_paging_parameters_start_at_one,
     openapi_lists_declare_their_paging,
+    openapi_declares_what_the_server_reads,
 );
+
+/// What a client generated from the document needs (audit of stop 40): the image upload's
+/// `file` part and the two image kinds, the facility filters of a user's facilities, the token
+/// the signed link of a document's file does without, the formats of dates and times, and the
+/// limits the server enforces.
+async fn openapi_declares_what_the_server_reads(app: TestApp) {
+    let doc = app.openapi().await;
+    let schema = |name: &str| doc["components"]["schemas"][name].clone();
+    let image = &doc["paths"]["/api/facility/{id}/{kind}"];
+    let form = &image["post"]["requestBody"]["content"]["multipart/form-data"]["schema"];
+    let form = match form["$ref"].as_str() {
+        Some(r) => schema(r.rsplit('/').next().unwrap()),
+        None => form.clone(),
+    };
+    assert_eq!(form["properties"]["file"]["format"], "binary", "{form}");
+    for method in ["get", "post", "delete"] {
+        let kind = image[method]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "kind")
+            .unwrap()
+            .clone();
+        assert_eq!(
+            kind["schema"]["enum"],
+            json!(["logo", "background"]),
+            "{method}"
+        );
+    }
+    let params = doc["paths"]["/api/user/{id}/facilities"]["get"]["parameters"].to_string();
+    for name in ["\"department\"", "\"radioisotope\"", "\"q\""] {
+        assert!(params.contains(name), "{name}: {params}");
+    }
+    let file = &doc["paths"]["/api/document/{id}/file"]["get"];
+    assert_eq!(file["security"], json!([{}, {"bearer": []}]));
+    assert!(file["parameters"].to_string().contains("If-None-Match"));
+    let facility = schema("Facility");
+    assert_eq!(facility["properties"]["createdAt"]["format"], "date-time");
+    assert_eq!(schema("QcTest")["properties"]["date"]["format"], "date");
+    assert_eq!(schema("GroupInput")["properties"]["name"]["maxLength"], 200);
+    let days = &schema("TestTypeInput")["properties"]["expirationInDays"];
+    assert_eq!(
+        (days["minimum"].clone(), days["maximum"].clone()),
+        (json!(1), json!(3650))
+    );
+    let cnpj = &schema("FacilityInput")["properties"]["cnpj"];
+    assert_eq!(cnpj["maxLength"], 14, "{cnpj}");
+}
 
 /// The document's enums are the values the API accepts (the spec's Portuguese strings), not the
 /// Rust variant names.

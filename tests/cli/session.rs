@@ -11,6 +11,33 @@ async fn whoami_with(env: &Env, envs: &[(&str, &str)]) -> Value {
         .json()
 }
 
+/// Without a session, `user create` registers the person at the terminal (a `Cliente`): the
+/// server's answer is the same whether the e-mail was new or taken, and the account then logs in.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_without_a_session_registers_themself() {
+    let env = Env::start().await;
+    let email = "self.registered@example.com";
+    let args = [
+        "--server",
+        &env.server,
+        "-o",
+        "json",
+        "--no-input",
+        "user",
+        "create",
+        "--name",
+        "Self Registered",
+        "--email",
+        email,
+        "--password-stdin",
+    ];
+    let out = env.run_with(&args, &format!("{PASSWORD}\n"), &[]).await;
+    assert!(out.expect(0).json()["message"].is_string());
+    env.login_as("self", email).await;
+    let me = whoami_with(&env, &[]).await;
+    assert_eq!(me["roles"], serde_json::json!(["Cliente"]));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn login_keeps_the_token_in_a_private_profile_and_logout_forgets_it() {
     let env = Env::logged_in().await;

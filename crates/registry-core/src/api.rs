@@ -59,10 +59,12 @@ pub struct Licences {
     #[serde(rename = "ANLicenseNumber")]
     pub an_number: Option<String>,
     #[serde(rename = "ANLicenseValidity")]
+    #[schema(format = Date)]
     pub an_validity: Option<String>,
     #[serde(rename = "FMLicenseNumber")]
     pub fm_number: Option<String>,
     #[serde(rename = "FMLicenseValidity")]
+    #[schema(format = Date)]
     pub fm_validity: Option<String>,
 }
 
@@ -108,7 +110,9 @@ pub struct Facility {
     /// Path of the background image, when one is set.
     pub background_image: Option<String>,
     pub version: i64,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -126,8 +130,10 @@ pub struct User {
     #[serde(flatten, serialize_with = "Licences::serialize_all")]
     pub licences: Licences,
     #[serde(rename = "createdAt")]
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[serde(rename = "updatedAt")]
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -150,8 +156,10 @@ pub struct Group {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub facilities: Option<Vec<FacilitySummary>>,
     #[serde(rename = "createdAt")]
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[serde(rename = "updatedAt")]
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -196,12 +204,15 @@ pub struct AuditEvent {
     pub action: String,
     pub actor: Option<Actor>,
     /// When the change was made.
+    #[schema(format = DateTime)]
     pub at: String,
     /// The same instant as `at`: every record carries `createdAt` and `updatedAt` (product.md
     /// §1), and an audit event never changes after it is written.
     #[serde(rename = "createdAt")]
+    #[schema(format = DateTime)]
     pub created_at: String,
     #[serde(rename = "updatedAt")]
+    #[schema(format = DateTime)]
     pub updated_at: String,
     pub before: Option<serde_json::Value>,
     pub after: Option<serde_json::Value>,
@@ -224,8 +235,10 @@ pub struct FacilityInput {
     #[schema(max_length = 200)]
     pub company_name: Option<String>,
     /// 14 characters, no punctuation: numeric or the 2026 alphanumeric form.
+    #[schema(min_length = 14, max_length = 14, pattern = "^[0-9A-Z]{12}[0-9]{2}$")]
     pub cnpj: Option<String>,
     /// With the area code, e.g. `(11) 3456-7890`.
+    #[schema(max_length = 200)]
     pub telephone: Option<String>,
     pub department: Option<Department>,
     /// A group `_id` (or `{"_id": ...}`); null clears it.
@@ -278,6 +291,7 @@ pub struct UserInput {
     #[schema(max_length = 200)]
     pub email: Option<String>,
     /// At least 8 characters (register only).
+    #[schema(min_length = 8, max_length = 256)]
     pub password: Option<String>,
     #[schema(max_length = 200)]
     pub telephone: Option<String>,
@@ -297,6 +311,7 @@ pub struct ChangePasswordInput {
     #[serde(rename = "_id")]
     pub id: Option<String>,
     pub current_password: Option<String>,
+    #[schema(min_length = 8, max_length = 256)]
     pub new_password: String,
 }
 
@@ -316,6 +331,8 @@ pub struct PasswordRecoverInput {
 pub struct GroupInput {
     #[serde(rename = "_id")]
     pub id: Option<String>,
+    #[schema(max_length = 200)]
     pub name: Option<String>,
+    #[schema(max_length = 10000)]
     pub description: Option<String>,
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 /// `POST /equipment/register` (`facility` and `typeOfEquipment` required) and
-/// `POST /equipment/edit` (`_id` required; the facility cannot change, nor the type once QC tests
+/// `POST /facility/equipment/edit` (`_id` required; the facility cannot change, nor the type once QC tests
 /// were recorded). Text fields: `""` or `null` clears them on edit.
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
@@ -65,7 +65,7 @@ pub struct TestTypeInput {
     /// The equipment type's `_id` (or `{"_id": ...}`).
     pub type_of_equipment: Option<String>,
     /// How often the test falls due, in days.
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 3650)]
     pub expiration_in_days: Option<i64>,
     #[schema(max_length = 10000)]
     pub description: Option<String>,

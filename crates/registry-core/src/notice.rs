@@ -75,6 +75,7 @@ pub struct Notice {
     /// What it is: the test, the licence holder, the document, the package, the isotope.
     pub subject: String,
     /// The date that matters (`YYYY-MM-DD`): due, end of validity, release, Monday of the week.
+    #[schema(format = Date)]
     pub date: String,
     /// The record to open: the equipment, user, document, package or facility `_id`.
     pub record: String,

@@ -200,8 +200,9 @@ fn may_change_roles(editor: &[Role], before: &[Role], after: &[Role]) -> bool {
     after == before || after.iter().chain(before).all(|r| may_grant(editor, *r))
 }
 
-/// The roles a payload asks for, when its `roles` is a list of known role names (an empty or
-/// absent list: `Cliente`); `None` when the field is malformed, which [`read_user`] reports.
+/// The roles a payload asks for: the known role names of its `roles` list (an empty or absent
+/// list: `Cliente`; items that are no role name are [`read_user`]'s to report); `None` when the
+/// field is not a list.
 /// Read before the other fields, so that asking for a role the caller may not grant is a 403
 /// whatever else is wrong (the check order: permission before validation).
 pub fn requested_roles(body: &Value) -> Option<Vec<Role>> {
@@ -209,8 +210,10 @@ pub fn requested_roles(body: &Value) -> Option<Vec<Role>> {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => {
             let mut roles = Vec::new();
-            for item in items {
-                let role = item.as_str().and_then(Role::parse)?;
+            for role in items
+                .iter()
+                .filter_map(|item| item.as_str().and_then(Role::parse))
+            {
                 if !roles.contains(&role) {
                     roles.push(role);
                 }
@@ -232,8 +235,8 @@ pub fn may_create_with(editor: Option<&[Role]>, roles: &[Role]) -> bool {
 }
 
 /// Whether `editor` may set the roles a payload asks for ([`requested_roles`]) on a user holding
-/// `before`; `true` when the payload asks for none or its roles are malformed (then [`read_user`]
-/// reports them).
+/// `before`; `true` when the payload asks for none or its `roles` is not a list (then
+/// [`read_user`] reports it).
 pub fn may_set_requested_roles(editor: &[Role], before: &[Role], body: &Value) -> bool {
     match body.get("roles") {
         None | Some(Value::Null) => true,
@@ -324,7 +327,11 @@ mod tests {
             asks(json!({"roles": ["Cliente", "Administrator", "Cliente"], "email": 5})),
             Some(vec![Role::Client, Role::Administrator])
         );
-        assert_eq!(asks(json!({"roles": ["Chefe"]})), None);
+        assert_eq!(asks(json!({"roles": ["Chefe"]})), Some(vec![Role::Client]));
+        assert_eq!(
+            asks(json!({"roles": ["Físico", 5]})),
+            Some(vec![Role::Physicist])
+        );
         assert_eq!(asks(json!({"roles": "Administrator"})), None);
         assert!(!may_create_with(None, &[Role::Client, Role::Administrator]));
         assert!(may_create_with(None, &[Role::Client]));
@@ -350,6 +357,8 @@ mod tests {
             &[Role::Client],
             &json!({"name": "X"})
         ));
+        let mixed = json!({"roles": ["Físico", 5]});
+        assert!(!may_set_requested_roles(&fisico, &[Role::Client], &mixed));
     }
 
     #[test]

@@ -144,8 +144,7 @@ impl Caller {
     /// from then on, and a change of roles with 403 (the checks made at the start judged the old
     /// ones).
     pub async fn still(&self, conn: &mut Conn) -> Result<Caller> {
-        let user = load_user(conn, &self.id).await?;
-        let now = judge(self.id.clone(), self.token_version, user.as_ref())?;
+        let now = self.now(conn).await?;
         if now.roles != self.roles {
             return Err(ApiError::PermissionDenied(
                 "Your roles changed while this request was being made; send it again if you still may."
@@ -153,6 +152,14 @@ impl Caller {
             ));
         }
         Ok(now)
+    }
+
+    /// The caller with their account as it is now, read on `conn`: 401 when it was deactivated
+    /// or its password changed since the token was issued, else the caller with the roles it now
+    /// holds (for a write that judges its permission on them, as a user edit does).
+    pub async fn now(&self, conn: &mut Conn) -> Result<Caller> {
+        let user = load_user(conn, &self.id).await?;
+        judge(self.id.clone(), self.token_version, user.as_ref())
     }
 
     /// The caller as a record names its author (`createdBy`, `performedBy`, `releasedBy`).

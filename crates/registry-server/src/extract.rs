@@ -76,7 +76,7 @@ impl JsonBody {
             ApiError::BadRequest(if e.to_string().starts_with("recursion limit exceeded") {
                 // Well-formed, but deeper than the parser follows (serde_json's 128 levels).
                 format!(
-                    "The JSON nests too deeply (at most 128 levels of arrays and objects): {e}."
+                    "The JSON nests too deeply (at most 127 levels of arrays and objects): {e}."
                 )
             } else {
                 format!("Malformed JSON: {e}.")

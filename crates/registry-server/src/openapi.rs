@@ -99,8 +99,9 @@ fn unique_operation_ids(mut value: serde_json::Value) -> serde_json::Value {
 
 /// Operations that take no token.
 const PUBLIC: &[&str] = &["/api/login", "/api/password_recover"];
-/// Operations where a token is optional: without one, self-registration as `Cliente`.
-const TOKEN_OPTIONAL: &[&str] = &["/api/register"];
+/// Operations where a token is optional: without one, self-registration as `Cliente`, and the
+/// signed link of an e-mailed document's file.
+const TOKEN_OPTIONAL: &[&str] = &["/api/register", "/api/document/{id}/file"];
 /// Operations under a per-client or per-account limit (`limits.rs`, the login rule).
 const RATE_LIMITED: &[&str] = &["/api/login", "/api/register", "/api/password_recover"];
 

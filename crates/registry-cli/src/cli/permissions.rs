@@ -96,6 +96,11 @@ const OPEN: &[&str] = &[
 /// a user command is about) or the command is open to everyone.
 pub fn may_run(command: &str, roles: &[Role]) -> Option<bool> {
     let holds = |any: &[Role]| roles.iter().any(|r| any.contains(r));
+    if command == "user create" {
+        // With a token, staff only (a `Cliente` creates no one); without one it registers
+        // themself, which [`needs_token`] lets through.
+        return Some(roles.iter().any(|r| r.is_staff()));
+    }
     match needed(command)? {
         STAFF => Some(roles.iter().any(|r| r.is_staff())),
         ADMINISTRATOR => Some(holds(&[Role::Administrator])),
@@ -103,6 +108,12 @@ pub fn may_run(command: &str, roles: &[Role]) -> Option<bool> {
         RELEASERS => Some(holds(&[Role::Administrator, Role::Admin, Role::Physicist])),
         _ => None,
     }
+}
+
+/// Whether `command` needs a session: every one the server may refuse for the role, but `user
+/// create`, which without one registers the person at the terminal (a `Cliente`).
+pub fn needs_token(command: &str) -> bool {
+    needed(command).is_some() && command != "user create"
 }
 
 /// The roles that may run `command` (`group delete`), where the permissions table says.
@@ -157,6 +168,8 @@ mod tests {
         assert_eq!(may_run("document sign", &[Role::Physicist]), Some(true));
         assert_eq!(may_run("document release", &[Role::Reports]), Some(false));
         assert_eq!(may_run("user edit", &client), None);
+        assert_eq!(may_run("user create", &client), Some(false));
+        assert!(super::needs_token("facility create") && !super::needs_token("user create"));
         assert_eq!(may_run("facility list", &client), None);
     }
 

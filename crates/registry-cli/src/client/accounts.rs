@@ -11,6 +11,9 @@ impl Client {
     endpoints! {
         /// `POST /register/`: `{name, email, password, roles?, telephone?, cpf?, licences...}`.
         fn register_user(body: &UserInput) -> User = post("/register/", body);
+        /// `POST /register/` without a token (self-registration): 202 with a message that says
+        /// the same whether the e-mail was new or taken.
+        fn register_self(body: &UserInput) -> Message = post("/register/", body);
         /// `POST /edit/`: the fields present replace the stored ones.
         fn edit_user(body: &UserInput) -> User = post("/edit/", body);
         fn deactivate_user(id: &str) -> Message = post("/exclude/", &id_body(id));

@@ -341,6 +341,7 @@ pub struct FileVersion {
     #[serde(flatten)]
     pub file: FileInfo,
     pub uploaded_by: Person,
+    #[schema(format = DateTime)]
     pub uploaded_at: String,
 }
 
@@ -351,6 +352,7 @@ pub struct Comment {
     pub id: String,
     pub author: Person,
     pub text: String,
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 
@@ -360,13 +362,16 @@ pub struct Comment {
 pub struct ScheduledEmail {
     #[serde(rename = "_id")]
     pub id: String,
+    #[schema(format = DateTime)]
     pub send_at: String,
     pub to: Vec<String>,
     /// `pending`, `sending`, `sent`, `failed` or `cancelled`.
     pub status: String,
     pub attempts: i64,
+    #[schema(format = DateTime)]
     pub next_attempt_at: Option<String>,
     pub last_error: Option<String>,
+    #[schema(format = DateTime)]
     pub sent_at: Option<String>,
 }
 
@@ -376,6 +381,7 @@ pub struct ScheduledEmail {
 pub struct SentEmail {
     #[serde(rename = "_id")]
     pub id: String,
+    #[schema(format = DateTime)]
     pub sent_at: String,
     pub to: Vec<String>,
 }
@@ -390,28 +396,35 @@ pub struct Document {
     pub equipment: Option<RecordRef>,
     pub test: Option<RecordRef>,
     /// `YYYY-MM-DD`.
+    #[schema(format = Date)]
     pub date: String,
     /// `YYYY-MM-DD`, after `date`.
+    #[schema(format = Date)]
     pub validity: String,
     pub conclusion: Option<String>,
     pub status: DocumentStatus,
     pub file: FileInfo,
     pub uploaded_by: Person,
+    #[schema(format = DateTime)]
     pub uploaded_at: String,
     pub signed_by: Option<Person>,
+    #[schema(format = DateTime)]
     pub signed_at: Option<String>,
     /// The 8-character authenticity code, once signed.
     pub code: Option<String>,
     /// Base64 Ed25519 signature of [`SignedClaim::payload`].
     pub signature: Option<String>,
     pub liberated_by: Option<Person>,
+    #[schema(format = DateTime)]
     pub liberated_at: Option<String>,
     pub comments: Vec<Comment>,
     pub scheduled_email: Option<ScheduledEmail>,
     pub sent_email: Option<SentEmail>,
     /// Every stored file, newest first.
     pub versions: Vec<FileVersion>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 

@@ -117,7 +117,9 @@ pub struct EquipmentType {
     pub id: String,
     pub name: String,
     pub description: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -139,7 +141,9 @@ pub struct TestType {
     /// The limits the computed verdict is judged by; present exactly when `kind` is.
     #[serde(default)]
     pub tolerances: Option<Tolerances>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -159,7 +163,9 @@ pub struct Equipment {
     pub attributes: Value,
     /// False while the equipment is out of service; it then leaves the due lists.
     pub active: bool,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -174,6 +180,7 @@ pub struct QcTest {
     pub facility: Reference,
     pub type_of_test: Reference,
     /// The day the test was done (`YYYY-MM-DD`).
+    #[schema(format = Date)]
     pub date: String,
     pub performed_by: Reference,
     pub conclusion: Conclusion,
@@ -185,7 +192,9 @@ pub struct QcTest {
     pub notes: Option<String>,
     /// The `_id` of the report document, when there is one.
     pub document: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 
@@ -210,7 +219,9 @@ pub struct DueTest {
     pub type_of_equipment: Reference,
     pub type_of_test: Reference,
     pub expiration_in_days: i64,
+    #[schema(format = Date)]
     pub last_date: Option<String>,
+    #[schema(format = Date)]
     pub next_due: Option<String>,
     pub state: DueState,
     /// The conclusion of the latest test; `null` when never done.

@@ -214,6 +214,7 @@ pub struct Receipt {
     pub radioisotope: Radioisotope,
     /// Declared activity in mCi at `activityReferenceTime`.
     pub activity: f64,
+    #[schema(format = DateTime)]
     pub activity_reference_time: String,
     /// The declared activity decayed to `receivedAt`, in mCi: what counts against the week.
     pub activity_at_receipt: f64,
@@ -221,6 +222,7 @@ pub struct Receipt {
     pub lot: Option<String>,
     /// Who took delivery (a name; not necessarily a user of the registry).
     pub received_by: String,
+    #[schema(format = DateTime)]
     pub received_at: String,
     /// The ISO week (Brasília) the receipt counts in.
     pub week: String,
@@ -228,7 +230,9 @@ pub struct Receipt {
     pub over_quantity: bool,
     pub notes: Option<String>,
     pub created_by: Reference,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 

@@ -176,6 +176,7 @@ pub fn release_date(
 #[serde(rename_all = "camelCase")]
 pub struct WasteRelease {
     pub released_by: Reference,
+    #[schema(format = DateTime)]
     pub released_at: String,
     /// µSv/h at the package's surface.
     pub dose_rate: f64,
@@ -193,16 +194,20 @@ pub struct WastePackage {
     pub contents: Vec<WasteContent>,
     /// Mass in kg (for a liquid, its volume in litres taken as kg).
     pub mass: f64,
+    #[schema(format = DateTime)]
     pub closed_at: String,
     pub location: String,
     pub description: Option<String>,
     /// The first day (`YYYY-MM-DD`, Brasília) the package is below its clearance levels.
+    #[schema(format = Date)]
     pub release_date: String,
     /// Whether it may be released today (not released yet, release date reached).
     pub releasable: bool,
     pub release: Option<WasteRelease>,
     pub created_by: Reference,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
 }
 

@@ -146,10 +146,14 @@ async fn equipment_type_ref(conn: &mut Conn, id: &str) -> Result<Reference> {
         .ok_or_else(|| ApiError::Validation(vec![no_such("typeOfEquipment", "equipment type", id)]))
 }
 
-/// One 422 of a reference's error (when it is one) and `others`; any other error as it is.
+/// One 422 of a reference's error (when it is one) and `others` (one error a field: the
+/// reference's first); any other error as it is.
 fn together(reference: Option<ApiError>, others: Vec<FieldError>) -> ApiError {
     match reference {
         Some(ApiError::Validation(mut errors)) => {
+            let others: Vec<FieldError> = (others.into_iter())
+                .filter(|o| !errors.iter().any(|e| e.field == o.field))
+                .collect();
             errors.extend(others);
             ApiError::Validation(errors)
         }

@@ -97,14 +97,31 @@ async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
     Ok(with_etag(StatusCode::OK, facility))
 }
 
+/// The image a path names (for the OpenAPI document; the handlers read it with [`kind`]).
+#[derive(utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum Segment {
+    Logo,
+    Background,
+}
+
+/// `multipart/form-data` with one `file` part: PNG, JPEG or WebP (read by its first bytes), at
+/// most 2 MiB.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct ImageForm {
+    #[schema(format = Binary)]
+    file: String,
+}
+
 #[utoipa::path(
     post, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Upload the logo or background image",
     params(
-        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"), IfMatch
+        ("id" = String, Path), ("kind" = inline(Segment), Path), IfMatch
     ),
-    request_body(content_type = "multipart/form-data", description = "a `file` part: PNG, JPEG or \
-        WebP, at most 2 MiB"),
+    request_body(content = ImageForm, content_type = "multipart/form-data"),
     responses(
         (status = 200, description = "The facility", body = Facility), Forbidden, VersionMismatch,
         (status = 413, description = "Over 2 MiB", body = ErrorBody),
@@ -171,7 +188,7 @@ async fn upload(
 #[utoipa::path(
     get, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Read the logo or background image",
-    params(("id" = String, Path), ("kind" = String, Path, description = "logo or background")),
+    params(("id" = String, Path), ("kind" = inline(Segment), Path)),
     responses((status = 200, description = "The image bytes", content_type = "image/*"))
 )]
 async fn read(
@@ -223,7 +240,7 @@ async fn remove(
     delete, path = "/api/facility/{id}/{kind}", tag = "facilities",
     summary = "Remove the logo or background image",
     params(
-        ("id" = String, Path), ("kind" = String, Path, description = "logo or background"), IfMatch
+        ("id" = String, Path), ("kind" = inline(Segment), Path), IfMatch
     ),
     responses(
         (status = 200, description = "The facility", body = Facility), Forbidden, VersionMismatch

@@ -61,12 +61,18 @@ pub struct PageParams {
 pub struct DocumentQuery {
     /// JSON object with pageNum, pageSize (or limit) and filter keys
     pub filters: Option<String>,
-    /// The facility's `_id` (`facility` is read too)
+    /// The facility's `_id`
     pub facility_id: Option<String>,
-    /// The equipment's `_id` (`equipment` is read too)
+    /// Another name of `facilityId`
+    pub facility: Option<String>,
+    /// The equipment's `_id`
     pub equipment_id: Option<String>,
-    /// The QC test's `_id` (`test` is read too)
+    /// Another name of `equipmentId`
+    pub equipment: Option<String>,
+    /// The QC test's `_id`
     pub test_id: Option<String>,
+    /// Another name of `testId`
+    pub test: Option<String>,
     /// Documents dated on or after this day (YYYY-MM-DD)
     pub date_gte: Option<String>,
     /// Documents dated before this day (YYYY-MM-DD)

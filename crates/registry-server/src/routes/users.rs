@@ -6,7 +6,7 @@ use crate::error::{ApiError, OrNotFound, Result};
 use crate::extract::ListParams;
 use crate::extract::Path;
 use crate::routes::describe::{Routes, routes};
-use crate::routes::shared::{Forbidden, PageParams, SearchParams};
+use crate::routes::shared::{FacilityFilters, Forbidden, SearchParams};
 use crate::state::AppState;
 use crate::store::facilities::{self, FacilityFilter};
 use crate::store::users::{self, UserRow};
@@ -72,7 +72,7 @@ async fn show(
 #[utoipa::path(
     get, path = "/api/user/{id}/facilities", tag = "users",
     summary = "Facilities of a user (staff or self)",
-    params(("id" = String, Path), PageParams),
+    params(("id" = String, Path), FacilityFilters),
     responses((status = 200, description = "OK", body = ListEnvelope<Facility>))
 )]
 async fn user_facilities(

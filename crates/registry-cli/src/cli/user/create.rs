@@ -113,6 +113,15 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     input.password = Some(password);
     let payload = serde_json::to_value(&input).map_err(anyhow::Error::from)?;
     read_user(&payload, true).map_err(refused)?;
+    if ctx.client.token().is_none() {
+        // Self-registration: the server answers the same whether the e-mail was taken or not.
+        let m = ctx
+            .client
+            .register_self(&input)
+            .await
+            .map_err(|e| terms.apply(e.into()))?;
+        return Ok(output::message(ctx.format, &m)?);
+    }
     let u = ctx
         .client
         .register_user(&input)

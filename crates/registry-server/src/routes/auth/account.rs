@@ -39,14 +39,7 @@ async fn keep_an_administrator(conn: &mut Conn, before: &UserRow, after: &UserRo
 /// since the token was checked cannot let this request do what the caller no longer may (as a
 /// staff registration re-reads its caller).
 async fn managed_target(conn: &mut Conn, caller: &Caller, id: &str) -> Result<(UserRow, Caller)> {
-    let now = users::by_id(conn, &caller.id)
-        .await?
-        .filter(|u| u.profile.active)
-        .ok_or_else(|| ApiError::Unauthorized("This account is deactivated.".into()))?;
-    let caller = Caller {
-        roles: now.profile.roles,
-        ..caller.clone()
-    };
+    let caller = caller.now(conn).await?;
     let target = users::by_id(conn, id).await?.or_not_found("user")?;
     if target.profile.id != caller.id && !may_manage(&caller.roles, &target.profile.roles) {
         return Err(if caller.is_staff() {

@@ -150,7 +150,9 @@ pub(super) async fn change_password(
             };
             let not_current = || ApiError::Validation(vec![not_current.clone()]);
             let hash = hash_password(password).await?;
-            let tx = state.db.begin().await?;
+            let mut tx = state.db.begin().await?;
+            // The account as it is now: deactivated, or its password changed, meanwhile → 401.
+            caller.now(&mut tx).await?;
             // A change that committed since the check above made `current` stale.
             let still = |u: &UserRow| {
                 if u.password_hash == verified {

@@ -100,12 +100,10 @@ pub(super) async fn register(
     let mut tx = state.db.begin().await?;
     // The caller as they are now, in the transaction: a demotion or deactivation committed while
     // the password was hashed must not let this request grant what the caller no longer may.
+    // (A deactivation or a password change refuses it with 401, as it refuses the token.)
     if let Some(c) = &caller {
-        let now = users::by_id(&mut tx, &c.id).await?;
-        let still = now.is_some_and(|u| {
-            u.profile.active && may_create_with(Some(&u.profile.roles), &user.profile.roles)
-        });
-        if !still {
+        let now = c.now(&mut tx).await?;
+        if !may_create_with(Some(&now.roles), &user.profile.roles) {
             return Err(ApiError::PermissionDenied(
                 "You may not grant the requested roles (your account changed meanwhile).".into(),
             ));

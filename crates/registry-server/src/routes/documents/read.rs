@@ -46,7 +46,9 @@ pub(super) struct FileQuery {
         ("expires" = Option<i64>, Query, description = "With `signature` and `version`: the link \
             of an e-mailed document, which needs no token until it expires (Unix seconds; 7 days \
             after sending)"),
-        ("signature" = Option<String>, Query, description = "The link's Ed25519 signature")
+        ("signature" = Option<String>, Query, description = "The link's Ed25519 signature"),
+        ("If-None-Match" = Option<String>, Header, description = "The `ETag` of a copy the client \
+            holds: 304 when it is this version's")
     ),
     responses(
         (status = 200, description = "The file's bytes, with its stored content type",

@@ -57,9 +57,11 @@ pub(super) async fn receive(
     body: JsonBody,
 ) -> Result<(StatusCode, Json<Receipt>)> {
     let value = body.value()?;
-    let at = Utc::now();
     let mut tx = state.db.begin().await?;
     store::lock_facility(&mut tx, &id).await?;
+    // Taken once the facility is held: receipts are stamped in the order their week's sums are
+    // made, so the one that goes over is the later one by `receivedAt` too.
+    let at = Utc::now();
     let facility = facility_ref(&mut tx, &id).await?;
     let authorised = store::authorised(&mut tx, &id).await?;
     let quantity = |r: Radioisotope| authorised.iter().find(|(a, _)| *a == r).map(|(_, q)| *q);

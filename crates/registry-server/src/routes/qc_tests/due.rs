@@ -28,7 +28,7 @@ fn states(params: &ListParams, default: &[DueState]) -> Result<Vec<DueState>> {
             // In any case, as the other lists' filters.
             DueState::parse(&s.trim().to_ascii_lowercase()).ok_or_else(|| {
                 ApiError::BadRequest(format!(
-                    "state must be one of ok, due_soon, overdue, never_done (got {:?}).",
+                    "state must be one of ok, due_soon, overdue, never_done (got \"{}\").",
                     s.trim()
                 ))
             })

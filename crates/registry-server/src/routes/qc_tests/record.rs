@@ -62,7 +62,7 @@ async fn resolve(
                 "typeOfTest",
                 FieldCode::InvalidValue,
                 format!(
-                    "{:?} is a test of {}, not of this equipment's type ({})",
+                    "\"{}\" is a test of {}, not of this equipment's type ({})",
                     t.name, t.type_of_equipment.name, e.type_of_equipment.name
                 ),
             ))
@@ -184,21 +184,25 @@ async fn refused(
     mut errors: Vec<FieldError>,
 ) -> ApiError {
     let given = value.get("measurements");
+    let readings_read = !errors.iter().any(|e| e.field.starts_with("measurements"));
     if let Some(TestType {
         kind: Some(kind),
         tolerances: Some(tolerances),
         ..
     }) = computed
-        && (record.is_none() || given.is_some())
-        && !errors.iter().any(|e| e.field.starts_with("measurements"))
+        && readings_read
     {
-        // Readings dated after the test's day (the payload's when it reads, else the record's).
+        // Readings dated after the test's day (the payload's date when it reads, else the
+        // record's; the payload's readings, else the record's).
         let day = match value.get("date").and_then(Value::as_str) {
             Some(date) if !errors.iter().any(|e| e.field == "date") => parse_date(date),
             _ => record.and_then(|r| parse_date(&r.date)),
         };
-        errors.extend(day.and_then(|day| measured_after(given, day)));
-        if let Err(more) = evaluate(*kind, tolerances, given) {
+        let readings = given.or_else(|| record.and_then(|r| r.measurements.as_ref()));
+        errors.extend(day.and_then(|day| measured_after(readings, day)));
+        if (record.is_none() || given.is_some())
+            && let Err(more) = evaluate(*kind, tolerances, given)
+        {
             errors.extend(more);
         }
     }
