@@ -257,6 +257,10 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
     app.put(&path, &app.admin, body)
         .await
         .expect_field_errors(&[late_fields[0], late_fields[1], ("notes", "invalid_value")]);
+    // The stored readings too, when the edit moves the day before them.
+    app.put(&path, &app.admin, json!({"date": "2026-09-28", "notes": 5}))
+        .await
+        .expect_field_errors(&[late_fields[0], ("notes", "invalid_value")]);
     let body = json!({"_id": "another", "notes": 5});
     app.put(&path, &app.admin, body)
         .await

@@ -173,6 +173,7 @@ async fn user_edits_follow_the_permission_table(app: TestApp) {
         json!({"_id": client, "roles": ["Laudos"]}),
         // A role that may not be granted is a 403 whatever else fails.
         json!({"_id": client, "roles": ["Físico", "Cliente"], "email": "bad"}),
+        json!({"_id": client, "roles": ["Físico", 5]}),
     ] {
         edit(&app, &fisico_token, body)
             .await

@@ -270,6 +270,16 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
         ("typeOfEquipment", "invalid_value"),
         ("expirationInDays", "invalid_value"),
     ]);
+    // One error a field: an equipment type that does not exist is named once.
+    let refused = app
+        .post(
+            "/api/typeOfTest/edit",
+            &fisico,
+            json!({"_id": exactness, "typeOfEquipment": "no-such-type"}),
+        )
+        .await
+        .expect_field_error("typeOfEquipment", "invalid_value");
+    assert_eq!(refused.body["errors"].as_array().unwrap().len(), 1, "{}", refused.body);
     app.assert_exclude_guarded("/api/typeOfTest/exclude", &fisico, &exactness)
         .await;
 }
