@@ -201,6 +201,29 @@ async fn a_write_whose_sender_is_revoked_while_it_arrives_is_refused(app: TestAp
             );
         }
     }
+    // One's own password change whose session ends meanwhile: 401, and the password stays.
+    for (n, revoke) in ["deactivate", "password"].into_iter().enumerate() {
+        let email = format!("own-password-{n}@example.com");
+        let body = json!({"name": "Own Password", "email": email, "password": PASSWORD, "roles": ["Físico"]});
+        let id = app.post_created("/api/register/", &app.admin, body).await["_id"].clone();
+        let token = app.login(&email, PASSWORD).await;
+        let (revocation, kept) = match revoke {
+            "deactivate" => (("/api/exclude/", json!({"_id": id})), PASSWORD),
+            _ => {
+                let set = json!({"_id": id, "newPassword": "Set-by-admin-123"});
+                (("/api/changePassword/", set), "Set-by-admin-123")
+            }
+        };
+        let change = json!({"currentPassword": PASSWORD, "newPassword": "Own-new-pass-123"});
+        let status =
+            sent_while_revoked(&app, &token, "/api/changePassword/", change, revocation).await;
+        assert_eq!(status, 401, "{revoke}");
+        if revoke == "deactivate" {
+            app.admin_post("/api/edit/", json!({"_id": id, "active": true}))
+                .await;
+        }
+        app.login(&email, kept).await;
+    }
 }
 
 /// The status of a POST of `payload` to `path` by `token` whose body is held back until the

@@ -257,6 +257,14 @@ async fn computed_tests_store_their_figures_and_verdict(app: TestApp) {
     app.put(&path, &app.admin, body)
         .await
         .expect_field_errors(&[late_fields[0], late_fields[1], ("notes", "invalid_value")]);
+    // Beside a reference that names nothing, too.
+    app.put(
+        &path,
+        &app.admin,
+        json!({"date": "2026-09-28", "performedBy": "nobody"}),
+    )
+    .await
+    .expect_field_errors(&[late_fields[0], ("performedBy", "user_not_found")]);
     // The stored readings too, when the edit moves the day before them.
     app.put(&path, &app.admin, json!({"date": "2026-09-28", "notes": 5}))
         .await

@@ -218,6 +218,10 @@ pub fn requested_roles(body: &Value) -> Option<Vec<Role>> {
                     roles.push(role);
                 }
             }
+            // Nothing but items that are no role name asks for nothing to judge.
+            if roles.is_empty() && !items.is_empty() {
+                return None;
+            }
             roles
         }
         Some(_) => return None,
@@ -327,7 +331,7 @@ mod tests {
             asks(json!({"roles": ["Cliente", "Administrator", "Cliente"], "email": 5})),
             Some(vec![Role::Client, Role::Administrator])
         );
-        assert_eq!(asks(json!({"roles": ["Chefe"]})), Some(vec![Role::Client]));
+        assert_eq!(asks(json!({"roles": ["Chefe"]})), None);
         assert_eq!(
             asks(json!({"roles": ["Físico", 5]})),
             Some(vec![Role::Physicist])

@@ -7,6 +7,9 @@ use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Tokio1Execu
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The longest a background message (a recovery code, a registration notice) may take to send.
+const BACKGROUND_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 pub enum Transport {
     Smtp(AsyncSmtpTransport<Tokio1Executor>),
     Outbox(AsyncFileTransport<Tokio1Executor>, PathBuf),
@@ -71,8 +74,16 @@ impl Mailer {
     ) {
         let mailer = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = mailer.send(&to, subject, body).await {
-                tracing::error!(error = format!("{e:#}"), "{what} not sent");
+            // Bounded as the worker's sends are: lettre's own timeout covers connecting only, and
+            // a mail server gone silent would keep the task and its connection forever.
+            match tokio::time::timeout(BACKGROUND_SEND_TIMEOUT, mailer.send(&to, subject, body))
+                .await
+            {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::error!(error = format!("{e:#}"), "{what} not sent"),
+                Err(_) => {
+                    tracing::error!("{what} not sent: the mail server did not answer in time")
+                }
             }
         });
     }

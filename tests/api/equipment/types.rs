@@ -279,7 +279,12 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
         )
         .await
         .expect_field_error("typeOfEquipment", "invalid_value");
-    assert_eq!(refused.body["errors"].as_array().unwrap().len(), 1, "{}", refused.body);
+    assert_eq!(
+        refused.body["errors"].as_array().unwrap().len(),
+        1,
+        "{}",
+        refused.body
+    );
     app.assert_exclude_guarded("/api/typeOfTest/exclude", &fisico, &exactness)
         .await;
 }

@@ -35,6 +35,21 @@ pub fn parse_date(s: &str) -> Option<String> {
 pub fn file_name(given: &str) -> Result<String, String> {
     let last = given.rsplit(['/', '\\']).next().unwrap_or(given);
     let name = crate::text::trim(&crate::json::compose(last.to_owned())).to_owned();
+    // On one line and without control characters, as every name-like text; no direction
+    // override that would show it in another order than it is.
+    let unreadable = |c: char| {
+        crate::payload::is_forbidden_control(c)
+            || matches!(c, '\n' | '\r' | '\t' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if name.contains(unreadable) {
+        return Err("its name must be one line of visible text".to_owned());
+    }
+    // `.` and `..` name no file.
+    let name = if name.chars().all(|c| c == '.') {
+        String::new()
+    } else {
+        name
+    };
     let length = name.chars().count();
     if length > crate::payload::MAX_SHORT_TEXT {
         return Err(format!(

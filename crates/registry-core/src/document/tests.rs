@@ -290,7 +290,10 @@ fn an_uploaded_file_keeps_its_last_name_composed_and_bounded() {
         file_name(" rela\u{301}torio.pdf\u{200b}").unwrap(),
         "relátorio.pdf"
     );
-    for blank in ["", "  ", "\u{200b}", "dir/"] {
+    for bad in ["a\u{85}b.pdf", "a\u{2028}b.pdf", "x\u{202e}fdp.exe"] {
+        assert!(file_name(bad).is_err(), "{bad:?}");
+    }
+    for blank in ["", "  ", "\u{200b}", "dir/", ".", "..", "x.pdf/.."] {
         assert_eq!(file_name(blank).unwrap(), "document", "{blank:?}");
     }
     assert_eq!(

@@ -198,8 +198,10 @@ pub struct WeeklyUsage {
     /// `YYYY-Www`.
     pub week: String,
     /// Monday 00:00 in Brasília, as an RFC 3339 UTC instant.
+    #[schema(format = DateTime)]
     pub from: String,
     /// The next Monday 00:00 in Brasília (exclusive).
+    #[schema(format = DateTime)]
     pub to: String,
     pub radioisotopes: Vec<IsotopeUsage>,
 }

@@ -97,7 +97,7 @@ async fn answer(mut tx: Tx, id: &str) -> Result<Response> {
     Ok(with_etag(StatusCode::OK, facility))
 }
 
-/// The image a path names (for the OpenAPI document; the handlers read it with [`kind`]).
+/// `logo` or `background`.
 #[derive(utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 #[allow(dead_code)]

@@ -114,6 +114,9 @@ pub(super) async fn change_password(
         None => {
             let verified = {
                 let mut conn = state.db.read().await?;
+                // A session ended meanwhile (deactivation, another password change) is a 401
+                // before its current password is judged against the new one.
+                caller.now(&mut conn).await?;
                 let user = users::by_id(&mut conn, &caller.id).await?;
                 user.or_not_found("user")?.password_hash
             };

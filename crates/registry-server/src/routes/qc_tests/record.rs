@@ -159,17 +159,47 @@ async fn apply(conn: &mut Conn, record: &mut QcTest, mut changes: QcTestChanges)
         .clone()
         .flatten()
         .filter(|d| record.document.as_ref() != Some(d));
-    let (equipment, test_type, performed_by) = resolve(
+    let resolved = resolve(
         conn,
         &equipment_id,
         &test_type_id,
         performer,
         document.as_deref(),
     )
-    .await?;
+    .await;
+    let (equipment, test_type, performed_by) = match resolved {
+        Ok(resolved) => resolved,
+        // Every failing field at once: readings dated after the test's day too.
+        Err(ApiError::Validation(mut errors)) => {
+            errors.extend(late_readings(conn, &test_type_id, record, &changes).await?);
+            return Err(ApiError::Validation(errors));
+        }
+        Err(e) => return Err(e),
+    };
     changes
         .apply_to(record, equipment, test_type, performed_by)
         .map_err(ApiError::Validation)
+}
+
+/// The error of readings dated after the test's day (the changes' readings and day, else the
+/// record's) when the test type `test_type_id` computes: for an answer that lists other failing
+/// fields, which end the request before the readings are judged.
+async fn late_readings(
+    conn: &mut Conn,
+    test_type_id: &str,
+    record: &QcTest,
+    changes: &QcTestChanges,
+) -> Result<Option<FieldError>> {
+    let test_type = equipment_types::get_test_type(conn, test_type_id).await?;
+    if test_type.is_none_or(|t| t.kind.is_none()) {
+        return Ok(None);
+    }
+    let day = changes.date.or_else(|| parse_date(&record.date));
+    let readings = match &changes.measurements {
+        Some(given) => given.as_ref(),
+        None => record.measurements.as_ref(),
+    };
+    Ok(day.and_then(|day| measured_after(readings, day)))
 }
 
 /// The answer to a payload its reader refused (`errors`): with the errors of the references it
