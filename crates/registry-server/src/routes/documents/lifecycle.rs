@@ -55,7 +55,6 @@ impl Moving {
     /// Ends the move: records `action` with the document before and after, commits, and answers
     /// the document as it is now.
     async fn finish(mut self, caller: &Caller, action: Action) -> Result<Response> {
-        caller.still(&mut self.tx).await?;
         let after = load(&mut self.tx, caller, &self.id).await?;
         record(
             &mut self.tx,

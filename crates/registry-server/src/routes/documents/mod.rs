@@ -98,6 +98,8 @@ fn invalid_transition(e: document::InvalidTransition) -> ApiError {
     ApiError::conflict("invalid_transition", format!("Invalid transition: {e}."))
 }
 
+/// Records a write of the document `id` in the audit log, last before the commit: its sender is
+/// judged again first ([`Caller::still`]), so that a session ended meanwhile writes nothing.
 async fn record(
     conn: &mut Conn,
     id: &str,
@@ -106,6 +108,7 @@ async fn record(
     before: Option<&Document>,
     after: Option<&Document>,
 ) -> Result<()> {
+    caller.still(conn).await?;
     audit::record_change(
         conn,
         Some(&caller.id),

@@ -296,7 +296,6 @@ pub(super) async fn register(
     .await?;
     store::add_file(&mut tx, &id, 1, &file, &caller.id, &at).await?;
     let doc = load(&mut tx, &caller, &id).await?;
-    caller.still(&mut tx).await?;
     record(&mut tx, &id, Action::Create, &caller, None, Some(&doc)).await?;
     tx.commit().await?;
     Ok((StatusCode::CREATED, Json(doc)).into_response())
@@ -417,7 +416,6 @@ pub(super) async fn edit(
         (None, true) => Action::ReplaceFile,
         (None, false) => Action::Edit,
     };
-    caller.still(&mut tx).await?;
     record(&mut tx, &id, action, &caller, Some(&before), Some(&after)).await?;
     tx.commit().await?;
     Ok(Json(after).into_response())
