@@ -327,9 +327,15 @@ fn judge(id: String, token_version: i64, user: Option<&UserAuth>) -> Result<Call
     if !user.active {
         return Err(unauthorized("This account is deactivated."));
     }
-    if user.token_version != token_version {
+    if token_version < user.token_version {
         return Err(unauthorized(
             "The token was issued before a password change or a deactivation of the account; log in again.",
+        ));
+    }
+    // A later version than the account's: no token this database issued (a restored backup).
+    if token_version != user.token_version {
+        return Err(unauthorized(
+            "The token does not match the account; log in again.",
         ));
     }
     Ok(Caller {
@@ -382,5 +388,38 @@ impl FromRequestParts<AppState> for MaybeCaller {
         } else {
             Ok(MaybeCaller(None))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn account(token_version: i64) -> UserAuth {
+        UserAuth {
+            name: "Ana".into(),
+            email: "ana@example.com".into(),
+            roles: vec![Role::Physicist],
+            active: true,
+            token_version,
+        }
+    }
+
+    fn refusal(token_version: i64, user: &UserAuth) -> String {
+        match judge("u".into(), token_version, Some(user)) {
+            Err(ApiError::Unauthorized(message)) => message,
+            other => panic!("expected a 401, got {:?}", other.map(|c| c.id)),
+        }
+    }
+
+    #[test]
+    fn a_token_is_judged_by_its_version_against_the_account() {
+        assert!(judge("u".into(), 3, Some(&account(3))).is_ok());
+        assert!(refusal(2, &account(3)).contains("issued before a password change"));
+        assert!(refusal(4, &account(3)).contains("does not match the account"));
+        let mut inactive = account(3);
+        inactive.active = false;
+        assert!(refusal(3, &inactive).contains("deactivated"));
+        assert!(judge("u".into(), 3, None).is_err());
     }
 }
