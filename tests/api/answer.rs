@@ -11,7 +11,6 @@ pub struct Answer {
 }
 
 impl Answer {
-    /// The field error codes, as `(field, code)`.
     /// The answer of a response: its body as JSON (a string when it is not JSON, null when empty).
     pub async fn read(res: reqwest::Response) -> Answer {
         let status = res.status();
@@ -29,6 +28,7 @@ impl Answer {
         }
     }
 
+    /// The field error codes, as `(field, code)`.
     pub fn field_errors(&self) -> Vec<(String, String)> {
         self.body["errors"]
             .as_array()

@@ -68,7 +68,48 @@ on_both_databases!(
     openapi_paging_parameters_start_at_one,
     openapi_lists_declare_their_paging,
     openapi_declares_what_the_server_reads,
+    openapi_creates_require_what_the_server_requires,
 );
+
+/// Each create's request body names as required exactly the fields the server answers
+/// `required` for when an empty object is sent (create and edit share a payload schema, whose
+/// fields an edit may leave out).
+async fn openapi_creates_require_what_the_server_requires(app: TestApp) {
+    let doc = app.openapi().await;
+    let facility = app
+        .create_facility(crate::helpers::facility_payload("Exigências"))
+        .await;
+    let id = facility["_id"].as_str().unwrap();
+    for path in [
+        "/api/facility/register",
+        "/api/equipment/register",
+        "/api/facility/equipment/register",
+        "/api/group/register",
+        "/api/register",
+        "/api/test",
+        "/api/typeOfEquipment/register",
+        "/api/typeOfTest/register",
+        "/api/facility/{id}/waste",
+    ] {
+        let schema =
+            &doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"];
+        let mut documented: Vec<String> =
+            serde_json::from_value(schema["allOf"][1]["required"].clone())
+                .unwrap_or_else(|_| panic!("{path}: {schema}"));
+        let answer = app
+            .post(&path.replace("{id}", id), &app.admin, json!({}))
+            .await;
+        let mut required: Vec<String> = answer
+            .field_errors()
+            .into_iter()
+            .filter(|(_, code)| code == "required")
+            .map(|(field, _)| field)
+            .collect();
+        documented.sort();
+        required.sort();
+        assert_eq!(documented, required, "{path}: {}", answer.body);
+    }
+}
 
 /// What a client generated from the document needs (audit of stop 40): the image upload's
 /// `file` part and the two image kinds, the facility filters of a user's facilities, the token

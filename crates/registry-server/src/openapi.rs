@@ -30,7 +30,59 @@ pub fn document() -> serde_json::Value {
         ),
     );
     let value = serde_json::to_value(&doc).expect("the OpenAPI document serialises");
-    paging_parameters(unique_operation_ids(complete_error_responses(value)))
+    let value = paging_parameters(unique_operation_ids(complete_error_responses(value)));
+    required_on_create(value)
+}
+
+/// The fields each create answers `required` for when they are missing. A resource's create and
+/// edit share one payload schema, whose fields an edit may leave out; the create's request body
+/// adds this list to it (`allOf`). Held to the server's answers by
+/// `service::openapi_creates_require_what_the_server_requires`.
+const REQUIRED_ON_CREATE: &[(&str, &[&str])] = &[
+    (
+        "/api/facility/register",
+        &[
+            "name",
+            "companyName",
+            "cnpj",
+            "telephone",
+            "department",
+            "address",
+        ],
+    ),
+    ("/api/equipment/register", &["facility", "typeOfEquipment"]),
+    (
+        "/api/facility/equipment/register",
+        &["facility", "typeOfEquipment"],
+    ),
+    ("/api/group/register", &["name"]),
+    ("/api/register", &["name", "email", "password"]),
+    (
+        "/api/test",
+        &["date", "conclusion", "equipment", "typeOfTest"],
+    ),
+    ("/api/typeOfEquipment/register", &["name"]),
+    (
+        "/api/typeOfTest/register",
+        &["name", "typeOfEquipment", "expirationInDays"],
+    ),
+    (
+        "/api/facility/{id}/waste",
+        &["form", "contents", "mass", "location"],
+    ),
+];
+
+fn required_on_create(mut value: serde_json::Value) -> serde_json::Value {
+    for (path, fields) in REQUIRED_ON_CREATE {
+        let pointer = format!(
+            "/paths/{}/post/requestBody/content/application~1json/schema",
+            path.replace('/', "~1")
+        );
+        if let Some(schema) = value.pointer_mut(&pointer) {
+            *schema = json!({"allOf": [schema.take(), {"required": fields}]});
+        }
+    }
+    value
 }
 
 /// Every list (a GET answering a `ListEnvelope`) reads its paging and filters from `?filters=<json>`
