@@ -57,6 +57,18 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
+/// `bytes` read as JSON, or why they cannot be.
+fn parse_json(bytes: &[u8]) -> Result<Value, String> {
+    registry_core::json::parse(bytes).map_err(|e| {
+        if e.to_string().starts_with("recursion limit exceeded") {
+            // Well-formed, but deeper than the parser follows (serde_json's 128 levels).
+            format!("The JSON nests too deeply (at most 127 levels of arrays and objects): {e}.")
+        } else {
+            format!("Malformed JSON: {e}.")
+        }
+    })
+}
+
 impl JsonBody {
     /// The body: a JSON object, within the limits of `payload::check_body_limits`.
     pub fn value(&self) -> Result<Value, ApiError> {
@@ -72,16 +84,7 @@ impl JsonBody {
                 "Content-Encoding \"{encoding}\" is not accepted: send the body uncompressed."
             )));
         }
-        let value = registry_core::json::parse(bytes).map_err(|e| {
-            ApiError::BadRequest(if e.to_string().starts_with("recursion limit exceeded") {
-                // Well-formed, but deeper than the parser follows (serde_json's 128 levels).
-                format!(
-                    "The JSON nests too deeply (at most 127 levels of arrays and objects): {e}."
-                )
-            } else {
-                format!("Malformed JSON: {e}.")
-            })
-        })?;
+        let value = parse_json(bytes).map_err(ApiError::BadRequest)?;
         // Every body of the API is an object: other JSON (`[]`, `"x"`) is refused as a whole, not
         // read as an object whose fields are all missing.
         if !value.is_object() {
@@ -470,9 +473,11 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
                 if v.trim().is_empty() {
                     continue;
                 }
-                match registry_core::json::parse(v.as_bytes()) {
-                    Ok(Value::Object(o)) => filters.extend(o),
-                    Ok(Value::Null) => {}
+                let parsed = parse_json(v.as_bytes())
+                    .map_err(|why| ApiError::BadRequest(format!("filters: {why}")))?;
+                match parsed {
+                    Value::Object(o) => filters.extend(o),
+                    Value::Null => {}
                     _ => {
                         return Err(ApiError::BadRequest(
                             "filters must be a JSON object, e.g. filters={\"pageNum\":1}.".into(),

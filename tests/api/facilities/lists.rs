@@ -135,6 +135,25 @@ async fn list_envelope_paging_and_filters(app: TestApp) {
     ];
     bad.extend(unreadable.iter().map(String::as_str));
     app.assert_bad_requests(&bad).await;
+    // What is wrong with the filters is said: malformed, or nested deeper than JSON is read.
+    for (sent, said) in [
+        ("{not-json".to_owned(), "filters: Malformed JSON"),
+        (
+            format!("{{\"q\":{}{}}}", "[".repeat(200), "]".repeat(200)),
+            "filters: The JSON nests too deeply",
+        ),
+        ("[1]".to_owned(), "filters must be a JSON object"),
+    ] {
+        let answer = app
+            .get(
+                &format!("/api/facilities?filters={}", urlencode(&sent)),
+                &app.admin,
+            )
+            .await
+            .expect_error(400, "bad_request");
+        let message = answer.body["message"].as_str().unwrap().to_owned();
+        assert!(message.starts_with(said), "{sent}: {message}");
+    }
     assert_totals(
         &app,
         [
