@@ -58,7 +58,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 }
 
 /// `bytes` read as JSON, or why they cannot be.
-fn parse_json(bytes: &[u8]) -> Result<Value, String> {
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value, String> {
     registry_core::json::parse(bytes).map_err(|e| {
         if e.to_string().starts_with("recursion limit exceeded") {
             // Well-formed, but deeper than the parser follows (serde_json's 128 levels).

@@ -152,6 +152,22 @@ async fn upload_rejects_bad_fields_and_files(app: TestApp) {
     send_form(&app, "/api/document/register", &app.admin, two_names)
         .await
         .expect_field_error("name", "invalid_value");
+    // A `data` part that is no JSON object says what is wrong with it.
+    for (data, said) in [
+        ("{not json".to_owned(), "The `data` part: Malformed JSON"),
+        (
+            format!("{{\"name\":{}{}}}", "[".repeat(200), "]".repeat(200)),
+            "The `data` part: The JSON nests too deeply",
+        ),
+        ("[1]".to_owned(), "The `data` part must be a JSON object"),
+    ] {
+        let sent = form(&fields, Some((pdf(100, 1), "a.pdf"))).text("data", data.clone());
+        let answer = send_form(&app, "/api/document/register", &app.admin, sent)
+            .await
+            .expect_error(400, "bad_request");
+        let message = answer.body["message"].as_str().unwrap().to_owned();
+        assert!(message.starts_with(said), "{data}: {message}");
+    }
     // A file that is not a PDF or an image is named with the other failing fields.
     let res = send_form(
         &app,

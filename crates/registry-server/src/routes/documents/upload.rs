@@ -68,8 +68,10 @@ async fn read_upload(state: &AppState, mut multipart: Multipart) -> Result<Uploa
             ));
         }
         let given: Vec<(String, Value)> = if name == "data" {
-            match registry_core::json::parse(text.as_bytes()) {
-                Ok(Value::Object(o)) => o.into_iter().collect(),
+            let parsed = crate::extract::parse_json(text.as_bytes())
+                .map_err(|why| ApiError::BadRequest(format!("The `data` part: {why}")))?;
+            match parsed {
+                Value::Object(o) => o.into_iter().collect(),
                 _ => {
                     return Err(ApiError::BadRequest(
                         "The `data` part must be a JSON object of the document's fields.".into(),
