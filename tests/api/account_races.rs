@@ -2,7 +2,7 @@
 //! what a concurrent request is changing still holds, on SQLite and on PostgreSQL.
 
 use crate::common::PASSWORD;
-use crate::helpers::{Answer, TestApp};
+use crate::helpers::{Answer, Backend, TestApp, facility_payload};
 use crate::on_both_databases;
 use serde_json::json;
 
@@ -255,4 +255,37 @@ async fn sent_while_revoked(
     send.send(Ok(rest.to_vec())).await.unwrap();
     drop(send);
     pending.await.unwrap().unwrap().status().as_u16()
+}
+
+/// A facility create waits for the ranks lock that every create, archive and department move
+/// takes (PostgreSQL; on SQLite writes run one at a time). Its sender is judged after that wait
+/// (regression audit of stop 41): deactivated while the create was queued, the create is 401
+/// and nothing is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_queued_for_the_ranks_lock_judges_its_sender_after_the_wait() {
+    let Some(app) = TestApp::spawn(Backend::Postgres).await else {
+        return;
+    };
+    let email = "queued-creator@example.com";
+    let body = json!({"name": "Queued Creator", "email": email, "password": PASSWORD, "roles": ["Físico"]});
+    let id = app.post_created("/api/register/", &app.admin, body).await["_id"].clone();
+    let token = app.login(email, PASSWORD).await;
+    // Another writer holds the ranks lock (`store::Writers::Ranks`) until it commits.
+    let mut other = app.outside_connection().await;
+    for sql in ["BEGIN", "SELECT pg_advisory_xact_lock(7306110372957181001)"] {
+        sqlx::query(sql).execute(&mut other).await.unwrap();
+    }
+    let create = tokio::spawn({
+        let request = reqwest::Client::new()
+            .post(app.url("/api/facility/register/"))
+            .bearer_auth(&token)
+            .json(&facility_payload("Criada Na Fila"));
+        async move { request.send().await.unwrap().status().as_u16() }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    app.admin_post("/api/exclude/", json!({"_id": id})).await;
+    sqlx::query("COMMIT").execute(&mut other).await.unwrap();
+    assert_eq!(create.await.unwrap(), 401);
+    let listed = app.admin_get("/api/facilities?q=criada").await;
+    assert_eq!(listed["paging"]["total"], 0, "{listed}");
 }

@@ -56,8 +56,6 @@ pub(super) async fn register(
         created_at: at.clone(),
         updated_at: at,
     };
-    // Judged before the insert takes the rank lock, which creates queue on until they commit.
-    caller.still(&mut tx).await?;
     if let Err(e) = store::insert(&mut tx, &record).await {
         drop(tx);
         return Err(duplicate_after_race(
@@ -73,6 +71,8 @@ pub(super) async fn register(
         .await?
         .ok_or_else(|| anyhow::anyhow!("facility vanished after insert"))?;
     let after = serde_json::to_value(&facility).map_err(anyhow::Error::from)?;
+    // Judged after the wait for the rank lock: a revocation committed while queued refuses it.
+    caller.still(&mut tx).await?;
     audit::record(
         &mut tx,
         audit::Change {
