@@ -18,9 +18,6 @@ pub(crate) mod dialect {
         (crate::db::placeholders(1, ids.len()), binds)
     }
 
-    /// Several `INSERT`s can be one statement (data-modifying `WITH` clauses).
-    pub(crate) const INSERTS_IN_ONE_STATEMENT: bool = true;
-
     /// Claimed queue rows are locked and skipped by concurrent claimers.
     pub(crate) const SKIP_LOCKED: &str = " FOR UPDATE SKIP LOCKED";
 

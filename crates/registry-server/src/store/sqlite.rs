@@ -12,9 +12,6 @@ pub(crate) mod dialect {
         format!("'{day}'")
     }
 
-    /// `INSERT`s are one statement each (SQLite has no data-modifying `WITH`).
-    pub(crate) const INSERTS_IN_ONE_STATEMENT: bool = false;
-
     /// Row locks for a read → check → write: none, as SQLite's one writer connection runs
     /// every write transaction alone.
     pub(crate) const SKIP_LOCKED: &str = "";

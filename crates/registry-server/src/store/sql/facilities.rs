@@ -145,49 +145,23 @@ pub async fn insert_rows(
     columns: &[&str],
     rows: Vec<Vec<Param>>,
 ) -> Result<(), sqlx::Error> {
-    insert_tables(conn, vec![(table, columns, rows)]).await
-}
-
-/// Inserts the rows of `tables` (each row with one value per column of its table). Where the
-/// database can (`dialect::INSERTS_IN_ONE_STATEMENT`, PostgreSQL), every table's rows go in one
-/// statement of data-modifying `WITH` clauses: one round trip while a create holds the rank lock,
-/// and each table's trigger still runs once, at the statement's end.
-async fn insert_tables(conn: &mut Connection, tables: Vec<ChildRows<'_>>) -> Result<(), sqlx::Error> {
-    let mut statements: Vec<(String, Vec<Param>)> = Vec::new();
-    let mut next = 1;
-    for (table, columns, rows) in tables.into_iter().filter(|(_, _, rows)| !rows.is_empty()) {
-        let width = columns.len();
-        let values: Vec<String> = (0..rows.len())
-            .map(|i| format!("({})", placeholders(next + i * width, width)))
-            .collect();
-        if super::dialect::INSERTS_IN_ONE_STATEMENT {
-            next += rows.len() * width;
-        }
-        let sql = format!(
-            "INSERT INTO {table} ({}) VALUES {}",
-            columns.join(", "),
-            values.join(", ")
-        );
-        statements.push((sql, rows.into_iter().flatten().collect()));
+    if rows.is_empty() {
+        return Ok(());
     }
-    if super::dialect::INSERTS_IN_ONE_STATEMENT && statements.len() > 1 {
-        let (last, mut binds) = statements.pop().expect("more than one");
-        let clauses: Vec<String> = statements
-            .iter()
-            .enumerate()
-            .map(|(i, (sql, _))| format!("c{i} AS ({sql})"))
-            .collect();
-        let mut all: Vec<Param> = statements.into_iter().flat_map(|(_, b)| b).collect();
-        all.append(&mut binds);
-        statements = vec![(format!("WITH {} {last}", clauses.join(", ")), all)];
+    let width = columns.len();
+    let values: Vec<String> = (0..rows.len())
+        .map(|i| format!("({})", placeholders(i * width + 1, width)))
+        .collect();
+    let sql = format!(
+        "INSERT INTO {table} ({}) VALUES {}",
+        columns.join(", "),
+        values.join(", ")
+    );
+    let mut q = sqlx::query(AssertSqlSafe(sql));
+    for v in rows.into_iter().flatten() {
+        q = super::row::bind(q, v);
     }
-    for (sql, binds) in statements {
-        let mut q = sqlx::query(AssertSqlSafe(sql));
-        for v in binds {
-            q = super::row::bind(q, v);
-        }
-        q.execute(&mut *conn).await?;
-    }
+    q.execute(conn).await?;
     Ok(())
 }
 
@@ -282,7 +256,10 @@ async fn insert_children(
             .collect();
         tables.push(("facility_practices", &["facility_id", "practice"], rows));
     }
-    insert_tables(conn, tables).await
+    for (table, columns, rows) in tables {
+        insert_rows(conn, table, columns, rows).await?;
+    }
+    Ok(())
 }
 
 /// The live facility already registered with this cnpj in this department, if any.
