@@ -205,6 +205,47 @@ async fn insert_batched(
     Ok(())
 }
 
+/// The `i`th seeded facility, with `client_id` as its Titular.
+fn facility(i: usize, client_id: &str) -> FacilityRecord {
+    let (city, state) = CITIES[i % CITIES.len()];
+    let at = now();
+    FacilityRecord {
+        id: new_id(),
+        fields: FacilityFields {
+            name: format!("Clínica {i}"),
+            company_name: format!("Clínica {i} Serviços Médicos Ltda"),
+            cnpj: cnpj(i),
+            telephone: "(11) 3456-7890".into(),
+            department: if i % 3 == 0 {
+                Department::Radiodiagnosis
+            } else {
+                Department::NuclearMedicine
+            },
+            group_id: None,
+            cnen_registry: Some(format!("CNEN-{i}")),
+            address: vec![Address {
+                street: format!("Rua {i}, 100"),
+                city: city.into(),
+                state: state.into(),
+                complement: None,
+                zip_code: None,
+            }],
+            users: vec![UserLink {
+                user_id: client_id.to_owned(),
+                responsibilities: vec![Responsibility::Main(MainRole::Titular)],
+            }],
+            radioisotopes: vec![RadioisotopeGrant {
+                name: Radioisotope::Tc99m,
+                quantity: WeeklyQuantity::new(1000.0 + i as f64).expect("positive"),
+            }],
+            practices: [Practice::Diagnosis].into(),
+        },
+        version: 1,
+        created_at: at.clone(),
+        updated_at: at,
+    }
+}
+
 /// Seeds `plan` into `db`, a fresh migrated database (the generated cnpjs repeat between runs). Dates of QC tests fall in the two years before
 /// today, so every due state occurs.
 pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
@@ -227,62 +268,31 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         seeded.physicist_ids.push(u.profile.id);
     }
     let types = test_types(&mut tx).await?;
-    for i in 0..plan.facilities {
-        let client = user(
-            format!("Cliente {i}"),
-            format!("cliente{i}-{run}@seed.example"),
-            Role::Client,
-            &password_hash,
-        );
-        users::save(&mut tx, &client, true).await?;
-        let (city, state) = CITIES[i % CITIES.len()];
-        let at = now();
-        let record = FacilityRecord {
-            id: new_id(),
-            fields: FacilityFields {
-                name: format!("Clínica {i}"),
-                company_name: format!("Clínica {i} Serviços Médicos Ltda"),
-                cnpj: cnpj(i),
-                telephone: "(11) 3456-7890".into(),
-                department: if i % 3 == 0 {
-                    Department::Radiodiagnosis
-                } else {
-                    Department::NuclearMedicine
-                },
-                group_id: None,
-                cnen_registry: Some(format!("CNEN-{i}")),
-                address: vec![Address {
-                    street: format!("Rua {i}, 100"),
-                    city: city.into(),
-                    state: state.into(),
-                    complement: None,
-                    zip_code: None,
-                }],
-                users: vec![UserLink {
-                    user_id: client.profile.id.clone(),
-                    responsibilities: vec![Responsibility::Main(MainRole::Titular)],
-                }],
-                radioisotopes: vec![RadioisotopeGrant {
-                    name: Radioisotope::Tc99m,
-                    quantity: WeeklyQuantity::new(1000.0 + i as f64).expect("positive"),
-                }],
-                practices: [Practice::Diagnosis].into(),
-            },
-            version: 1,
-            created_at: at.clone(),
-            updated_at: at,
-        };
-        facilities::insert(&mut tx, &record).await?;
-        seeded.facility_ids.push(record.id);
-        seeded.client_ids.push(client.profile.id);
-        if i % 1000 == 999 {
-            // Each insert bumps the department's live count: in one huge PostgreSQL transaction
-            // that row's version chain would grow with every facility.
-            tx.commit().await?;
-            tx = db.begin().await?;
-        }
-    }
     tx.commit().await?;
+    let indexes: Vec<usize> = (0..plan.facilities).collect();
+    for chunk in indexes.chunks(BATCH_ROWS) {
+        let mut tx = db.begin().await?;
+        let mut records = Vec::with_capacity(chunk.len());
+        for &i in chunk {
+            let client = user(
+                format!("Cliente {i}"),
+                format!("cliente{i}-{run}@seed.example"),
+                Role::Client,
+                &password_hash,
+            );
+            users::save(&mut tx, &client, true).await?;
+            records.push((facility(i, &client.profile.id), client.profile.id));
+        }
+        // Ranks follow ids: the facilities go in in id order.
+        records.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+        let (records, clients): (Vec<FacilityRecord>, Vec<String>) = records.into_iter().unzip();
+        facilities::insert_many(&mut tx, &records).await?;
+        tx.commit().await?;
+        seeded
+            .facility_ids
+            .extend(records.into_iter().map(|r| r.id));
+        seeded.client_ids.extend(clients);
+    }
     seeded.test_type_ids = types.iter().flat_map(|(_, ids)| ids.clone()).collect();
     anyhow::ensure!(
         !seeded.facility_ids.is_empty() || plan.equipment == 0,

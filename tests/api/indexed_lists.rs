@@ -6,6 +6,7 @@
 use crate::equipment::{DOSE_CALIBRATOR, days_ago, equipment, id, record, test_type};
 use crate::helpers::{Backend, TestApp, entries, facility_payload, list_strs, urlencode};
 use crate::on_both_databases;
+use registry_server::store::facilities as store;
 use serde_json::json;
 
 on_both_databases!(
@@ -309,28 +310,63 @@ async fn pages_follow_creates_archives_and_department_moves(app: TestApp) {
     // One whose id comes before every live one (through the store: the server's ids are always
     // the latest): the ranks of all the others move up.
     let oldest = "00000000-0000-7000-8000-00000000000a";
-    insert_with_id(&app, &live[0].0, oldest).await;
-    live.push((oldest.to_owned(), live[0].1));
+    let like = live[0].clone();
+    let mut tx = app.state.db.begin().await.unwrap();
+    let record = copies(&mut tx, &like.0, &[oldest.to_owned()])
+        .await
+        .remove(0);
+    store::insert(&mut tx, &record).await.unwrap();
+    tx.commit().await.unwrap();
+    live.push((oldest.to_owned(), like.1));
+    assert_pages(&app, &live).await;
+    // A bulk load (the benchmark's seeder) appends in id order: each ranks last in turn.
+    let mut ids: Vec<String> = (0..3).map(|_| registry_server::db::new_id()).collect();
+    ids.sort();
+    let mut tx = app.state.db.begin().await.unwrap();
+    let records = copies(&mut tx, &like.0, &ids).await;
+    store::insert_many(&mut tx, &records).await.unwrap();
+    tx.commit().await.unwrap();
+    live.extend(ids.iter().map(|id| (id.clone(), like.1)));
+    assert_pages(&app, &live).await;
+    // One that would not rank last is refused, with nothing written.
+    let late = registry_server::db::new_id();
+    let mut tx = app.state.db.begin().await.unwrap();
+    let records = copies(
+        &mut tx,
+        &like.0,
+        &[late, "00000000-0000-7000-8000-00000000000b".into()],
+    )
+    .await;
+    let refused = store::insert_many(&mut tx, &records).await;
+    assert!(
+        matches!(refused, Err(sqlx::Error::InvalidArgument(_))),
+        "{refused:?}"
+    );
+    drop(tx);
     assert_pages(&app, &live).await;
 }
 
-/// Stores a copy of facility `like` (with a new cnpj) under `id`, through the storage interface.
-async fn insert_with_id(app: &TestApp, like: &str, id: &str) {
-    use registry_server::store::facilities::{self as store, FacilityRecord};
-    let mut tx = app.state.db.begin().await.unwrap();
-    let view = store::view(&mut tx, like).await.unwrap().unwrap();
-    let mut fields = store::fields_of(&view).unwrap();
-    fields.cnpj = crate::helpers::unique_cnpj();
-    fields.users.clear();
-    let record = FacilityRecord {
-        id: id.to_owned(),
-        fields,
-        version: 1,
-        created_at: view.created_at.clone(),
-        updated_at: view.created_at,
-    };
-    store::insert(&mut tx, &record).await.unwrap();
-    tx.commit().await.unwrap();
+/// Copies of the facility `like` (each with a new cnpj and no users) under `ids`.
+async fn copies(
+    conn: &mut registry_server::db::Conn,
+    like: &str,
+    ids: &[String],
+) -> Vec<store::FacilityRecord> {
+    let view = store::view(conn, like).await.unwrap().unwrap();
+    let mut records = Vec::new();
+    for id in ids {
+        let mut fields = store::fields_of(&view).unwrap();
+        fields.cnpj = crate::helpers::unique_cnpj();
+        fields.users.clear();
+        records.push(store::FacilityRecord {
+            id: id.clone(),
+            fields,
+            version: 1,
+            created_at: view.created_at.clone(),
+            updated_at: view.created_at.clone(),
+        });
+    }
+    records
 }
 
 /// A search's pages are its matches in the list's order (newest first), each with the exact

@@ -52,25 +52,77 @@ pub(crate) fn search_text_of<'a>(
 
 pub async fn insert(conn: &mut Connection, r: &FacilityRecord) -> Result<(), sqlx::Error> {
     ranks::lock(conn).await?;
-    let (live_rank, department_rank) =
-        ranks::for_new(conn, &r.id, r.fields.department.as_str()).await?;
-    let insert = sqlx::query(
-        "INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, group_id, cnen_registry, search_text, \
-         version, created_at, updated_at, live_rank, department_rank) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-    )
-    .bind(&r.id);
-    bind_fields(insert, r)
-    .bind(search_text(&r.fields))
-    .bind(r.version)
-    .bind(Ts(&r.created_at))
-    .bind(Ts(&r.updated_at))
-    .bind(live_rank)
-    .bind(department_rank)
-    .execute(&mut *conn)
-    .await?;
-    insert_children(conn, r, |_| true).await?;
-    adjust_count(conn, r.fields.department, 1).await
+    let ranks = ranks::for_new(conn, &r.id, r.fields.department.as_str()).await?;
+    write_new(conn, &[r], &[ranks]).await
+}
+
+/// Inserts new facilities with one statement per table: a bulk load (the benchmark's seeder).
+/// `records` must be in id order and all after every live facility, so that each ranks last in
+/// turn; at most 2,000 of them, under the bound-parameter limits.
+pub async fn insert_many(conn: &mut Connection, records: &[FacilityRecord]) -> Result<(), sqlx::Error> {
+    ranks::lock(conn).await?;
+    let new: Vec<(&str, &str)> = records
+        .iter()
+        .map(|r| (r.id.as_str(), r.fields.department.as_str()))
+        .collect();
+    let ranks = ranks::for_appended(conn, &new).await?;
+    let records: Vec<&FacilityRecord> = records.iter().collect();
+    write_new(conn, &records, &ranks).await
+}
+
+/// The rows of new facilities, ranked `(overall, in the department)`, with their children, and
+/// their departments' live counts.
+async fn write_new(
+    conn: &mut Connection,
+    records: &[&FacilityRecord],
+    ranks: &[(i64, i64)],
+) -> Result<(), sqlx::Error> {
+    let rows = records
+        .iter()
+        .zip(ranks)
+        .map(|(r, &(live_rank, department_rank))| {
+            let f = &r.fields;
+            vec![
+                Param::text(&r.id),
+                Param::text(&f.name),
+                Param::text(&f.company_name),
+                Param::text(&f.cnpj),
+                Param::text(&f.telephone),
+                Param::text(f.department.as_str()),
+                Param::Text(f.group_id.clone()),
+                Param::Text(f.cnen_registry.clone()),
+                Param::Text(Some(search_text(f))),
+                Param::Int(r.version),
+                Param::Ts(r.created_at.clone()),
+                Param::Ts(r.updated_at.clone()),
+                Param::Int(live_rank),
+                Param::Int(department_rank),
+            ]
+        })
+        .collect();
+    let columns = [
+        "id", "name", "company_name", "cnpj", "telephone", "department", "group_id", "cnen_registry",
+        "search_text", "version", "created_at", "updated_at", "live_rank", "department_rank",
+    ];
+    insert_rows(conn, "facilities", &columns, rows).await?;
+    let mut children = records.iter().map(|r| child_rows(r, |_| true));
+    if let Some(mut tables) = children.next() {
+        for more in children {
+            for ((_, _, rows), (_, _, more)) in tables.iter_mut().zip(more) {
+                rows.extend(more);
+            }
+        }
+        for (table, columns, rows) in tables {
+            insert_rows(conn, table, columns, rows).await?;
+        }
+    }
+    for department in [Department::NuclearMedicine, Department::Radiodiagnosis] {
+        let added = records.iter().filter(|r| r.fields.department == department).count();
+        if added > 0 {
+            adjust_count(conn, department, added as i64).await?;
+        }
+    }
+    Ok(())
 }
 
 /// Keeps `facility_counts` in step with the live facilities of a department.
@@ -175,6 +227,14 @@ async fn insert_children(
     r: &FacilityRecord,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<(), sqlx::Error> {
+    for (table, columns, rows) in child_rows(r, wanted) {
+        insert_rows(conn, table, columns, rows).await?;
+    }
+    Ok(())
+}
+
+/// The child rows of `r` in the tables `wanted` names, by table (always in the same order).
+fn child_rows(r: &FacilityRecord, wanted: impl Fn(&str) -> bool) -> Vec<ChildRows<'static>> {
     let (id, f) = (&r.id, &r.fields);
     let mut tables: Vec<ChildRows> = Vec::new();
     if wanted("facility_addresses") {
@@ -256,10 +316,7 @@ async fn insert_children(
             .collect();
         tables.push(("facility_practices", &["facility_id", "practice"], rows));
     }
-    for (table, columns, rows) in tables {
-        insert_rows(conn, table, columns, rows).await?;
-    }
-    Ok(())
+    tables
 }
 
 /// The live facility already registered with this cnpj in this department, if any.

@@ -122,6 +122,47 @@ pub async fn for_new(
     Ok((overall.unwrap_or(0) + 1, within.unwrap_or(0) + 1))
 }
 
+/// The ranks `(overall, in its department)` of new live facilities `(id, department)` appended
+/// in this order: each after every stored facility and the one before it, so each ranks last.
+pub async fn for_appended(
+    conn: &mut Connection,
+    new: &[(&str, &str)],
+) -> Result<Vec<(i64, i64)>, sqlx::Error> {
+    let tops = sqlx::query(
+        "SELECT department, MAX(live_rank) AS overall, MAX(department_rank) AS within, MAX(id) AS last \
+         FROM facilities WHERE archived_at IS NULL GROUP BY department",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    let (mut overall, mut within, mut last) = (0, Vec::<(String, i64)>::new(), String::new());
+    for row in tops {
+        overall = overall.max(row.try_get::<Option<i64>, _>("overall")?.unwrap_or(0));
+        last = last.max(row.try_get::<String, _>("last")?);
+        let top = row.try_get::<Option<i64>, _>("within")?.unwrap_or(0);
+        within.push((row.try_get("department")?, top));
+    }
+    let mut ranks = Vec::with_capacity(new.len());
+    for &(id, department) in new {
+        if *id <= *last {
+            return Err(sqlx::Error::InvalidArgument(format!(
+                "facility {id} does not come after {last}: appended facilities rank last"
+            )));
+        }
+        last = id.to_owned();
+        overall += 1;
+        let top = match within.iter_mut().find(|(d, _)| d == department) {
+            Some((_, top)) => top,
+            None => {
+                within.push((department.to_owned(), 0));
+                &mut within.last_mut().expect("just pushed").1
+            }
+        };
+        *top += 1;
+        ranks.push((overall, *top));
+    }
+    Ok(ranks)
+}
+
 /// The rank in `department` of the live facility `id` moving there (still stored in its old
 /// department, whose gap `leave` closes).
 pub async fn for_move(
