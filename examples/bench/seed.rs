@@ -216,7 +216,7 @@ fn facility(i: usize, client_id: &str) -> FacilityRecord {
             company_name: format!("Clínica {i} Serviços Médicos Ltda"),
             cnpj: cnpj(i),
             telephone: "(11) 3456-7890".into(),
-            department: if i % 3 == 0 {
+            department: if i.is_multiple_of(3) {
                 Department::Radiodiagnosis
             } else {
                 Department::NuclearMedicine
