@@ -14,6 +14,7 @@ mod check_then_write;
 mod concurrency;
 mod document_email;
 mod documents;
+mod due_counts;
 mod due_rule;
 mod equipment;
 mod every_error;

@@ -40,9 +40,34 @@ pub(crate) mod dialect {
     pub(crate) const NEXT_DUE: &str = "p.last_date + CAST(p.days AS integer)";
 
     /// How many pairs of the registry-wide due lists fall due in `ranges` (conditions on
-    /// `l.next_due`): counted through the partial index `qc_last_listed_due`.
+    /// `l.next_due`): a sum over the rows of changes that the triggers of migration 0010 add,
+    /// whatever the number of pairs.
     pub(crate) fn listed_due_count(ranges: &str) -> String {
-        format!("SELECT COUNT(*) FROM qc_last l WHERE l.listed = TRUE AND {ranges}")
+        format!(
+            "SELECT CAST(COALESCE(SUM(l.pairs), 0) AS BIGINT) FROM qc_listed_due_changes l WHERE {ranges}"
+        )
+    }
+
+    /// Folds the rows of changes of each day into one (migration 0010), when some day has
+    /// several; whether it did. Rows that writers still to commit add are not seen, so they
+    /// stay; rows another instance folds at the same time are its to replace.
+    pub(crate) async fn compact_due_counts(conn: &mut Connection) -> Result<bool, sqlx::Error> {
+        let spare: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) - COUNT(DISTINCT next_due) FROM qc_listed_due_changes",
+        )
+        .fetch_one(&mut *conn)
+        .await?;
+        if spare == 0 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "WITH folded AS (DELETE FROM qc_listed_due_changes RETURNING next_due, pairs) \
+             INSERT INTO qc_listed_due_changes (next_due, pairs) \
+             SELECT next_due, SUM(pairs) FROM folded GROUP BY next_due HAVING SUM(pairs) <> 0",
+        )
+        .execute(conn)
+        .await?;
+        Ok(true)
     }
 
     /// A facility's children as JSON columns: kept on its row by the triggers of migration 0006,

@@ -32,6 +32,10 @@ backend_fns! { qc_tests;
     /// After a facility was archived: its equipment's pairs leave the due lists.
     pub async fn refresh_listed_facility(facility_id: &str) -> Result<(), sqlx::Error>;
 
+    /// Folds the kept per-day counts of the due lists where writes left several rows for a day
+    /// (PostgreSQL); whether anything changed. What the lists show stays the same.
+    pub async fn compact_due_counts() -> Result<bool, sqlx::Error>;
+
     /// Fills `qc_last` once for a database whose tests predate it (or were bulk-loaded).
     pub async fn ensure_last_filled() -> Result<(), sqlx::Error>;
 
