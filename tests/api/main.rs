@@ -26,6 +26,7 @@ mod input_limits;
 mod material;
 mod outage;
 mod qc_calc;
+mod rare_trigrams;
 mod recovery_mail;
 mod schema;
 mod service;

@@ -143,6 +143,14 @@ impl Conn {
         })
     }
 
+    /// The search trigram counts, when this is a PostgreSQL read.
+    pub fn pg_trigrams(&self) -> Option<Arc<crate::pg_trigrams::TrigramSample>> {
+        match &self.0 {
+            Inner::PostgresRead(c) => Some(c.trigrams.clone()),
+            _ => None,
+        }
+    }
+
     /// The reader threads, when this is a SQLite read (not a transaction: a write transaction
     /// reads what it wrote, on its own connection).
     pub fn sqlite_readers(&self) -> Option<&SqliteReaders> {

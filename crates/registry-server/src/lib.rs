@@ -17,6 +17,7 @@ pub mod notices;
 pub mod objects;
 pub mod openapi;
 pub mod pg_reads;
+pub mod pg_trigrams;
 pub mod report;
 pub mod request_guard;
 pub mod routes;

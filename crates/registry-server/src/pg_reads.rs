@@ -14,9 +14,11 @@
 //!
 //! docs/benchmarks.md, eighteenth round, has the measurements.
 
+use crate::pg_trigrams::TrigramSample;
 use deadpool::managed::{self, Metrics, RecycleError, RecycleResult};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection as _, PgConnection};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -36,10 +38,13 @@ pub fn connection_failed() {
 pub struct ReadConn {
     pub conn: PgConnection,
     checked_at: u64,
+    /// The database's search trigram counts (shared by the pool's connections).
+    pub trigrams: Arc<TrigramSample>,
 }
 
 pub struct Manager {
     options: PgConnectOptions,
+    trigrams: Arc<TrigramSample>,
 }
 
 impl managed::Manager for Manager {
@@ -49,7 +54,11 @@ impl managed::Manager for Manager {
     async fn create(&self) -> Result<ReadConn, sqlx::Error> {
         let checked_at = FAILURES.load(Ordering::Relaxed);
         let conn = PgConnection::connect_with(&self.options).await?;
-        Ok(ReadConn { conn, checked_at })
+        Ok(ReadConn {
+            conn,
+            checked_at,
+            trigrams: self.trigrams.clone(),
+        })
     }
 
     async fn recycle(&self, read: &mut ReadConn, metrics: &Metrics) -> RecycleResult<sqlx::Error> {
@@ -69,14 +78,17 @@ pub type Object = managed::Object<Manager>;
 /// A pool of at most `size` read connections, which waits at most `wait` for one (then
 /// [`sqlx::Error::PoolTimedOut`], answered 503 like any outage).
 pub fn pool(options: PgConnectOptions, size: usize, wait: Duration) -> Pool {
-    Pool::builder(Manager { options })
-        .max_size(size)
-        .wait_timeout(Some(wait))
-        .create_timeout(Some(wait))
-        .recycle_timeout(Some(wait))
-        .runtime(deadpool::Runtime::Tokio1)
-        .build()
-        .expect("a pool with a runtime for its timeouts")
+    Pool::builder(Manager {
+        options,
+        trigrams: Arc::default(),
+    })
+    .max_size(size)
+    .wait_timeout(Some(wait))
+    .create_timeout(Some(wait))
+    .recycle_timeout(Some(wait))
+    .runtime(deadpool::Runtime::Tokio1)
+    .build()
+    .expect("a pool with a runtime for its timeouts")
 }
 
 /// A read connection from `pool`, or the error a request answers with.

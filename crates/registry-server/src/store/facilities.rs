@@ -79,12 +79,17 @@ pub async fn list(
     if let Some(threads) = conn.sqlite_readers() {
         return super::sqlite_reads::list(threads, filter, limit, offset).await;
     }
+    let trigrams = conn.pg_trigrams();
     match conn.backend().await? {
         BackendConn::Sqlite(c) => {
-            super::sqlite::facility_reads::list(c, filter, limit, offset).await
+            super::sqlite::facility_reads::list(c, filter, &[], limit, offset).await
         }
         BackendConn::Postgres(c) => {
-            super::postgres::facility_reads::list(c, filter, limit, offset).await
+            let rare = match (&filter.q, trigrams) {
+                (Some(q), Some(trigrams)) => trigrams.rare(c, q).await?,
+                _ => Vec::new(),
+            };
+            super::postgres::facility_reads::list(c, filter, &rare, limit, offset).await
         }
     }
 }

@@ -90,13 +90,21 @@ pub(crate) mod dialect {
     }
 
     /// The facility-list condition for the search text `q`: a `LIKE` that the trigram GIN index
-    /// `facilities_search_trgm` (`store::upkeep`) answers when the term has three or
-    /// more characters (PostgreSQL picks the trigrams to read itself: `rare` is SQLite's).
-    pub(crate) fn facility_search(q: &str, _rare: &[String]) -> (String, Vec<String>) {
-        (
-            "f.search_text LIKE $? ESCAPE '\\'".to_owned(),
-            vec![crate::db::contains_pattern(q)],
-        )
+    /// `facilities_search_trgm` (`store::upkeep`) answers when the term has three or more
+    /// characters. With `rare`, the term's rare trigrams (`pg_trigrams`, three letters or digits
+    /// each), the index reads only those (a pattern of one trigram gives it that one to look
+    /// up), and each candidate is checked with the whole term on an expression the index does
+    /// not answer.
+    pub(crate) fn facility_search(q: &str, rare: &[String]) -> (String, Vec<String>) {
+        let whole = crate::db::contains_pattern(q);
+        if rare.is_empty() {
+            return ("f.search_text LIKE $? ESCAPE '\\'".to_owned(), vec![whole]);
+        }
+        let mut clauses = vec!["f.search_text LIKE $?"; rare.len()];
+        clauses.push("(f.search_text || '') LIKE $? ESCAPE '\\'");
+        let mut values: Vec<String> = rare.iter().map(|t| format!("%{t}%")).collect();
+        values.push(whole);
+        (clauses.join(" AND "), values)
     }
 
     /// Locks the live facilities after `id` in id order (`FOR NO KEY UPDATE`): the rows a rank

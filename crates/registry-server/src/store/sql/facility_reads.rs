@@ -183,8 +183,8 @@ pub(crate) enum ListPlan {
 }
 
 impl ListPlan {
-    /// The plan for `filter` (product.md §2); `rare`: the search term's trigrams to look up in
-    /// SQLite's index (empty: all of them; see `dialect::facility_search`).
+    /// The plan for `filter` (product.md §2); `rare`: the search term's trigrams for the index to
+    /// read (empty: all of them; see `dialect::facility_search`).
     pub(crate) fn new(filter: &FacilityFilter, rare: &[String]) -> ListPlan {
         let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
         let mut binds: Vec<String> = Vec::new();
@@ -268,14 +268,16 @@ impl ListPlan {
     }
 }
 
-/// A page of live facilities, newest first, with the filters of product.md §2.
+/// A page of live facilities, newest first, with the filters of product.md §2; `rare`: the
+/// search term's trigrams for the index to read (`ListPlan::new`).
 pub async fn list(
     conn: &mut Connection,
     filter: &FacilityFilter,
+    rare: &[String],
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
-    match ListPlan::new(filter, &[]) {
+    match ListPlan::new(filter, rare) {
         ListPlan::Ranked { department } => {
             let rows = sqlx::query(AssertSqlSafe(ranked_page_sql(department.as_deref())))
                 .bind(department.as_deref())

@@ -1,0 +1,32 @@
+//! A search term with a rare part (`comum 1003` among many `Comum 100N`) is looked up in the
+//! trigram index by its rarest trigrams only (SQLite: counts from its FTS5 vocabulary;
+//! PostgreSQL: from a sample, `pg_trigrams`), and every candidate is then checked with the whole
+//! term: the rare trigrams alone must never decide a match.
+
+use crate::helpers::{TestApp, facility_payload, urlencode};
+use crate::on_both_databases;
+
+on_both_databases!(a_rare_part_finds_only_what_the_whole_term_matches);
+
+async fn a_rare_part_finds_only_what_the_whole_term_matches(app: TestApp) {
+    for n in 1001..=1008 {
+        app.create_facility(facility_payload(&format!("Clínica Comum {n}")))
+            .await;
+    }
+    // Holds the rare trigrams of `comum 1003` (`003`, `100`), not the term.
+    app.create_facility(facility_payload("Outra 1003 Comum"))
+        .await;
+    for (term, total) in [
+        ("comum 1003", 1),
+        ("CÓMUM 1003", 1),
+        ("linica comum 1007", 1),
+        ("comum 100", 8),
+        ("1003", 2),
+        ("comum 1009", 0),
+        ("ra 1003 co", 1),
+        ("comum 10%3", 0),
+    ] {
+        let path = format!("/api/facilities?q={}", urlencode(term));
+        assert_eq!(app.total(&path, &app.admin).await, total, "q={term}");
+    }
+}
