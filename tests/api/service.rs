@@ -467,8 +467,20 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
         }
     }
     assert!(seen > 10, "only {seen} paging parameters");
-    app.assert_bad_requests(&["/api/group?pageNum=0", "/api/group?pageSize=0"])
-        .await;
+    app.assert_bad_requests(&[
+        "/api/group?pageNum=0",
+        "/api/group?pageSize=0",
+        // One key twice with different values: which one was meant is not known.
+        "/api/group?pageSize=5&pageSize=6",
+        "/api/facilities?q=a&q=b",
+    ])
+    .await;
+    // Twice with the same value is that value.
+    let once = app.admin_get("/api/group?pageSize=5").await;
+    assert_eq!(
+        app.admin_get("/api/group?pageSize=5&pageSize=5").await,
+        once
+    );
 }
 
 /// Every list (an answer in the paged envelope) declares its paging and `filters` parameters, so

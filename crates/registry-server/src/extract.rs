@@ -486,7 +486,22 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
                 }
             } else {
                 // In one Unicode form, like a JSON body's text (`registry_core::json::parse`).
-                filters.insert(k, Value::String(registry_core::json::compose(v)));
+                let v = registry_core::json::compose(v);
+                let v = match filters.get(&k) {
+                    // `state=overdue&state=due_soon` is the list `overdue,due_soon`.
+                    Some(Value::String(first)) if k == "state" => [first.as_str(), &v]
+                        .into_iter()
+                        .filter(|s| !s.trim().is_empty())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    Some(first) if *first != Value::String(v.clone()) => {
+                        return Err(ApiError::BadRequest(format!(
+                            "{k} is given more than once with different values; give it once."
+                        )));
+                    }
+                    _ => v,
+                };
+                filters.insert(k, Value::String(v));
             }
         }
         // A paging key that is null or blank takes its default.

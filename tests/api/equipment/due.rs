@@ -105,6 +105,11 @@ async fn due_states_per_equipment_and_across_facilities(app: TestApp) {
         json!({"total": 3, "pageNum": 2, "pageSize": 2})
     );
     assert_eq!(both["list"].as_array().unwrap().len(), 1);
+    // The key repeated is the same list (audit of stop 42: only the last value counted).
+    let repeated = app
+        .admin_get("/api/tests/due?state=overdue&state=due_soon&state=&pageSize=2&pageNum=2")
+        .await;
+    assert_eq!(repeated, both);
     let beyond = app
         .admin_get("/api/tests/due?state=overdue&pageNum=9")
         .await;
