@@ -40,7 +40,7 @@ impl TrigramSample {
     /// trigrams are about as common as each other (`recife`), or the term is shorter, where the
     /// index's reading of every trigram costs no more.
     pub async fn rare(&self, conn: &mut PgConnection, q: &str) -> Result<Vec<String>, sqlx::Error> {
-        let trigrams = trigrams(&crate::db::search_key(q.trim()));
+        let trigrams = trigrams(&registry_core::text::search_key(q.trim()));
         if trigrams.len() < 3 {
             return Ok(Vec::new());
         }
