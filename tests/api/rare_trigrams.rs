@@ -14,8 +14,9 @@ async fn a_rare_part_finds_only_what_the_whole_term_matches(app: TestApp) {
             .await;
     }
     // Holds the rare trigrams of `comum 1003` (`003`, `100`), not the term.
-    app.create_facility(facility_payload("Outra 1003 Comum"))
-        .await;
+    let mut decoy = facility_payload("Outra 1003 Comum");
+    decoy["department"] = "Radiodiagnóstico".into();
+    app.create_facility(decoy).await;
     for (term, total) in [
         ("comum 1003", 1),
         ("CÓMUM 1003", 1),
@@ -25,8 +26,21 @@ async fn a_rare_part_finds_only_what_the_whole_term_matches(app: TestApp) {
         ("comum 1009", 0),
         ("ra 1003 co", 1),
         ("comum 10%3", 0),
+        // With the other filters.
+        ("comum 1003&department=Medicina Nuclear", 1),
+        ("comum 1003&department=Radiodiagnóstico", 0),
+        ("1003&department=Radiodiagnóstico", 1),
+        ("comum 1003&city=São Paulo", 1),
     ] {
-        let path = format!("/api/facilities?q={}", urlencode(term));
+        let (term, filters) = term.split_once('&').unwrap_or((term, ""));
+        let path = match filters.split_once('=') {
+            Some((key, value)) => format!(
+                "/api/facilities?q={}&{key}={}",
+                urlencode(term),
+                urlencode(value)
+            ),
+            None => format!("/api/facilities?q={}", urlencode(term)),
+        };
         assert_eq!(app.total(&path, &app.admin).await, total, "q={term}");
     }
 }
