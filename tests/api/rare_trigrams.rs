@@ -44,3 +44,37 @@ async fn a_rare_part_finds_only_what_the_whole_term_matches(app: TestApp) {
         assert_eq!(app.total(&path, &app.admin).await, total, "q={term}");
     }
 }
+
+/// The trigram counts are statistics, not answers (PostgreSQL): a sample that cannot be read
+/// fails no search (no rare trigrams then), and the next search samples again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_sample_fails_no_search_on_postgres() {
+    use sqlx::Connection;
+    let Some(app) = TestApp::spawn(crate::helpers::Backend::Postgres).await else {
+        return;
+    };
+    for n in 1001..=1008 {
+        app.create_facility(facility_payload(&format!("Clínica Comum {n}")))
+            .await;
+    }
+    let url = app.state.config.database_url.clone().unwrap();
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    let rename = |from: &str, to: &str| format!("ALTER TABLE {from} RENAME TO {to}");
+    let sample = registry_server::pg_trigrams::TrigramSample::default();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(rename(
+        "facility_counts",
+        "facility_counts_away",
+    )))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert!(sample.rare(&mut conn, "comum 1003").await.is_empty());
+    sqlx::raw_sql(sqlx::AssertSqlSafe(rename(
+        "facility_counts_away",
+        "facility_counts",
+    )))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    assert_eq!(sample.rare(&mut conn, "comum 1003").await, ["003", "100"]);
+}

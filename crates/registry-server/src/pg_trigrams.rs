@@ -39,22 +39,23 @@ impl TrigramSample {
     /// (`clinica 4711`: two of `471` and `711`, against `cli` in every name); empty when its
     /// trigrams are about as common as each other (`recife`), or the term is shorter, where the
     /// index's reading of every trigram costs no more.
-    pub async fn rare(&self, conn: &mut PgConnection, q: &str) -> Result<Vec<String>, sqlx::Error> {
+    pub async fn rare(&self, conn: &mut PgConnection, q: &str) -> Vec<String> {
         let trigrams = trigrams(&registry_core::text::search_key(q.trim()));
         if trigrams.len() < 3 {
-            return Ok(Vec::new());
+            return Vec::new();
         }
-        let counts = self.counts(conn).await?;
-        Ok(rarest(&counts, trigrams))
+        let counts = self.counts(conn).await;
+        rarest(&counts, trigrams)
     }
 
     /// The counts, sampled again when older than [`SAMPLE_FOR`]. While one request samples,
-    /// the others go on with the previous counts (none at first: no rare trigrams).
-    async fn counts(&self, conn: &mut PgConnection) -> Result<Counts, sqlx::Error> {
+    /// the others go on with the previous counts (none at first: no rare trigrams). A failed
+    /// sample fails no search.
+    async fn counts(&self, conn: &mut PgConnection) -> Counts {
         let previous = {
             let mut held = self.counts.lock().unwrap_or_else(|p| p.into_inner());
             match &mut *held {
-                Some((at, counts)) if at.elapsed() < SAMPLE_FOR => return Ok(counts.clone()),
+                Some((at, counts)) if at.elapsed() < SAMPLE_FOR => return counts.clone(),
                 Some((at, counts)) => {
                     *at = Instant::now();
                     Some(counts.clone())
@@ -65,13 +66,17 @@ impl TrigramSample {
                 }
             }
         };
-        match (sample(conn).await, previous) {
-            (Ok(fresh), _) => Ok(self.keep(fresh)),
-            (Err(e), Some(previous)) => {
+        match sample(conn).await {
+            Ok(fresh) => self.keep(fresh),
+            // Statistics, not answers: the search goes on with the previous counts (or none,
+            // and the first search after this one samples again).
+            Err(e) => {
                 tracing::warn!(error = %e, "cannot sample the search trigrams");
-                Ok(previous)
+                previous.unwrap_or_else(|| {
+                    *self.counts.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                    Arc::default()
+                })
             }
-            (Err(e), None) => Err(e),
         }
     }
 

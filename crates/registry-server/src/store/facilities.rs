@@ -86,7 +86,7 @@ pub async fn list(
         }
         BackendConn::Postgres(c) => {
             let rare = match (&filter.q, trigrams) {
-                (Some(q), Some(trigrams)) => trigrams.rare(c, q).await?,
+                (Some(q), Some(trigrams)) => trigrams.rare(c, q).await,
                 _ => Vec::new(),
             };
             super::postgres::facility_reads::list(c, filter, &rare, limit, offset).await
