@@ -59,22 +59,12 @@ async fn a_failed_sample_fails_no_search_on_postgres() {
     }
     let url = app.state.config.database_url.clone().unwrap();
     let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
-    let rename = |from: &str, to: &str| format!("ALTER TABLE {from} RENAME TO {to}");
     let sample = registry_server::pg_trigrams::TrigramSample::default();
-    sqlx::raw_sql(sqlx::AssertSqlSafe(rename(
-        "facility_counts",
-        "facility_counts_away",
-    )))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    // The sample reads the live count first: without its table, the sample fails.
+    let away = "ALTER TABLE facility_counts RENAME TO facility_counts_away";
+    sqlx::raw_sql(away).execute(&mut conn).await.unwrap();
     assert!(sample.rare(&mut conn, "comum 1003").await.is_empty());
-    sqlx::raw_sql(sqlx::AssertSqlSafe(rename(
-        "facility_counts_away",
-        "facility_counts",
-    )))
-    .execute(&mut conn)
-    .await
-    .unwrap();
+    let back = "ALTER TABLE facility_counts_away RENAME TO facility_counts";
+    sqlx::raw_sql(back).execute(&mut conn).await.unwrap();
     assert_eq!(sample.rare(&mut conn, "comum 1003").await, ["003", "100"]);
 }
