@@ -24,6 +24,7 @@ mod images;
 mod indexed_lists;
 mod input_limits;
 mod material;
+mod openapi;
 mod outage;
 mod qc_calc;
 mod rare_trigrams;
