@@ -269,11 +269,11 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
     }
     let types = test_types(&mut tx).await?;
     tx.commit().await?;
-    let indexes: Vec<usize> = (0..plan.facilities).collect();
-    for chunk in indexes.chunks(BATCH_ROWS) {
+    for first in (0..plan.facilities).step_by(BATCH_ROWS) {
+        let chunk = first..plan.facilities.min(first + BATCH_ROWS);
         let mut tx = db.begin().await?;
         let mut records = Vec::with_capacity(chunk.len());
-        for &i in chunk {
+        for i in chunk {
             let client = user(
                 format!("Cliente {i}"),
                 format!("cliente{i}-{run}@seed.example"),

@@ -32,10 +32,6 @@ backend_fns! { qc_tests;
     /// After a facility was archived: its equipment's pairs leave the due lists.
     pub async fn refresh_listed_facility(facility_id: &str) -> Result<(), sqlx::Error>;
 
-    /// Folds the kept per-day counts of the due lists where writes left several rows for a day
-    /// (PostgreSQL); whether anything changed. What the lists show stays the same.
-    pub async fn compact_due_counts() -> Result<bool, sqlx::Error>;
-
     /// Fills `qc_last` once for a database whose tests predate it (or were bulk-loaded).
     pub async fn ensure_last_filled() -> Result<(), sqlx::Error>;
 
@@ -45,4 +41,16 @@ backend_fns! { qc_tests;
     /// inlining the lookup into the state filter, the sort key and the output.
     /// Returns the page and the total number of matching pairs.
     pub async fn due(query: &DueQuery) -> Result<(Vec<DueTest>, i64), sqlx::Error>;
+}
+
+/// Folds the kept per-day counts of the due lists where writes left several rows for a day
+/// (PostgreSQL's rows of changes, migration 0010; SQLite keeps one counter a day, nothing to
+/// fold); whether anything changed. What the lists show stays the same.
+pub async fn compact_due_counts(conn: &mut crate::db::Conn) -> Result<bool, sqlx::Error> {
+    match conn.backend().await? {
+        crate::db::BackendConn::Sqlite(_) => Ok(false),
+        crate::db::BackendConn::Postgres(c) => {
+            super::postgres::dialect::compact_due_counts(c).await
+        }
+    }
 }

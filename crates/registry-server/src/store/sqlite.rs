@@ -34,12 +34,6 @@ pub(crate) mod dialect {
         format!("SELECT COALESCE(SUM(l.pairs), 0) FROM qc_listed_due_days l WHERE {ranges}")
     }
 
-    /// Nothing to fold: migration 0008 keeps one counter per day (PostgreSQL's rows of changes
-    /// are folded by its `compact_due_counts`).
-    pub(crate) async fn compact_due_counts(_conn: &mut Connection) -> Result<bool, sqlx::Error> {
-        Ok(false)
-    }
-
     /// The ids of an `IN (…)` list as one bound JSON array (`$1`), read by `json_each`. With a
     /// placeholder per id the planner weighs each bound id against `sqlite_stat4` (once
     /// `ANALYZE` has run), so SQLite prepares the statement again every time it is rebound: for

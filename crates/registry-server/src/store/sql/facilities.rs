@@ -116,7 +116,7 @@ async fn write_new(
             insert_rows(conn, table, columns, rows).await?;
         }
     }
-    for department in [Department::NuclearMedicine, Department::Radiodiagnosis] {
+    for &department in Department::ALL {
         let added = records.iter().filter(|r| r.fields.department == department).count();
         if added > 0 {
             adjust_count(conn, department, added as i64).await?;

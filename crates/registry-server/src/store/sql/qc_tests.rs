@@ -152,11 +152,6 @@ async fn pair_of(conn: &mut Connection, id: &str) -> Result<Option<(String, Stri
         .transpose()
 }
 
-/// Folds the kept per-day counts of the due lists (`dialect::compact_due_counts`).
-pub async fn compact_due_counts(conn: &mut Connection) -> Result<bool, sqlx::Error> {
-    super::dialect::compact_due_counts(conn).await
-}
-
 /// Recomputes `qc_last` for the pairs matching the given equipment and/or test type (all pairs
 /// when both are `None`): the latest live test's date and the next due date.
 pub async fn refresh_last(
