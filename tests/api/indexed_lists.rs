@@ -29,24 +29,28 @@ async fn assert_search_totals(app: &TestApp, expected: &[(&str, i64)]) {
     }
 }
 
-/// On SQLite, the FTS5 table holds exactly the live facilities with their current search text.
+/// The search table holds exactly the live facilities with their current search text (SQLite:
+/// the FTS5 table, its entry named by `search_rowid`; PostgreSQL: `facility_search`, migration
+/// 0011).
 async fn assert_index_in_step(app: &TestApp) {
-    if app.backend != Backend::Sqlite {
-        return;
-    }
     use sqlx::Row;
+    let sql = match app.backend {
+        Backend::Sqlite => {
+            "SELECT (SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND NOT EXISTS \
+               (SELECT 1 FROM facility_search s WHERE s.rowid = f.search_rowid AND s.facility_id = f.id \
+                  AND s.search_text = f.search_text)) \
+             + (SELECT COUNT(*) FROM facility_search s WHERE NOT EXISTS \
+               (SELECT 1 FROM facilities f WHERE f.search_rowid = s.rowid AND f.archived_at IS NULL))"
+        }
+        Backend::Postgres => {
+            "SELECT CAST(COUNT(*) AS BIGINT) FROM \
+               (SELECT id, search_text FROM facilities WHERE archived_at IS NULL) f \
+               FULL JOIN facility_search s ON s.id = f.id AND s.search_text = f.search_text \
+             WHERE s.id IS NULL OR f.id IS NULL"
+        }
+    };
     let mut conn = app.outside_connection().await;
-    let stale: i64 = sqlx::query(
-        "SELECT (SELECT COUNT(*) FROM facilities f WHERE f.archived_at IS NULL AND NOT EXISTS \
-           (SELECT 1 FROM facility_search s WHERE s.rowid = f.search_rowid AND s.facility_id = f.id \
-              AND s.search_text = f.search_text)) \
-         + (SELECT COUNT(*) FROM facility_search s WHERE NOT EXISTS \
-           (SELECT 1 FROM facilities f WHERE f.search_rowid = s.rowid AND f.archived_at IS NULL))",
-    )
-    .fetch_one(&mut conn)
-    .await
-    .unwrap()
-    .get(0);
+    let stale: i64 = sqlx::query(sql).fetch_one(&mut conn).await.unwrap().get(0);
     assert_eq!(stale, 0, "facility_search out of step with facilities");
 }
 
@@ -328,6 +332,7 @@ async fn pages_follow_creates_archives_and_department_moves(app: TestApp) {
     tx.commit().await.unwrap();
     live.extend(ids.iter().map(|id| (id.clone(), like.1)));
     assert_pages(&app, &live).await;
+    assert_index_in_step(&app).await;
     // One that would not rank last is refused, with nothing written.
     let late = registry_server::db::new_id();
     let mut tx = app.state.db.begin().await.unwrap();

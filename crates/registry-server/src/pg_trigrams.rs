@@ -128,12 +128,11 @@ async fn sample(conn: &mut PgConnection) -> Result<HashMap<Trigram, u32>, sqlx::
             .fetch_one(&mut *conn)
             .await?;
     let percent = (100.0 * SAMPLE_ROWS / live.unwrap_or(0).max(1) as f64).min(100.0);
-    let texts: Vec<String> = sqlx::query_scalar(
-        "SELECT search_text FROM facilities TABLESAMPLE SYSTEM ($1) WHERE archived_at IS NULL",
-    )
-    .bind(percent)
-    .fetch_all(conn)
-    .await?;
+    let texts: Vec<String> =
+        sqlx::query_scalar("SELECT search_text FROM facility_search TABLESAMPLE SYSTEM ($1)")
+            .bind(percent)
+            .fetch_all(conn)
+            .await?;
     let mut counts: HashMap<Trigram, u32> = HashMap::new();
     for text in texts {
         let distinct: HashSet<Trigram> = trigrams(&text).into_iter().collect();

@@ -75,36 +75,55 @@ pub(crate) mod dialect {
     pub(crate) const FACILITY_CHILDREN: &str = "f.address_json::text AS address_json, f.users_json::text AS users_json, \
              f.isotopes_json::text AS isotopes_json, f.practices_json::text AS practices_json, f.image_kinds";
 
-    /// A filtered page of facility ids, newest first, with the filtered total: `$limit` and
-    /// `$offset` are the numbers of the page's binds. The matches are gathered first
-    /// (`MATERIALIZED`): the total needs every one of them, but with the filter, the order and
-    /// the `LIMIT` in one query PostgreSQL walked the whole list in order checking each row for
-    /// a common term (9–40 ms at 10,000 facilities) where the trigram index finds them all in
-    /// 1–5 ms (docs/benchmarks.md, fourteenth round).
-    pub(crate) fn filtered_page(filter: &str, limit: usize, offset: usize) -> String {
+    /// A filtered page of facility ids, newest first, with the filtered total: `rows` is the
+    /// `FROM … WHERE …` of the matching facilities (alias `f`), and `$limit` and `$offset` are
+    /// the numbers of the page's binds. The matches are gathered first (`MATERIALIZED`): the
+    /// total needs every one of them, but with the filter, the order and the `LIMIT` in one query
+    /// PostgreSQL walked the whole list in order checking each row for a common term (9–40 ms at
+    /// 10,000 facilities) where the trigram index finds them all in 1–5 ms (docs/benchmarks.md,
+    /// fourteenth round).
+    pub(crate) fn filtered_page(rows: &str, limit: usize, offset: usize) -> String {
         format!(
-            "WITH matching AS MATERIALIZED (SELECT f.id FROM facilities f WHERE {filter}) \
+            "WITH matching AS MATERIALIZED (SELECT f.id FROM {rows}) \
              SELECT id, COUNT(*) OVER () AS total FROM matching \
              ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}"
         )
     }
 
-    /// The facility-list condition for the search text `q`: a `LIKE` that the trigram GIN index
-    /// `facilities_search_trgm` (`store::upkeep`) answers when the term has three or more
-    /// characters. With `rare`, the term's rare trigrams (`pg_trigrams`, three letters or digits
-    /// each), the index reads only those (a pattern of one trigram gives it that one to look
-    /// up), and each candidate is checked with the whole term on an expression the index does
-    /// not answer.
-    pub(crate) fn facility_search(q: &str, rare: &[String]) -> (String, Vec<String>) {
+    /// The condition on `{alias}.search_text` for the search text `q`: a `LIKE` that the trigram
+    /// GIN index `facility_search_trgm` (`store::upkeep`) answers when the term has three or
+    /// more characters. With `rare`, the term's rare trigrams (`pg_trigrams`, three letters or
+    /// digits each), the index reads only those (a pattern of one trigram gives it that one to
+    /// look up), and each candidate is checked with the whole term on an expression the index
+    /// does not answer.
+    fn search_condition(alias: &str, q: &str, rare: &[String]) -> (String, Vec<String>) {
         let whole = crate::db::contains_pattern(q);
-        if rare.is_empty() {
-            return ("f.search_text LIKE $? ESCAPE '\\'".to_owned(), vec![whole]);
-        }
-        let mut clauses = vec!["f.search_text LIKE $?"; rare.len()];
-        clauses.push("(f.search_text || '') LIKE $? ESCAPE '\\'");
+        let mut clauses = vec![format!("{alias}.search_text LIKE $?"); rare.len()];
+        clauses.push(match rare.is_empty() {
+            true => format!("{alias}.search_text LIKE $? ESCAPE '\\'"),
+            false => format!("({alias}.search_text || '') LIKE $? ESCAPE '\\'"),
+        });
         let mut values: Vec<String> = rare.iter().map(|t| format!("%{t}%")).collect();
         values.push(whole);
         (clauses.join(" AND "), values)
+    }
+
+    /// The facility-list condition for the search text `q` (`search_condition`), on the live
+    /// facilities' search texts kept apart from their wide rows (`facility_search`, migration
+    /// 0011).
+    pub(crate) fn facility_search(q: &str, rare: &[String]) -> (String, Vec<String>) {
+        let (condition, values) = search_condition("s", q, rare);
+        let clause = format!("f.id IN (SELECT s.id FROM facility_search s WHERE {condition})");
+        (clause, values)
+    }
+
+    /// The rows (`FROM … WHERE …`, alias `f`) of a search by `q` with no other filter: the
+    /// narrow `facility_search` alone, which holds exactly the live facilities. Their wide rows
+    /// are not read at all: checking a common term's 12,500 matches there (a city, one facility
+    /// in eight at 100,000) cost twice the search (docs/benchmarks.md, twenty-second round).
+    pub(crate) fn search_alone(q: &str, rare: &[String]) -> Option<(String, Vec<String>)> {
+        let (condition, values) = search_condition("f", q, rare);
+        Some((format!("facility_search f WHERE {condition}"), values))
     }
 
     /// Locks the live facilities after `id` in id order (`FOR NO KEY UPDATE`): the rows a rank

@@ -49,13 +49,20 @@ pub(crate) mod dialect {
     pub(crate) const FACILITY_CHILDREN: &str =
         "f.address_json, f.users_json, f.isotopes_json, f.practices_json, f.image_kinds";
 
-    /// A filtered page of facility ids, newest first, with the filtered total: `$limit` and
-    /// `$offset` are the numbers of the page's binds.
-    pub(crate) fn filtered_page(filter: &str, limit: usize, offset: usize) -> String {
+    /// A filtered page of facility ids, newest first, with the filtered total: `rows` is the
+    /// `FROM … WHERE …` of the matching facilities (alias `f`), and `$limit` and `$offset` are
+    /// the numbers of the page's binds.
+    pub(crate) fn filtered_page(rows: &str, limit: usize, offset: usize) -> String {
         format!(
-            "SELECT f.id, COUNT(*) OVER () AS total FROM facilities f WHERE {filter} \
+            "SELECT f.id, COUNT(*) OVER () AS total FROM {rows} \
              ORDER BY f.id DESC LIMIT ${limit} OFFSET ${offset}"
         )
+    }
+
+    /// A search with no other filter reads `facilities` as any filtered list does (through the
+    /// FTS5 index, `facility_search`); a common term takes `sqlite_reads::common_search`.
+    pub(crate) fn search_alone(_q: &str, _rare: &[String]) -> Option<(String, Vec<String>)> {
+        None
     }
 
     /// The facility-list condition for the search text `q`: through the trigram index

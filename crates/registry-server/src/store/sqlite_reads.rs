@@ -126,21 +126,14 @@ pub async fn list(
         (ListPlan::Filtered { .. }, Some(q)) => {
             let (filter, q) = (filter.clone(), q.clone());
             let stats = readers.statistics.clone();
-            let only_q = filter.department.is_none()
-                && filter.member.is_none()
-                && filter.user_id.is_none()
-                && filter.state.is_none()
-                && filter.city.is_none()
-                && filter.group_id.is_none()
-                && filter.radioisotope.is_none()
-                && filter.practice.is_none();
+            let only_q = filter.is_search_alone();
             readers
                 .run(move |conn| {
                     let (rare, rarest) = rare_trigrams(conn, &stats, &q)?;
                     let plan = ListPlan::new(&filter, &rare);
                     match plan {
-                        ListPlan::Filtered { filter, binds } if only_q => {
-                            common_search(conn, &q, rarest, &filter, &binds, limit, offset)
+                        ListPlan::Filtered { matching, binds } if only_q => {
+                            common_search(conn, &q, rarest, &matching, &binds, limit, offset)
                         }
                         plan => read_list(conn, plan, limit, offset),
                     }
@@ -165,7 +158,7 @@ fn common_search(
     conn: &Connection,
     q: &str,
     rarest: i64,
-    filter: &str,
+    matching: &str,
     binds: &[String],
     limit: i64,
     offset: i64,
@@ -177,10 +170,10 @@ fn common_search(
         .unwrap_or(0);
     // The rarest trigram bounds the matches: too few for a short scan, read as any search.
     if rarest.saturating_mul(SCAN_FOR_PAGE) < live.saturating_mul(offset + limit) {
-        return filtered(conn, filter, binds, limit, offset);
+        return filtered(conn, matching, binds, limit, offset);
     }
     let total: i64 = conn
-        .prepare_cached(&ListPlan::count_sql(filter))
+        .prepare_cached(&ListPlan::count_sql(matching))
         .and_then(|mut s| s.query_row(params_from_iter(texts(binds)), |r| r.get(0)))
         .map_err(driver_error)?;
     let wanted = limit.min(total - offset);
@@ -199,7 +192,7 @@ fn common_search(
             return Ok((views_on(conn, &ids)?, total));
         }
     }
-    filtered(conn, filter, binds, limit, offset)
+    filtered(conn, matching, binds, limit, offset)
 }
 
 /// The page of a common term's matches among the newest `$1` live facilities (see [`common_search`]).
@@ -215,7 +208,7 @@ fn read_list(
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
     match plan {
         ListPlan::Ranked { department } => ranked(conn, department, limit, offset),
-        ListPlan::Filtered { filter, binds } => filtered(conn, &filter, &binds, limit, offset),
+        ListPlan::Filtered { matching, binds } => filtered(conn, &matching, &binds, limit, offset),
     }
 }
 
@@ -233,13 +226,13 @@ fn ranked(
 
 fn filtered(
     conn: &Connection,
-    filter: &str,
+    matching: &str,
     binds: &[String],
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Facility>, i64), sqlx::Error> {
     let params = texts(binds).chain([Value::Integer(limit), Value::Integer(offset)]);
-    let sql = filtered_page_sql(filter, binds.len());
+    let sql = filtered_page_sql(matching, binds.len());
     let page = rows(conn, &sql, params, |r| ranked_row(r))?;
     // An empty first page is a total of 0 by the same reading (a count read after it could see
     // a write committed in between: a total of 1 over an empty list).
@@ -248,7 +241,7 @@ fn filtered(
     }
     if page.is_empty() {
         let total = conn
-            .prepare_cached(&ListPlan::count_sql(filter))
+            .prepare_cached(&ListPlan::count_sql(matching))
             .and_then(|mut s| s.query_row(params_from_iter(texts(binds)), |r| r.get(0)))
             .map_err(driver_error)?;
         return Ok((Vec::new(), total));
@@ -354,12 +347,12 @@ mod tests {
                     q: Some("clinica 3944".to_owned()),
                     ..FacilityFilter::default()
                 };
-                let ListPlan::Filtered { filter, .. } =
+                let ListPlan::Filtered { matching, .. } =
                     ListPlan::new(&filter, &["394".to_owned(), "944".to_owned()])
                 else {
                     unreachable!("a search is a filtered list")
                 };
-                let sql = ListPlan::page_sql(&filter, 2);
+                let sql = ListPlan::page_sql(&matching, 2);
                 let mut statement = conn.prepare_cached(&sql).map_err(driver_error)?;
                 for term in ["3944", "1234", "5678"] {
                     let params = rusqlite::params![

@@ -23,13 +23,15 @@ pub(crate) async fn run(db: &Db) -> anyhow::Result<()> {
 
 /// The facility search (`q`, a substring of name, company name, cnpj and cities) uses a trigram
 /// index on PostgreSQL (pg_trgm, an extension, so it is created here rather than in the
-/// migrations). It is optional: without the extension, search still works, reading the table.
-/// Its pending list is off (`fastupdate = off`): each write updates the index at once, so
-/// searches do not slow down as writes pile up in the pending list between vacuums.
+/// migrations) over the live facilities' search texts (`facility_search`, migration 0011; the
+/// index it replaces, on `facilities`, is dropped). It is optional: without the extension,
+/// search still works, reading the table. Its pending list is off (`fastupdate = off`): each
+/// write updates the index at once, so searches do not slow down as writes pile up in the
+/// pending list between vacuums.
 async fn ensure_search_index(conn: &mut sqlx::PgConnection) {
     const CREATE: &str = "CREATE EXTENSION IF NOT EXISTS pg_trgm; \
-         CREATE INDEX IF NOT EXISTS facilities_search_trgm ON facilities USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
-         ALTER INDEX facilities_search_trgm SET (fastupdate = off);";
+         CREATE INDEX IF NOT EXISTS facility_search_trgm ON facility_search USING gin (search_text gin_trgm_ops) WITH (fastupdate = off); \
+         DROP INDEX IF EXISTS facilities_search_trgm;";
     // `IF NOT EXISTS` is not safe against another instance creating the same thing at the same
     // moment (a unique violation in the catalogue): then it exists, which a second try sees.
     let mut created = sqlx::raw_sql(CREATE).execute(&mut *conn).await;

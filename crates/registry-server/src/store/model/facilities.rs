@@ -94,6 +94,34 @@ pub struct FacilityFilter {
     pub user_id: Option<String>,
 }
 
+impl FacilityFilter {
+    /// A search (`q`) with no other filter.
+    pub(crate) fn is_search_alone(&self) -> bool {
+        let FacilityFilter {
+            department,
+            member,
+            q,
+            state,
+            city,
+            group_id,
+            radioisotope,
+            practice,
+            user_id,
+        } = self;
+        let others = [
+            department,
+            member,
+            state,
+            city,
+            group_id,
+            radioisotope,
+            practice,
+            user_id,
+        ];
+        q.is_some() && others.iter().all(|f| f.is_none())
+    }
+}
+
 pub(crate) fn decode_err(msg: String) -> sqlx::Error {
     sqlx::Error::Decode(msg.into())
 }

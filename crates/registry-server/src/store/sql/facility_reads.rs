@@ -112,8 +112,8 @@ pub(crate) fn ranked_page_sql(department: Option<&str>) -> String {
 /// then the views of those facilities. One statement reads one snapshot: with the views read by a
 /// second one, an edit committed in between (a `Cliente` unlinked, a facility moved to the other
 /// department) showed a facility the filter no longer selects (audit of stop 36).
-pub(crate) fn filtered_page_sql(filter: &str, binds: usize) -> String {
-    let page = ListPlan::page_sql(filter, binds);
+pub(crate) fn filtered_page_sql(rows: &str, binds: usize) -> String {
+    let page = ListPlan::page_sql(rows, binds);
     let columns = view_columns();
     format!(
         "WITH page AS ({page}) SELECT {columns}, page.total AS total FROM page \
@@ -173,30 +173,29 @@ pub(crate) enum ListPlan {
     /// `$1` the department when there is one), and the page is a range of the kept ranks, all in
     /// one statement (`ranked_page_sql`).
     Ranked { department: Option<String> },
-    /// A filtered list: `page_sql` gives the page's ids and the filtered total in one statement
-    /// (`$1`…`$n` the binds, then limit and offset), so the filter (a search through the
-    /// trigram index, say) is evaluated once; past the last page no row carries the total, and
-    /// `count_sql` counts it alone. Only the page's facilities are then built with their
-    /// children (building them in the same query made PostgreSQL compute them for every row
-    /// that OFFSET skipped).
-    Filtered { filter: String, binds: Vec<String> },
+    /// A filtered list: `matching` is the `FROM … WHERE …` of the matching facilities (alias `f`:
+    /// `facilities f WHERE …`, or what a search alone reads, `dialect::search_alone`), `$1`…`$n`
+    /// its binds. `page_sql` gives the page's ids and the filtered total in one statement (the
+    /// binds, then limit and offset), so the filter (a search through the trigram index, say)
+    /// is evaluated once; past the last page no row carries the total, and `count_sql` counts
+    /// it alone. Only the page's facilities are then built with their children (building them
+    /// in the same query made PostgreSQL compute them for every row that OFFSET skipped).
+    Filtered { matching: String, binds: Vec<String> },
 }
 
 impl ListPlan {
     /// The plan for `filter` (product.md §2); `rare`: the search term's trigrams for the index to
     /// read (empty: all of them; see `dialect::facility_search`).
     pub(crate) fn new(filter: &FacilityFilter, rare: &[String]) -> ListPlan {
-        let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
         let mut binds: Vec<String> = Vec::new();
-        // Each `$?` of a clause takes the next value.
-        let mut add = |clause: &str, values: Vec<String>| {
-            let mut clause = clause.to_owned();
-            for value in values {
-                binds.push(value);
-                clause = clause.replacen("$?", &format!("${}", binds.len()), 1);
-            }
-            clauses.push(clause);
-        };
+        if let Some(q) = filter.q.as_deref().filter(|_| filter.is_search_alone())
+            && let Some((rows, values)) = super::dialect::search_alone(q, rare)
+        {
+            let matching = numbered(&rows, values, &mut binds);
+            return ListPlan::Filtered { matching, binds };
+        }
+        let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
+        let mut add = |clause: &str, values| clauses.push(numbered(clause, values, &mut binds));
         if let Some(d) = &filter.department {
             add("f.department = $?", vec![d.clone()]);
         }
@@ -243,7 +242,7 @@ impl ListPlan {
             }
         } else {
             ListPlan::Filtered {
-                filter: clauses.join(" AND "),
+                matching: format!("facilities f WHERE {}", clauses.join(" AND ")),
                 binds,
             }
         }
@@ -259,13 +258,23 @@ impl ListPlan {
 
     /// A filtered page's ids and the filtered total (`total`), newest first
     /// (`dialect::filtered_page`).
-    pub(crate) fn page_sql(filter: &str, binds: usize) -> String {
-        super::dialect::filtered_page(filter, binds + 1, binds + 2)
+    pub(crate) fn page_sql(rows: &str, binds: usize) -> String {
+        super::dialect::filtered_page(rows, binds + 1, binds + 2)
     }
 
-    pub(crate) fn count_sql(filter: &str) -> String {
-        format!("SELECT COUNT(*) FROM facilities f WHERE {filter}")
+    pub(crate) fn count_sql(rows: &str) -> String {
+        format!("SELECT COUNT(*) FROM {rows}")
     }
+}
+
+/// `clause` with each `$?` numbered for the next of `values`, which join `binds`.
+fn numbered(clause: &str, values: Vec<String>, binds: &mut Vec<String>) -> String {
+    let mut clause = clause.to_owned();
+    for value in values {
+        binds.push(value);
+        clause = clause.replacen("$?", &format!("${}", binds.len()), 1);
+    }
+    clause
 }
 
 /// A page of live facilities, newest first, with the filters of product.md §2; `rare`: the
@@ -288,8 +297,8 @@ pub async fn list(
             let rows = rows.iter().map(ranked_row).collect::<Result<Vec<_>, _>>()?;
             Ok(ranked_page(rows))
         }
-        ListPlan::Filtered { filter, binds } => {
-            let mut q = sqlx::query(AssertSqlSafe(filtered_page_sql(&filter, binds.len())));
+        ListPlan::Filtered { matching, binds } => {
+            let mut q = sqlx::query(AssertSqlSafe(filtered_page_sql(&matching, binds.len())));
             for b in &binds {
                 q = q.bind(b.as_str());
             }
@@ -300,7 +309,7 @@ pub async fn list(
                 return Ok((Vec::new(), 0));
             }
             if rows.is_empty() {
-                let mut q = sqlx::query_scalar(AssertSqlSafe(ListPlan::count_sql(&filter)));
+                let mut q = sqlx::query_scalar(AssertSqlSafe(ListPlan::count_sql(&matching)));
                 for b in &binds {
                     q = q.bind(b.as_str());
                 }
