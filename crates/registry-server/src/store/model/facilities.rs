@@ -78,7 +78,7 @@ pub fn fields_of(f: &Facility) -> Result<FacilityFields, sqlx::Error> {
 
 /// Which live facilities a list shows: the caller's scope (a department's list; a `Cliente`
 /// sees only the facilities they are linked to) and the filters of product.md §2.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FacilityFilter {
     pub department: Option<String>,
     /// Only facilities this user is linked to (the scope of a `Cliente`, or a user's list).
@@ -97,28 +97,11 @@ pub struct FacilityFilter {
 impl FacilityFilter {
     /// A search (`q`) with no other filter.
     pub(crate) fn is_search_alone(&self) -> bool {
-        let FacilityFilter {
-            department,
-            member,
-            q,
-            state,
-            city,
-            group_id,
-            radioisotope,
-            practice,
-            user_id,
-        } = self;
-        let others = [
-            department,
-            member,
-            state,
-            city,
-            group_id,
-            radioisotope,
-            practice,
-            user_id,
-        ];
-        q.is_some() && others.iter().all(|f| f.is_none())
+        let alone = FacilityFilter {
+            q: self.q.clone(),
+            ..FacilityFilter::default()
+        };
+        self.q.is_some() && *self == alone
     }
 }
 
@@ -130,4 +113,28 @@ pub(crate) fn stored_responsibility(s: &str) -> Responsibility {
     registry_core::MainRole::parse(s)
         .map(Responsibility::Main)
         .unwrap_or_else(|| Responsibility::Custom(s.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FacilityFilter;
+
+    #[test]
+    fn a_search_is_alone_only_with_no_other_filter() {
+        let search = |q: Option<&str>| FacilityFilter {
+            q: q.map(str::to_owned),
+            ..FacilityFilter::default()
+        };
+        assert!(search(Some("clinica")).is_search_alone());
+        assert!(!search(None).is_search_alone());
+        let with = |f: fn(&mut FacilityFilter)| {
+            let mut filter = search(Some("clinica"));
+            f(&mut filter);
+            filter.is_search_alone()
+        };
+        assert!(!with(|f| f.department = Some("Medicina Nuclear".into())));
+        assert!(!with(|f| f.member = Some("u".into())));
+        assert!(!with(|f| f.city = Some("Recife".into())));
+        assert!(!with(|f| f.user_id = Some("u".into())));
+    }
 }
