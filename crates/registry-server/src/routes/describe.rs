@@ -5,7 +5,7 @@
 //! ```text
 //! pub fn routes() -> Routes {
 //!     routes![list, show, upload::register]
-//!         .route(route!(upload::edit).layer(DefaultBodyLimit::disable()))
+//!         .route(route!(edit::edit).layer(DefaultBodyLimit::disable()))
 //! }
 //! ```
 //!
@@ -152,7 +152,7 @@ impl Routes {
     }
 }
 
-/// The [`Route`] of a handler with a `#[utoipa::path]`: `route!(list)`, `route!(upload::edit)`.
+/// The [`Route`] of a handler with a `#[utoipa::path]`: `route!(list)`, `route!(edit::edit)`.
 macro_rules! route {
     ($($segment:ident)::+) => {{
         #[derive(utoipa::OpenApi)]
@@ -165,7 +165,7 @@ macro_rules! route {
     }};
 }
 
-/// [`Routes`] of handlers with a `#[utoipa::path]` each: `routes![list, show, upload::edit]`.
+/// [`Routes`] of handlers with a `#[utoipa::path]` each: `routes![list, show, edit::edit]`.
 macro_rules! routes {
     ($($($segment:ident)::+),* $(,)?) => {
         $crate::routes::describe::Routes::new()

@@ -2,6 +2,7 @@
 //! machine (sign, send back, release), soft delete, comments, lists, e-mail schedules and the
 //! public signing key. One file a concern; this one routes, describes, and holds what they share.
 
+mod edit;
 mod email;
 mod lifecycle;
 mod list;
@@ -43,7 +44,7 @@ pub fn routes() -> Routes {
         signing_key::signing_key
     ]
     .route(route!(upload::register).layer(DefaultBodyLimit::disable()))
-    .route(route!(upload::edit).layer(DefaultBodyLimit::disable()))
+    .route(route!(edit::edit).layer(DefaultBodyLimit::disable()))
 }
 
 /// `{"_id"}` of the document to act on (extra fields are ignored).
