@@ -75,7 +75,7 @@ pub(crate) mod dialect {
     pub(crate) const FACILITY_CHILDREN: &str = "f.address_json::text AS address_json, f.users_json::text AS users_json, \
              f.isotopes_json::text AS isotopes_json, f.practices_json::text AS practices_json, f.image_kinds";
 
-    /// A filtered page of facility ids, newest first, with the filtered total: `rows` is the
+    /// A filtered page of facility ids, newest first, with the filtered total: `matching` is the
     /// `FROM … WHERE …` of the matching facilities (alias `f`), and `$limit` and `$offset` are
     /// the numbers of the page's binds. The matches are gathered first (`MATERIALIZED`): the
     /// total needs every one of them, but with the filter, the order and the `LIMIT` in one query
@@ -83,9 +83,9 @@ pub(crate) mod dialect {
     /// 10,000 facilities) where the trigram index finds them all in 1–5 ms (docs/benchmarks.md,
     /// fourteenth round). The total is a count of the gathered matches: a window count over them
     /// cost 1.5 ms more of a city term's 14 at 100,000 facilities (twenty-second round).
-    pub(crate) fn filtered_page(rows: &str, limit: usize, offset: usize) -> String {
+    pub(crate) fn filtered_page(matching: &str, limit: usize, offset: usize) -> String {
         format!(
-            "WITH matching AS MATERIALIZED (SELECT f.id FROM {rows}) \
+            "WITH matching AS MATERIALIZED (SELECT f.id FROM {matching}) \
              SELECT id, (SELECT COUNT(*) FROM matching) AS total FROM matching \
              ORDER BY id DESC LIMIT ${limit} OFFSET ${offset}"
         )
@@ -118,10 +118,11 @@ pub(crate) mod dialect {
         (clause, values)
     }
 
-    /// The rows (`FROM … WHERE …`, alias `f`) of a search by `q` with no other filter: the
-    /// narrow `facility_search` alone, which holds exactly the live facilities. Their wide rows
-    /// are not read at all: checking a common term's 12,500 matches there (a city, one facility
-    /// in eight at 100,000) cost twice the search (docs/benchmarks.md, twenty-second round).
+    /// The matching rows (`FROM … WHERE …`, alias `f`) of a search by `q` with no other
+    /// filter: the narrow `facility_search` alone, which holds exactly the live facilities.
+    /// Their wide rows are not read at all: checking a common term's 12,500 matches there (a
+    /// city, one facility in eight at 100,000) cost twice the search (docs/benchmarks.md,
+    /// twenty-second round).
     pub(crate) fn search_alone(q: &str, rare: &[String]) -> Option<(String, Vec<String>)> {
         let (condition, values) = search_condition("f", q, rare);
         Some((format!("facility_search f WHERE {condition}"), values))

@@ -49,12 +49,12 @@ pub(crate) mod dialect {
     pub(crate) const FACILITY_CHILDREN: &str =
         "f.address_json, f.users_json, f.isotopes_json, f.practices_json, f.image_kinds";
 
-    /// A filtered page of facility ids, newest first, with the filtered total: `rows` is the
+    /// A filtered page of facility ids, newest first, with the filtered total: `matching` is the
     /// `FROM … WHERE …` of the matching facilities (alias `f`), and `$limit` and `$offset` are
     /// the numbers of the page's binds.
-    pub(crate) fn filtered_page(rows: &str, limit: usize, offset: usize) -> String {
+    pub(crate) fn filtered_page(matching: &str, limit: usize, offset: usize) -> String {
         format!(
-            "SELECT f.id, COUNT(*) OVER () AS total FROM {rows} \
+            "SELECT f.id, COUNT(*) OVER () AS total FROM {matching} \
              ORDER BY f.id DESC LIMIT ${limit} OFFSET ${offset}"
         )
     }

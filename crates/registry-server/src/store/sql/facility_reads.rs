@@ -112,8 +112,8 @@ pub(crate) fn ranked_page_sql(department: Option<&str>) -> String {
 /// then the views of those facilities. One statement reads one snapshot: with the views read by a
 /// second one, an edit committed in between (a `Cliente` unlinked, a facility moved to the other
 /// department) showed a facility the filter no longer selects (audit of stop 36).
-pub(crate) fn filtered_page_sql(rows: &str, binds: usize) -> String {
-    let page = ListPlan::page_sql(rows, binds);
+pub(crate) fn filtered_page_sql(matching: &str, binds: usize) -> String {
+    let page = ListPlan::page_sql(matching, binds);
     let columns = view_columns();
     format!(
         "WITH page AS ({page}) SELECT {columns}, page.total AS total FROM page \
@@ -189,9 +189,9 @@ impl ListPlan {
     pub(crate) fn new(filter: &FacilityFilter, rare: &[String]) -> ListPlan {
         let mut binds: Vec<String> = Vec::new();
         if let Some(q) = filter.q.as_deref().filter(|_| filter.is_search_alone())
-            && let Some((rows, values)) = super::dialect::search_alone(q, rare)
+            && let Some((matching, values)) = super::dialect::search_alone(q, rare)
         {
-            let matching = numbered(&rows, values, &mut binds);
+            let matching = numbered(&matching, values, &mut binds);
             return ListPlan::Filtered { matching, binds };
         }
         let mut clauses = vec!["f.archived_at IS NULL".to_owned()];
@@ -258,12 +258,12 @@ impl ListPlan {
 
     /// A filtered page's ids and the filtered total (`total`), newest first
     /// (`dialect::filtered_page`).
-    pub(crate) fn page_sql(rows: &str, binds: usize) -> String {
-        super::dialect::filtered_page(rows, binds + 1, binds + 2)
+    pub(crate) fn page_sql(matching: &str, binds: usize) -> String {
+        super::dialect::filtered_page(matching, binds + 1, binds + 2)
     }
 
-    pub(crate) fn count_sql(rows: &str) -> String {
-        format!("SELECT COUNT(*) FROM {rows}")
+    pub(crate) fn count_sql(matching: &str) -> String {
+        format!("SELECT COUNT(*) FROM {matching}")
     }
 }
 
