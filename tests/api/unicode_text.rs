@@ -10,6 +10,7 @@ use serde_json::json;
 on_both_databases!(
     decomposed_text_is_stored_composed_and_found_either_way,
     unique_names_are_unique_in_either_form,
+    a_run_of_white_space_is_one_space_to_searches_and_names,
     the_length_limit_counts_composed_characters,
     a_number_too_large_for_a_double_is_its_fields_error,
 );
@@ -79,6 +80,39 @@ async fn unique_names_are_unique_in_either_form(app: TestApp) {
         app.post(path, &app.admin, json!({"name": hidden}))
             .await
             .expect_error(409, "conflict");
+    }
+}
+
+/// A non-breaking space pasted from a web page, an em space or two spaces inside a text are one space
+/// to searches, filters and uniqueness; the text is stored as given.
+async fn a_run_of_white_space_is_one_space_to_searches_and_names(app: TestApp) {
+    let mut pasted = facility_payload("Clínica\u{a0}Beta  Ômega");
+    pasted["address"] = json!([{"street": "Rua 1", "city": "São\u{a0}José", "state": "SC"}]);
+    let pasted = app.create_facility(pasted).await;
+    assert_eq!(pasted["name"], "Clínica\u{a0}Beta  Ômega");
+    let id = pasted["_id"].as_str().unwrap();
+    for (key, term) in [
+        ("q", "clinica beta omega"),
+        ("q", "Beta\u{2003}Ômega"),
+        ("q", "sao jose"),
+        ("city", "São José"),
+        ("city", "sao  jose"),
+    ] {
+        let path = format!("/api/facilities?{key}={}", urlencode(term));
+        assert_eq!(
+            list_ids(&app.admin_get(&path).await),
+            [id],
+            "{key} = {term:?}"
+        );
+    }
+    for path in ["/api/group/register", "/api/typeOfEquipment/register"] {
+        app.post_created(path, &app.admin, json!({"name": "Raio\u{a0}X Beta"}))
+            .await;
+        for taken in ["Raio X Beta", "raio \u{a0}x  beta"] {
+            app.post(path, &app.admin, json!({"name": taken}))
+                .await
+                .expect_error(409, "conflict");
+        }
     }
 }
 

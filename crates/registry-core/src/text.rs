@@ -7,12 +7,23 @@ use unicode_normalization::char::is_combining_mark;
 /// Lower-case, accent-free text for searching (`São Paulo` matches `sao paulo`): the letters'
 /// marks are taken off whether the text came composed (`ã`) or decomposed (`a` + U+0303).
 /// Invisible characters ([`is_invisible`]) are left out too, so that `Grupo\u{200b} Z` is the
-/// name `Grupo Z` to searches and to uniqueness.
+/// name `Grupo Z` to searches and to uniqueness; and each run of white space (a non-breaking space
+/// pasted from a web page, a tab, two spaces) is one space, so that `Raio\u{a0}X` and `Raio  X`
+/// are the name `Raio X`.
 pub fn search_key(s: &str) -> String {
-    s.to_lowercase()
-        .nfd()
-        .filter(|&c| !is_combining_mark(c) && !is_invisible(c))
-        .collect()
+    let mut key = String::with_capacity(s.len());
+    let mut in_space = false;
+    for c in s.to_lowercase().nfd() {
+        if is_combining_mark(c) || is_invisible(c) {
+            continue;
+        }
+        let space = c.is_whitespace();
+        if !(space && in_space) {
+            key.push(if space { ' ' } else { c });
+        }
+        in_space = space;
+    }
+    key
 }
 
 /// `s` without the white space and the invisible format characters around it: a value of only
@@ -129,6 +140,17 @@ mod tests {
     }
 
     #[test]
+    fn a_run_of_white_space_is_one_space() {
+        assert_eq!(search_key("Raio\u{a0}X"), "raio x");
+        assert_eq!(search_key("Raio  X"), "raio x");
+        assert_eq!(search_key("Raio\t\u{202f} \u{3000}X\n"), "raio x ");
+        assert_eq!(
+            search_text(["Clínica\u{a0} Sol", "Recife"]),
+            "clinica sol\u{1f}recife"
+        );
+    }
+
+    #[test]
     fn trimming_takes_invisible_characters_too() {
         assert_eq!(trim("\u{200b}"), "");
         assert_eq!(trim("\u{feff} \u{a0}\u{2060}"), "");
@@ -145,6 +167,7 @@ mod tests {
         }
         // To searches and uniqueness, invisible characters inside a name are not there.
         assert_eq!(search_key("Grupo\u{200b} Z\u{2060}"), "grupo z");
+        assert_eq!(search_key("Grupo \u{200b} Z"), "grupo z");
         // Inside the text they stay (a joiner is part of some emoji).
         assert_eq!(trim("👩\u{200d}⚕️ Ana"), "👩\u{200d}⚕️ Ana");
     }

@@ -5,7 +5,8 @@
 //! Compiled into each backend (`super` is `store::sqlite` or `store::postgres`).
 
 use super::Connection;
-use sqlx::Row;
+use crate::db::search_key;
+use sqlx::{AssertSqlSafe, Row};
 use std::collections::HashMap;
 
 /// Runs every upgrade still recorded, within the caller's transaction.
@@ -17,6 +18,7 @@ pub async fn run_pending(conn: &mut Connection) -> anyhow::Result<()> {
         match name.as_str() {
             "separated_search_text" => separate_search_texts(conn).await?,
             "equipment_search_text" => equipment_search_texts(conn).await?,
+            "folded_white_space" => fold_white_space(conn).await?,
             other => anyhow::bail!("unknown data upgrade {other:?}: is this server older than the database?"),
         }
         sqlx::query("DELETE FROM pending_upgrades WHERE name = $1")
@@ -91,6 +93,60 @@ async fn equipment_search_texts(conn: &mut Connection) -> Result<(), sqlx::Error
     Ok(())
 }
 
+/// Writes again every text the server folds with `text::search_key`, now that a run of white
+/// space is one space in it: the search texts, the address keys and the catalogue name keys. A
+/// name key that would now equal another's in its catalogue stays as it was (the two names were
+/// told apart before; neither is renamed behind its users' backs), and a warning names both.
+async fn fold_white_space(conn: &mut Connection) -> Result<(), sqlx::Error> {
+    separate_search_texts(conn).await?;
+    equipment_search_texts(conn).await?;
+    let addresses =
+        sqlx::query("SELECT facility_id, position, city, state FROM facility_addresses")
+            .fetch_all(&mut *conn)
+            .await?;
+    for r in addresses {
+        sqlx::query(
+            "UPDATE facility_addresses SET city_key = $3, state_key = $4 \
+             WHERE facility_id = $1 AND position = $2 AND (city_key <> $3 OR state_key <> $4)",
+        )
+        .bind(r.try_get::<String, _>("facility_id")?)
+        .bind(r.try_get::<i64, _>("position")?)
+        .bind(search_key(r.try_get("city")?))
+        .bind(search_key(r.try_get("state")?))
+        .execute(&mut *conn)
+        .await?;
+    }
+    // (table, the column a name is unique within: every row alike when it is `''`)
+    for (table, scope) in [
+        ("facility_groups", "''"),
+        ("equipment_types", "''"),
+        ("test_types", "equipment_type_id"),
+    ] {
+        let sql = format!("SELECT id, name, name_key, {scope} AS scope FROM {table}");
+        let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *conn).await?;
+        for r in rows {
+            let (id, key): (String, String) = (r.try_get("id")?, search_key(r.try_get("name")?));
+            if key == r.try_get::<String, _>("name_key")? {
+                continue;
+            }
+            let within: String = r.try_get("scope")?;
+            let sql = format!("SELECT id FROM {table} WHERE name_key = $1 AND {scope} = $2");
+            let taken: Option<String> = sqlx::query_scalar(AssertSqlSafe(sql))
+                .bind(&key)
+                .bind(&within)
+                .fetch_optional(&mut *conn)
+                .await?;
+            if let Some(other) = taken {
+                tracing::warn!(table, id, other, "a name that is now another's keeps its old key");
+                continue;
+            }
+            let sql = format!("UPDATE {table} SET name_key = $2 WHERE id = $1");
+            sqlx::query(AssertSqlSafe(sql)).bind(&id).bind(&key).execute(&mut *conn).await?;
+        }
+    }
+    Ok(())
+}
+
 /// Sets the search text of record `id` of `table` (a name written in the code).
 async fn set(
     conn: &mut Connection,
@@ -99,7 +155,7 @@ async fn set(
     text: String,
 ) -> Result<(), sqlx::Error> {
     let sql = format!("UPDATE {table} SET search_text = $2 WHERE id = $1 AND search_text <> $2");
-    sqlx::query(sqlx::AssertSqlSafe(sql))
+    sqlx::query(AssertSqlSafe(sql))
         .bind(id)
         .bind(text)
         .execute(conn)

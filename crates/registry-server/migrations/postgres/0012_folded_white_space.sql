@@ -1,0 +1,7 @@
+-- Each run of white space (a non-breaking space, a tab, two spaces) is one space to searches and
+-- to name uniqueness (`text::search_key`): the server writes again, at start, the search texts,
+-- the address keys and the catalogue name keys written before (`store/sql/upgrades.rs`).
+-- (SQLite: its migration 0014.)
+-- Only a database with users holds anything they wrote.
+INSERT INTO pending_upgrades (name)
+SELECT 'folded_white_space' WHERE EXISTS (SELECT 1 FROM users);
