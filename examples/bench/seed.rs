@@ -255,15 +255,19 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut seeded = Seeded::default();
     let run = &new_id()[24..];
+    // The `i`th seeded user of `role`, named `{name} {i}`, with the e-mail `{mailbox}{i}-…`.
+    let numbered_user = |name: &str, mailbox: &str, i: usize, role: Role| {
+        user(
+            format!("{name} {i}"),
+            format!("{mailbox}{i}-{run}@seed.example"),
+            role,
+            &password_hash,
+        )
+    };
 
     let mut tx = db.begin().await?;
     for i in 0..plan.physicists.max(1) {
-        let u = user(
-            format!("Físico {i}"),
-            format!("fisico{i}-{run}@seed.example"),
-            Role::Physicist,
-            &password_hash,
-        );
+        let u = numbered_user("Físico", "fisico", i, Role::Physicist);
         users::save(&mut tx, &u, true).await?;
         seeded.physicist_ids.push(u.profile.id);
     }
@@ -274,12 +278,7 @@ pub async fn seed(db: &Db, plan: &SeedPlan) -> anyhow::Result<Seeded> {
         let mut tx = db.begin().await?;
         let mut records = Vec::with_capacity(chunk.len());
         for i in chunk {
-            let client = user(
-                format!("Cliente {i}"),
-                format!("cliente{i}-{run}@seed.example"),
-                Role::Client,
-                &password_hash,
-            );
+            let client = numbered_user("Cliente", "cliente", i, Role::Client);
             users::save(&mut tx, &client, true).await?;
             records.push((facility(i, &client.profile.id), client.profile.id));
         }

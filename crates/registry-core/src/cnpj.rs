@@ -195,58 +195,42 @@ mod tests {
 
     #[test]
     fn traps_are_rejected() {
-        assert_eq!(Cnpj::parse("00000000000000"), Err(CnpjError::Repeated));
-        assert_eq!(
-            Cnpj::parse("A1B2C3D41A2B99"),
-            Err(CnpjError::CheckDigits {
-                expected: "62".into()
-            })
-        );
-        assert_eq!(
-            Cnpj::parse("12.ABC.345/01DE-35"),
-            Err(CnpjError::Punctuated {
-                bare: "12ABC34501DE35".into()
-            })
-        );
-        assert_eq!(
-            Cnpj::parse("11.222.333/0001-81").unwrap_err().to_string(),
-            "must be written without punctuation or spaces: 11222333000181"
-        );
-        // Lower-case letters are refused; the message shows the upper-case form when that one
-        // is a valid CNPJ.
-        assert_eq!(
-            Cnpj::parse("12abc34501de35").unwrap_err().to_string(),
-            "letters must be upper-case: 12ABC34501DE35"
-        );
-        assert_eq!(Cnpj::parse("12abc34501de36"), Err(CnpjError::Characters));
-        // Full-width digits are 14 characters, none of them allowed.
-        assert_eq!(
-            Cnpj::parse("１１２２２３３３０００１８１"),
-            Err(CnpjError::Characters)
-        );
-        assert_eq!(
-            Cnpj::parse(" 60701190000104\t"),
-            Err(CnpjError::Punctuated {
-                bare: "60701190000104".into()
-            })
-        );
-        assert_eq!(Cnpj::parse("1122233300018"), Err(CnpjError::Length(13)));
-        // Punctuation is named with the bare form only when that one is valid (upper-cased
-        // when only its case is wrong); else what is wrong with it is.
-        assert_eq!(
-            Cnpj::parse("12.abc.345/01de-35"),
-            Err(CnpjError::Punctuated {
-                bare: "12ABC34501DE35".into()
-            })
-        );
-        assert_eq!(
-            Cnpj::parse("12.ABC.345/01DE-36"),
-            Err(CnpjError::CheckDigits {
-                expected: "35".into()
-            })
-        );
-        assert_eq!(Cnpj::parse("11.222.333/0001-8"), Err(CnpjError::Length(13)));
-        assert_eq!(Cnpj::parse("112223330001AB"), Err(CnpjError::Characters));
+        let punctuated = |bare: &str| CnpjError::Punctuated { bare: bare.into() };
+        let expected = |digits: &str| CnpjError::CheckDigits {
+            expected: digits.into(),
+        };
+        for (cnpj, error) in [
+            ("00000000000000", CnpjError::Repeated),
+            ("A1B2C3D41A2B99", expected("62")),
+            ("12.ABC.345/01DE-35", punctuated("12ABC34501DE35")),
+            ("12abc34501de36", CnpjError::Characters),
+            // Full-width digits are 14 characters, none of them allowed.
+            ("１１２２２３３３０００１８１", CnpjError::Characters),
+            (" 60701190000104\t", punctuated("60701190000104")),
+            ("1122233300018", CnpjError::Length(13)),
+            // Punctuation is named with the bare form only when that one is valid (upper-cased
+            // when only its case is wrong); else what is wrong with it is.
+            ("12.abc.345/01de-35", punctuated("12ABC34501DE35")),
+            ("12.ABC.345/01DE-36", expected("35")),
+            ("11.222.333/0001-8", CnpjError::Length(13)),
+            ("112223330001AB", CnpjError::Characters),
+        ] {
+            assert_eq!(Cnpj::parse(cnpj), Err(error), "{cnpj:?}");
+        }
+        for (cnpj, message) in [
+            (
+                "11.222.333/0001-81",
+                "must be written without punctuation or spaces: 11222333000181",
+            ),
+            // Lower-case letters are refused; the message shows the upper-case form when that one
+            // is a valid CNPJ.
+            (
+                "12abc34501de35",
+                "letters must be upper-case: 12ABC34501DE35",
+            ),
+        ] {
+            assert_eq!(Cnpj::parse(cnpj).unwrap_err().to_string(), message);
+        }
         assert!(matches!(
             Cnpj::parse("11222333000182"),
             Err(CnpjError::CheckDigits { .. })

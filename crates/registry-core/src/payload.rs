@@ -86,6 +86,22 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
+    /// A value that must be present and not null when `required` (as in
+    /// [`required_if`](Self::required_if)), read by `parse`; when `parse` refuses it, `code` and
+    /// `message` are reported on its path.
+    pub fn parsed_if<T>(
+        &self,
+        required: bool,
+        key: &str,
+        parse: impl FnOnce(&'a Value) -> Option<T>,
+        code: FieldCode,
+        message: impl Into<String>,
+        errs: &mut FieldErrors,
+    ) -> Option<T> {
+        let v = self.required_if(required, key, "is required", errs)?;
+        errs.check(parse(v), self.path(key), code, message)
+    }
+
     /// A string that must be present and not blank (trimmed).
     pub fn required_string(&self, key: &str, errs: &mut FieldErrors) -> Option<String> {
         let v = self.required(key, errs)?;

@@ -57,12 +57,13 @@ pub struct QcTestChanges {
 /// A reference to another record (`"id"` or `{"_id": "id"}`): required on create; on edit
 /// optional but not clearable.
 fn reference(r: &ObjectReader, key: &str, create: bool, errs: &mut FieldErrors) -> Option<String> {
-    let v = r.required_if(create, key, "is required", errs)?;
-    errs.check(
-        reference_id(v),
-        r.path(key),
+    r.parsed_if(
+        create,
+        key,
+        reference_id,
         FieldCode::InvalidValue,
         "must be an _id string or {\"_id\": \"...\"}",
+        errs,
     )
 }
 

@@ -294,12 +294,13 @@ pub(crate) fn required_radioisotope(
     key: &str,
     errs: &mut FieldErrors,
 ) -> Option<Radioisotope> {
-    let v = r.required(key, errs)?;
-    errs.check(
-        radioisotope(v),
-        r.path(key),
+    r.parsed_if(
+        true,
+        key,
+        radioisotope,
         FieldCode::InvalidRadioisotope,
         format!("must be one of: {}", Radioisotope::allowed()),
+        errs,
     )
 }
 
@@ -309,12 +310,13 @@ pub(crate) fn required_activity(
     key: &str,
     errs: &mut FieldErrors,
 ) -> Option<f64> {
-    let v = r.required(key, errs)?;
-    errs.check(
-        crate::values::positive_amount(v),
-        r.path(key),
+    r.parsed_if(
+        true,
+        key,
+        crate::values::positive_amount,
         FieldCode::InvalidQuantity,
         "must be a positive number of mCi from 0.000000001 to 1000000000, with a dot for decimals",
+        errs,
     )
 }
 

@@ -201,37 +201,29 @@ fn reproducibility_worked_example() {
 #[test]
 fn recorded_values_against_their_limits() {
     let catalogue = catalogue();
-    let uniformity = catalogue
-        .iter()
-        .find(|e| e.name == "Uniformidade intrínseca")
-        .unwrap();
+    // The recorded `values` judged against the limits of the catalogue's test type `name`.
+    let recorded = |name: &str, values: Value| {
+        let entry = catalogue.iter().find(|e| e.name == name).unwrap();
+        evaluate(
+            TestKind::Recorded,
+            &entry.tolerances,
+            Some(&json!({ "values": values })),
+        )
+    };
+    const UNIFORMITY: &str = "Uniformidade intrínseca";
     // 3.2 % ≤ 4 (ok), 3.5 % between 3 and 4 (remarks).
-    let e = evaluate(
-        TestKind::Recorded,
-        &uniformity.tolerances,
-        Some(&json!({"values": {"integralUfov": 3.2, "differentialUfov": "3,5"}})),
+    let e = recorded(
+        UNIFORMITY,
+        json!({"integralUfov": 3.2, "differentialUfov": "3,5"}),
     )
     .unwrap();
     assert_eq!(e.figures["values"][0]["conclusion"], "Satisfatório");
     assert_eq!(e.conclusion, SatisfactoryWithRemarks);
     // A negative centre-of-rotation offset is judged by its magnitude: |−1.2| > 1 fails.
-    let cor = catalogue
-        .iter()
-        .find(|e| e.name == "Centro de rotação")
-        .unwrap();
-    let e = evaluate(
-        TestKind::Recorded,
-        &cor.tolerances,
-        Some(&json!({"values": {"offsetPixels": -1.2}})),
-    )
-    .unwrap();
+    let e = recorded("Centro de rotação", json!({"offsetPixels": -1.2})).unwrap();
     assert_eq!(e.conclusion, Unsatisfactory);
     assert_codes(
-        evaluate(
-            TestKind::Recorded,
-            &uniformity.tolerances,
-            Some(&json!({"values": {"integralUfov": "x", "other": 1}})),
-        ),
+        recorded(UNIFORMITY, json!({"integralUfov": "x", "other": 1})),
         &[
             ("measurements.values.other", FieldCode::InvalidValue),
             ("measurements.values.integralUfov", FieldCode::InvalidValue),
@@ -241,10 +233,9 @@ fn recorded_values_against_their_limits() {
     // A uniformity is a percentage from 0: a negative one is refused (0 is a perfect reading),
     // where the signed offset above was judged.
     assert_codes(
-        evaluate(
-            TestKind::Recorded,
-            &uniformity.tolerances,
-            Some(&json!({"values": {"integralUfov": -0.5, "differentialUfov": 0}})),
+        recorded(
+            UNIFORMITY,
+            json!({"integralUfov": -0.5, "differentialUfov": 0}),
         ),
         &[("measurements.values.integralUfov", FieldCode::InvalidValue)],
     );
