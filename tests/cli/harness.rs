@@ -231,6 +231,15 @@ impl Env {
         cmd
     }
 
+    /// `registry facility import PATH flags… -o json`, which must exit `code` (1 when a row
+    /// failed): the summary it printed.
+    pub async fn import_summary(&self, path: &str, flags: &[&str], code: i32) -> Value {
+        let mut args = vec!["facility", "import", path];
+        args.extend_from_slice(flags);
+        args.extend(["-o", "json"]);
+        self.run(&args).await.expect(code).json()
+    }
+
     /// `registry login` as the Administrator into the default profile.
     pub async fn login_admin(&self) {
         self.admin_login(None, &[]).await.expect(0);
