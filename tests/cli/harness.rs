@@ -197,6 +197,25 @@ impl Env {
         self.run_with(args, "", &[]).await
     }
 
+    /// Runs `registry args…` for each `(args, code, text)` in turn: each must exit `code`, its
+    /// stderr saying `text`.
+    pub async fn expect_each(&self, cases: &[(&[&str], i32, &str)]) {
+        for (args, code, text) in cases {
+            let out = self.run(args).await;
+            let shown = args.join(" ");
+            assert_eq!(
+                out.code, *code,
+                "registry {shown}: unexpected exit code\nstdout:\n{}\nstderr:\n{}",
+                out.stdout, out.stderr
+            );
+            assert!(
+                out.stderr.contains(text),
+                "registry {shown}: {}",
+                out.stderr
+            );
+        }
+    }
+
     /// Runs `registry args…` with its stdout a pipe whose reader is already gone (as in
     /// `registry … | true`), so its first write to stdout finds a broken pipe. `Out::stdout` is
     /// empty.
