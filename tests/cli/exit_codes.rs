@@ -2,7 +2,7 @@
 //! token, a server URL that is not valid, a server that cannot be reached or never answers; and
 //! a closed stdout, which ends quietly with exit 0.
 
-use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, cnpj, facility_flags, strs};
+use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, cnpj, facility_flags, login_args, strs};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn each_exit_code() {
@@ -19,14 +19,7 @@ async fn each_exit_code() {
     // 3: wrong password, said as a refused login (not an expired session).
     let out = env
         .run_with(
-            &[
-                "login",
-                "--server",
-                &env.server,
-                "--email",
-                ADMIN_EMAIL,
-                "--password-stdin",
-            ],
+            &login_args(&env.server, None, ADMIN_EMAIL),
             "wrong-password\n",
             &[],
         )

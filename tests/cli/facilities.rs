@@ -283,14 +283,11 @@ async fn list_paging_flags_and_notes() {
             .says("page 1 of 2 (3 facilities, 2 per page); next: --page 2, or --all");
         assert!(!out.stdout.contains("page 1 of"), "{}", out.stdout);
     }
-    env.run(&["facility", "list", "--page", "0"])
-        .await
-        .expect(2)
-        .says("--page");
-    env.run(&["facility", "list", "--page-size", "0"])
-        .await
-        .expect(2)
-        .says("--page-size");
+    env.expect_each(&[
+        (&["facility", "list", "--page", "0"], 2, "--page"),
+        (&["facility", "list", "--page-size", "0"], 2, "--page-size"),
+    ])
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -74,22 +74,20 @@ async fn a_value_outside_a_flags_set_is_exit_4_in_filters_and_in_records() {
         .unwrap();
     bad_department[at] = "Foo".into();
     env.run(&strs(&bad_department)).await.expect(4);
-    env.run(&["facility", "list", "--department", "Foo"])
-        .await
-        .expect(4)
-        .says("--department `Foo`");
-    // (`user create --role Bogus`: 4 too, users_groups.rs.)
-    env.run(&["user", "list", "--role", "Bogus"])
-        .await
-        .expect(4)
-        .says("--role `Bogus`");
+    env.expect_each(&[
+        (
+            &["facility", "list", "--department", "Foo"],
+            4,
+            "--department `Foo`",
+        ),
+        // (`user create --role Bogus`: 4 too, users_groups.rs.)
+        (&["user", "list", "--role", "Bogus"], 4, "--role `Bogus`"),
+        (&["test", "due", "--state", "ok,nope"], 4, "--state `nope`"),
+    ])
+    .await;
     env.run(&["document", "list", "--status", "nope"])
         .await
         .expect(4);
-    env.run(&["test", "due", "--state", "ok,nope"])
-        .await
-        .expect(4)
-        .says("--state `nope`");
     env.run(&["notices", "--kind", "nope"]).await.expect(4);
 }
 

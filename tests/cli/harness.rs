@@ -4,6 +4,9 @@
 
 use crate::common::{self, ADMIN_PASSWORD, Backend};
 pub use crate::common::{ADMIN_EMAIL, PASSWORD};
+pub use args::{
+    cnpj, equipment_args, facility_flags, login_args, punctuated, record_args, role_args, strs,
+};
 pub use pty::{
     answer, answering, converse, creates_user, dialogue, ends_saying, keep_fields_up_to_links,
     registers_unlinked, reply, spawn,
@@ -16,6 +19,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use tokio::io::AsyncWriteExt;
 
+mod args;
 mod pty;
 
 /// `target/<profile>/registry`: this executable lives in `target/<profile>/deps/`.
@@ -193,6 +197,25 @@ impl Env {
         self.run_with(args, "", &[]).await
     }
 
+    /// Runs `registry args…` for each `(args, code, text)` in turn: each must exit `code`, its
+    /// stderr saying `text`.
+    pub async fn expect_each(&self, cases: &[(&[&str], i32, &str)]) {
+        for (args, code, text) in cases {
+            let out = self.run(args).await;
+            let shown = args.join(" ");
+            assert_eq!(
+                out.code, *code,
+                "registry {shown}: unexpected exit code\nstdout:\n{}\nstderr:\n{}",
+                out.stdout, out.stderr
+            );
+            assert!(
+                out.stderr.contains(text),
+                "registry {shown}: {}",
+                out.stderr
+            );
+        }
+    }
+
     /// Runs `registry args…` with its stdout a pipe whose reader is already gone (as in
     /// `registry … | true`), so its first write to stdout finds a broken pipe. `Out::stdout` is
     /// empty.
@@ -227,6 +250,15 @@ impl Env {
         cmd
     }
 
+    /// `registry facility import PATH flags… -o json`, which must exit `code` (1 when a row
+    /// failed): the summary it printed.
+    pub async fn import_summary(&self, path: &str, flags: &[&str], code: i32) -> Value {
+        let mut args = vec!["facility", "import", path];
+        args.extend_from_slice(flags);
+        args.extend(["-o", "json"]);
+        self.run(&args).await.expect(code).json()
+    }
+
     /// `registry login` as the Administrator into the default profile.
     pub async fn login_admin(&self) {
         self.admin_login(None, &[]).await.expect(0);
@@ -234,18 +266,7 @@ impl Env {
 
     /// `registry [--profile PROFILE] login` as the Administrator, with `envs` set: what it gave.
     pub async fn admin_login(&self, profile: Option<&str>, envs: &[(&str, &str)]) -> Out {
-        let mut args = Vec::new();
-        if let Some(p) = profile {
-            args.extend(["--profile", p]);
-        }
-        args.extend([
-            "login",
-            "--server",
-            &self.server,
-            "--email",
-            ADMIN_EMAIL,
-            "--password-stdin",
-        ]);
+        let args = login_args(&self.server, profile, ADMIN_EMAIL);
         self.run_with(&args, &format!("{ADMIN_PASSWORD}\n"), envs)
             .await
     }
@@ -253,22 +274,10 @@ impl Env {
     /// `registry --profile PROFILE login` as `email` (password `PASSWORD`): the profile becomes
     /// the active one.
     pub async fn login_as(&self, profile: &str, email: &str) {
-        self.run_with(
-            &[
-                "--profile",
-                profile,
-                "login",
-                "--server",
-                &self.server,
-                "--email",
-                email,
-                "--password-stdin",
-            ],
-            &format!("{PASSWORD}\n"),
-            &[],
-        )
-        .await
-        .expect(0);
+        let args = login_args(&self.server, Some(profile), email);
+        self.run_with(&args, &format!("{PASSWORD}\n"), &[])
+            .await
+            .expect(0);
     }
 
     /// A token of `email` (password `PASSWORD`), got through the API.
@@ -391,85 +400,4 @@ impl Env {
         std::fs::write(&path, text).expect("file written");
         path.display().to_string()
     }
-}
-
-/// A valid numeric CNPJ built from `n`, unique per `n`.
-pub fn cnpj(n: u64) -> String {
-    let base = format!("{:012}", 10_000_000_000 + n);
-    common::cnpj_of(base.as_bytes().try_into().expect("12 digits"))
-}
-
-/// A CNPJ written with its punctuation: `12.345.678/0001-95`.
-pub fn punctuated(cnpj: &str) -> String {
-    format!(
-        "{}.{}.{}/{}-{}",
-        &cnpj[..2],
-        &cnpj[2..5],
-        &cnpj[5..8],
-        &cnpj[8..12],
-        &cnpj[12..]
-    )
-}
-
-/// `registry facility create` flags for a valid facility.
-pub fn facility_flags(name: &str, cnpj: &str) -> Vec<String> {
-    [
-        "facility",
-        "create",
-        "--name",
-        name,
-        "--company-name",
-        &format!("{name} Ltda"),
-        "--cnpj",
-        cnpj,
-        "--telephone",
-        "(81) 3333-4444",
-        "--department",
-        "Medicina Nuclear",
-        "--street",
-        "Rua da Aurora, 100",
-        "--city",
-        "Recife",
-        "--state",
-        "PE",
-        "--practice",
-        "Diagnóstico",
-        "--isotope",
-        "Tc(99m)=1500",
-        "--isotope",
-        "I(131)=200.5",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
-}
-
-/// `registry facility assign|unassign` (`verb`) of `role` at facility `id` to or from `user`.
-pub fn role_args<'a>(verb: &'a str, id: &'a str, user: &'a str, role: &'a str) -> [&'a str; 7] {
-    ["facility", verb, id, "--user", user, "--role", role]
-}
-
-/// `registry equipment create --facility FACILITY`, then `rest`.
-pub fn equipment_args<'a>(facility: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec!["equipment", "create", "--facility", facility];
-    args.extend_from_slice(rest);
-    args
-}
-
-/// `registry test record` of `test_type` on `equipment`, then `rest`.
-pub fn record_args<'a>(equipment: &'a str, test_type: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "test",
-        "record",
-        "--equipment",
-        equipment,
-        "--test-type",
-        test_type,
-    ];
-    args.extend_from_slice(rest);
-    args
-}
-
-pub fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
 }

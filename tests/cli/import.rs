@@ -29,11 +29,7 @@ async fn importing_a_csv_twice_creates_nothing_the_second_time() {
     ));
     let path = env.write("facilities.csv", &csv);
 
-    let dry = env
-        .run(&["facility", "import", &path, "--dry-run", "-o", "json"])
-        .await
-        .expect(1)
-        .json();
+    let dry = env.import_summary(&path, &["--dry-run"], 1).await;
     assert_eq!(dry["created"], 12);
     assert_eq!(dry["failed"], 2);
     assert_eq!(env.facility_count().await, 0, "a dry run registers nothing");
@@ -57,11 +53,7 @@ async fn importing_a_csv_twice_creates_nothing_the_second_time() {
     );
     assert_eq!(failures.lines().count(), 3);
 
-    let second = env
-        .run(&["facility", "import", &path, "-o", "json"])
-        .await
-        .expect(1)
-        .json();
+    let second = env.import_summary(&path, &[], 1).await;
     assert_eq!(second["created"], 0);
     assert_eq!(second["alreadyRegistered"], 12);
     assert_eq!(env.facility_count().await, 12);
@@ -150,11 +142,7 @@ async fn an_export_imports_on_another_server() {
     b.run(&["user", "deactivate", &linked, "--yes"])
         .await
         .expect(0);
-    let dry = b
-        .run(&["facility", "import", &json_path, "--dry-run", "-o", "json"])
-        .await
-        .expect(1)
-        .json();
+    let dry = b.import_summary(&json_path, &["--dry-run"], 1).await;
     assert_eq!(
         (dry["created"].as_u64(), dry["failed"].as_u64()),
         (Some(1), Some(1)),
@@ -164,11 +152,7 @@ async fn an_export_imports_on_another_server() {
     b.run(&["user", "edit", &linked, "--active", "true"])
         .await
         .expect(0);
-    let created = b
-        .run(&["facility", "import", &json_path, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let created = b.import_summary(&json_path, &[], 0).await;
     assert_eq!(created["created"], 2);
     let two = &b.facilities_matching("Export Dois").await[0];
     assert_eq!(two.group.as_ref().unwrap().name, "rede centro");
@@ -176,11 +160,7 @@ async fn an_export_imports_on_another_server() {
     assert_eq!(two.users[0].email, linked);
     assert_eq!(two.users[0].responsabilities, ["Titular"]);
     // The CSV names the same facilities: all already registered.
-    let again = b
-        .run(&["facility", "import", &csv_path, "-o", "json"])
-        .await
-        .expect(0)
-        .json();
+    let again = b.import_summary(&csv_path, &[], 0).await;
     assert_eq!(again["alreadyRegistered"], 2);
 }
 

@@ -76,11 +76,7 @@ async fn an_import_says_everything_wrong_at_once() {
         "name,companyName,cnpj,telephone,department,street,city,state,radioisotopes,practices,group\n\
          Clínica C,C Ltda,191,(81) 3333-4444,Medicina Nuclear,Rua 1,,PE,\"Tc(99m)=1;Xx=3\",Nada,Rede X\n",
     );
-    let dry = env
-        .run(&["facility", "import", &path, "--dry-run", "-o", "json"])
-        .await
-        .expect(1)
-        .json();
+    let dry = env.import_summary(&path, &["--dry-run"], 1).await;
     let reason = dry["failures"][0]["reason"].as_str().unwrap();
     let unsaid: Vec<&str> = [
         "group `Rede X`: no group",
@@ -118,11 +114,7 @@ async fn a_dry_run_refuses_two_holders_of_one_main_role() {
         row(721, json!([missing, titular(&ana), titular(&bia)])),
     ]);
     let path = env.write("titulares.json", &rows.to_string());
-    let dry = env
-        .run(&["facility", "import", &path, "--dry-run", "-o", "json"])
-        .await
-        .expect(1)
-        .json();
+    let dry = env.import_summary(&path, &["--dry-run"], 1).await;
     assert_eq!(
         (dry["created"].as_u64(), dry["failed"].as_u64()),
         (Some(0), Some(2)),

@@ -4,7 +4,7 @@
 //! rules; the hint for a deactivated account; `login` / `logout` under `-o json`; the note of an
 //! empty list.
 
-use crate::harness::{ADMIN_EMAIL, Env};
+use crate::harness::{ADMIN_EMAIL, Env, login_args};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_url_with_credentials_a_query_or_a_fragment_is_refused() {
@@ -12,14 +12,7 @@ async fn a_server_url_with_credentials_a_query_or_a_fragment_is_refused() {
     let with_password = env.server.replace("http://", "http://ana:s3cret@");
     let out = env
         .run_with(
-            &[
-                "login",
-                "--server",
-                &with_password,
-                "--email",
-                ADMIN_EMAIL,
-                "--password-stdin",
-            ],
+            &login_args(&with_password, None, ADMIN_EMAIL),
             "whatever\n",
             &[],
         )
@@ -187,21 +180,10 @@ async fn a_deactivated_account_is_not_told_to_log_in_again() {
 #[tokio::test(flavor = "multi_thread")]
 async fn login_and_logout_print_json_for_scripts() {
     let env = Env::start().await;
+    let mut args = login_args(&env.server, None, ADMIN_EMAIL);
+    args.extend(["-o", "json"]);
     let out = env
-        .run_with(
-            &[
-                "login",
-                "--server",
-                &env.server,
-                "--email",
-                ADMIN_EMAIL,
-                "--password-stdin",
-                "-o",
-                "json",
-            ],
-            &format!("{}\n", crate::common::ADMIN_PASSWORD),
-            &[],
-        )
+        .run_with(&args, &format!("{}\n", crate::common::ADMIN_PASSWORD), &[])
         .await
         .expect(0);
     let login = out.json();

@@ -1,7 +1,7 @@
 //! Login, profiles, whoami, logout; the exit codes of product.md §7 (and the failures behind them)
 //! are in `exit_codes`.
 
-use crate::harness::{ADMIN_EMAIL, Env, PASSWORD};
+use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, login_args};
 use serde_json::Value;
 
 /// `registry whoami -o json` with `envs` set, which must succeed: the user it names.
@@ -262,16 +262,7 @@ async fn an_empty_profile_flag_is_a_usage_error() {
     let before = std::fs::read_to_string(env.config.path().join("profiles.json")).unwrap();
     for blank in ["", "  "] {
         // Refused before the password is read: stdin stays empty.
-        let login = [
-            "--profile",
-            blank,
-            "login",
-            "--server",
-            &env.server,
-            "--email",
-            ADMIN_EMAIL,
-            "--password-stdin",
-        ];
+        let login = login_args(&env.server, Some(blank), ADMIN_EMAIL);
         env.run(&login).await.expect(2).says("--profile");
         let out = env
             .run(&["--profile", blank, "whoami", "-o", "json"])
@@ -370,16 +361,7 @@ async fn log_in_again_hints_name_the_profile() {
     assert!(!out.stderr.contains("log in again"), "{}", out.stderr);
 
     let moved = env.server.replace("127.0.0.1", "localhost");
-    let args = [
-        "--profile",
-        "staging",
-        "login",
-        "--server",
-        &moved,
-        "--email",
-        crate::harness::ADMIN_EMAIL,
-        "--password-stdin",
-    ];
+    let args = login_args(&moved, Some("staging"), ADMIN_EMAIL);
     env.run_with(&args, &format!("{}\n", crate::common::ADMIN_PASSWORD), &[])
         .await
         .expect(0)

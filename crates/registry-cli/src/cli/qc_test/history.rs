@@ -3,7 +3,6 @@
 use super::view;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::days::DayRange;
-use crate::cli::{prompt, resolve};
 use clap::Args;
 use registry_client::ListQuery;
 
@@ -23,15 +22,7 @@ pub async fn run(ctx: &Ctx, a: HistoryArgs) -> Result<(), Fail> {
     // The days given are checked first, then every missing flag is named at once, before the
     // equipment is looked up or picked.
     let query = a.days.filters(ListQuery::default())?;
-    prompt::require(
-        ctx.interactive,
-        &[
-            ("--equipment", a.equipment.is_some()),
-            ("--test-type", a.test_type.is_some()),
-        ],
-    )?;
-    let e = resolve::equipment_or_pick(ctx, a.equipment, "--equipment").await?;
-    let t = resolve::test_type_or_pick(ctx, &e, a.test_type, "--test-type").await?;
+    let (e, t) = super::equipment_and_test_type(ctx, a.equipment, a.test_type).await?;
     let list = ctx.client.test_history(&e.id, &t.id, &query).await?;
     view::print_list(ctx.format, &list)
 }

@@ -15,8 +15,10 @@ mod show;
 mod view;
 
 use super::context::{Ctx, Fail};
-use super::prompt::Confirmation;
+use super::prompt::{self, Confirmation};
+use super::resolve;
 use clap::Subcommand;
+use registry_core::equipment::{Equipment, TestType};
 
 #[derive(Debug, Subcommand)]
 pub enum TestCommand {
@@ -67,4 +69,24 @@ pub async fn run(ctx: &Ctx, command: TestCommand) -> Result<(), Fail> {
             delete::run(ctx, &test, confirmation.yes).await
         }
     }
+}
+
+/// The equipment (`--equipment`) and test type (`--test-type`, one of the equipment's type) a
+/// command is about: without a terminal each missing flag is named at once; at the terminal a
+/// missing one is picked from a list.
+async fn equipment_and_test_type(
+    ctx: &Ctx,
+    equipment: Option<String>,
+    test_type: Option<String>,
+) -> Result<(Equipment, TestType), Fail> {
+    prompt::require(
+        ctx.interactive,
+        &[
+            ("--equipment", equipment.is_some()),
+            ("--test-type", test_type.is_some()),
+        ],
+    )?;
+    let e = resolve::equipment_or_pick(ctx, equipment, "--equipment").await?;
+    let t = resolve::test_type_or_pick(ctx, &e, test_type, "--test-type").await?;
+    Ok((e, t))
 }

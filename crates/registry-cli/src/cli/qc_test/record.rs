@@ -24,15 +24,7 @@ pub struct RecordArgs {
 
 pub async fn run(ctx: &Ctx, mut a: RecordArgs) -> Result<(), Fail> {
     a.fields.check_flags()?;
-    prompt::require(
-        ctx.interactive,
-        &[
-            ("--equipment", a.equipment.is_some()),
-            ("--test-type", a.test_type.is_some()),
-        ],
-    )?;
-    let e = resolve::equipment_or_pick(ctx, a.equipment, "--equipment").await?;
-    let t = resolve::test_type_or_pick(ctx, &e, a.test_type, "--test-type").await?;
+    let (e, t) = super::equipment_and_test_type(ctx, a.equipment, a.test_type).await?;
     if t.kind.is_some() {
         a.fields.kind = t.kind;
         return record_computed(ctx, &e, &t, a.fields).await;
