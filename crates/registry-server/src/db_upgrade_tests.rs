@@ -243,6 +243,19 @@ async fn facilities_found(db: &super::Db, q: &str) -> i64 {
         .1
 }
 
+/// The total of a user search for `q`.
+async fn users_found(db: &super::Db, q: &str) -> i64 {
+    let filter = crate::store::users::UserFilter {
+        q: Some(q.to_owned()),
+        ..Default::default()
+    };
+    let mut conn = db.read().await.unwrap();
+    crate::store::users::list(&mut conn, &filter, 20, 0)
+        .await
+        .unwrap()
+        .1
+}
+
 /// Migration 0009 has the server write every search text again with its parts apart, once, at
 /// start: a term then no longer matches across two fields, and within one it still does.
 #[tokio::test]
@@ -273,15 +286,8 @@ async fn search_texts_written_before_0009_are_written_again_with_their_parts_apa
     ] {
         assert_eq!(facilities_found(&db, q).await, total, "{q}");
     }
+    assert_eq!(users_found(&db, "lima ana").await, 0);
     let mut conn = db.read().await.unwrap();
-    let filter = crate::store::users::UserFilter {
-        q: Some("lima ana".into()),
-        ..Default::default()
-    };
-    let (_, users) = crate::store::users::list(&mut conn, &filter, 20, 0)
-        .await
-        .unwrap();
-    assert_eq!(users, 0);
     let super::BackendConn::Sqlite(c) = conn.backend().await.unwrap() else {
         unreachable!("a SQLite database")
     };
@@ -411,14 +417,7 @@ async fn white_space_written_before_0014_is_one_space() {
         .await
         .unwrap();
     assert_eq!(in_city, 1);
-    let filter = crate::store::users::UserFilter {
-        q: Some("ana lima".into()),
-        ..Default::default()
-    };
-    let (_, users) = crate::store::users::list(&mut conn, &filter, 20, 0)
-        .await
-        .unwrap();
-    assert_eq!(users, 1);
+    assert_eq!(users_found(&db, "ana lima").await, 1);
     let super::BackendConn::Sqlite(c) = conn.backend().await.unwrap() else {
         unreachable!("a SQLite database")
     };
