@@ -11,7 +11,8 @@ on_both_backends!(
     archiving_the_facility_cancels_its_pending_emails,
     a_mail_server_that_stops_answering_is_given_up_on,
     default_recipients_are_the_users_active_when_it_is_sent,
-    a_failed_send_shows_what_failed_without_internals
+    a_failed_send_shows_what_failed_without_internals,
+    a_refused_recipient_does_not_keep_the_message_from_the_others
 );
 
 /// A fast worker: polls often, retries soon.
@@ -183,6 +184,75 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     );
     let shown = app.admin_get(&format!("/api/document/{new_year}")).await;
     assert_eq!(shown["scheduledEmail"], doc["scheduledEmail"]);
+}
+
+/// A mail server that refuses one address (SMTP 550: it knows no such mailbox) refuses the whole
+/// message to several: the message still goes to each address it takes, once, and the schedule is
+/// sent, its `lastError` naming the refused address with the reply code only. When it takes none,
+/// the send failed as any other.
+async fn a_refused_recipient_does_not_keep_the_message_from_the_others(backend: Backend) {
+    let Some((smtp, app)) = with_smtp_sink(backend).await else {
+        return;
+    };
+    let facility = new_facility(&app, "Clínica Recusa").await;
+    let id = released(&app, &app.admin, &facility, "Laudo").await;
+    let to = [
+        "um@example.com",
+        "refused.nobody@example.com",
+        "dois@example.com",
+    ];
+    app.post(
+        "/api/document/scheduleEmail",
+        &app.admin,
+        json!({"_id": id, "to": to}),
+    )
+    .await
+    .expect(202);
+    let doc = wait_for(&app, &app.admin, &id, |d| d["sentEmail"].is_object()).await;
+    let email = &doc["scheduledEmail"];
+    assert_eq!(email["status"], "sent", "{email}");
+    assert_eq!(email["attempts"], 1);
+    assert_eq!(
+        email["lastError"],
+        "not delivered to refused.nobody@example.com: the mail server refused the message (SMTP 550)"
+    );
+    let mut delivered: Vec<String> = smtp
+        .messages()
+        .iter()
+        .map(|m| {
+            assert!(
+                m.contains("refused.nobody@example.com"),
+                "the header names all three: {m}"
+            );
+            let rcpt = m.lines().find_map(|l| l.strip_prefix("X-RcptTo: "));
+            rcpt.unwrap_or_else(|| panic!("{m}")).trim().to_owned()
+        })
+        .collect();
+    delivered.sort();
+    assert_eq!(delivered, ["dois@example.com", "um@example.com"]);
+    let mut actions = app.audit_actions("document", &id).await;
+    actions.retain(|a| a.contains("email"));
+    assert_eq!(actions, ["schedule_email", "email_sent"]);
+
+    let to = ["refused.a@example.com", "refused.b@example.com"];
+    app.post(
+        "/api/document/scheduleEmail",
+        &app.admin,
+        json!({"_id": id, "to": to}),
+    )
+    .await
+    .expect(202);
+    let doc = wait_for(&app, &app.admin, &id, |d| {
+        d["scheduledEmail"]["lastError"].is_string()
+    })
+    .await;
+    let email = &doc["scheduledEmail"];
+    assert_ne!(email["status"], "sent", "{email}");
+    assert_eq!(
+        email["lastError"],
+        "the mail server refused the message (SMTP 550)"
+    );
+    assert_eq!(smtp.messages().len(), 2);
 }
 
 /// Without `to`, the e-mail goes to the facility's users active at the time it is sent: one

@@ -1,4 +1,5 @@
-//! Real servers on loopback for the document tests: an SMTP sink (aiosmtpd writing a Maildir) and
+//! Real servers on loopback for the document tests: an SMTP sink (aiosmtpd writing a Maildir,
+//! refusing the addresses that start with `refused`: `smtp_sink.py`) and
 //! an S3-compatible store (moto_server). Each runs as a child process on a free port and is
 //! killed when dropped. Without the tool the test is skipped with a message, except under CI=true.
 
@@ -62,6 +63,10 @@ async fn start(
         .collect();
     let child = match Command::new(program)
         .args(&args)
+        .env(
+            "PYTHONPATH",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api"),
+        )
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -82,7 +87,8 @@ async fn start(
     panic!("{what} did not start listening on port {port}");
 }
 
-/// An SMTP server that keeps every message it receives as a file in a Maildir.
+/// An SMTP server that keeps every message it receives as a file in a Maildir, and refuses every
+/// recipient whose address starts with `refused` (SMTP 550).
 pub struct SmtpSink {
     pub server: Server,
     pub maildir: tempfile::TempDir,
@@ -107,7 +113,7 @@ impl SmtpSink {
                 "-l",
                 "127.0.0.1:{port}",
                 "-c",
-                "aiosmtpd.handlers.Mailbox",
+                "smtp_sink.RefusingMailbox",
                 dir.to_str().unwrap(),
             ],
             "import aiosmtpd",

@@ -4,6 +4,7 @@
 
 use crate::config::DocumentSettings;
 use crate::db::{Conn, timestamp};
+use crate::mail::Refused;
 use crate::state::AppState;
 use crate::store::audit;
 use crate::store::claims::{self, Queue};
@@ -58,7 +59,8 @@ pub trait Outgoing: Sized + Sync {
         lease: &Lease<'_>,
     ) -> impl Future<Output = Result<Vec<Self>, sqlx::Error>> + Send;
 
-    fn send(&self, state: &AppState) -> impl Future<Output = anyhow::Result<()>> + Send;
+    /// Sends the message: the recipients the mail server refused while others took it.
+    fn send(&self, state: &AppState) -> impl Future<Output = anyhow::Result<Vec<Refused>>> + Send;
 
     /// What the outcome of sending is recorded against.
     fn attempt(&self) -> Attempt<'_>;
@@ -127,7 +129,7 @@ impl Outgoing for ClaimedEmail {
     }
 
     /// The document, attached when small enough, and always its download link.
-    async fn send(&self, state: &AppState) -> anyhow::Result<()> {
+    async fn send(&self, state: &AppState) -> anyhow::Result<Vec<Refused>> {
         let doc = {
             let mut conn = state.db.read().await?;
             store::state(&mut conn, &self.document_id)
@@ -228,10 +230,10 @@ fn attachment_name(name: &str) -> String {
 pub fn next_attempt(
     settings: &DocumentSettings,
     attempts: i64,
-    outcome: &anyhow::Result<()>,
+    failure: Option<&anyhow::Error>,
     now: DateTime<Utc>,
 ) -> (Option<String>, Option<String>) {
-    let Err(e) = outcome else {
+    let Some(e) = failure else {
         return (None, None);
     };
     let attempt = attempts + 1;
@@ -282,23 +284,37 @@ pub struct Attempt<'a> {
 }
 
 /// Records an attempt's outcome (sent, retry at a later time, or failed) in its queue and in the
-/// audit log, in one transaction, if this instance still holds the claim.
+/// audit log, in one transaction, if this instance still holds the claim. A message sent while
+/// the mail server refused some of its recipients is sent, and its `lastError` (and the audit
+/// event's `refused`) names those.
 pub async fn record_outcome(
     state: &AppState,
     instance: &str,
     attempt: Attempt<'_>,
-    outcome: anyhow::Result<()>,
+    outcome: anyhow::Result<Vec<Refused>>,
 ) -> anyhow::Result<()> {
     let now = Utc::now();
-    let (error, retry_at) = next_attempt(&state.config.documents, attempt.attempts, &outcome, now);
+    let settings = &state.config.documents;
+    let (error, retry_at) = next_attempt(settings, attempt.attempts, outcome.as_ref().err(), now);
+    let refused = outcome.unwrap_or_default();
+    let not_delivered = (!refused.is_empty()).then(|| {
+        let each: Vec<String> = refused
+            .iter()
+            .map(|r| format!("{}: {}", r.to, r.why))
+            .collect();
+        format!("not delivered to {}", each.join("; "))
+    });
     let mut tx = state.db.begin().await?;
     let held = claims::record_attempt(
         &mut tx,
         attempt.queue,
         attempt.id,
         instance,
-        error.as_deref(),
-        retry_at.as_deref(),
+        claims::Outcome {
+            error: error.as_deref(),
+            not_delivered: not_delivered.as_deref(),
+            retry_at: retry_at.as_deref(),
+        },
         &timestamp(now),
     )
     .await?;
@@ -313,6 +329,12 @@ pub async fn record_outcome(
         d.insert("attempt".into(), (attempt.attempts + 1).into());
         d.insert("error".into(), error.clone().into());
         d.insert("nextAttemptAt".into(), retry_at.clone().into());
+        if !refused.is_empty() {
+            let each = refused
+                .iter()
+                .map(|r| serde_json::json!({"to": r.to, "error": r.why}));
+            d.insert("refused".into(), each.collect());
+        }
     }
     audit::record(
         &mut tx,

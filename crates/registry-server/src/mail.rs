@@ -2,6 +2,7 @@
 //! data folder's outbox (so a fresh install works without a mail server).
 
 use anyhow::Context;
+use lettre::address::Envelope;
 use lettre::message::{Mailbox, Message, MessageBuilder, header::ContentType};
 use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 use std::path::PathBuf;
@@ -59,7 +60,7 @@ impl Mailer {
             .header(ContentType::TEXT_PLAIN)
             .body(body)
             .context("cannot build the message")?;
-        self.deliver(message).await
+        self.deliver(message).await.map(drop)
     }
 
     /// Sends in a background task, so that the request's answer neither waits for the mail
@@ -88,23 +89,43 @@ impl Mailer {
         });
     }
 
-    pub async fn deliver(&self, message: Message) -> anyhow::Result<()> {
-        match &self.transport {
-            // The outermost context is what a document's `lastError` shows (email_worker): the
-            // server's reply code, never its host or text (those go to the log).
-            Transport::Smtp(t) => t.send(message).await.map(|_| ()).map_err(|e| {
-                let what = match e.status() {
-                    Some(code) => format!("the mail server refused the message (SMTP {code})"),
-                    None => "the mail server could not be reached".to_owned(),
-                };
-                anyhow::Error::new(e).context(what)
-            }),
-            Transport::Outbox(t, _) => t
-                .send(message)
-                .await
-                .map(|_| ())
-                .context("cannot write to the outbox"),
+    /// Sends `message` to every recipient of its envelope. When the mail server refuses a
+    /// message to several recipients for good (an SMTP 5xx reply, such as one address it does
+    /// not know), each recipient is tried alone: the message goes to those it takes, and the
+    /// answer lists the others, each with the server's reply code ([`Refused`]). Fails when no
+    /// recipient took it.
+    pub async fn deliver(&self, message: Message) -> anyhow::Result<Vec<Refused>> {
+        let t = match &self.transport {
+            Transport::Smtp(t) => t,
+            Transport::Outbox(t, _) => {
+                t.send(message)
+                    .await
+                    .context("cannot write to the outbox")?;
+                return Ok(Vec::new());
+            }
+        };
+        let (envelope, bytes) = (message.envelope(), message.formatted());
+        let whole = match t.send_raw(envelope, &bytes).await {
+            Ok(_) => return Ok(Vec::new()),
+            Err(e) if e.is_permanent() && envelope.to().len() > 1 => e,
+            Err(e) => return Err(smtp_failure(e)),
+        };
+        let mut refused = Vec::new();
+        for to in envelope.to() {
+            let alone = Envelope::new(envelope.from().cloned(), vec![to.clone()])?;
+            if let Err(e) = t.send_raw(&alone, &bytes).await {
+                let e = smtp_failure(e);
+                tracing::warn!(error = format!("{e:#}"), %to, "the mail server refused a recipient");
+                refused.push(Refused {
+                    to: to.to_string(),
+                    why: e.to_string(),
+                });
+            }
         }
+        if refused.len() == envelope.to().len() {
+            return Err(smtp_failure(whole));
+        }
+        Ok(refused)
     }
 
     /// A message from the service's sender, with its own `Message-ID` (RFC 5322 §3.6.4) in the
@@ -115,4 +136,22 @@ impl Mailer {
             .message_id(Some(id))
             .from(self.from.clone())
     }
+}
+
+/// A recipient that a message was not delivered to while others took it, and why (what
+/// [`smtp_failure`] says).
+#[derive(Debug)]
+pub struct Refused {
+    pub to: String,
+    pub why: String,
+}
+
+/// An SMTP error as what a document's `lastError` shows (email_worker): the outermost context is
+/// the server's reply code, never its host or text (those stay in the chain, for the log).
+fn smtp_failure(e: lettre::transport::smtp::Error) -> anyhow::Error {
+    let what = match e.status() {
+        Some(code) => format!("the mail server refused the message (SMTP {code})"),
+        None => "the mail server could not be reached".to_owned(),
+    };
+    anyhow::Error::new(e).context(what)
 }

@@ -8,6 +8,7 @@ use crate::config::NoticeSettings;
 use crate::db::Conn;
 use crate::db::{new_id, timestamp};
 use crate::email_worker::{Attempt, Lease, Outgoing, repeat_rounds, send_round};
+use crate::mail::Refused;
 use crate::state::AppState;
 use crate::store::claims::Queue;
 use crate::store::material::{self as store, Digest, Scope};
@@ -199,7 +200,7 @@ impl Outgoing for Digest {
         store::claim_digests(conn, l.instance, l.now, l.until, l.limit).await
     }
 
-    async fn send(&self, state: &AppState) -> anyhow::Result<()> {
+    async fn send(&self, state: &AppState) -> anyhow::Result<Vec<Refused>> {
         let mut builder = state
             .mailer
             .message()

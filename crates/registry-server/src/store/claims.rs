@@ -9,6 +9,7 @@ pub use super::model::claims::*;
 backend_fns! { claims;
 
     /// Records the outcome of one attempt, if `instance` still holds the claim: `sent`, a retry at
-    /// `retry_at`, or `failed` (no `retry_at`). Returns whether the claim was still held.
-    pub async fn record_attempt(queue: Queue, id: &str, instance: &str, error: Option<&str>, retry_at: Option<&str>, now: &str) -> Result<bool, sqlx::Error>;
+    /// `retry_at`, or `failed` (an `error` and no `retry_at`); `last_error` shows the `error` or,
+    /// of a message sent, `not_delivered`. Returns whether the claim was still held.
+    pub async fn record_attempt(queue: Queue, id: &str, instance: &str, outcome: Outcome<'_>, now: &str) -> Result<bool, sqlx::Error>;
 }

@@ -57,22 +57,15 @@ pub(crate) async fn claim<T: Claimed>(
     rows.iter().map(T::from_row).collect()
 }
 
-/// Records the outcome of one attempt, if `instance` still holds the claim: `sent`, a retry at
-/// `retry_at`, or `failed` (no `retry_at`). Returns whether the claim was still held.
+/// Records the outcome of one attempt, if `instance` still holds the claim (`store::claims`).
 pub async fn record_attempt(
     conn: &mut Connection,
     queue: Queue,
     id: &str,
     instance: &str,
-    error: Option<&str>,
-    retry_at: Option<&str>,
+    outcome: Outcome<'_>,
     now: &str,
 ) -> Result<bool, sqlx::Error> {
-    let status = match (error, retry_at) {
-        (None, _) => "sent",
-        (Some(_), Some(_)) => "pending",
-        (Some(_), None) => "failed",
-    };
     let sql = format!(
         "UPDATE {} SET status = $3, attempts = attempts + 1, last_error = $4, \
          next_attempt_at = COALESCE($5, next_attempt_at), sent_at = CASE WHEN $3 = 'sent' THEN $6 ELSE sent_at END, \
@@ -83,9 +76,9 @@ pub async fn record_attempt(
     let done = sqlx::query(AssertSqlSafe(sql))
         .bind(id)
         .bind(instance)
-        .bind(status)
-        .bind(error)
-        .bind(retry_at.map(Ts))
+        .bind(outcome.status())
+        .bind(outcome.error.or(outcome.not_delivered))
+        .bind(outcome.retry_at.map(Ts))
         .bind(Ts(now))
         .execute(conn)
         .await?;
