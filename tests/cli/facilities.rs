@@ -349,6 +349,22 @@ async fn names_fold_case_and_accents_and_a_cnpj_its_letters() {
         .expect(5)
         .says("did you mean")
         .says(&format!("Clínica Acentuada ({})", cnpj(42)));
+    // A run of white space is one space to the name too; a name written exactly as one
+    // facility's is that one, beside its look-alikes.
+    env.run(&strs(&facility_flags("Clínica\u{a0}Acentuada", &cnpj(43))))
+        .await
+        .expect(0);
+    for (name, cnpj) in [
+        ("Clínica Acentuada", cnpj(42)),
+        ("Clínica\u{a0}Acentuada", cnpj(43)),
+    ] {
+        let shown = env.json(&["facility", "show", name]).await;
+        assert_eq!(shown["cnpj"], cnpj.as_str(), "{name:?}");
+    }
+    env.run(&["facility", "show", "clinica  acentuada"])
+        .await
+        .expect(5)
+        .says("matches 2 facilities");
 }
 
 /// A record's table at a terminal of 50 or 80 columns never splits an identifier or a time: the

@@ -474,12 +474,18 @@ pub fn placeholders(start: usize, n: usize) -> String {
         .join(", ")
 }
 
-pub use registry_core::text::search_key;
+pub use registry_core::text::{name_key, search_key};
 
-/// A `LIKE` pattern matching `s` anywhere, with `%`, `_` and `\` escaped (use `ESCAPE '\'`).
+/// A `LIKE` pattern matching `s` anywhere in a search text, with `%`, `_` and `\` escaped (use
+/// `ESCAPE '\'`).
 pub fn contains_pattern(s: &str) -> String {
+    like_anywhere(&search_key(s.trim()))
+}
+
+/// A `LIKE` pattern matching the `key` anywhere, escaped as [`contains_pattern`].
+pub fn like_anywhere(key: &str) -> String {
     let mut p = String::from("%");
-    for c in search_key(s.trim()).chars() {
+    for c in key.chars() {
         if matches!(c, '%' | '_' | '\\') {
             p.push('\\');
         }

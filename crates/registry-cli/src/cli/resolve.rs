@@ -44,8 +44,9 @@ pub fn by_id<T>(read: Result<T, ClientError>) -> Result<Option<T>, Fail> {
     }
 }
 
-/// A facility by `_id`, else by exact cnpj, or by name with case and accents ignored as the
-/// server's search ignores them, among the search results.
+/// A facility by `_id`, else by exact cnpj, or by name with case, accents and runs of white space
+/// ignored as the server's search ignores them, among the search results (a name written exactly
+/// as one facility's is that one).
 pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
     if let Some(f) = by_id(ctx.client.facility(text).await)? {
         return Ok(f);
@@ -61,9 +62,15 @@ pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
             &ListQuery::default().filter("q", cnpj.clone()),
         )
         .await?;
-    let (exact, near): (Vec<Facility>, Vec<Facility>) = found
+    let (mut exact, near): (Vec<Facility>, Vec<Facility>) = found
         .into_iter()
         .partition(|f| f.cnpj == cnpj || search_key(f.name.trim()) == search_key(text.trim()));
+    // A name written exactly as one facility's is that facility, though others differ from it
+    // only in case, accents or white space (`Hospital Dois` beside `Hospital  Dois`).
+    let written = |f: &Facility| f.name.trim() == text.trim();
+    if exact.len() > 1 && exact.iter().filter(|f| written(f)).count() == 1 {
+        exact.retain(written);
+    }
     match exact.len() {
         0 if !near.is_empty() => Err(Fail::NotFound(format!(
             "no facility with _id, cnpj or name `{text}`; did you mean {}?",

@@ -1,6 +1,6 @@
 -- Each run of white space (a non-breaking space, a tab, two spaces) is one space to searches and
--- to name uniqueness (`text::search_key`): the server writes again, at start, the search texts,
--- the address keys and the catalogue name keys written before (`store/sql/upgrades.rs`).
+-- to the city and state filters (`text::search_key`): the server writes again, at start, the
+-- search texts and the address keys written before (`store/sql/upgrades.rs`).
 -- (PostgreSQL: its migration 0012.)
 -- Only a database with users holds anything they wrote.
 INSERT INTO pending_upgrades (name)

@@ -6,7 +6,7 @@
 
 use super::row::{exists, fetch_by, page, ts};
 use super::{Connection, DbRow};
-use crate::db::{contains_pattern, search_key};
+use crate::db::{like_anywhere, name_key};
 use crate::store::model::catalogue::NamedRow;
 use crate::store::types::{Param, Ts};
 use sqlx::{AssertSqlSafe, Row};
@@ -15,7 +15,8 @@ const COLUMNS: &str = "id, name, description, created_at, updated_at";
 
 /// The `LIKE` pattern of the list's `q` (everything without one), matched against `name_key`.
 pub(crate) fn name_pattern(q: Option<&str>) -> String {
-    q.map(contains_pattern).unwrap_or_else(|| "%".into())
+    q.map(|q| like_anywhere(&name_key(q.trim())))
+        .unwrap_or_else(|| "%".into())
 }
 
 fn from_row(r: &DbRow) -> Result<NamedRow, sqlx::Error> {
@@ -66,7 +67,7 @@ pub async fn name_taken_in(
     except_id: &str,
 ) -> Result<bool, sqlx::Error> {
     let sql = format!("SELECT COUNT(*) FROM {table} WHERE name_key = $1 AND id <> $2");
-    let binds = [Param::text(&search_key(name)), Param::text(except_id)];
+    let binds = [Param::text(&name_key(name)), Param::text(except_id)];
     exists(conn, &sql, &binds).await
 }
 
@@ -88,7 +89,7 @@ pub async fn save_row(
     sqlx::query(AssertSqlSafe(sql))
         .bind(&row.id)
         .bind(&row.name)
-        .bind(search_key(&row.name))
+        .bind(name_key(&row.name))
         .bind(&row.description)
         .bind(Ts(&row.created_at))
         .bind(Ts(&row.updated_at))

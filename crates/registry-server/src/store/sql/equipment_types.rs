@@ -6,7 +6,7 @@ use super::catalogue::name_pattern;
 use crate::store::model::catalogue::CatalogueFilter;
 use super::row::{decode, exists, fetch_by, json_opt, page, reference, ts};
 use super::{Connection, DbRow};
-use crate::db::search_key;
+use crate::db::name_key;
 use crate::store::types::{JsonText, Param, Ts};
 use registry_core::equipment::{Reference, TestType};
 use registry_core::qc::TestKind;
@@ -94,7 +94,7 @@ pub async fn test_type_name_taken(
 ) -> Result<bool, sqlx::Error> {
     let binds = [
         Param::text(equipment_type_id),
-        Param::text(&search_key(name)),
+        Param::text(&name_key(name)),
         Param::text(except_id),
     ];
     exists(
@@ -124,7 +124,7 @@ pub async fn save_test_type(
     sqlx::query(sql)
         .bind(&t.id)
         .bind(&t.name)
-        .bind(search_key(&t.name))
+        .bind(name_key(&t.name))
         .bind(&t.type_of_equipment.id)
         .bind(t.expiration_in_days)
         .bind(&t.description)
@@ -178,7 +178,7 @@ pub async fn seed_catalogue(conn: &mut Connection) -> Result<(), sqlx::Error> {
         )
         .bind(entry.id)
         .bind(entry.equipment_type_id)
-        .bind(search_key(entry.name))
+        .bind(name_key(entry.name))
         .fetch_one(&mut *conn)
         .await?;
         let equipment_type: i64 =

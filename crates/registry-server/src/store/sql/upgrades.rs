@@ -94,9 +94,7 @@ async fn equipment_search_texts(conn: &mut Connection) -> Result<(), sqlx::Error
 }
 
 /// Writes again every text the server folds with `text::search_key`, now that a run of white
-/// space is one space in it: the search texts, the address keys and the catalogue name keys. A
-/// name key that would now equal another's in its catalogue stays as it was (the two names were
-/// told apart before; neither is renamed behind its users' backs), and a warning names both.
+/// space is one space in it: the search texts and the address keys (`city`, `state` filters).
 async fn fold_white_space(conn: &mut Connection) -> Result<(), sqlx::Error> {
     separate_search_texts(conn).await?;
     equipment_search_texts(conn).await?;
@@ -115,34 +113,6 @@ async fn fold_white_space(conn: &mut Connection) -> Result<(), sqlx::Error> {
         .bind(search_key(r.try_get("state")?))
         .execute(&mut *conn)
         .await?;
-    }
-    // (table, the column a name is unique within: every row alike when it is `''`)
-    for (table, scope) in [
-        ("facility_groups", "''"),
-        ("equipment_types", "''"),
-        ("test_types", "equipment_type_id"),
-    ] {
-        let sql = format!("SELECT id, name, name_key, {scope} AS scope FROM {table}");
-        let rows = sqlx::query(AssertSqlSafe(sql)).fetch_all(&mut *conn).await?;
-        for r in rows {
-            let (id, key): (String, String) = (r.try_get("id")?, search_key(r.try_get("name")?));
-            if key == r.try_get::<String, _>("name_key")? {
-                continue;
-            }
-            let within: String = r.try_get("scope")?;
-            let sql = format!("SELECT id FROM {table} WHERE name_key = $1 AND {scope} = $2");
-            let taken: Option<String> = sqlx::query_scalar(AssertSqlSafe(sql))
-                .bind(&key)
-                .bind(&within)
-                .fetch_optional(&mut *conn)
-                .await?;
-            if let Some(other) = taken {
-                tracing::warn!(table, id, other, "a name that is now another's keeps its old key");
-                continue;
-            }
-            let sql = format!("UPDATE {table} SET name_key = $2 WHERE id = $1");
-            sqlx::query(AssertSqlSafe(sql)).bind(&id).bind(&key).execute(&mut *conn).await?;
-        }
     }
     Ok(())
 }
