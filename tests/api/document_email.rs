@@ -196,18 +196,16 @@ async fn a_refused_recipient_does_not_keep_the_message_from_the_others(backend: 
     };
     let facility = new_facility(&app, "Clínica Recusa").await;
     let id = released(&app, &app.admin, &facility, "Laudo").await;
+    let schedule = |to: &[&str]| {
+        let body = json!({"_id": id, "to": to});
+        app.post("/api/document/scheduleEmail", &app.admin, body)
+    };
     let to = [
         "um@example.com",
         "refused.nobody@example.com",
         "dois@example.com",
     ];
-    app.post(
-        "/api/document/scheduleEmail",
-        &app.admin,
-        json!({"_id": id, "to": to}),
-    )
-    .await
-    .expect(202);
+    schedule(&to).await.expect(202);
     let doc = wait_for(&app, &app.admin, &id, |d| d["sentEmail"].is_object()).await;
     let email = &doc["scheduledEmail"];
     assert_eq!(email["status"], "sent", "{email}");
@@ -234,14 +232,9 @@ async fn a_refused_recipient_does_not_keep_the_message_from_the_others(backend: 
     actions.retain(|a| a.contains("email"));
     assert_eq!(actions, ["schedule_email", "email_sent"]);
 
-    let to = ["refused.a@example.com", "refused.b@example.com"];
-    app.post(
-        "/api/document/scheduleEmail",
-        &app.admin,
-        json!({"_id": id, "to": to}),
-    )
-    .await
-    .expect(202);
+    schedule(&["refused.a@example.com", "refused.b@example.com"])
+        .await
+        .expect(202);
     let doc = wait_for(&app, &app.admin, &id, |d| {
         d["scheduledEmail"]["lastError"].is_string()
     })
