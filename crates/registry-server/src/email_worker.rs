@@ -259,13 +259,12 @@ pub fn next_attempt(
 }
 
 /// The audit action of an attempt's outcome: `{kind}_sent`, `{kind}_retry` or `{kind}_failed`.
-pub fn outcome_action(kind: &str, error: &Option<String>, retry_at: &Option<String>) -> String {
-    let outcome = match (error, retry_at) {
-        (None, _) => "sent",
-        (Some(_), Some(_)) => "retry",
-        (Some(_), None) => "failed",
+fn outcome_action(kind: &str, outcome: &claims::Outcome<'_>) -> String {
+    let what = match outcome.status() {
+        "pending" => "retry",
+        status => status,
     };
-    format!("{kind}_{outcome}")
+    format!("{kind}_{what}")
 }
 
 /// One attempt at a queued e-mail, and what its outcome is recorded against.
@@ -304,17 +303,18 @@ pub async fn record_outcome(
             .collect();
         format!("not delivered to {}", each.join("; "))
     });
+    let recorded = claims::Outcome {
+        error: error.as_deref(),
+        not_delivered: not_delivered.as_deref(),
+        retry_at: retry_at.as_deref(),
+    };
     let mut tx = state.db.begin().await?;
     let held = claims::record_attempt(
         &mut tx,
         attempt.queue,
         attempt.id,
         instance,
-        claims::Outcome {
-            error: error.as_deref(),
-            not_delivered: not_delivered.as_deref(),
-            retry_at: retry_at.as_deref(),
-        },
+        recorded,
         &timestamp(now),
     )
     .await?;
@@ -322,7 +322,7 @@ pub async fn record_outcome(
         tracing::warn!(id = %attempt.id, kind = attempt.kind, "claim lapsed before the outcome was recorded");
         return Ok(());
     }
-    let action = outcome_action(attempt.kind, &error, &retry_at);
+    let action = outcome_action(attempt.kind, &recorded);
     let mut detail = attempt.detail;
     if let Some(d) = detail.as_object_mut() {
         d.insert("_id".into(), attempt.id.into());
