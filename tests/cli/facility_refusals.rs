@@ -122,11 +122,8 @@ async fn json_output_prints_the_error_envelope() {
     assert_eq!(envelope["errors"][0]["field"], "telephone", "{envelope}");
     // A list filter's refused value: the envelope names the API's filter, the text the flag.
     for (args, filter) in [
-        (["user", "list", "--role", "Fisico"], "role"),
-        (
-            ["facility", "list", "--practice", "Diagnostico"],
-            "practice",
-        ),
+        (["user", "list", "--role", "Medico"], "role"),
+        (["facility", "list", "--practice", "Diagnose"], "practice"),
         (["material", "list", "--radioisotope", "Zz"], "radioisotope"),
         (["waste", "list", "--radioisotope", "Zz"], "radioisotope"),
     ] {

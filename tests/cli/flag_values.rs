@@ -4,9 +4,10 @@
 
 use crate::harness::{Env, PASSWORD};
 
-/// `facility list --practice/--radioisotope` filter by closed sets (spec §2.4, §2.5): a value
-/// outside them is refused (exit 4) rather than answered with an empty list; an isotope is
-/// taken in any of its spellings, as `material receive` takes it.
+/// `facility list --practice/--department/--radioisotope` filter by closed sets (spec §2.4, §2.5):
+/// a value outside them is refused (exit 4) rather than answered with an empty list. A value is
+/// read as the server reads the filter (in any case, with or without accents, any run of white
+/// space as one space), and an isotope in any of its spellings, as `material receive` takes it.
 #[tokio::test(flavor = "multi_thread")]
 async fn list_filters_outside_their_sets_are_exit_4_naming_the_allowed_values() {
     let env = Env::logged_in().await;
@@ -14,7 +15,7 @@ async fn list_filters_outside_their_sets_are_exit_4_naming_the_allowed_values() 
     for (flag, value, allowed) in [
         (
             "--practice",
-            "Diagnostico",
+            "Diagnose",
             "Terapia com Internação, Terapia Ambulatorial, Diagnóstico",
         ),
         ("--radioisotope", "Zz(1)", "Tc(99m)"),
@@ -25,7 +26,12 @@ async fn list_filters_outside_their_sets_are_exit_4_naming_the_allowed_values() 
             .says(&format!("{flag} `{value}`"))
             .says(allowed);
     }
-    for (flag, value) in [("--practice", "Diagnóstico"), ("--radioisotope", "Tc-99m")] {
+    for (flag, value) in [
+        ("--practice", "Diagnóstico"),
+        ("--practice", "diagnostico"),
+        ("--department", "MEDICINA\u{a0} nuclear"),
+        ("--radioisotope", "Tc-99m"),
+    ] {
         let found = env.json(&["facility", "list", flag, value]).await;
         assert_eq!(found[0]["cnpj"], c.as_str(), "{flag} {value}: {found}");
     }

@@ -165,6 +165,15 @@ async fn an_unknown_role_is_refused_locally_with_the_allowed_ones() {
         .await
         .expect(4)
         .says("- --role `Chefe`:");
+    // A role to list by is read as the server reads the filter, in any case and without accents
+    // (a role given to a user must be written exactly: flag_values.rs).
+    let (_, fisico) = env.user("Role Fisico", &["Físico"]).await;
+    let listed = env
+        .json(&["user", "list", "--role", "FISICO"])
+        .await
+        .to_string();
+    assert!(listed.contains(&fisico), "{listed}");
+    assert!(!listed.contains(&email), "{listed}");
     // --help still shows the allowed values.
     let help = env.run(&["user", "create", "--help"]).await.expect(0);
     assert!(

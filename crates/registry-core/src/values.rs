@@ -44,6 +44,13 @@ macro_rules! spec_enum {
                 match s.trim() { $($text => Some($name::$variant),)+ _ => None }
             }
 
+            /// As [`Self::parse`], in any case, with or without accents and with any run of
+            /// white space as one space (`medicina  nuclear`): how the lists read their filters.
+            pub fn parse_loosely(s: &str) -> Option<Self> {
+                let wanted = $crate::text::search_key(s.trim());
+                Self::ALL.iter().copied().find(|v| $crate::text::search_key(v.as_str()) == wanted)
+            }
+
             /// The allowed values, for error messages and prompts.
             pub fn allowed() -> String {
                 $crate::values::names_of(Self::ALL, Self::as_str)
@@ -252,6 +259,21 @@ mod tests {
         );
         assert_eq!(Role::parse("Físico"), Some(Role::Physicist));
         assert!(!Role::Client.is_staff() && Role::Reports.is_staff());
+    }
+
+    #[test]
+    fn filters_read_a_value_in_any_case_accents_and_white_space() {
+        assert_eq!(
+            Department::parse_loosely(" MEDICINA\u{a0}\u{a0}nuclear "),
+            Some(Department::NuclearMedicine)
+        );
+        assert_eq!(
+            Practice::parse_loosely("terapia com internacao"),
+            Some(Practice::InpatientTherapy)
+        );
+        assert_eq!(Role::parse_loosely("fisico"), Some(Role::Physicist));
+        assert_eq!(Role::parse_loosely("Fisica"), None);
+        assert_eq!(Practice::parse_loosely("Terapia"), None);
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use anyhow::Context;
 use lettre::address::Envelope;
 use lettre::message::{Mailbox, Message, MessageBuilder, header::ContentType};
-use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
-use std::path::PathBuf;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The longest a background message (a recovery code, a registration notice) may take to send.
@@ -13,7 +13,7 @@ const BACKGROUND_SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_s
 
 pub enum Transport {
     Smtp(AsyncSmtpTransport<Tokio1Executor>),
-    Outbox(AsyncFileTransport<Tokio1Executor>, PathBuf),
+    Outbox(PathBuf),
 }
 
 pub struct Mailer {
@@ -36,7 +36,7 @@ impl Mailer {
                 std::fs::create_dir_all(&outbox).with_context(|| {
                     format!("cannot create the outbox folder {}", outbox.display())
                 })?;
-                Transport::Outbox(AsyncFileTransport::new(&outbox), outbox)
+                Transport::Outbox(outbox)
             }
         };
         Ok(Mailer { transport, from })
@@ -45,7 +45,7 @@ impl Mailer {
     pub fn describe(&self) -> String {
         match &self.transport {
             Transport::Smtp(_) => "SMTP".into(),
-            Transport::Outbox(_, dir) => format!("outbox folder {}", dir.display()),
+            Transport::Outbox(dir) => format!("outbox folder {}", dir.display()),
         }
     }
 
@@ -97,8 +97,8 @@ impl Mailer {
     pub async fn deliver(&self, message: Message) -> anyhow::Result<Vec<Refused>> {
         let t = match &self.transport {
             Transport::Smtp(t) => t,
-            Transport::Outbox(t, _) => {
-                t.send(message)
+            Transport::Outbox(dir) => {
+                write_to_outbox(dir, &message.formatted())
                     .await
                     .context("cannot write to the outbox")?;
                 return Ok(Vec::new());
@@ -154,4 +154,61 @@ fn smtp_failure(e: lettre::transport::smtp::Error) -> anyhow::Error {
         None => "the mail server could not be reached".to_owned(),
     };
     anyhow::Error::new(e).context(what)
+}
+
+/// Writes one message to the outbox as `<uuid>.eml`, whole or not at all: it is written under a
+/// hidden name first and then renamed, so that whoever reads the folder never sees half a message.
+async fn write_to_outbox(dir: &Path, message: &[u8]) -> std::io::Result<()> {
+    let name = uuid::Uuid::new_v4();
+    let part = dir.join(format!(".{name}.part"));
+    if let Err(e) = tokio::fs::write(&part, message).await {
+        let _ = tokio::fs::remove_file(&part).await;
+        return Err(e);
+    }
+    tokio::fs::rename(&part, dir.join(format!("{name}.eml"))).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader polling the outbox while messages are written finds each one whole or not at
+    /// all (a test reading the outbox once met a message half written).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_outbox_shows_only_whole_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        let message = vec![b'x'; 4 << 20];
+        let writer = {
+            let (dir, message) = (dir.path().to_owned(), message.clone());
+            tokio::spawn(async move {
+                for _ in 0..12 {
+                    write_to_outbox(&dir, &message).await.unwrap();
+                }
+            })
+        };
+        let mut seen = 0;
+        while !writer.is_finished() {
+            for entry in std::fs::read_dir(dir.path()).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|x| x == "eml") {
+                    let read = std::fs::read(&path).unwrap();
+                    assert_eq!(
+                        read.len(),
+                        message.len(),
+                        "{} is half written",
+                        path.display()
+                    );
+                    seen += 1;
+                }
+            }
+        }
+        writer.await.unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 12, "{names:?}");
+        assert!(names.iter().all(|n| n.ends_with(".eml")), "{names:?}");
+        assert!(seen > 0, "the reader looked while messages were written");
+    }
 }

@@ -25,13 +25,13 @@ impl ListParams {
         let radioisotope = self.radioisotope()?.map(|r| r.as_str().to_owned());
         let practice = self.one_of(
             "practice",
-            Practice::ALL,
+            Practice::parse_loosely,
             Practice::as_str,
             Practice::allowed,
         )?;
         let department = self.one_of(
             "department",
-            Department::ALL,
+            Department::parse_loosely,
             Department::as_str,
             Department::allowed,
         )?;
@@ -61,21 +61,16 @@ impl ListParams {
         Ok(found.as_deref().and_then(Radioisotope::parse))
     }
 
-    /// The filter `key` as one of the values `all` names (`name`), in any case and with or without
-    /// accents; another value is a 400 naming the `allowed` ones.
-    pub fn one_of<T: Copy>(
+    /// The filter `key` as the value `parse` reads (named by `name`); another value is a 400
+    /// naming the `allowed` ones.
+    pub fn one_of<T>(
         &self,
         key: &str,
-        all: &'static [T],
+        parse: fn(&str) -> Option<T>,
         name: fn(T) -> &'static str,
         allowed: fn() -> String,
     ) -> Result<Option<String>, ApiError> {
-        self.listed(key, allowed, |v| {
-            let wanted = registry_core::text::search_key(v);
-            all.iter()
-                .map(|x| name(*x))
-                .find(|n| registry_core::text::search_key(n) == wanted)
-        })
+        self.listed(key, allowed, |v| parse(v).map(name))
     }
 
     /// The filter `key` as the listed value `read` finds for it, or a 400 naming the `allowed`

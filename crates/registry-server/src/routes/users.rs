@@ -37,7 +37,7 @@ async fn list(
     let filter = users::UserFilter {
         q: params.text("q"),
         // In any case, with or without accents (`fisico`), as the facility lists' filters.
-        role: params.one_of("role", Role::ALL, Role::as_str, Role::allowed)?,
+        role: params.one_of("role", Role::parse_loosely, Role::as_str, Role::allowed)?,
         active: params.flag("active")?,
     };
     let (rows, total) = users::list(&mut conn, &filter, params.page_size, params.offset()).await?;

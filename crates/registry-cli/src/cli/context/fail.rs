@@ -3,6 +3,7 @@
 
 use crate::cli::cancel;
 use registry_client::ClientError;
+use registry_core::text::search_key;
 use registry_core::values::names_of;
 use registry_core::{ErrorBody, FieldCode, FieldError};
 
@@ -265,13 +266,14 @@ pub fn allowed_values<T>(
     Err(Fail::Relabelled(Box::new(Fail::Invalid(api)), shown))
 }
 
-/// The one of `all` whose name is `s` (trimmed), else the message naming the allowed values: a
-/// `parse` for [`allowed_values`].
+/// The one of `all` whose name is `s` in any case, with or without accents and with any run of
+/// white space as one space, else the message naming the allowed values: a `parse` for
+/// [`allowed_values`].
 pub fn one_of<T: Copy>(s: &str, all: &[T], name: fn(T) -> &'static str) -> Result<T, String> {
-    let s = s.trim();
+    let wanted = search_key(s.trim());
     all.iter()
         .copied()
-        .find(|&v| name(v) == s)
+        .find(|&v| search_key(name(v)) == wanted)
         .ok_or_else(|| format!("must be one of: {}", names_of(all, name)))
 }
 

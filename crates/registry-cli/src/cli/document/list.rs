@@ -34,7 +34,7 @@ pub struct ListArgs {
 }
 
 fn parse_status(s: &str) -> Result<DocumentStatus, String> {
-    DocumentStatus::parse_value_or_slug(s)
+    DocumentStatus::parse_loosely(s)
         .ok_or_else(|| format!("must be one of: {}", DocumentStatus::allowed()))
 }
 

@@ -41,11 +41,11 @@ pub struct ListArgs {
 }
 
 fn parse_department(s: &str) -> Result<Department, String> {
-    Department::parse(s).ok_or_else(|| format!("must be one of: {}", Department::allowed()))
+    Department::parse_loosely(s).ok_or_else(|| format!("must be one of: {}", Department::allowed()))
 }
 
 fn parse_practice(s: &str) -> Result<Practice, String> {
-    Practice::parse(s.trim()).ok_or_else(|| format!("must be one of: {}", Practice::allowed()))
+    Practice::parse_loosely(s).ok_or_else(|| format!("must be one of: {}", Practice::allowed()))
 }
 
 pub async fn run(ctx: &Ctx, a: ListArgs) -> Result<(), Fail> {

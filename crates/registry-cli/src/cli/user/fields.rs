@@ -51,10 +51,6 @@ const FLAGS: &str = "name --name
     FMLicenseNumber --fm-license-number
     FMLicenseValidity --fm-license-validity";
 
-pub fn parse_role(s: &str) -> Result<Role, String> {
-    Role::parse(s).ok_or_else(|| format!("must be one of: {}", Role::allowed()))
-}
-
 impl UserFields {
     /// Whether any field was given as a flag.
     pub fn any_field(&self) -> bool {

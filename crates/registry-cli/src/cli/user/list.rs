@@ -1,10 +1,16 @@
 //! `registry user list` (staff).
 
-use super::fields::parse_role;
 use super::view;
 use crate::cli::context::{Ctx, Fail, allowed_value};
 use registry_client::ListQuery;
+use registry_core::Role;
 use registry_core::api::User;
+
+/// A role to list by, read as the server reads the filter: in any case, with or without accents
+/// (`fisico`). A role given to a user is written exactly.
+fn parse_role(s: &str) -> Result<Role, String> {
+    Role::parse_loosely(s).ok_or_else(|| format!("must be one of: {}", Role::allowed()))
+}
 
 pub async fn run(
     ctx: &Ctx,
