@@ -212,7 +212,17 @@ async fn upload_sign_release_download_and_verify() {
         "{stdout}"
     );
     assert!(
-        stderr.contains("\"Mallory\"") && stderr.contains("not covered by the signature"),
+        stderr.contains("\"Mallory\"")
+            && stderr.contains("note: the names in renomeado.json (document \"Contrato falso\""),
+        "{stderr}"
+    );
+    // Nor does a refusal name the document by a name the signature does not cover.
+    let out = offline("adulterado.pdf", "renomeado.json");
+    assert_eq!(out.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("does not verify against document {id}:"))
+            && !stderr.contains("Contrato falso"),
         "{stderr}"
     );
     assert_eq!(
@@ -315,6 +325,11 @@ async fn a_draft_is_submitted_returned_and_signed() {
 
     let submitted = env.json(&["document", "submit", &id]).await;
     assert_eq!(submitted["status"], "Falta assinar");
+    // Only from "Em andamento" or "Corrigir": a second submit is a conflict, not "is now".
+    env.run(&["document", "submit", &id])
+        .await
+        .expect(5)
+        .says("is in \"Falta assinar\": only a document in \"Em andamento\" or \"Corrigir\"");
     let returned = env
         .json(&["document", "return", &id, "--text", "Falta a tabela 2"])
         .await;

@@ -26,6 +26,10 @@ pub const COLUMNS: &[Column<AuditEvent>] = &[
     ("roleChanges", |e| role_changes(e).join("\n")),
 ];
 
+/// On a narrow terminal, what changed is kept before who changed it: it is what a history is
+/// read for.
+pub const RANK: &[&str] = &["at", "changes", "action", "roleChanges"];
+
 /// One line per field `e` changed, `path: before → after` (`address[0].city: Recife → Olinda`;
 /// a linked record such as a facility's user, `users: (none) → Ana Souza (Titular)`); for a new
 /// record, `path: value` of each field it was given; nothing for an archive.
@@ -216,6 +220,24 @@ mod tests {
                 "users: Ana (Titular) → Ana (no responsibility)",
                 "users: (none) → Bruno (Titular)",
             ]
+        );
+    }
+
+    #[test]
+    fn a_narrow_terminal_keeps_what_changed() {
+        let mut e = event(
+            Some(json!({"city": "Recife"})),
+            Some(json!({"city": "Olinda"})),
+        );
+        e.at = "2026-11-29T12:00:00Z".into();
+        e.actor = Some(registry_core::api::Actor {
+            id: "u".into(),
+            name: "Administrator Principal".into(),
+        });
+        let text = crate::cli::output::table_at(60, &[e], COLUMNS, RANK);
+        assert!(
+            text.contains("changes") && text.contains("city: Recife"),
+            "{text}"
         );
     }
 

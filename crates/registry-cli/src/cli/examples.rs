@@ -25,7 +25,8 @@ Examples:
   # Offline: the document's JSON and the server's public key, saved while online.
   registry document show DOCUMENT_ID -o json > documento.json
   registry document signing-key > signing-key.txt
-  registry document verify relatorio.pdf --document-json documento.json --key \"$(cat signing-key.txt)\"";
+  registry document verify relatorio.pdf --document-json documento.json \\
+    --key \"$(cat signing-key.txt)\"";
 
 pub const MATERIAL_RECEIVE: &str = "\
 Examples:
@@ -40,3 +41,23 @@ Examples:
     --location \"Abrigo A\"
   registry waste store --facility 11222333000181 --form liquid --content \"I(131)=2.5\" \\
     --content \"Tc(99m)=0.5\" --mass 2 --location \"Abrigo B\" --closed-at 2026-11-30";
+
+#[cfg(test)]
+mod tests {
+    /// Help is wrapped at 100 columns without a terminal: a longer example line would be split
+    /// where the shell reads it as two commands, so each is written in lines that fit.
+    #[test]
+    fn every_example_line_fits_the_help_width() {
+        for examples in [
+            super::FACILITY_CREATE,
+            super::TEST_RECORD,
+            super::DOCUMENT_VERIFY,
+            super::MATERIAL_RECEIVE,
+            super::WASTE_STORE,
+        ] {
+            for line in examples.lines() {
+                assert!(line.chars().count() <= 100, "too wide for --help: {line}");
+            }
+        }
+    }
+}

@@ -46,10 +46,6 @@ pub async fn run(ctx: &Ctx, a: NoticesArgs) -> Result<(), Fail> {
         query = query.filter("kind", kinds.join(","));
     }
     let list = ctx.client.notices(&query).await?;
-    if list.is_empty() && ctx.format == output::Format::Table {
-        output::note("Nothing needs attention.");
-        return Ok(());
-    }
     output::print_table(ctx.format, &list, COLUMNS)?;
     Ok(())
 }

@@ -119,7 +119,7 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
                         signer.map_or("?", |p| p.id.as_str()),
                     ))?;
                     output::note(format!(
-                        "the names in {} (document {:?}, signer {:?}) are not covered by the \
+                        "note: the names in {} (document {:?}, signer {:?}) are not covered by the \
                          signature: check them with `registry document show {}`",
                         path.display(),
                         document.name,
@@ -140,12 +140,15 @@ pub async fn run(ctx: Option<&Ctx>, format: Format, a: &VerifyArgs) -> Result<()
         }
         Format::Table => Ok(()),
     };
+    // Offline the document is named by its _id alone: the name a JSON file holds is not signed.
+    let named = match &a.document_json {
+        Some(_) => document.id.clone(),
+        None => format!("{} ({})", document.name, document.id),
+    };
     outcome.map_err(|e| {
         Fail::Rejected(format!(
-            "{} does not verify against document {} ({}): {e}",
+            "{} does not verify against document {named}: {e}",
             a.file.display(),
-            document.name,
-            document.id
         ))
     })?;
     printed

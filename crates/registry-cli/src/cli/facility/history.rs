@@ -7,6 +7,6 @@ use crate::cli::{audit, output, resolve};
 pub async fn run(ctx: &Ctx, text: &str) -> Result<(), Fail> {
     let f = resolve::facility(ctx, text).await?;
     let events = ctx.client.facility_history(&f.id).await?;
-    output::print_table(ctx.format, &events, audit::COLUMNS)?;
+    output::print_table_ranked(ctx.format, &events, audit::COLUMNS, audit::RANK)?;
     Ok(())
 }
