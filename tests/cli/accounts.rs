@@ -17,12 +17,14 @@ async fn a_cliente_names_themself_by_email_or_name() {
         all.into_iter().map(str::to_owned).collect::<Vec<_>>()
     };
 
-    // By e-mail (any case) and by name, as by _id: no `GET /users`, which is staff-only.
+    // By e-mail (any case) and by name or a part of either, as by _id: no `GET /users`, which
+    // is staff-only.
     let upper = email.to_uppercase();
     for named in [
         email.as_str(),
         upper.as_str(),
         "cliente proprio",
+        "PRÓPRIO",
         id.as_str(),
     ] {
         let args = me(&["user", "show", named]);
