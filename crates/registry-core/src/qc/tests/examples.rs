@@ -267,6 +267,15 @@ fn figures_display_without_float_noise() {
     assert_eq!(display_value(&json!(-0.5)), "-0.5");
     assert_eq!(display_value(&json!([1.0, 2.25])), "1, 2.25");
     assert_eq!(display_value(&Value::Null), "");
+    // Float noise within a verdict's margin stays hidden…
+    assert_eq!(display_value(&json!(0.30000000000000004)), "0.3");
+    assert_eq!(display_value(&json!(10.000000000000009)), "10");
+    assert_eq!(display_value(&json!(-1e-12)), "0");
+    // …but a figure is never shown as a rounder number than it is (beside a limit of 10 %).
+    assert_eq!(display_value(&json!(10.000010000000003)), "10.00001");
+    assert_eq!(display_value(&json!(9.99999)), "9.99999");
+    assert_eq!(display_value(&json!(10.0000001)), "10.0000001");
+    assert_eq!(display_value(&json!(2.50003)), "2.50003");
 }
 
 #[test]
