@@ -104,13 +104,16 @@ async fn references_are_reported_with_the_other_field_errors(app: TestApp) {
         form(&unknown_facility, None),
     )
     .await;
+    // Without a facility to judge them by, references to nothing are named as well.
     assert_eq!(
         errors_of(upload),
         pairs(&[
             ("date", "invalid_value"),
+            ("equipment", "invalid_value"),
             ("facility", "invalid_value"),
             ("file", "required"),
             ("name", "required"),
+            ("test", "invalid_value"),
         ])
     );
 }

@@ -221,15 +221,21 @@ pub(super) async fn register(
             (named("facility"), named("equipment"), named("test"))
         }
     };
-    if let Some(facility_id) = &facility_id {
-        let mut conn = state.db.read().await?;
-        if visible(&mut conn, &caller, facility_id).await.is_err() {
+    let mut conn = state.db.read().await?;
+    let live_facility = match &facility_id {
+        Some(f) if visible(&mut conn, &caller, f).await.is_ok() => Some(f),
+        Some(_) => {
             errs.push(
                 "facility",
                 FieldCode::InvalidValue,
                 "is not a live facility",
             );
-        } else {
+            None
+        }
+        None => None,
+    };
+    match live_facility {
+        Some(facility_id) => {
             check_references(
                 &mut conn,
                 facility_id,
@@ -238,9 +244,29 @@ pub(super) async fn register(
                 equipment.as_deref(),
                 &mut errs,
             )
-            .await?;
+            .await?
+        }
+        // Without a facility to judge them by, the equipment and the test are only looked up.
+        None => {
+            if let Some(eq) = &equipment
+                && crate::store::equipment::get(&mut conn, eq).await?.is_none()
+            {
+                errs.push(
+                    "equipment",
+                    FieldCode::InvalidValue,
+                    "is not live equipment",
+                );
+            }
+            if let Some(test) = &test
+                && crate::store::qc_tests::get(&mut conn, test)
+                    .await?
+                    .is_none()
+            {
+                errs.push("test", FieldCode::InvalidValue, "is not a live QC test");
+            }
         }
     }
+    drop(conn);
     let (Some(draft), Some((staged, file_name)), Some(content_type), true) =
         (draft, upload.file, content_type, errs.is_empty())
     else {
