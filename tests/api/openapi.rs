@@ -257,12 +257,22 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
         // One key twice with different values: which one was meant is not known.
         "/api/group?pageSize=5&pageSize=6",
         "/api/facilities?q=a&q=b",
+        // A facility's state is one state (the due lists' `state` is a list of states).
+        "/api/facilities?state=SP&state=PE",
     ])
     .await;
     // Twice with the same value is that value.
     let once = app.admin_get("/api/group?pageSize=5").await;
     assert_eq!(
         app.admin_get("/api/group?pageSize=5&pageSize=5").await,
+        once
+    );
+    app.create_facility(crate::helpers::facility_payload("Duas Vezes"))
+        .await;
+    let once = app.admin_get("/api/facilities?state=SP").await;
+    assert_eq!(once["paging"]["total"], 1, "{once}");
+    assert_eq!(
+        app.admin_get("/api/facilities?state=SP&state=sp").await,
         once
     );
 }

@@ -42,13 +42,31 @@ impl ListParams {
             q: self
                 .text("q")
                 .map(|q| registry_core::cnpj::search_form(&q).unwrap_or(q)),
-            state: self.text("state"),
+            state: self.one_state()?,
             city: self.text("city"),
             group_id: self.text("group"),
             radioisotope,
             practice,
             user_id: self.text("userId"),
         })
+    }
+
+    /// The facility lists' `state`: one state. A repeated `state` key reaches here joined, as the
+    /// due lists' list of states (`PE,PE`): the same state given twice is that state, and two
+    /// different ones are a 400, as any other key given twice with different values.
+    fn one_state(&self) -> Result<Option<String>, ApiError> {
+        let Some(text) = self.text("state") else {
+            return Ok(None);
+        };
+        let mut states = text.split(',').map(str::trim).filter(|s| !s.is_empty());
+        let first = states.next().map(str::to_owned);
+        let key = first.as_deref().map(registry_core::text::search_key);
+        if states.any(|s| Some(registry_core::text::search_key(s)) != key) {
+            return Err(ApiError::BadRequest(
+                "state is given more than once with different values; give one state.".into(),
+            ));
+        }
+        Ok(first)
     }
 
     /// The `radioisotope` filter of every list that has one: either spelling, in any case
