@@ -184,7 +184,8 @@ async fn receive_asks_for_what_the_flags_did_not_give() {
         let mut p = spawn(cmd)?;
         p.exp_string("Radioisotope")?;
         answer(&mut p, "up to 200.5 mCi a week", "\r")?;
-        reply(&mut p, "Activity (mCi)", "100")?;
+        reply(&mut p, "Activity (mCi)", "abc")?;
+        reply(&mut p, "must be a positive number of mCi", "100")?;
         reply(&mut p, "Supplier", "IPEN")?;
         ends_saying(&mut p, "Received 100 mCi of Tc(99m) at Clinica Pergunta")
     })

@@ -124,9 +124,12 @@ async fn the_cli_asks_reading_by_reading_and_shows_the_verdict_before_saving() {
     dialogue("the prompts dialogue", move || {
         let mut p = spawn(record)?;
         reply(&mut p, "Unit", "cps")?;
-        reply(&mut p, "Reference reading of the check source", "10")?;
+        // A figure the server would refuse is asked again as it is typed, saying why.
+        reply(&mut p, "Reference reading of the check source", "-10")?;
+        reply(&mut p, "must be a positive number", "10")?;
         // Mean 11.4 against 10: +14 %, between 10 % and 20 %.
-        reply(&mut p, "Reading 1", "11.2")?;
+        reply(&mut p, "Reading 1", "11.2 0")?;
+        reply(&mut p, "must be a positive number", "11.2")?;
         reply(&mut p, "Reading 2", "11.4")?;
         reply(&mut p, "Reading 3", "11,6")?;
         reply(&mut p, "Reading 4", "")?;

@@ -5,7 +5,9 @@
 use super::context::server_url_problem;
 use registry_core::FieldError;
 use registry_core::document::read_document;
-use registry_core::qc::read::parse_time;
+use registry_core::material::read_receipt;
+use registry_core::qc::Quantity;
+use registry_core::qc::read::{parse_time, reading_problem, recorded_values};
 use registry_core::user::read_user;
 use registry_core::values::password_problem;
 use serde_json::{Map, Value, json};
@@ -56,20 +58,45 @@ pub fn server_url(s: &str) -> Result<(), String> {
     server_url_problem(s).map_or(Ok(()), Err)
 }
 
-/// A number (a decimal comma accepted), as a QC reading.
-pub fn number(s: &str) -> Result<(), String> {
-    parse_number(s)
-        .map(|_| ())
-        .ok_or_else(|| format!("`{s}` is not a number"))
+/// A number (a decimal comma accepted).
+fn number(s: &str) -> Result<f64, String> {
+    parse_number(s).ok_or_else(|| format!("`{s}` is not a number"))
 }
 
-/// Numbers separated by spaces or semicolons, at least one.
-pub fn numbers(s: &str) -> Result<(), String> {
+/// A QC reading (a decimal comma accepted): a positive number, as the readers take it.
+pub fn reading(s: &str) -> Result<(), String> {
+    reading_problem(number(s)?).map_or(Ok(()), Err)
+}
+
+/// Readings separated by spaces or semicolons, at least one.
+pub fn readings(s: &str) -> Result<(), String> {
     let mut parts = s.split([' ', ';']).filter(|p| !p.is_empty()).peekable();
     if parts.peek().is_none() {
         return Err("give at least one number".into());
     }
-    parts.try_for_each(number)
+    parts.try_for_each(reading)
+}
+
+/// A received activity in mCi, as `read_receipt` reads it (a positive number with a dot).
+pub fn activity(s: &str) -> Result<(), String> {
+    problems_of(
+        read_receipt(&json!({ "activity": s }), chrono::Utc::now()),
+        "activity",
+    )
+}
+
+/// A recorded value of quantity `q` (a decimal comma accepted), as `recorded_values` reads it:
+/// within its range and not under its minimum.
+pub fn recorded(q: &Quantity) -> impl Fn(&str) -> Result<(), String> + '_ {
+    move |s| {
+        let values = json!({ "values": { q.name.as_str(): number(s)? } });
+        recorded_values(Some(&values), std::slice::from_ref(q))
+            .map(drop)
+            .map_err(|errs| {
+                let reasons: Vec<String> = errs.into_iter().map(|e| e.message).collect();
+                reasons.join("; ")
+            })
+    }
 }
 
 /// A time as QC readings take it: `YYYY-MM-DD[ HH:MM]` (Brasília) or RFC 3339.
@@ -147,9 +174,42 @@ mod tests {
             "use a dot as the decimal separator: 1.5"
         );
         assert!(dot_decimal("x").is_err());
-        assert!(numbers("1.2 3;4").is_ok());
-        assert!(numbers("1.2 x").is_err());
-        assert!(numbers(" ").is_err());
+        assert!(readings("1.2 3;4").is_ok());
+        assert!(readings("1.2 x").is_err());
+        assert!(readings(" ").is_err());
+        // A reading the server would refuse is asked again, not sent (audit of the wizards).
+        assert!(reading("1,5").is_ok());
+        for refused in ["-3", "0", "1e10"] {
+            assert!(
+                reading(refused).unwrap_err().contains("positive"),
+                "{refused}"
+            );
+        }
+        assert!(readings("7.3 -1").is_err());
+        let uniformity = Quantity {
+            name: "integralUfov".into(),
+            label: "Uniformidade integral".into(),
+            unit: "%".into(),
+            warn: None,
+            limit: 5.0,
+            minimum: Some(0.0),
+        };
+        assert!(recorded(&uniformity)("3,2").is_ok());
+        assert!(
+            recorded(&uniformity)("-1")
+                .unwrap_err()
+                .contains("at least 0")
+        );
+        let offset = Quantity {
+            minimum: None,
+            ..uniformity
+        };
+        assert!(recorded(&offset)("-1").is_ok());
+        assert!(recorded(&offset)("x").is_err());
+        assert!(activity("1.5").is_ok());
+        for refused in ["abc", "-1", "0", "1,5"] {
+            assert!(activity(refused).is_err(), "{refused}");
+        }
         assert!(time("2026-11-20 08:00").is_ok());
         assert!(time("amanhã").is_err());
         let mut fields = Map::new();

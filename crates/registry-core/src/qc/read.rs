@@ -14,7 +14,15 @@ use serde_json::Value;
 
 mod reader;
 
-use reader::{Reader, finite, object};
+use reader::{Reader, finite, object, positive};
+
+/// Why `x` is not a reading the readers take (a positive number from 10⁻⁹ to 10⁹), if it is not:
+/// how a prompt checks an answer as it is typed.
+pub fn reading_problem(x: f64) -> Option<String> {
+    let mut errs = FieldErrors::default();
+    positive(&Value::from(x), "", &mut errs);
+    errs.into_vec().pop().map(|e| e.message)
+}
 
 /// Activity units a dose calibrator shows.
 pub const ACTIVITY_UNITS: &[&str] = &["MBq", "mCi"];

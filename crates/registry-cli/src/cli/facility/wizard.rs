@@ -90,7 +90,7 @@ fn radioisotopes(current: &[(Radioisotope, f64)]) -> Result<Value, Fail> {
 }
 
 /// The group picked among the existing ones, or "no group" (`None`); nothing is asked when there
-/// are no groups. `current` (an `_id`) is offered first on edit.
+/// are no groups. On edit the cursor starts on `current` (an `_id`).
 async fn group(ctx: &Ctx, current: Option<&str>) -> Result<Option<String>, Fail> {
     let groups: Vec<Group> = ctx
         .client

@@ -152,7 +152,18 @@ pub async fn run(ctx: &Ctx, a: ReceiveArgs) -> Result<(), Fail> {
     let activity = match (a.activity, a.activity_mbq) {
         (Some(mci), _) => json!(mci),
         (None, Some(mbq)) => json!(mci_from_mbq(mbq)),
-        (None, None) => json!(prompt::text(ctx, None, "--activity", "Activity (mCi)")?),
+        (None, None) => {
+            let check: prompt::Check = &rules::activity;
+            let label = "Activity (mCi)";
+            json!(prompt::checked(
+                None,
+                ctx.interactive,
+                "--activity",
+                label,
+                None,
+                Some(check)
+            )?)
+        }
     };
     let supplier = prompt::text(ctx, a.supplier, "--supplier", "Supplier")?;
     let mut obj = object([

@@ -11,9 +11,9 @@ fn ask(label: &str) -> Result<String, Fail> {
     prompt::input_checked(label, &rules::not_empty)
 }
 
-/// A number (a decimal comma accepted), asked again until it is one.
-fn ask_number(label: &str) -> Result<Value, Fail> {
-    Ok(cell(&prompt::input_checked(label, &rules::number)?))
+/// A reading (a positive number, a decimal comma accepted), asked again until it is one.
+fn ask_reading(label: &str) -> Result<Value, Fail> {
+    Ok(cell(&prompt::input_checked(label, &rules::reading)?))
 }
 
 /// A time (`YYYY-MM-DD[ HH:MM]`, Brasília), asked again until it reads as one.
@@ -25,12 +25,12 @@ fn ask_time(label: &str) -> Result<Value, Fail> {
 /// (a decimal comma accepted). An answer may hold several, separated by spaces or semicolons, as
 /// when a row is pasted.
 fn ask_each_reading() -> Result<Value, Fail> {
-    let mut text = prompt::input_checked("Reading 1", &rules::numbers)?;
+    let mut text = prompt::input_checked("Reading 1", &rules::readings)?;
     let mut readings = Vec::new();
     loop {
         readings.extend(text.split([' ', ';']).filter(|s| !s.is_empty()).map(cell));
         let label = format!("Reading {} (empty when done)", readings.len() + 1);
-        match prompt::optional_text(&label, "", Some(&rules::numbers))? {
+        match prompt::optional_text(&label, "", Some(&rules::readings))? {
             Some(more) => text = more,
             None => return Ok(json!(readings)),
         }
@@ -51,7 +51,7 @@ fn ask_pairs(
         };
         let mut pair = Map::new();
         pair.insert(first.0.into(), json!(text.trim()));
-        pair.insert(second.0.into(), ask_number(second.1)?);
+        pair.insert(second.0.into(), ask_reading(second.1)?);
         out.push(Value::Object(pair));
     }
 }
@@ -85,7 +85,7 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
                 if certified {
                     s.insert(
                         "certificateActivity".into(),
-                        ask_number("Certificate activity")?,
+                        ask_reading("Certificate activity")?,
                     );
                     s.insert(
                         "certificateDate".into(),
@@ -113,7 +113,7 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
             unit(&mut m)?;
             m.insert(
                 "reference".into(),
-                json!({"label": ask("Reference geometry")?, "reading": ask_number("Its reading")?}),
+                json!({"label": ask("Reference geometry")?, "reading": ask_reading("Its reading")?}),
             );
             let geometry = ("label", "Geometry (empty when done)");
             let reading = ("reading", "Its reading");
@@ -124,17 +124,16 @@ pub fn ask_readings(kind: TestKind, tolerances: &qc::Tolerances) -> Result<Value
             m.insert("unit".into(), json!(ask("Unit (e.g. µSv/h)")?));
             m.insert(
                 "referenceReading".into(),
-                ask_number("Reference reading of the check source")?,
+                ask_reading("Reference reading of the check source")?,
             );
             m.insert("readings".into(), ask_each_reading()?);
         }
         TestKind::Recorded => {
             let mut values = Map::new();
             for q in &tolerances.quantities {
-                values.insert(
-                    q.name.clone(),
-                    ask_number(&format!("{} ({})", q.label, q.unit))?,
-                );
+                let label = format!("{} ({})", q.label, q.unit);
+                let answer = prompt::input_checked(&label, &rules::recorded(q))?;
+                values.insert(q.name.clone(), cell(&answer));
             }
             m.insert("values".into(), Value::Object(values));
         }

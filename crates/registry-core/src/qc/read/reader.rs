@@ -223,7 +223,7 @@ fn number(v: &Value) -> Option<f64> {
 }
 
 /// A positive number from [`MIN_READING`] to [`MAX_READING`].
-fn positive(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
+pub(super) fn positive(v: &Value, path: &str, errs: &mut FieldErrors) -> Option<f64> {
     let valid = number(v).filter(|x| (MIN_READING..=MAX_READING).contains(x));
     if valid.is_none() {
         errs.push(
