@@ -28,6 +28,24 @@ async fn migrated_to(version: i64, path: &std::path::Path, foreign_keys: bool) -
 
 /// A database at `path` written at `version` by `rows` (SQL), then opened by the server: the
 /// remaining migrations and the data upgrades they record run.
+/// SQL of one user (`u1`: name, search text) and one facility (`f1`: name, search text) with one
+/// address (city, state and their keys), as a database at an older migration held them: every
+/// text exactly as given.
+fn user_and_facility(at: &str, user: [&str; 2], facility: [&str; 2], address: [&str; 4]) -> String {
+    let ([name, user_search], [facility_name, search]) = (user, facility);
+    let [city, state, city_key, state_key] = address;
+    format!(
+        "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
+             VALUES ('u1', '{name}', 'ana@example.com', '[\"Físico\"]', 'x', '{user_search}', '{at}', '{at}');
+         INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
+                                 version, created_at, updated_at)
+             VALUES ('f1', '{facility_name}', 'Sol Ltda', '11222333000181', '1', 'Medicina Nuclear',
+                     '{search}', 1, '{at}', '{at}');
+         INSERT INTO facility_addresses (facility_id, position, street, city, state, city_key, state_key)
+             VALUES ('f1', 0, 'Rua A, 1', '{city}', '{state}', '{city_key}', '{state_key}');"
+    )
+}
+
 async fn upgraded(version: i64, path: &std::path::Path, rows: String) -> super::Db {
     let pool = migrated_to(version, path, true).await;
     sqlx::raw_sql(sqlx::AssertSqlSafe(rows))
@@ -266,16 +284,12 @@ async fn search_texts_written_before_0009_are_written_again_with_their_parts_apa
     let db = upgraded(
         8,
         &path,
-        format!(
-        "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
-             VALUES ('u1', 'Ana Lima', 'ana@example.com', '[\"Físico\"]', 'x',
-                     'ana lima ana@example.com', '{at}', '{at}');
-         INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
-                                 version, created_at, updated_at)
-             VALUES ('f1', 'Clínica Sol', 'Sol Ltda', '11222333000181', '1', 'Medicina Nuclear',
-                     'clinica sol sol ltda 11222333000181 recife', 1, '{at}', '{at}');
-         INSERT INTO facility_addresses (facility_id, position, street, city, state, city_key, state_key)
-             VALUES ('f1', 0, 'Rua A, 1', 'Recife', 'PE', 'recife', 'pe');"),
+        user_and_facility(
+            at,
+            ["Ana Lima", "ana lima ana@example.com"],
+            ["Clínica Sol", "clinica sol sol ltda 11222333000181 recife"],
+            ["Recife", "PE", "recife", "pe"],
+        ),
     )
     .await;
     for (q, total) in [
@@ -388,16 +402,15 @@ async fn white_space_written_before_0014_is_one_space() {
     let db = upgraded(
         13,
         &path,
-        format!(
-        "INSERT INTO users (id, name, email, roles, password_hash, search_text, created_at, updated_at)
-             VALUES ('u1', 'Ana\u{a0}Lima', 'ana@example.com', '[\"Físico\"]', 'x',
-                     'ana\u{a0}lima\u{1f}ana@example.com', '{at}', '{at}');
-         INSERT INTO facilities (id, name, company_name, cnpj, telephone, department, search_text,
-                                 version, created_at, updated_at)
-             VALUES ('f1', 'Clínica\u{a0}Sol', 'Sol Ltda', '11222333000181', '1', 'Medicina Nuclear',
-                     'clinica\u{a0}sol\u{1f}sol ltda\u{1f}11222333000181\u{1f}sao  paulo', 1, '{at}', '{at}');
-         INSERT INTO facility_addresses (facility_id, position, street, city, state, city_key, state_key)
-             VALUES ('f1', 0, 'Rua A, 1', 'São  Paulo', 'SP', 'sao  paulo', 'sp');"),
+        user_and_facility(
+            at,
+            ["Ana\u{a0}Lima", "ana\u{a0}lima\u{1f}ana@example.com"],
+            [
+                "Clínica\u{a0}Sol",
+                "clinica\u{a0}sol\u{1f}sol ltda\u{1f}11222333000181\u{1f}sao  paulo",
+            ],
+            ["São  Paulo", "SP", "sao  paulo", "sp"],
+        ),
     )
     .await;
     for q in ["clinica sol", "CLÍNICA\u{a0} SOL", "sao paulo"] {

@@ -3,7 +3,7 @@
 use super::{DOSE_CALIBRATOR, GAMMA_CAMERA, days_ago, equipment, id, record, test_type};
 use crate::helpers::{TestApp, facility_payload, list_strs};
 use crate::on_both_databases;
-use serde_json::json;
+use serde_json::{Value, json};
 
 on_both_databases!(
     equipment_types_are_seeded_and_guarded,
@@ -147,38 +147,40 @@ async fn test_types_validate_and_are_guarded(app: TestApp) {
         .role_tokens([("Cliente", "Cli"), ("Físico", "Fis")])
         .await;
     // The reference that names no record is reported with the other failing fields.
-    app.post(
-        "/api/typeOfTest/register",
-        &fisico,
-        json!({"typeOfEquipment": "missing", "expirationInDays": -3}),
-    )
-    .await
-    .expect_field_errors(&[
-        ("name", "required"),
-        ("expirationInDays", "invalid_value"),
-        ("typeOfEquipment", "invalid_value"),
-    ]);
-    app.post(
-        "/api/typeOfTest/edit",
-        &fisico,
-        json!({"_id": "nope", "typeOfEquipment": "missing", "expirationInDays": 0}),
-    )
-    .await
-    .expect_field_errors(&[
-        ("expirationInDays", "invalid_value"),
-        ("typeOfEquipment", "invalid_value"),
-    ]);
-    // Also beside the errors only the stored catalogue can tell (a kind's tolerances).
-    app.post(
-        "/api/typeOfTest/register",
-        &fisico,
-        json!({"name": "R", "typeOfEquipment": "missing", "expirationInDays": 30, "kind": "recorded"}),
-    )
-    .await
-    .expect_field_errors(&[
-        ("typeOfEquipment", "invalid_value"),
-        ("tolerances.quantities", "required"),
-    ]);
+    // The last also beside the errors only the stored catalogue can tell (a kind's tolerances).
+    type Refusal<'a> = (&'a str, Value, &'a [(&'a str, &'a str)]);
+    let refused: [Refusal; 3] = [
+        (
+            "register",
+            json!({"typeOfEquipment": "missing", "expirationInDays": -3}),
+            &[
+                ("name", "required"),
+                ("expirationInDays", "invalid_value"),
+                ("typeOfEquipment", "invalid_value"),
+            ],
+        ),
+        (
+            "edit",
+            json!({"_id": "nope", "typeOfEquipment": "missing", "expirationInDays": 0}),
+            &[
+                ("expirationInDays", "invalid_value"),
+                ("typeOfEquipment", "invalid_value"),
+            ],
+        ),
+        (
+            "register",
+            json!({"name": "R", "typeOfEquipment": "missing", "expirationInDays": 30, "kind": "recorded"}),
+            &[
+                ("typeOfEquipment", "invalid_value"),
+                ("tolerances.quantities", "required"),
+            ],
+        ),
+    ];
+    for (action, body, errors) in refused {
+        app.post(&format!("/api/typeOfTest/{action}"), &fisico, body)
+            .await
+            .expect_field_errors(errors);
+    }
     app.post(
         "/api/typeOfTest/register",
         &fisico,
