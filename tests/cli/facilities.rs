@@ -98,8 +98,21 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
         .await;
     assert_eq!(filtered.as_array().unwrap().len(), 2);
 
-    // Archive.
+    // Archive; the history stays readable by `_id`, and a look-up by cnpj says how to find it.
     env.archive_after_confirming("facility", &id).await;
+    let history = env.json(&["facility", "history", &id]).await;
+    let actions: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions[0], "archive", "{history}");
+    assert_eq!(actions.last(), Some(&"create"), "{history}");
+    env.run(&["facility", "history", &bare])
+        .await
+        .expect(5)
+        .says("an archived facility's history is found by its _id");
 }
 
 #[tokio::test(flavor = "multi_thread")]
