@@ -73,6 +73,16 @@ async fn upload_sign_release_download_and_verify() {
     .await
     .expect(4)
     .says("- file:");
+    // A refusal that names another field names it by its flag too.
+    env.run(&upload_args(
+        "relatorio.pdf",
+        "X",
+        &facility,
+        &["--validity", "2026-10-01"],
+    ))
+    .await
+    .expect(4)
+    .says("--validity: must be after --date (2026-11-01)");
 
     // A Laudos user may upload but not sign: exit 3.
     let (_, laudos) = env.user("Lia Laudos", &["Laudos"]).await;

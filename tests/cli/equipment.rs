@@ -80,7 +80,7 @@ async fn equipment_is_created_listed_edited_and_archived() {
         "{csv}"
     );
     let tests = env
-        .json(&["equipment", "test-types", "--type", "Gama Câmara"])
+        .json(&["equipment", "test-types", "--type", "gama camara"])
         .await;
     assert_eq!(tests[0]["name"], "Uniformidade");
     assert_eq!(tests[0]["expirationInDays"], 30);
@@ -206,6 +206,16 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         .map(|t| t["date"].as_str().unwrap())
         .collect();
     assert_eq!(dates, [days_ago(5), days_ago(40)], "newest first");
+    // A test type is named as its equipment type is: case and accents do not count, and a
+    // part of a name that several hold is refused with their names.
+    let mut args = history_args;
+    args[5] = "UNIFORMIDADE";
+    assert_eq!(env.json(&args).await, history);
+    args[5] = "o";
+    env.run(&args)
+        .await
+        .expect(5)
+        .says("matches 2 test types of Gama Câmara (");
     let due = env.json(&["test", "due", "--equipment", &equipment]).await;
     assert_eq!(state(&due, "Uniformidade").as_deref(), Some("ok"));
     // Across facilities the default is what needs attention: the never-done test only.

@@ -40,7 +40,7 @@ Examples:
   registry waste store --facility 11222333000181 --form solid --content \"I(131)=1\" --mass 10 \\
     --location \"Abrigo A\"
   registry waste store --facility 11222333000181 --form liquid --content \"I(131)=2.5\" \\
-    --content \"Tc(99m)=0.5\" --mass 2 --location \"Abrigo B\" --closed-at 2026-11-30";
+    --content \"Tc(99m)=0.5\" --mass 2 --location \"Abrigo B\" --closed-at 2026-11-20";
 
 #[cfg(test)]
 mod tests {

@@ -52,13 +52,17 @@ impl FlagTerms {
         })
     }
 
-    /// `errors` with the fields a flag gave named by the flag.
+    /// `errors` with the fields a flag gave named by the flag, in the field's place and where a
+    /// message names one in backquotes (``must be after `date` ``).
     pub fn relabel(&self, errors: Vec<FieldError>) -> Vec<FieldError> {
         errors
             .into_iter()
             .map(|mut e| {
                 if let Some(label) = self.label(&e.field) {
                     e.field = label.to_owned();
+                }
+                for (path, label) in &self.0 {
+                    e.message = e.message.replace(&format!("`{path}`"), label);
                 }
                 e
             })

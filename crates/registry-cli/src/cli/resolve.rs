@@ -238,34 +238,41 @@ pub async fn equipment_or_pick(
     }
 }
 
-/// Finds one among `items` by `_id`, exact name (ignoring case), or the one name containing
-/// `text`; `what` names the kind of record in errors.
+/// Finds one among `items` by `_id`, by name (case, accents and runs of white space ignored, a
+/// name written exactly as given first), or the one name containing `text` so compared; `what`
+/// names the kind of record in errors (`test type`) and `scope` where it was looked for
+/// (` of Gama Câmara`).
 fn find_by_name<T: Clone>(
     items: &[T],
     text: &str,
-    what: &str,
+    (what, scope): (&str, &str),
     id: impl Fn(&T) -> &str,
     name: impl Fn(&T) -> &str,
 ) -> Result<T, Fail> {
     let t = text.trim();
-    if let Some(x) = items
-        .iter()
-        .find(|x| id(x) == t || name(x).to_lowercase() == t.to_lowercase())
-    {
+    if let Some(x) = items.iter().find(|x| id(x) == t || name(x).trim() == t) {
         return Ok(x.clone());
     }
-    let partial: Vec<&T> = items
+    let key = search_key(t);
+    let same: Vec<&T> = items
         .iter()
-        .filter(|x| name(x).to_lowercase().contains(&t.to_lowercase()))
+        .filter(|x| search_key(name(x).trim()) == key)
         .collect();
+    let partial: Vec<&T> = match same.as_slice() {
+        [_] => same,
+        _ => items
+            .iter()
+            .filter(|x| search_key(name(x)).contains(&key))
+            .collect(),
+    };
     match partial.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(Fail::NotFound(format!(
-            "no {what} with _id or name `{text}`; one of: {}",
+            "no {what}{scope} with _id or name `{text}`; one of: {}",
             items.iter().map(&name).collect::<Vec<_>>().join(", ")
         ))),
         many => Err(Fail::NotFound(format!(
-            "`{text}` matches {} {what}s ({}); give the exact name or _id",
+            "`{text}` matches {} {what}s{scope} ({}); give the exact name or _id",
             many.len(),
             many.iter().map(|x| name(x)).collect::<Vec<_>>().join(", ")
         ))),
@@ -275,7 +282,7 @@ fn find_by_name<T: Clone>(
 /// An equipment type by `_id` or name.
 pub async fn equipment_type(ctx: &Ctx, text: &str) -> Result<EquipmentType, Fail> {
     let types = ctx.client.equipment_types(&ListQuery::default()).await?;
-    find_by_name(&types, text, "equipment type", |t| &t.id, |t| &t.name)
+    find_by_name(&types, text, ("equipment type", ""), |t| &t.id, |t| &t.name)
 }
 
 /// The equipment type `--type` names, else one picked at the terminal.
@@ -308,7 +315,10 @@ pub async fn test_type_or_pick(
         Some(text) => find_by_name(
             &types,
             &text,
-            &format!("test type of {}", equipment.type_of_equipment.name),
+            (
+                "test type",
+                &format!(" of {}", equipment.type_of_equipment.name),
+            ),
             |t| &t.id,
             |t| &t.name,
         ),
@@ -327,17 +337,17 @@ pub async fn test_type_or_pick(
     }
 }
 
-/// A group by `_id`, else by exact name (case ignored).
+/// A group by `_id`, else by name (as written, else the one with case, accents and runs of
+/// white space ignored).
 pub async fn group(ctx: &Ctx, text: &str) -> Result<Group, Fail> {
     if let Some(g) = by_id(ctx.client.group(text).await)? {
         return Ok(g);
     }
-    let wanted = text.trim().to_lowercase();
     let all: Vec<Group> = ctx
         .client
         .all_pages("/group", &ListQuery::default())
         .await?;
-    match all.iter().find(|g| g.name.to_lowercase() == wanted) {
+    match group_named(&all, text) {
         // Read again by `_id`: the list does not carry the group's facilities.
         Some(g) => Ok(ctx.client.group(&g.id).await?),
         None if all.is_empty() => Err(Fail::NotFound(format!(
@@ -351,6 +361,24 @@ pub async fn group(ctx: &Ctx, text: &str) -> Result<Group, Fail> {
                 .join(", ")
         ))),
     }
+}
+
+/// The group called `name` among `groups`: written so, else the one whose name differs from it
+/// only in case, accents or runs of white space.
+pub fn group_named<'a>(groups: &'a [Group], name: &str) -> Option<&'a Group> {
+    let name = name.trim();
+    groups.iter().find(|g| g.name.trim() == name).or_else(|| {
+        let key = search_key(name);
+        match groups
+            .iter()
+            .filter(|g| search_key(g.name.trim()) == key)
+            .collect::<Vec<_>>()
+            .as_slice()
+        {
+            [one] => Some(*one),
+            _ => None,
+        }
+    })
 }
 
 /// A document by `_id`, with a message naming it when there is none.

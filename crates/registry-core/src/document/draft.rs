@@ -64,9 +64,17 @@ pub fn file_name(given: &str) -> Result<String, String> {
     })
 }
 
-/// `validity` must fall after `date` (both `YYYY-MM-DD`, so text order is date order).
-pub fn validity_after_date(date: &str, validity: &str) -> bool {
-    validity > date
+/// `validity` must fall after `date` (both `YYYY-MM-DD`, so text order is date order): the
+/// refusal of `validity`, naming the `date` it was held against.
+pub fn validity_after_date(date: &str, validity: &str) -> Result<(), FieldError> {
+    if validity > date {
+        return Ok(());
+    }
+    Err(FieldError::new(
+        "validity",
+        FieldCode::InvalidValue,
+        format!("must be after `date` ({date})"),
+    ))
 }
 
 pub fn read_document(
@@ -115,9 +123,9 @@ pub fn read_document(
         }
     }
     if let (Some(date), Some(validity)) = (&out.date, &out.validity)
-        && !validity_after_date(date, validity)
+        && let Err(e) = validity_after_date(date, validity)
     {
-        errs.push("validity", FieldCode::InvalidValue, "must be after date");
+        errs.push(e.field, e.code, e.message);
     }
     out.conclusion = r.clearable_string("conclusion", &mut errs);
     out.draft = flag(r.get("draft"), "draft", &mut errs);

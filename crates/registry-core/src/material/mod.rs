@@ -398,16 +398,22 @@ pub fn read_receipt(body: &Value, now: DateTime<Utc>) -> Result<ReceiptDraft, Ve
     let lot = r.clearable_string("lot", &mut errs).flatten();
     let received_by = r.clearable_string("receivedBy", &mut errs).flatten();
     let notes = r.clearable_string("notes", &mut errs).flatten();
+    let received_given = received_at.is_some();
     let received_at = received_at.unwrap_or(now);
     // Judged against the receipt's time only when that could be read.
     if let (Some(isotope), Some(reference), true) = (radioisotope, reference, received_read)
         && Nuclide::from(isotope).too_many_half_lives(received_at - reference)
     {
+        let received = if received_given {
+            format!("`receivedAt` ({})", received_at.to_rfc3339())
+        } else {
+            "now (`receivedAt` not given)".to_owned()
+        };
         errs.push(
             "activityReferenceTime",
             FieldCode::InvalidValue,
             format!(
-                "is more than {MAX_DECAY_HALF_LIVES} half-lives of {isotope} away from receivedAt: check the label's date"
+                "is more than {MAX_DECAY_HALF_LIVES} half-lives of {isotope} away from {received}: check the label's date"
             ),
         );
     }

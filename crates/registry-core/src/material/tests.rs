@@ -204,6 +204,25 @@ fn a_label_dated_past_twenty_half_lives_from_the_receipt_is_refused() {
         );
     }
     assert!(receipt("I(131)", "2026-08-01").is_ok());
+    // The refusal says which time of receipt the label was held against.
+    let message =
+        |body: serde_json::Value| read_receipt(&body, now).unwrap_err()[0].message.clone();
+    let given = message(
+        json!({"radioisotope": "Tc(99m)", "activity": 10, "supplier": "IPEN",
+        "receivedAt": "2026-03-04T12:00:00Z", "activityReferenceTime": "2030-01-01"}),
+    );
+    assert!(
+        given.ends_with("from `receivedAt` (2026-03-04T12:00:00+00:00): check the label's date"),
+        "{given}"
+    );
+    let defaulted = message(
+        json!({"radioisotope": "Tc(99m)", "activity": 10, "supplier": "IPEN",
+        "activityReferenceTime": "2030-01-01"}),
+    );
+    assert!(
+        defaulted.contains("from now (`receivedAt` not given)"),
+        "{defaulted}"
+    );
 }
 
 #[test]

@@ -5,6 +5,7 @@ use super::fields;
 use super::import_rows::Item;
 use crate::cli::context::{Ctx, Fail};
 use crate::cli::flag_terms::FlagTerms;
+use crate::cli::resolve;
 use registry_client::{ClientError, ListQuery};
 use registry_core::api::{Group, User};
 use serde::de::DeserializeOwned;
@@ -135,14 +136,10 @@ impl Directory {
                 .as_deref()
                 .and_then(|id| groups.iter().find(|g| g.id == id.trim()));
             // A plain string may be the name too.
-            let named = name
-                .as_deref()
-                .or(id.as_deref())
-                .map(|n| n.trim().to_lowercase());
             let by_name = || {
-                named
-                    .as_deref()
-                    .and_then(|n| groups.iter().find(|g| g.name.to_lowercase() == n))
+                name.as_deref()
+                    .or(id.as_deref())
+                    .and_then(|n| resolve::group_named(groups, n))
             };
             match by_id.or_else(by_name) {
                 Some(g) => {

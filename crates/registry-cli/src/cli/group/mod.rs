@@ -21,7 +21,7 @@ pub enum GroupCommand {
     },
     /// A group and its facilities.
     Show {
-        /// The group: _id or exact name (case ignored).
+        /// The group: _id or name (case and accents ignored).
         group: String,
     },
     /// Create a group.
@@ -29,14 +29,14 @@ pub enum GroupCommand {
     /// Change the name and/or description ("" clears the description); at a terminal without
     /// flags, a wizard with the stored values to keep or change.
     Edit {
-        /// The group: _id or exact name (case ignored).
+        /// The group: _id or name (case and accents ignored).
         group: String,
         #[command(flatten)]
         fields: GroupFields,
     },
     /// Delete a group (Administrator); refused while facilities use it.
     Delete {
-        /// The group: _id or exact name (case ignored).
+        /// The group: _id or name (case and accents ignored).
         group: String,
         #[command(flatten)]
         confirmation: Confirmation,

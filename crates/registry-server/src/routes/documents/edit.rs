@@ -223,8 +223,8 @@ async fn check_edit(
     if draft.date.is_some() || draft.validity.is_some() {
         let date = draft.date.as_deref().unwrap_or(&current.date);
         let validity = draft.validity.as_deref().unwrap_or(&current.validity);
-        if !document::validity_after_date(date, validity) {
-            errs.push("validity", FieldCode::InvalidValue, "must be after date");
+        if let Err(e) = document::validity_after_date(date, validity) {
+            errs.push(e.field, e.code, e.message);
         }
     }
     let effective = match &draft.equipment {
