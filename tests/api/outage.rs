@@ -6,15 +6,18 @@
 
 use crate::helpers::{Backend, TestApp, facility_payload, postgres_admin_url};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::AbortHandle;
 
-/// Relays every connection on `listen` to `upstream` until [`Relay::cut`].
+/// Relays every connection on `listen` to `upstream` until [`Relay::cut`]; while
+/// [`Relay::refusing`] is set, new connections are closed at once (those open stay).
 struct Relay {
     addr: SocketAddr,
     tasks: Arc<Mutex<Vec<AbortHandle>>>,
+    refusing: Arc<AtomicBool>,
 }
 
 impl Relay {
@@ -23,8 +26,13 @@ impl Relay {
         let addr = listener.local_addr().unwrap();
         let tasks = Arc::new(Mutex::new(Vec::new()));
         let registry = tasks.clone();
+        let refusing = Arc::new(AtomicBool::new(false));
+        let refused = refusing.clone();
         let accept = tokio::spawn(async move {
             while let Ok((mut inbound, _)) = listener.accept().await {
+                if refused.load(Ordering::SeqCst) {
+                    continue;
+                }
                 let upstream = upstream.clone();
                 let copy = tokio::spawn(async move {
                     if let Ok(mut outbound) = TcpStream::connect(&upstream).await {
@@ -35,7 +43,11 @@ impl Relay {
             }
         });
         tasks.lock().unwrap().push(accept.abort_handle());
-        Relay { addr, tasks }
+        Relay {
+            addr,
+            tasks,
+            refusing,
+        }
     }
 
     /// Closes the listening socket and every relayed connection.
@@ -150,4 +162,74 @@ async fn connections_dropped_while_idle_are_replaced_without_an_error() {
     app.get(&path, &app.admin).await.expect(200);
     app.create_facility(facility_payload("Depois da queda"))
         .await;
+}
+
+/// An instance whose change notifications were cut drops, once it listens again, what it read
+/// before that: a rename committed by another instance while this one was not yet listening was
+/// notified to nobody here, so the facility read just before it would otherwise be served until
+/// the facility changed again. The second instance reaches PostgreSQL through a relay that, for a
+/// while, refuses new connections: its listener is ended and cannot come back (it tries once a
+/// second) while its pooled connections still serve reads. Then the relay lets it back, and the
+/// second instance reads the facility and the first renames it at once, before the second
+/// listens again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_listening_again_serves_nothing_read_before() {
+    let Some(first) = TestApp::spawn(Backend::Postgres).await else {
+        return;
+    };
+    let mut url = reqwest::Url::parse(first.state.config.database_url.as_deref().unwrap()).unwrap();
+    let upstream = format!(
+        "{}:{}",
+        url.host_str().unwrap_or("127.0.0.1"),
+        url.port().unwrap_or(5432)
+    );
+    let relay = Relay::start("127.0.0.1:0".parse().unwrap(), upstream).await;
+    url.set_host(Some("127.0.0.1")).unwrap();
+    url.set_port(Some(relay.addr.port())).unwrap();
+    let secret = first.state.config.jwt_secret.clone();
+    let second = TestApp::spawn_with(Backend::Postgres, |c| {
+        c.database_url = Some(url.to_string());
+        c.jwt_secret = secret;
+    })
+    .await
+    .expect("second instance");
+    let facility = first
+        .create_facility(facility_payload("Clínica Antes da Queda"))
+        .await;
+    let path = format!("/api/facility/{}", facility["_id"].as_str().unwrap());
+    let token = second.admin.clone();
+    second.get(&path, &token).await.expect(200);
+
+    relay.refusing.store(true, Ordering::SeqCst);
+    let mut outside = first.outside_connection().await;
+    let ended: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND query LIKE 'LISTEN%') ended",
+    )
+    .fetch_one(&mut outside)
+    .await
+    .unwrap();
+    assert_eq!(ended, 2, "both instances' listeners");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    relay.refusing.store(false, Ordering::SeqCst);
+    second.get(&path, &token).await.expect(200);
+    first
+        .admin_put(
+            &format!("{path}/edit"),
+            serde_json::json!({"name": "Clínica Depois da Queda"}),
+        )
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let answer = second.get(&path, &token).await.expect(200);
+        if answer["name"] == "Clínica Depois da Queda" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still served as read before the rename: {}",
+            answer["name"]
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

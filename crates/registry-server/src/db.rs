@@ -429,29 +429,56 @@ async fn listen_for_changes(
     generations: Arc<Generations>,
     instance: Arc<str>,
 ) -> anyhow::Result<tokio::task::AbortHandle> {
-    let mut listener = sqlx::postgres::PgListener::connect(url)
+    let mut listener = listen(url)
         .await
         .context("cannot connect to PostgreSQL to listen for changes")?;
-    listener.listen(CHANGES_CHANNEL).await?;
+    let url = url.to_owned();
     let task = tokio::spawn(async move {
         loop {
-            let received = listener.try_recv().await;
-            let changed = match &received {
+            match listener.try_recv().await {
                 Ok(Some(n)) => match n.payload().split_once('\n') {
-                    Some((from, _)) if from == &*instance => continue,
-                    Some((_, changed)) => Changed::decode(changed),
-                    None => Changed::Everything,
+                    Some((from, _)) if from == &*instance => {}
+                    Some((_, changed)) => generations.advance(&Changed::decode(changed)),
+                    None => generations.advance(&Changed::Everything),
                 },
-                _ => Changed::Everything,
-            };
-            generations.advance(&changed);
-            if let Err(e) = received {
-                tracing::warn!(error = %e, "lost the PostgreSQL change notifications; retrying");
-                tokio::time::sleep(Duration::from_secs(1)).await;
+                // The connection was lost and sqlx listens again already: whatever was
+                // notified in between is unknown.
+                Ok(None) => generations.advance(&Changed::Everything),
+                Err(e) => {
+                    tracing::warn!(error = %e, "lost the PostgreSQL change notifications; retrying");
+                    listener = listen_again(&url, &generations).await;
+                }
             }
         }
     });
     Ok(task.abort_handle())
+}
+
+async fn listen(url: &str) -> Result<sqlx::postgres::PgListener, sqlx::Error> {
+    let mut listener = sqlx::postgres::PgListener::connect(url).await?;
+    listener.listen(CHANGES_CHANNEL).await?;
+    Ok(listener)
+}
+
+/// A new listener, tried once a second until it listens. Every cached answer is dropped before
+/// each try (the answers read meanwhile are held for a second at most) and once more when it
+/// listens: a write committed before then was notified to nobody here, and an answer read and
+/// kept before it would otherwise be served until the next change of the same record.
+async fn listen_again(url: &str, generations: &Generations) -> sqlx::postgres::PgListener {
+    loop {
+        generations.advance(&Changed::Everything);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        match listen(url).await {
+            Ok(listener) => {
+                generations.advance(&Changed::Everything);
+                tracing::info!("listening for PostgreSQL change notifications again");
+                return listener;
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for PostgreSQL changes yet; retrying")
+            }
+        }
+    }
 }
 
 /// A new record id (UUID v7: unique and ordered by creation).
