@@ -259,14 +259,32 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
         "/api/facilities?q=a&q=b",
         // A facility's state is one state (the due lists' `state` is a list of states).
         "/api/facilities?state=SP&state=PE",
+        // A plain parameter and `filters` are one set of keys, whichever comes first.
+        "/api/group?pageNum=1&filters=%7B%22pageNum%22%3A2%7D",
+        "/api/group?filters=%7B%22pageNum%22%3A2%7D&pageNum=1",
+        "/api/facilities?q=a&filters=%7B%22q%22%3A%22b%22%7D",
+        // `limit` is `pageSize` by another name.
+        "/api/group?pageSize=5&limit=7",
+        "/api/group?filters=%7B%22pageSize%22%3A3%2C%22limit%22%3A2%7D",
     ])
     .await;
-    // Twice with the same value is that value.
+    // Twice with the same value is that value: a number and its text are the same, and a null
+    // or blank one says nothing.
     let once = app.admin_get("/api/group?pageSize=5").await;
-    assert_eq!(
-        app.admin_get("/api/group?pageSize=5&pageSize=5").await,
-        once
-    );
+    for twice in [
+        "pageSize=5&pageSize=5",
+        "filters=%7B%22pageSize%22%3A5%7D&pageSize=5",
+        "pageSize=5&filters=%7B%22pageSize%22%3A5%7D",
+        "pageSize=5&limit=5",
+        "pageSize=&filters=%7B%22pageSize%22%3A5%7D",
+        "filters=%7B%22pageSize%22%3Anull%7D&pageSize=5",
+    ] {
+        assert_eq!(
+            app.admin_get(&format!("/api/group?{twice}")).await,
+            once,
+            "{twice}"
+        );
+    }
     app.create_facility(crate::helpers::facility_payload("Duas Vezes"))
         .await;
     let once = app.admin_get("/api/facilities?state=SP").await;

@@ -217,6 +217,39 @@ fn check_filter_types(filters: &Map<String, Value>) -> Result<(), ApiError> {
     }
 }
 
+/// Puts `key` = `value` into `filters`, read from a plain query parameter or from `filters`
+/// alike: a key given again must say the same (a number and its text are the same; a null or
+/// blank one says nothing), else the request is refused naming it; `state` twice is the list of
+/// both (`state=overdue&state=due_soon`, as clients that send arrays write it).
+fn merge(filters: &mut Map<String, Value>, key: String, value: Value) -> Result<(), ApiError> {
+    let value = match (filters.get(&key), &value) {
+        (None, _) => value,
+        (Some(first), _) if is_blank(first) => value,
+        (Some(_), next) if is_blank(next) => return Ok(()),
+        (Some(Value::String(first)), Value::String(next)) if key == "state" => {
+            Value::String(format!("{first},{next}"))
+        }
+        (Some(first), next) if same_value(first, next) => return Ok(()),
+        (Some(_), _) => {
+            return Err(ApiError::BadRequest(format!(
+                "{key} is given more than once with different values; give it once."
+            )));
+        }
+    };
+    filters.insert(key, value);
+    Ok(())
+}
+
+/// Whether two values of one filter say the same: equal, or a number or boolean and its text.
+fn same_value(a: &Value, b: &Value) -> bool {
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
+        _ => None,
+    };
+    a == b || text(a).is_some_and(|a| Some(a) == text(b))
+}
+
 fn is_blank(v: &Value) -> bool {
     match v {
         Value::Null => true,
@@ -256,7 +289,11 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
                 let parsed = parse_json(v.as_bytes())
                     .map_err(|why| ApiError::BadRequest(format!("filters: {why}")))?;
                 match parsed {
-                    Value::Object(o) => filters.extend(o),
+                    Value::Object(o) => {
+                        for (k, v) in o {
+                            merge(&mut filters, k, v)?;
+                        }
+                    }
                     Value::Null => {}
                     _ => {
                         return Err(ApiError::BadRequest(
@@ -267,21 +304,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             } else {
                 // In one Unicode form, like a JSON body's text (`registry_core::json::parse`).
                 let v = registry_core::json::compose(v);
-                let v = match filters.get(&k) {
-                    // `state=overdue&state=due_soon` is the list `overdue,due_soon`.
-                    Some(Value::String(first)) if k == "state" => [first.as_str(), &v]
-                        .into_iter()
-                        .filter(|s| !s.trim().is_empty())
-                        .collect::<Vec<_>>()
-                        .join(","),
-                    Some(first) if *first != Value::String(v.clone()) => {
-                        return Err(ApiError::BadRequest(format!(
-                            "{k} is given more than once with different values; give it once."
-                        )));
-                    }
-                    _ => v,
-                };
-                filters.insert(k, Value::String(v));
+                merge(&mut filters, k, Value::String(v))?;
             }
         }
         // A paging key that is null or blank takes its default.
@@ -294,6 +317,14 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             return Err(ApiError::BadRequest(format!(
                 "pageNum must be a whole number from 1 to {MAX_PAGE_NUM}."
             )));
+        }
+        if let (Some(size), Some(limit)) = (given("pageSize"), given("limit"))
+            && !same_value(size, limit)
+        {
+            return Err(ApiError::BadRequest(
+                "pageSize and limit (the same setting) are given with different values; give one."
+                    .into(),
+            ));
         }
         let page_size = given("pageSize")
             .or_else(|| given("limit"))
