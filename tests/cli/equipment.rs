@@ -102,6 +102,40 @@ async fn equipment_is_created_listed_edited_and_archived() {
     assert_eq!(edited["model"], Value::Null);
     assert_eq!(edited["active"], false);
     env.run(&["equipment", "edit", &id]).await.expect(2);
+    // --attribute adds to the stored attributes (KEY= removes one), keeping a VALUE as typed
+    // unless it reads back as written; --attributes-json replaces them.
+    let attributes = |edited: Value| edited["attributes"].clone();
+    let edited = env
+        .json(&[
+            "equipment",
+            "edit",
+            &id,
+            "--attribute",
+            "firmware=2.0.1",
+            "--attribute",
+            "code=1e3",
+            "--attribute",
+            "probe=",
+            "--attribute",
+            "factor=2.5",
+        ])
+        .await;
+    assert_eq!(
+        attributes(edited),
+        json!({"detectors": 2, "firmware": "2.0.1", "code": "1e3", "factor": 2.5})
+    );
+    let edited = env
+        .json(&[
+            "equipment",
+            "edit",
+            &id,
+            "--attributes-json",
+            r#"{"detectors": 1}"#,
+            "--attribute",
+            "probe=LEHR",
+        ])
+        .await;
+    assert_eq!(attributes(edited), json!({"detectors": 1, "probe": "LEHR"}));
 
     env.archive_after_confirming("equipment", &id).await;
 }

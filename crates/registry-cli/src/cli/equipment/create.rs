@@ -29,7 +29,7 @@ pub async fn run(ctx: &Ctx, a: CreateArgs) -> Result<(), Fail> {
     )?;
     let f = resolve::facility_or_pick(ctx, a.facility, "--facility").await?;
     let t = resolve::equipment_type_or_pick(ctx, a.equipment_type).await?;
-    let mut obj = a.fields.payload(false)?;
+    let mut obj = a.fields.payload(false, None)?;
     if ctx.interactive {
         for (key, label) in [
             ("manufacturer", "Manufacturer"),

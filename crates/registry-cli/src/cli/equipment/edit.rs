@@ -26,7 +26,15 @@ pub struct EditArgs {
 }
 
 pub async fn run(ctx: &Ctx, a: EditArgs) -> Result<(), Fail> {
-    let mut obj = a.fields.payload(true)?;
+    let stored = match a.fields.merges_attributes() {
+        true => {
+            Some(resolve::equipment_or_pick(ctx, Some(a.equipment.clone()), "EQUIPMENT").await?)
+        }
+        false => None,
+    };
+    let mut obj = a
+        .fields
+        .payload(true, stored.as_ref().map(|e| &e.attributes))?;
     if let Some(t) = a.equipment_type {
         obj.insert(
             "typeOfEquipment".into(),

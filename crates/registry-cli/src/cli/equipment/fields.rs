@@ -23,8 +23,8 @@ pub struct EquipmentFields {
     /// Where it stands, e.g. "Sala 2".
     #[arg(long)]
     localization: Option<String>,
-    /// Type-specific data as KEY=VALUE (repeat); VALUE is read as JSON when it parses
-    /// (numbers, true/false), else as text.
+    /// Type-specific data as KEY=VALUE (repeat); VALUE is read as JSON when it reads back as
+    /// written (2, 2.5, true), else as text (2.0.1, 1e3, LEHR).
     #[arg(long = "attribute", value_parser = parse_attribute)]
     attributes: Vec<(String, Value)>,
     /// Type-specific data as one JSON object (merged under the --attribute flags).
@@ -40,7 +40,11 @@ fn parse_attribute(s: &str) -> Result<(String, Value), String> {
     if key.is_empty() {
         return Err("the KEY of KEY=VALUE is empty".into());
     }
-    let value = serde_json::from_str(value).unwrap_or_else(|_| json!(value));
+    // As JSON only when nothing typed is lost: `1e3` stays the text `1e3`, not 1000.
+    let value = serde_json::from_str::<Value>(value)
+        .ok()
+        .filter(|v| v.to_string() == value)
+        .unwrap_or_else(|| json!(value));
     Ok((key.to_owned(), value))
 }
 
@@ -65,8 +69,20 @@ pub fn put_texts<'a>(
 }
 
 impl EquipmentFields {
-    /// The payload of the fields given; `clear_empty` turns "" into null (edit).
-    pub fn payload(&self, clear_empty: bool) -> Result<Map<String, Value>, Fail> {
+    /// Whether the attributes are given by `--attribute` flags alone: an edit merges them into
+    /// the stored ones.
+    pub fn merges_attributes(&self) -> bool {
+        self.attributes_json.is_none() && !self.attributes.is_empty()
+    }
+
+    /// The payload of the fields given; `clear_empty` turns "" into null (edit), and removes
+    /// an attribute given as `KEY=`. The `--attribute` flags go over `--attributes-json`, else
+    /// over `stored` (an edit's stored attributes).
+    pub fn payload(
+        &self,
+        clear_empty: bool,
+        stored: Option<&Value>,
+    ) -> Result<Map<String, Value>, Fail> {
         let mut obj = Map::new();
         put_texts(
             &mut obj,
@@ -89,10 +105,17 @@ impl EquipmentFields {
                     ));
                 }
             },
-            None => Map::new(),
+            None => stored
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
         };
         for (k, v) in &self.attributes {
-            attributes.insert(k.clone(), v.clone());
+            if clear_empty && v.as_str() == Some("") {
+                attributes.remove(k);
+            } else {
+                attributes.insert(k.clone(), v.clone());
+            }
         }
         if self.attributes_json.is_some() || !self.attributes.is_empty() {
             obj.insert("attributes".into(), Value::Object(attributes));

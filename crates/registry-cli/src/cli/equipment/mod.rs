@@ -33,8 +33,13 @@ pub enum EquipmentCommand {
         mut_arg("serial_number", |a| a.help("Serial number (\"\" clears it).")),
         mut_arg("patrimonial_number", |a| a.help("Patrimonial (asset) number (\"\" clears it).")),
         mut_arg("attributes", |a| a.help(
-            "Type-specific data as KEY=VALUE (repeat); VALUE is read as JSON when it parses \
-             (numbers, true/false), else as text. Replaces the stored attributes."
+            "Type-specific data as KEY=VALUE (repeat), merged into the stored attributes; \
+             KEY= removes one. VALUE is read as JSON when it reads back as written (2, 2.5, \
+             true), else as text (2.0.1, 1e3, LEHR)."
+        )),
+        mut_arg("attributes_json", |a| a.help(
+            "Type-specific data as one JSON object: replaces the stored attributes (the \
+             --attribute flags go over it)."
         )),
     )]
     Edit(edit::EditArgs),
