@@ -210,6 +210,9 @@ impl Caller {
 /// How far in the future a token's `iat` may be: clock differences between instances.
 const ISSUED_AT_SKEW_SECS: i64 = 60;
 
+/// How long past its `exp` a token is still taken (README): clock differences between instances.
+const EXPIRY_LEEWAY_SECS: u64 = 5;
+
 fn unauthorized(msg: &str) -> ApiError {
     ApiError::Unauthorized(msg.to_owned())
 }
@@ -298,7 +301,7 @@ fn token_claims(parts: &Parts, state: &AppState) -> Result<Claims> {
         .filter(|t| !t.is_empty())
         .ok_or_else(|| unauthorized("The Authorization header must be: Bearer <token>."))?;
     let mut validation = Validation::new(Algorithm::HS256);
-    validation.leeway = 5;
+    validation.leeway = EXPIRY_LEEWAY_SECS;
     let claims = jsonwebtoken::decode::<Claims>(token, &state.keys.decoding, &validation)
         .map_err(|e| match e.kind() {
             jsonwebtoken::errors::ErrorKind::ExpiredSignature => {
