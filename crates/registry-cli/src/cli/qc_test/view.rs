@@ -107,12 +107,13 @@ pub fn figures_text(figures: &Value, width: Option<u16>) -> String {
     };
     let mut out = Vec::new();
     let mut summary = output::styled_table();
-    for (key, value) in obj {
+    for key in in_reading_order(obj.keys()) {
+        let value = &obj[&key];
         match value {
             Value::Array(rows) if rows.first().is_some_and(Value::is_object) => {
-                let headers: Vec<String> = rows[0]
+                let headers = rows[0]
                     .as_object()
-                    .map(|o| o.keys().cloned().collect())
+                    .map(|o| in_reading_order(o.keys()))
                     .unwrap_or_default();
                 let mut table = output::styled_table();
                 table.set_header(&headers);
@@ -134,12 +135,65 @@ pub fn figures_text(figures: &Value, width: Option<u16>) -> String {
                 }
             }
             _ => {
-                summary.add_row(vec![key.clone(), cell(value)]);
+                summary.add_row(vec![key, cell(value)]);
             }
         }
     }
     out.push(summary.to_string());
     out.join("\n")
+}
+
+/// The figures' keys as a physicist reads a row: what it is, what was measured and what was
+/// computed from it, then the levels it is judged by and the verdict; keys not named here go
+/// between the two, by name. (The server sends them in this order, but a JSON object read here
+/// keeps its keys sorted by name.)
+fn in_reading_order<'a>(keys: impl Iterator<Item = &'a String>) -> Vec<String> {
+    const FIRST: &[&str] = &[
+        "name",
+        "label",
+        "nuclide",
+        "reference",
+        "referenceLabel",
+        "measuredAt",
+        "value",
+        "unit",
+        "reading",
+        "readings",
+        "referenceReading",
+        "certificateActivity",
+        "certificateDate",
+        "elapsedDays",
+        "halfLifeDays",
+        "decayFactor",
+        "expectedActivity",
+        "mean",
+        "deviationPercent",
+        "deviationsPercent",
+        "maxDeviationPercent",
+        "maxSpreadPercent",
+        "correctionFactor",
+    ];
+    const LAST: &[&str] = &[
+        "worstDeviationPercent",
+        "warn",
+        "warnPercent",
+        "limit",
+        "limitPercent",
+        "conclusion",
+        "verdict",
+    ];
+    let rank = |key: &str| match (
+        FIRST.iter().position(|k| *k == key),
+        LAST.iter().position(|k| *k == key),
+    ) {
+        (Some(i), _) => (0, i),
+        (None, Some(i)) => (2, i),
+        (None, None) => (1, 0),
+    };
+    let mut keys: Vec<String> = keys.cloned().collect();
+    // Stable: the keys named in neither list stay in name order.
+    keys.sort_by_key(|k| rank(k));
+    keys
 }
 
 /// A figure as a cell: a time in Brasília (`2026-11-26 23:00:00 -03:00`), anything else as the
@@ -165,6 +219,48 @@ mod tests {
             "readings": [4.5, 4.49, 4.48],
         });
         json!({"sources": [source.clone(), source], "measuredAt": "2026-11-27T02:00:00Z"})
+    }
+
+    #[test]
+    fn figures_are_in_reading_order_with_the_verdict_last() {
+        let text = figures_text(&figures(), None);
+        let header = text.lines().find(|l| l.contains("nuclide")).unwrap();
+        let at = |key: &str| {
+            header
+                .find(key)
+                .unwrap_or_else(|| panic!("{key}: {header}"))
+        };
+        assert!(at("nuclide") < at("readings"), "{header}");
+        assert!(at("readings") < at("certificateActivity"), "{header}");
+        assert!(at("expectedActivity") < at("mean"), "{header}");
+        assert!(at("deviationPercent") < at("conclusion"), "{header}");
+        assert!(
+            header.trim_end_matches(['│', ' ']).ends_with("conclusion"),
+            "{header}"
+        );
+        let recorded = json!({"values": [{"conclusion": "Satisfatório", "label": "Integral",
+            "limit": 5, "name": "integralUfov", "unit": "%", "value": 3.2, "warn": 4}]});
+        let text = figures_text(&recorded, None);
+        let header: Vec<&str> = text
+            .lines()
+            .find(|l| l.contains("label"))
+            .unwrap()
+            .split(['│', '┆'])
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert_eq!(
+            header,
+            [
+                "name",
+                "label",
+                "value",
+                "unit",
+                "warn",
+                "limit",
+                "conclusion"
+            ]
+        );
     }
 
     #[test]
