@@ -44,6 +44,7 @@ impl Objects {
         let staging = data_dir.join("uploads");
         std::fs::create_dir_all(&staging)
             .with_context(|| format!("cannot create {}", staging.display()))?;
+        remove_abandoned_uploads(&staging, STAGED_FOR_AT_MOST);
         let (store, description): (Arc<dyn ObjectStore>, String) = match url {
             None => {
                 let dir = data_dir.join("objects");
@@ -254,6 +255,33 @@ impl StagedFile {
     }
 }
 
+/// How long an upload may stay staged: one older than this at start was left by a process that
+/// ended while receiving it (a staged file is removed when its request ends, unless the
+/// process is killed). Another instance sharing the folder stages nothing for this long (the
+/// body timeout ends an upload much sooner).
+const STAGED_FOR_AT_MOST: Duration = Duration::from_secs(3600);
+
+/// Removes the staged uploads in `dir` older than `age`.
+fn remove_abandoned_uploads(dir: &Path, age: Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let abandoned = entry.file_name().to_string_lossy().starts_with("upload-")
+            && entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|elapsed| elapsed > age));
+        if abandoned && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    if removed > 0 {
+        tracing::info!(removed, folder = %dir.display(), "removed uploads abandoned by an earlier process");
+    }
+}
+
 /// How many leading bytes are kept to recognise the file type.
 const HEAD_BYTES: usize = 16;
 
@@ -329,6 +357,31 @@ mod tests {
     async fn staged(objects: &Objects, bytes: &'static [u8]) -> StagedFile {
         let chunks = futures::stream::iter([Ok::<_, ApiError>(Bytes::from_static(bytes))]);
         stage(objects.staging_dir(), chunks, 1024).await.unwrap()
+    }
+
+    #[test]
+    fn uploads_left_by_an_ended_process_are_removed_at_start() {
+        let data = tempfile::tempdir().unwrap();
+        let staging = data.path().join("uploads");
+        std::fs::create_dir_all(&staging).unwrap();
+        let two_hours_ago = std::time::SystemTime::now() - Duration::from_secs(7200);
+        for (name, old) in [
+            ("upload-old", true),
+            ("upload-new", false),
+            ("kept-old", true),
+        ] {
+            let file = std::fs::File::create(staging.join(name)).unwrap();
+            if old {
+                file.set_modified(two_hours_ago).unwrap();
+            }
+        }
+        Objects::open(None, data.path()).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(&staging)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["kept-old", "upload-new"]);
     }
 
     #[tokio::test]
