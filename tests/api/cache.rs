@@ -284,14 +284,7 @@ async fn instances_on_one_postgres_see_each_others_writes() {
     let Some(first) = TestApp::spawn(Backend::Postgres).await else {
         return;
     };
-    let database = first.state.config.database_url.clone();
-    let secret = first.state.config.jwt_secret.clone();
-    let second = TestApp::spawn_with(Backend::Postgres, |c| {
-        c.database_url = database;
-        c.jwt_secret = secret;
-    })
-    .await
-    .expect("second instance");
+    let second = first.second_instance(None).await;
     let facility = first
         .create_facility(facility_payload("Clínica Duas Instâncias"))
         .await;
@@ -332,22 +325,9 @@ async fn another_instance_refuses_a_deactivated_or_demoted_user_at_once() {
     let Some(first) = TestApp::spawn(Backend::Postgres).await else {
         return;
     };
-    let mut url = reqwest::Url::parse(first.state.config.database_url.as_deref().unwrap()).unwrap();
-    let upstream = format!(
-        "{}:{}",
-        url.host_str().unwrap_or("127.0.0.1"),
-        url.port().unwrap_or(5432)
-    );
-    let relay = LateNotifications::start(upstream, Duration::from_millis(300)).await;
-    url.set_host(Some("127.0.0.1")).unwrap();
-    url.set_port(Some(relay.port)).unwrap();
-    let secret = first.state.config.jwt_secret.clone();
-    let second = TestApp::spawn_with(Backend::Postgres, |c| {
-        c.database_url = Some(url.to_string());
-        c.jwt_secret = secret;
-    })
-    .await
-    .expect("second instance");
+    let relay =
+        LateNotifications::start(first.postgres_address(), Duration::from_millis(300)).await;
+    let second = first.second_instance(Some(relay.port)).await;
     // A facility no test user is linked to: staff see it, a Cliente does not.
     first
         .create_facility(facility_payload("Clínica Só Equipe"))

@@ -177,22 +177,8 @@ async fn an_instance_listening_again_serves_nothing_read_before() {
     let Some(first) = TestApp::spawn(Backend::Postgres).await else {
         return;
     };
-    let mut url = reqwest::Url::parse(first.state.config.database_url.as_deref().unwrap()).unwrap();
-    let upstream = format!(
-        "{}:{}",
-        url.host_str().unwrap_or("127.0.0.1"),
-        url.port().unwrap_or(5432)
-    );
-    let relay = Relay::start("127.0.0.1:0".parse().unwrap(), upstream).await;
-    url.set_host(Some("127.0.0.1")).unwrap();
-    url.set_port(Some(relay.addr.port())).unwrap();
-    let secret = first.state.config.jwt_secret.clone();
-    let second = TestApp::spawn_with(Backend::Postgres, |c| {
-        c.database_url = Some(url.to_string());
-        c.jwt_secret = secret;
-    })
-    .await
-    .expect("second instance");
+    let relay = Relay::start("127.0.0.1:0".parse().unwrap(), first.postgres_address()).await;
+    let second = first.second_instance(Some(relay.addr.port())).await;
     let facility = first
         .create_facility(facility_payload("Clínica Antes da Queda"))
         .await;
