@@ -205,10 +205,11 @@ async fn import_reads_stdin() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_csv_saved_by_excel_in_brazil_imports() {
     let env = Env::logged_in().await;
+    // Excel writes a row of empty cells for each row formatted but left empty: no facility.
     let csv = format!(
         "name;companyName;cnpj;telephone;department;street;city;state;practices\r\n\
          Clínica Excel;Excel Ltda;{};(11) 3333-4444;Medicina Nuclear;Rua 1;São Paulo;SP;\
-         \"Diagnóstico;Terapia Ambulatorial\"\r\n",
+         \"Diagnóstico;Terapia Ambulatorial\"\r\n;;;;;;;;\r\n; ;;;;;;;\r\n",
         cnpj(710)
     );
     // Every character here is Latin-1, which Windows-1252 writes as one byte.
@@ -221,6 +222,7 @@ async fn a_csv_saved_by_excel_in_brazil_imports() {
         .expect(0)
         .says("not UTF-8: read as Windows-1252");
     assert_eq!(out.json()["created"], 1, "{}", out.stdout);
+    assert_eq!(out.json()["total"], 1, "{}", out.stdout);
     let f = env
         .run(&["facility", "show", "Clínica Excel", "-o", "json"])
         .await
@@ -291,6 +293,23 @@ async fn the_failures_file_comes_after_the_summary_and_goes_when_nothing_fails()
     assert!(
         !std::path::Path::new(&failures).exists(),
         "stale failures left"
+    );
+
+    // Only a failures file is replaced or removed: not the file imported, nor any other.
+    let kept = env.write("notes.txt", "my notes\n");
+    for (failures_path, said) in [
+        (&path, "is the file being imported"),
+        (&kept, "is not a failures file"),
+    ] {
+        env.run(&["facility", "import", &path, "--failures", failures_path])
+            .await
+            .expect(2)
+            .says(said);
+    }
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "my notes\n");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        format!("{header}{good}")
     );
 }
 

@@ -74,11 +74,17 @@ async fn an_import_says_everything_wrong_at_once() {
     let path = env.write(
         "bad.csv",
         "name,companyName,cnpj,telephone,department,street,city,state,radioisotopes,practices,group\n\
-         Clínica C,C Ltda,191,(81) 3333-4444,Medicina Nuclear,Rua 1,,PE,\"Tc(99m)=1;Xx=3\",Nada,Rede X\n",
+         Clínica C,C Ltda,191,(81) 3333-4444,Medicina Nuclear,Rua 1,,PE,\"Tc(99m)=1;Xx=3;I(131)\",Nada,Rede X\n",
     );
     let dry = env.import_summary(&path, &["--dry-run"], 1).await;
-    let reason = dry["failures"][0]["reason"].as_str().unwrap();
+    let failure = &dry["failures"][0];
+    assert_eq!(
+        (failure["name"].as_str(), failure["cnpj"].as_str()),
+        (Some("Clínica C"), Some("191"))
+    );
+    let reason = failure["reason"].as_str().unwrap();
     let unsaid: Vec<&str> = [
+        "radioisotopes: `I(131)` must be NAME=QUANTITY",
         "group `Rede X`: no group",
         "city ",
         "practices `Nada` ",

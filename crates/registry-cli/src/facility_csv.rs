@@ -130,9 +130,10 @@ pub fn cnpj_stripped_of(raw: &str, bare: &str) -> &'static str {
     }
 }
 
-/// A facility payload from one CSV record keyed by column name. Values are not validated here:
-/// the payload goes through the same core rules as on the server.
-pub fn payload_from_row(row: &HashMap<String, String>) -> Result<Value, String> {
+/// A facility payload from one CSV record keyed by column name, and what could not be read into
+/// it (a radioisotope without its quantity). Values are not validated here: the payload goes
+/// through the same core rules as on the server, so that a row's problems are told all at once.
+pub fn payload_from_row(row: &HashMap<String, String>) -> (Value, Vec<String>) {
     let cell = |k: &str| {
         let text = row.get(k).map(|v| formula_restored(v.trim()));
         text.filter(|v| !v.is_empty())
@@ -178,26 +179,41 @@ pub fn payload_from_row(row: &HashMap<String, String>) -> Result<Value, String> 
             .collect();
         obj.insert("practices".into(), json!(list));
     }
+    let mut problems = Vec::new();
     if let Some(r) = cell("radioisotopes") {
-        obj.insert("radioisotopes".into(), parse_radioisotopes(r)?);
+        let (list, unread) = read_radioisotopes(r);
+        obj.insert("radioisotopes".into(), Value::Array(list));
+        problems = unread;
     }
-    Ok(Value::Object(obj))
+    (Value::Object(obj), problems)
 }
 
 /// `Tc(99m)=1500;I(131)=200.5` → `[{"name": "Tc(99m)", "quantity": "1500"}, ...]`. Quantities
 /// stay text so that the API's own rule (dot decimals, no commas) judges them.
 pub fn parse_radioisotopes(text: &str) -> Result<Value, String> {
+    match read_radioisotopes(text) {
+        (list, problems) if problems.is_empty() => Ok(Value::Array(list)),
+        (_, problems) => Err(problems.join("; ")),
+    }
+}
+
+/// The entries of [`parse_radioisotopes`] that read, and the problem of each that does not.
+fn read_radioisotopes(text: &str) -> (Vec<Value>, Vec<String>) {
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        let (name, qty) = item.split_once('=').ok_or_else(|| {
-            format!("radioisotopes: `{item}` must be NAME=QUANTITY, e.g. Tc(99m)=1500")
-        })?;
+        let Some((name, qty)) = item.split_once('=') else {
+            problems.push(format!(
+                "radioisotopes: `{item}` must be NAME=QUANTITY, e.g. Tc(99m)=1500"
+            ));
+            continue;
+        };
         // The nuclide's spelling (`Tc-99m`) is taken for the spec's (`Tc(99m)`), as elsewhere.
         let name =
             registry_core::material::radioisotope(&json!(name)).map_or(name.trim(), |r| r.as_str());
         out.push(json!({"name": name, "quantity": qty.trim()}));
     }
-    Ok(Value::Array(out))
+    (out, problems)
 }
 
 /// A facility as one CSV record, in [`COLUMNS`] order (the first address only), so that an export
@@ -299,7 +315,8 @@ mod tests {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
-        let p = payload_from_row(&row).unwrap();
+        let (p, problems) = payload_from_row(&row);
+        assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(p["address"][0]["city"], "Recife");
         assert_eq!(p["practices"][1], "Terapia Ambulatorial");
         assert_eq!(p["radioisotopes"][1]["quantity"], "200.5");

@@ -150,6 +150,9 @@ fn first_of_each_key(items: Vec<Item>) -> (Vec<Item>, Vec<(usize, usize)>) {
 }
 
 pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
+    if !args.dry_run {
+        check_failures_path(&args)?;
+    }
     let mut items = read_items(&args.file)?;
     note_stripped_cnpjs(&items);
     prepare(ctx, &mut items).await?;
@@ -319,12 +322,55 @@ fn failures_path(args: &ImportArgs) -> PathBuf {
     })
 }
 
+/// The header of a failures file.
+const FAILURES_HEADER: &str = "row,name,cnpj,reason";
+
+/// Whether `path` holds a failures file that a run wrote (its first line is the header), so
+/// that a run may replace or remove it; `None` when there is nothing there.
+fn holds_failures(path: &Path) -> Option<bool> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mut first = String::new();
+    let read = meta.is_file()
+        && std::fs::File::open(path)
+            .map(std::io::BufReader::new)
+            .and_then(|mut r| std::io::BufRead::read_line(&mut r, &mut first))
+            .is_ok();
+    Some(read && first.trim_end() == FAILURES_HEADER)
+}
+
+/// The failures file may be written or removed at the end: it is not the file imported, and
+/// nothing but an earlier run's failures is there.
+fn check_failures_path(args: &ImportArgs) -> Result<(), Fail> {
+    let path = failures_path(args);
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if args.file.as_os_str() != "-" && same(&path, &args.file) {
+        return Err(Fail::Usage(format!(
+            "--failures {} is the file being imported: name another file",
+            path.display()
+        )));
+    }
+    if holds_failures(&path) == Some(false) {
+        return Err(Fail::Usage(format!(
+            "{} exists and is not a failures file of `facility import` (first line `{FAILURES_HEADER}`): \
+             name another file with --failures, or move it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The failures file of a run that sent rows: the failures written to it (noted in `summary`),
 /// or, when none failed, the one an earlier run left removed, since its rows are stale (a
 /// warning when it cannot be). Why the failures could not be written, naming the file.
 fn keep_failures(args: &ImportArgs, summary: &mut Summary) -> Result<(), String> {
     let path = failures_path(args);
     if summary.failures.is_empty() {
+        if holds_failures(&path) != Some(true) {
+            return Ok(());
+        }
         match std::fs::remove_file(&path) {
             Ok(()) => output::note(format!(
                 "removed {}: its rows were an earlier run's, and none failed now",
@@ -354,7 +400,7 @@ fn keep_failures(args: &ImportArgs, summary: &mut Summary) -> Result<(), String>
 /// the file's, which anyone may have written).
 fn write_failures(path: &Path, failures: &[Failure]) -> Result<(), csv::Error> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record(["row", "name", "cnpj", "reason"])?;
+    w.write_record(FAILURES_HEADER.split(','))?;
     for f in failures {
         let row = [&f.row.to_string(), &f.name, &f.cnpj, &f.reason];
         facility_csv::write_safe_record(&mut w, row)?;

@@ -204,7 +204,8 @@ pub async fn prepare(ctx: &Ctx, items: &mut [Item]) -> Result<(), Fail> {
         let Ok(payload) = &mut item.payload else {
             continue;
         };
-        let mut problems = directory.resolve(ctx, payload).await?;
+        let mut problems = std::mem::take(&mut item.unread);
+        problems.extend(directory.resolve(ctx, payload).await?);
         problems.extend(check_locally(payload, item.csv));
         if !problems.is_empty() {
             item.payload = Err(problems.join("; "));

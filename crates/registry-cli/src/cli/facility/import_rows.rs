@@ -16,6 +16,8 @@ pub struct Item {
     /// takes the bare form).
     pub cnpj_stripped: bool,
     pub payload: Result<Value, String>,
+    /// What could not be read into the payload (a CSV cell), told with the payload's problems.
+    pub unread: Vec<String>,
     /// From a CSV file (its fields are named by the columns), not JSON (by the API's paths).
     pub csv: bool,
 }
@@ -58,7 +60,8 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
         path.extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
     };
-    let payloads: Vec<(usize, Result<Value, String>)> = if is_json {
+    type Read = Result<(Value, Vec<String>), String>;
+    let payloads: Vec<(usize, Read)> = if is_json {
         // What the file holds is refused as any content is (exit 4), not the command line.
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| Fail::Rejected(format!("{source} is not valid JSON: {e}")))?;
@@ -70,7 +73,7 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
         items
             .into_iter()
             .enumerate()
-            .map(|(i, v)| (i + 1, Ok(v)))
+            .map(|(i, v)| (i + 1, Ok((v, Vec::new()))))
             .collect()
     } else {
         let mut reader = csv::ReaderBuilder::new()
@@ -85,20 +88,21 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
         for (i, record) in reader.records().enumerate() {
             // Row numbers as a spreadsheet shows them: the header is row 1.
             let row = i + 2;
-            out.push((
-                row,
-                match record {
-                    Ok(r) => {
-                        let map: HashMap<String, String> = headers
-                            .iter()
-                            .zip(r.iter())
-                            .map(|(h, v)| (h.to_owned(), v.to_owned()))
-                            .collect();
-                        payload_from_row(&map)
-                    }
-                    Err(e) => Err(format!("unreadable CSV row: {e}")),
-                },
-            ));
+            let read = match record {
+                // A row of empty cells (a spreadsheet writes them for rows formatted but left
+                // empty) holds no facility.
+                Ok(r) if r.iter().all(|cell| cell.trim().is_empty()) => continue,
+                Ok(r) => {
+                    let map: HashMap<String, String> = headers
+                        .iter()
+                        .zip(r.iter())
+                        .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                        .collect();
+                    Ok(payload_from_row(&map))
+                }
+                Err(e) => Err(format!("unreadable CSV row: {e}")),
+            };
+            out.push((row, read));
         }
         out
     };
@@ -107,7 +111,11 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
     }
     Ok(payloads
         .into_iter()
-        .map(|(row, payload)| {
+        .map(|(row, read)| {
+            let (payload, unread) = match read {
+                Ok((payload, unread)) => (Ok(payload), unread),
+                Err(e) => (Err(e), Vec::new()),
+            };
             let text = |k: &str| match &payload {
                 Ok(p) => p[k].as_str().unwrap_or_default().to_owned(),
                 Err(_) => String::new(),
@@ -134,6 +142,7 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
                 cnpj,
                 cnpj_stripped,
                 payload,
+                unread,
                 csv: !is_json,
             }
         })
