@@ -4,6 +4,8 @@
 use super::DocumentStatus;
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::payload::{ObjectReader, reference_id};
+use crate::qc::read::MIN_YEAR;
+use chrono::Datelike;
 use serde_json::{Map, Value};
 
 /// The fields of an upload (`create`) or an edit. On create, `name`, `facility`, `date` and
@@ -116,9 +118,15 @@ pub fn read_document(
     }
     for (key, slot) in [("date", &mut out.date), ("validity", &mut out.validity)] {
         if let Some(raw) = r.string_required_if(create, key, &mut errs) {
-            match parse_date(&raw) {
-                Some(d) => *slot = Some(d),
-                None => errs.push(key, FieldCode::InvalidValue, "must be a date as YYYY-MM-DD"),
+            match crate::equipment::parse_date(&raw) {
+                // As every other day of the registry: a year like 0206 is a typing slip.
+                Some(d) if d.year() < MIN_YEAR => errs.push(
+                    key,
+                    FieldCode::InvalidValue,
+                    format!("must be in the year {MIN_YEAR} or later"),
+                ),
+                Some(d) => *slot = Some(d.to_string()),
+                None => errs.push(key, FieldCode::InvalidValue, crate::equipment::DAY_FORMS),
             }
         }
     }

@@ -3,8 +3,9 @@
 //! every failing field at once.
 
 use crate::error::{FieldCode, FieldError, FieldErrors};
+use crate::qc::read::MAX_YEAR;
 use crate::values::Email;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde_json::Value;
 
 /// A valid schedule: its time and its recipients (at least one, repeated neighbours removed).
@@ -60,6 +61,15 @@ fn read_send_at(v: Option<&Value>, errs: &mut FieldErrors) -> Option<DateTime<Ut
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s.trim().is_empty() => None,
         Some(Value::String(s)) => match crate::time::rfc3339(s.trim()) {
+            // A year like 9999 is a typing slip: nothing would ever be sent.
+            Some(t) if t.year() > MAX_YEAR => {
+                errs.push(
+                    "sendAt",
+                    FieldCode::InvalidValue,
+                    format!("must be a time before the year {}", MAX_YEAR + 1),
+                );
+                None
+            }
             Some(t) => Some(t.with_timezone(&Utc)),
             None => {
                 errs.push(
@@ -183,6 +193,17 @@ mod tests {
         assert_eq!(s.recipients, ["x@example.com", "y@example.com"]);
         let s = read_email_schedule(&json!({"to": [" x@example.com "]}), now(), vec![]).unwrap();
         assert_eq!(s.recipients, ["x@example.com"]);
+    }
+
+    #[test]
+    fn a_send_time_past_the_registrys_years_is_refused() {
+        let e = assert_codes(
+            read_email_schedule(&json!({"sendAt": "9999-12-31T23:59:59Z"}), now(), users()),
+            &[("sendAt", FieldCode::InvalidValue)],
+        );
+        assert_eq!(e[0].message, "must be a time before the year 2101");
+        let late = read_email_schedule(&json!({"sendAt": "2100-12-31T23:00:00Z"}), now(), users());
+        assert!(late.is_ok());
     }
 
     #[test]

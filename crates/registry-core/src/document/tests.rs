@@ -216,6 +216,26 @@ fn an_upload_needs_name_facility_date_and_a_later_validity() {
     )
     .unwrap_err();
     assert_eq!(bad.len(), 2);
+    let date = bad.iter().find(|e| e.field == "date").unwrap();
+    assert!(date.message.contains("RFC 3339"), "{}", date.message);
+    // A year before 1900 is a slip, as in every other day of the registry.
+    let slip = read_document(
+        &obj(serde_json::json!({"date": "0206-11-20", "validity": "1899-12-31"})),
+        false,
+    )
+    .unwrap_err();
+    let said: Vec<_> = slip
+        .iter()
+        .map(|e| (e.field.as_str(), e.message.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("date", "must be in the year 1900 or later"),
+            ("validity", "must be in the year 1900 or later")
+        ]
+    );
+    assert!(read_document(&obj(serde_json::json!({"date": "1900-01-01"})), false).is_ok());
 }
 
 #[test]

@@ -96,6 +96,10 @@ pub fn local_date(now: DateTime<Utc>) -> NaiveDate {
 
 /// A calendar date (of a QC test, a document): `YYYY-MM-DD` with both padded, or an RFC 3339
 /// timestamp (clients send both) taken as its day in Brasília.
+/// What a refused day of [`parse_date`] is told: the forms it reads.
+pub const DAY_FORMS: &str =
+    "must be a date in the form YYYY-MM-DD (or an RFC 3339 time, whose day in Brasília counts)";
+
 pub fn parse_date(s: &str) -> Option<NaiveDate> {
     let s = s.trim();
     crate::time::day(s)

@@ -1,7 +1,7 @@
 //! The payload readers of equipment, equipment types, QC test types and QC test records: each
 //! reports every failing field at once, and on edit leaves out what was not sent.
 
-use super::{Conclusion, MAX_EXPIRATION_DAYS, parse_date};
+use super::{Conclusion, DAY_FORMS, MAX_EXPIRATION_DAYS, parse_date};
 use crate::error::{FieldCode, FieldError, FieldErrors};
 use crate::payload::{ObjectReader, reference_id};
 use crate::qc::read::MIN_YEAR;
@@ -228,11 +228,7 @@ pub fn read_qc_test_of(
             }
             Some(d) => Some(d),
             None => {
-                errs.push(
-                    "date",
-                    FieldCode::InvalidValue,
-                    "must be a date in the form YYYY-MM-DD",
-                );
+                errs.push("date", FieldCode::InvalidValue, DAY_FORMS);
                 None
             }
         });

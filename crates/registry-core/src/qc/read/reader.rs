@@ -90,7 +90,7 @@ impl<'a> Reader<'a> {
                     errs.push(
                         path,
                         FieldCode::InvalidValue,
-                        "must be a date and time (2026-11-20T08:00:00-03:00, or 2026-11-20T08:00 in Brasília)",
+                        "must be a date and time (2026-11-20T08:00:00-03:00; 2026-11-20T08:00, or a bare day 2026-11-20 at midnight, in Brasília)",
                     );
                     None
                 }
