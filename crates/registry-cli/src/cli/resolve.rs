@@ -238,10 +238,9 @@ pub async fn equipment_or_pick(
     }
 }
 
-/// Finds one among `items` by `_id`, by name (case, accents and runs of white space ignored, a
-/// name written exactly as given first), or the one name containing `text` so compared; `what`
-/// names the kind of record in errors (`test type`) and `scope` where it was looked for
-/// (` of Gama Câmara`).
+/// Finds one among `items` by `_id`, by name ([`named`]), or the one name containing `text`
+/// with case, accents and runs of white space ignored; `what` names the kind of record in errors
+/// (`test type`) and `scope` where it was looked for (` of Gama Câmara`).
 fn find_by_name<T: Clone>(
     items: &[T],
     text: &str,
@@ -250,21 +249,18 @@ fn find_by_name<T: Clone>(
     name: impl Fn(&T) -> &str,
 ) -> Result<T, Fail> {
     let t = text.trim();
-    if let Some(x) = items.iter().find(|x| id(x) == t || name(x).trim() == t) {
+    if let Some(x) = items
+        .iter()
+        .find(|x| id(x) == t)
+        .or_else(|| named(items, t, &name))
+    {
         return Ok(x.clone());
     }
     let key = search_key(t);
-    let same: Vec<&T> = items
+    let partial: Vec<&T> = items
         .iter()
-        .filter(|x| search_key(name(x).trim()) == key)
+        .filter(|x| search_key(name(x)).contains(&key))
         .collect();
-    let partial: Vec<&T> = match same.as_slice() {
-        [_] => same,
-        _ => items
-            .iter()
-            .filter(|x| search_key(name(x)).contains(&key))
-            .collect(),
-    };
     match partial.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(Fail::NotFound(format!(
@@ -347,7 +343,7 @@ pub async fn group(ctx: &Ctx, text: &str) -> Result<Group, Fail> {
         .client
         .all_pages("/group", &ListQuery::default())
         .await?;
-    match group_named(&all, text) {
+    match named(&all, text, |g| &g.name) {
         // Read again by `_id`: the list does not carry the group's facilities.
         Some(g) => Ok(ctx.client.group(&g.id).await?),
         None if all.is_empty() => Err(Fail::NotFound(format!(
@@ -363,19 +359,15 @@ pub async fn group(ctx: &Ctx, text: &str) -> Result<Group, Fail> {
     }
 }
 
-/// The group called `name` among `groups`: written so, else the one whose name differs from it
+/// The one of `items` called `text`: written so, else the only one whose name differs from it
 /// only in case, accents or runs of white space.
-pub fn group_named<'a>(groups: &'a [Group], name: &str) -> Option<&'a Group> {
-    let name = name.trim();
-    groups.iter().find(|g| g.name.trim() == name).or_else(|| {
-        let key = search_key(name);
-        match groups
-            .iter()
-            .filter(|g| search_key(g.name.trim()) == key)
-            .collect::<Vec<_>>()
-            .as_slice()
-        {
-            [one] => Some(*one),
+pub fn named<'a, T>(items: &'a [T], text: &str, name: impl Fn(&T) -> &str) -> Option<&'a T> {
+    let text = text.trim();
+    items.iter().find(|x| name(x).trim() == text).or_else(|| {
+        let key = search_key(text);
+        let mut same = items.iter().filter(|x| search_key(name(x).trim()) == key);
+        match (same.next(), same.next()) {
+            (Some(one), None) => Some(one),
             _ => None,
         }
     })

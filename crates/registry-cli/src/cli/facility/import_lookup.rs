@@ -139,7 +139,7 @@ impl Directory {
             let by_name = || {
                 name.as_deref()
                     .or(id.as_deref())
-                    .and_then(|n| resolve::group_named(groups, n))
+                    .and_then(|n| resolve::named(groups, n, |g| &g.name))
             };
             match by_id.or_else(by_name) {
                 Some(g) => {
