@@ -266,6 +266,8 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
         // `limit` is `pageSize` by another name.
         "/api/group?pageSize=5&limit=7",
         "/api/group?filters=%7B%22pageSize%22%3A3%2C%22limit%22%3A2%7D",
+        // Each is read as a page number: one that is not is refused as such.
+        "/api/group?pageNum=1&filters=%7B%22pageNum%22%3A%221.0%22%7D",
     ])
     .await;
     // Twice with the same value is that value: a number and its text are the same, and a null
@@ -276,6 +278,8 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
         "filters=%7B%22pageSize%22%3A5%7D&pageSize=5",
         "pageSize=5&filters=%7B%22pageSize%22%3A5%7D",
         "pageSize=5&limit=5",
+        "pageSize=5&limit=05",
+        "pageSize=5&filters=%7B%22pageSize%22%3A%22%205%22%7D",
         "pageSize=&filters=%7B%22pageSize%22%3A5%7D",
         "filters=%7B%22pageSize%22%3Anull%7D&pageSize=5",
     ] {

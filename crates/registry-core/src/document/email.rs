@@ -62,7 +62,7 @@ fn read_send_at(v: Option<&Value>, errs: &mut FieldErrors) -> Option<DateTime<Ut
         Some(Value::String(s)) if s.trim().is_empty() => None,
         Some(Value::String(s)) => match crate::time::rfc3339(s.trim()) {
             // A year like 9999 is a typing slip: nothing would ever be sent.
-            Some(t) if t.year() > MAX_YEAR => {
+            Some(t) if t.with_timezone(&Utc).year() > MAX_YEAR => {
                 errs.push(
                     "sendAt",
                     FieldCode::InvalidValue,
@@ -204,6 +204,14 @@ mod tests {
         assert_eq!(e[0].message, "must be a time before the year 2101");
         let late = read_email_schedule(&json!({"sendAt": "2100-12-31T23:00:00Z"}), now(), users());
         assert!(late.is_ok());
+        // The instant counts, not the year it is written in.
+        for (written, ok) in [
+            ("2100-12-31T23:59:59-03:00", false),
+            ("2101-01-01T01:00:00+05:00", true),
+        ] {
+            let read = read_email_schedule(&json!({ "sendAt": written }), now(), users());
+            assert_eq!(read.is_ok(), ok, "{written}");
+        }
     }
 
     #[test]

@@ -229,26 +229,43 @@ fn merge(filters: &mut Map<String, Value>, key: String, value: Value) -> Result<
         (Some(Value::String(first)), Value::String(next)) if key == "state" => {
             Value::String(format!("{first},{next}"))
         }
-        (Some(first), next) if same_value(first, next) => return Ok(()),
-        (Some(_), _) => {
-            return Err(ApiError::BadRequest(format!(
-                "{key} is given more than once with different values; give it once."
-            )));
+        // A page number or size as each is read (`5`, `"05"`, `" 5"`), each refused when it
+        // is not one.
+        (Some(first), next) if PAGING_KEYS.contains(&key.as_str()) => {
+            if positive_int(first, &key)? == positive_int(next, &key)? {
+                return Ok(());
+            }
+            return Err(given_twice(&key));
         }
+        (Some(first), next) if same_value(first, next) => return Ok(()),
+        (Some(_), _) => return Err(given_twice(&key)),
     };
     filters.insert(key, value);
     Ok(())
 }
 
-/// Whether two values of one filter say the same: equal, or a number or boolean and its text.
+fn given_twice(key: &str) -> ApiError {
+    ApiError::BadRequest(format!(
+        "{key} is given more than once with different values; give it once."
+    ))
+}
+
+/// Whether two values of a filter say the same: equal, or a number or boolean and its text,
+/// white space around it aside.
 fn same_value(a: &Value, b: &Value) -> bool {
+    if a == b {
+        return true;
+    }
     let text = |v: &Value| match v {
-        Value::String(s) => Some(s.clone()),
+        Value::String(s) => Some(s.trim().to_owned()),
         Value::Number(_) | Value::Bool(_) => Some(v.to_string()),
         _ => None,
     };
-    a == b || text(a).is_some_and(|a| Some(a) == text(b))
+    text(a).is_some_and(|a| Some(a) == text(b))
 }
+
+/// The keys read as a page number or size.
+const PAGING_KEYS: [&str; 3] = ["pageNum", "pageSize", "limit"];
 
 fn is_blank(v: &Value) -> bool {
     match v {
@@ -319,7 +336,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
             )));
         }
         if let (Some(size), Some(limit)) = (given("pageSize"), given("limit"))
-            && !same_value(size, limit)
+            && positive_int(size, "pageSize")? != positive_int(limit, "limit")?
         {
             return Err(ApiError::BadRequest(
                 "pageSize and limit (the same setting) are given with different values; give one."

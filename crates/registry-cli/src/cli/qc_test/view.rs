@@ -154,24 +154,34 @@ fn in_reading_order<'a>(keys: impl Iterator<Item = &'a String>) -> Vec<String> {
         "nuclide",
         "reference",
         "referenceLabel",
+        "referenceReading",
         "measuredAt",
+        "at",
+        "elapsedHours",
         "value",
         "unit",
         "reading",
         "readings",
-        "referenceReading",
+        "activity",
         "certificateActivity",
         "certificateDate",
         "elapsedDays",
         "halfLifeDays",
+        "nuclideHalfLifeHours",
         "decayFactor",
         "expectedActivity",
+        "fittedActivity",
         "mean",
+        "slopePerHour",
+        "intercept",
+        "fittedHalfLifeHours",
         "deviationPercent",
         "deviationsPercent",
+        "halfLifeDeviationPercent",
         "maxDeviationPercent",
         "maxSpreadPercent",
         "correctionFactor",
+        "remarks",
     ];
     const LAST: &[&str] = &[
         "worstDeviationPercent",
@@ -238,6 +248,18 @@ mod tests {
             header.trim_end_matches(['│', ' ']).ends_with("conclusion"),
             "{header}"
         );
+        let points = json!({"points": [{"activity": 1000.0, "at": "2026-11-20T11:00:00Z",
+            "deviationPercent": 0.1, "elapsedHours": 0.0, "fittedActivity": 999.0}]});
+        let text = figures_text(&points, None);
+        let header = text.lines().find(|l| l.contains("activity")).unwrap();
+        let at = |key: &str| {
+            header
+                .find(key)
+                .unwrap_or_else(|| panic!("{key}: {header}"))
+        };
+        assert!(at("at ") < at("elapsedHours"), "{header}");
+        assert!(at("elapsedHours") < at("activity"), "{header}");
+        assert!(at("fittedActivity") < at("deviationPercent"), "{header}");
         let recorded = json!({"values": [{"conclusion": "Satisfatório", "label": "Integral",
             "limit": 5, "name": "integralUfov", "unit": "%", "value": 3.2, "warn": 4}]});
         let text = figures_text(&recorded, None);
