@@ -12,6 +12,7 @@
 //! same database advance theirs.
 
 use crate::changes::{Changed, Generations, ReadOf};
+use crate::pg_changes;
 use crate::pg_reads::{self, PING_AFTER_IDLE};
 use crate::sqlite_readers::SqliteReaders;
 use anyhow::Context;
@@ -62,27 +63,13 @@ pub struct Db {
     /// process, through `LISTEN`).
     generations: Arc<Generations>,
     /// The PostgreSQL listener task, stopped when the last handle is dropped.
-    listener: Arc<Listener>,
+    listener: Arc<pg_changes::Listener>,
     /// Names this handle in its change notifications, so that its listener skips its own.
     instance: Arc<str>,
 }
 
 /// How long a request waits for a PostgreSQL connection before it is answered 503.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// PostgreSQL channel on which every committed write is announced.
-const CHANGES_CHANNEL: &str = "registry_changes";
-
-#[derive(Default)]
-struct Listener(Option<tokio::task::AbortHandle>);
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        if let Some(task) = &self.0 {
-            task.abort();
-        }
-    }
-}
 
 /// Turns off SQLite's memory statistics before the library starts: kept on (SQLite's default),
 /// every allocation of every connection takes one process-wide mutex, and with the reader
@@ -185,7 +172,7 @@ impl Tx {
                 // payload names this instance, whose listener skips it (counted below already),
                 // and what changed.
                 sqlx::query("SELECT pg_notify($1, $2)")
-                    .bind(CHANGES_CHANNEL)
+                    .bind(pg_changes::CHANNEL)
                     .bind(format!("{}\n{}", self.instance, self.changed.encode()))
                     .execute(&mut *t)
                     .await?;
@@ -308,12 +295,12 @@ impl Db {
             .context("database migrations failed")?;
         let generations = Arc::<Generations>::default();
         let instance: Arc<str> = new_id().into();
-        let listener = listen_for_changes(url, generations.clone(), instance.clone()).await?;
+        let listener = pg_changes::listen(url, generations.clone(), instance.clone()).await?;
         Ok(Db {
             pools: Pools::Postgres { pool, reads },
             backend: Backend::Postgres,
             generations,
-            listener: Arc::new(Listener(Some(listener))),
+            listener: Arc::new(pg_changes::Listener(Some(listener))),
             instance,
         })
     }
@@ -375,9 +362,7 @@ impl Db {
     }
 
     pub async fn close(&self) {
-        if let Some(task) = &self.listener.0 {
-            task.abort();
-        }
+        self.listener.stop();
         match &self.pools {
             Pools::Sqlite {
                 readers, writer, ..
@@ -419,66 +404,6 @@ fn lock_database(db: &Path) -> anyhow::Result<std::fs::File> {
         );
     }
     Ok(file)
-}
-
-/// Listens on PostgreSQL for the commits of other instances (this one's advanced the generations
-/// when they committed). A lost connection is re-established; as notifications may have been
-/// missed meanwhile, everything counts as changed then.
-async fn listen_for_changes(
-    url: &str,
-    generations: Arc<Generations>,
-    instance: Arc<str>,
-) -> anyhow::Result<tokio::task::AbortHandle> {
-    let mut listener = listen(url)
-        .await
-        .context("cannot connect to PostgreSQL to listen for changes")?;
-    let url = url.to_owned();
-    let task = tokio::spawn(async move {
-        loop {
-            match listener.try_recv().await {
-                Ok(Some(n)) => match n.payload().split_once('\n') {
-                    Some((from, _)) if from == &*instance => {}
-                    Some((_, changed)) => generations.advance(&Changed::decode(changed)),
-                    None => generations.advance(&Changed::Everything),
-                },
-                // The connection was lost and sqlx listens again already: whatever was
-                // notified in between is unknown.
-                Ok(None) => generations.advance(&Changed::Everything),
-                Err(e) => {
-                    tracing::warn!(error = %e, "lost the PostgreSQL change notifications; retrying");
-                    listener = listen_again(&url, &generations).await;
-                }
-            }
-        }
-    });
-    Ok(task.abort_handle())
-}
-
-async fn listen(url: &str) -> Result<sqlx::postgres::PgListener, sqlx::Error> {
-    let mut listener = sqlx::postgres::PgListener::connect(url).await?;
-    listener.listen(CHANGES_CHANNEL).await?;
-    Ok(listener)
-}
-
-/// A new listener, tried once a second until it listens. Every cached answer is dropped before
-/// each try (the answers read meanwhile are held for a second at most) and once more when it
-/// listens: a write committed before then was notified to nobody here, and an answer read and
-/// kept before it would otherwise be served until the next change of the same record.
-async fn listen_again(url: &str, generations: &Generations) -> sqlx::postgres::PgListener {
-    loop {
-        generations.advance(&Changed::Everything);
-        tokio::time::sleep(Duration::from_secs(1)).await;
-        match listen(url).await {
-            Ok(listener) => {
-                generations.advance(&Changed::Everything);
-                tracing::info!("listening for PostgreSQL change notifications again");
-                return listener;
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for PostgreSQL changes yet; retrying")
-            }
-        }
-    }
 }
 
 /// A new record id (UUID v7: unique and ordered by creation).

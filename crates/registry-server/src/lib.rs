@@ -16,6 +16,7 @@ pub mod mail;
 pub mod notices;
 pub mod objects;
 pub mod openapi;
+pub mod pg_changes;
 pub mod pg_reads;
 pub mod pg_trigrams;
 pub mod report;
