@@ -39,6 +39,11 @@ impl Application {
     /// Connects the database (running migrations), prepares secrets and binds the listener
     /// (`127.0.0.1:0` in tests gives a free port).
     pub async fn build(config: Config) -> anyhow::Result<Self> {
+        // First: an address that cannot be listened on stops the start before the database is
+        // migrated or anything is written.
+        let listener = TcpListener::bind(&config.bind)
+            .await
+            .with_context(|| format!("cannot listen on {} (REGISTRY_BIND)", config.bind))?;
         // Created readable by its owner only: it holds the database, the kept secrets, the
         // outbox (recovery codes) and the uploaded files.
         let mut folder = std::fs::DirBuilder::new();
@@ -86,9 +91,6 @@ impl Application {
             crate::store::equipment_types::seed_catalogue(&mut tx).await?;
         }
         tx.commit().await?;
-        let listener = TcpListener::bind(&state.config.bind)
-            .await
-            .with_context(|| format!("cannot listen on {}", state.config.bind))?;
         Ok(Application {
             router: router(state.clone()),
             listener,

@@ -285,8 +285,11 @@ impl Db {
                 })
             })
             .connect_with(options.clone())
-            .await
-            .context("cannot connect to PostgreSQL")?;
+            .await;
+        let pool = match pool {
+            Ok(pool) => pool,
+            Err(e) => return Err(postgres_unreachable(&options, e).await),
+        };
         // As many read connections again: a read waits for a read, not behind writes.
         let reads = pg_reads::pool(options, 16, ACQUIRE_TIMEOUT);
         POSTGRES_MIGRATIONS
@@ -404,6 +407,24 @@ fn lock_database(db: &Path) -> anyhow::Result<std::fs::File> {
         );
     }
     Ok(file)
+}
+
+/// Why PostgreSQL could not be reached at start, naming the server: the pool's own error is only
+/// that it waited (for a refused connection, say), so one connection is tried to tell the cause.
+async fn postgres_unreachable(
+    options: &PgConnectOptions,
+    pool_error: sqlx::Error,
+) -> anyhow::Error {
+    use sqlx::ConnectOptions;
+    let cause = match options.connect().await {
+        Ok(_) => anyhow::Error::from(pool_error),
+        Err(e) => anyhow::Error::from(e),
+    };
+    cause.context(format!(
+        "cannot connect to PostgreSQL at {}:{} (REGISTRY_DATABASE_URL)",
+        options.get_host(),
+        options.get_port(),
+    ))
 }
 
 /// A new record id (UUID v7: unique and ordered by creation).

@@ -61,13 +61,18 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let filter = match std::env::var("REGISTRY_LOG") {
-        Ok(text) if !text.trim().is_empty() => EnvFilter::try_new(&text)
-            .map_err(|e| anyhow::anyhow!("REGISTRY_LOG is not a log filter ({e}): {text:?}"))?,
-        _ => EnvFilter::new("info,sqlx=warn,tower_http=info"),
-    };
-    tracing_subscriber::fmt().with_env_filter(filter).init();
     let config = Config::from_env()?;
+    let filter = match &config.log {
+        Some(text) => EnvFilter::try_new(text)
+            .map_err(|e| anyhow::anyhow!("REGISTRY_LOG is not a log filter ({e}): {text:?}"))?,
+        None => EnvFilter::new("info,sqlx=warn,tower_http=info"),
+    };
+    // Colours only on a terminal: a journal or a container's log keeps plain text.
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdout());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(terminal)
+        .init();
     let environment = config.environment;
     let app = Application::build(config).await?;
     tracing::info!(address = %app.local_addr(), ?environment, "listening; API under /api/, docs at /api/docs");

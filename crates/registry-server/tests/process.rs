@@ -1,5 +1,6 @@
 //! The server as a process: what it writes is private to its owner, a SQLite data folder
-//! belongs to one server at a time, and SIGTERM stops it cleanly.
+//! belongs to one server at a time, a taken address stops it before it writes anything, its log
+//! is plain text off a terminal, and SIGTERM stops it cleanly.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -94,6 +95,24 @@ fn private_files_one_process_per_sqlite_folder_and_a_clean_stop() {
     assert!(said.contains("in use by another registry-server"), "{said}");
     assert!(healthy(port), "the first server keeps serving");
 
+    // An address that cannot be listened on stops the start before anything is written.
+    let elsewhere = parent.path().join("elsewhere");
+    let mut taken = start(&elsewhere, port);
+    let refused = exited_within(&mut taken, 30).expect("a server started on a taken address");
+    assert!(!refused.success());
+    let mut said = String::new();
+    taken
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut said)
+        .unwrap();
+    assert!(said.contains("cannot listen on"), "{said}");
+    assert!(
+        !elsewhere.exists(),
+        "a data folder was made before the address was tried"
+    );
+
     // SIGTERM: a clean stop, exit 0.
     let killed = Command::new("kill")
         .args(["-TERM", &server.id().to_string()])
@@ -110,4 +129,6 @@ fn private_files_one_process_per_sqlite_folder_and_a_clean_stop() {
         .unwrap();
     assert!(status.success(), "{status:?}: {log}");
     assert!(log.contains("shutting down"), "{log}");
+    // Not a terminal: plain text, no colour codes.
+    assert!(!log.contains('\u{1b}'), "{log}");
 }

@@ -54,6 +54,8 @@ pub struct Config {
     pub limits: Limits,
     /// Public base URL used in e-mails (password recovery links).
     pub public_url: String,
+    /// The log filter (`REGISTRY_LOG`, or `log` in the file); `None`: the default.
+    pub log: Option<String>,
     pub documents: DocumentSettings,
     /// Memory for the read cache (`crate::cache`), in MiB; 0 turns it off.
     pub read_cache_mib: u64,
@@ -222,6 +224,7 @@ impl Config {
             token_ttl: Duration::from_secs(12 * 3600),
             limits: Limits::default(),
             public_url: "http://127.0.0.1:8080".into(),
+            log: None,
             documents: DocumentSettings::default(),
             read_cache_mib: 24,
             qc_catalogue: true,
@@ -231,14 +234,7 @@ impl Config {
 
     pub fn from_env() -> anyhow::Result<Self> {
         let file = match std::env::var("REGISTRY_CONFIG") {
-            Ok(path) if !path.trim().is_empty() => {
-                let text = std::fs::read_to_string(&path)
-                    .with_context(|| format!("cannot read REGISTRY_CONFIG file {path}"))?;
-                let table: toml::Table = text
-                    .parse()
-                    .with_context(|| format!("{path} is not valid TOML"))?;
-                table
-            }
+            Ok(path) if !path.trim().is_empty() => read_file(&path)?,
             _ => toml::Table::new(),
         };
         Self::from_sources(|name| std::env::var(name).ok(), &file)
@@ -279,6 +275,14 @@ impl Config {
             c.bind = bind;
         }
         c.public_url = var("REGISTRY_PUBLIC_URL").unwrap_or_else(|| format!("http://{}", c.bind));
+        // Written into the e-mails' links: one that is no web address would break them all.
+        if !is_web_address(&c.public_url) {
+            bail!(
+                "REGISTRY_PUBLIC_URL must be an http:// or https:// address with a host (got {:?})",
+                c.public_url
+            );
+        }
+        c.log = var("REGISTRY_LOG");
         c.jwt_secret = var("REGISTRY_JWT_SECRET").map(Secret);
         c.admin_email = var("REGISTRY_ADMIN_EMAIL");
         c.admin_password = var("REGISTRY_ADMIN_PASSWORD").map(Secret);
@@ -312,10 +316,11 @@ impl Config {
             c.self_registration =
                 parse_bool(&v).context("REGISTRY_SELF_REGISTRATION must be true or false")?;
         }
-        if let Some(minutes) = positive(&var, "REGISTRY_TOKEN_TTL_MINUTES")? {
+        if let Some(minutes) = positive(&var, "REGISTRY_TOKEN_TTL_MINUTES", YEAR_MINUTES)? {
             c.token_ttl = Duration::from_secs(minutes * 60);
         }
-        if let Some(mib) = positive(&var, "REGISTRY_UPLOAD_LIMIT_MIB")? {
+        // At most a TiB: every file is streamed, never held.
+        if let Some(mib) = positive(&var, "REGISTRY_UPLOAD_LIMIT_MIB", 1024 * 1024)? {
             c.documents.upload_limit = mib * 1024 * 1024;
         }
         c.documents.signing_key = var("REGISTRY_SIGNING_KEY").map(Secret);
@@ -359,6 +364,30 @@ impl Config {
     }
 }
 
+/// The settings of the TOML file at `path`. Its refusal gives the parser's message and the line,
+/// not the parser's quote of the line, which could show a secret written there.
+fn read_file(path: &str) -> anyhow::Result<toml::Table> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read REGISTRY_CONFIG file {path}"))?;
+    text.parse::<toml::Table>().map_err(|e| {
+        let line = e.span().map_or(1, |s| {
+            text[..s.start.min(text.len())].matches('\n').count() + 1
+        });
+        anyhow::anyhow!(
+            "{path} is not valid TOML: {} (line {line})",
+            e.message().trim_end()
+        )
+    })
+}
+
+/// An `http://` or `https://` address with a host.
+fn is_web_address(text: &str) -> bool {
+    text.parse::<axum::http::Uri>().is_ok_and(|uri| {
+        matches!(uri.scheme_str(), Some("http" | "https"))
+            && uri.host().is_some_and(|h| !h.is_empty())
+    })
+}
+
 /// A whole number from `name`, when set.
 fn number<T: std::str::FromStr>(
     var: &impl Fn(&str) -> Option<String>,
@@ -370,27 +399,36 @@ fn number<T: std::str::FromStr>(
         .map_err(|_| anyhow::anyhow!("{name} must be a whole number"))
 }
 
-/// A whole number of at least 1 from `name`, when set.
-fn positive(var: &impl Fn(&str) -> Option<String>, name: &str) -> anyhow::Result<Option<u64>> {
+/// A whole number from 1 to `max` from `name`, when set: the bounds keep what is made of it (a
+/// number of seconds or bytes) from overflowing.
+fn positive(
+    var: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    max: u64,
+) -> anyhow::Result<Option<u64>> {
     match number::<u64>(var, name) {
-        Ok(Some(0)) | Err(_) => bail!("{name} must be a whole number of at least 1"),
-        n => n,
+        Ok(Some(n)) if (1..=max).contains(&n) => Ok(Some(n)),
+        Ok(None) => Ok(None),
+        _ => bail!("{name} must be a whole number from 1 to {max}"),
     }
 }
+
+/// A year of minutes: the longest token lifetime and login memory.
+const YEAR_MINUTES: u64 = 366 * 24 * 60;
 
 fn read_limits(var: &impl Fn(&str) -> Option<String>, l: &mut Limits) -> anyhow::Result<()> {
     let secs = |n: u64| Duration::from_secs(n.max(1));
     if let Some(n) = number::<i64>(var, "REGISTRY_LOGIN_FREE_FAILURES")? {
         l.login_free_failures = n.max(1);
     }
-    if let Some(n) = number(var, "REGISTRY_LOGIN_DELAY_SECONDS")? {
-        l.login_delay = secs(n);
+    if let Some(n) = number::<u64>(var, "REGISTRY_LOGIN_DELAY_SECONDS")? {
+        l.login_delay = secs(n.min(86_400));
     }
     if let Some(n) = number::<u64>(var, "REGISTRY_LOGIN_MAX_DELAY_SECONDS")? {
         l.login_max_delay = secs(n.min(86_400));
     }
     if let Some(n) = number::<u64>(var, "REGISTRY_LOGIN_FORGET_MINUTES")? {
-        l.login_forget_after = secs(n * 60);
+        l.login_forget_after = secs(n.min(YEAR_MINUTES) * 60);
     }
     for (name, slot) in [
         (

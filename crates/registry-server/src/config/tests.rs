@@ -66,6 +66,15 @@ fn values_that_would_break_the_service_are_refused() {
             ("REGISTRY_UPLOAD_LIMIT_MIB", "0"),
             "REGISTRY_UPLOAD_LIMIT_MIB",
         ),
+        // So large that the seconds or bytes made of them would overflow.
+        (
+            ("REGISTRY_TOKEN_TTL_MINUTES", "999999999999999999"),
+            "REGISTRY_TOKEN_TTL_MINUTES must be a whole number from 1 to 527040",
+        ),
+        (
+            ("REGISTRY_UPLOAD_LIMIT_MIB", "17592186044416"),
+            "REGISTRY_UPLOAD_LIMIT_MIB must be a whole number from 1 to 1048576",
+        ),
         (
             ("REGISTRY_EXTRA_RESPONSIBILITIES", "Enfermeiro, titular"),
             "REGISTRY_EXTRA_RESPONSIBILITIES",
@@ -74,6 +83,17 @@ fn values_that_would_break_the_service_are_refused() {
         let e = config(&[bad], "").unwrap_err();
         assert!(e.to_string().contains(named), "{e}");
     }
+    // Capped where they are read: no overflow.
+    let c = config(
+        &[
+            ("REGISTRY_LOGIN_FORGET_MINUTES", "999999999999999999"),
+            ("REGISTRY_LOGIN_DELAY_SECONDS", "999999999999999999"),
+        ],
+        "",
+    )
+    .unwrap();
+    assert_eq!(c.limits.login_delay, Duration::from_secs(86_400));
+    assert!(c.limits.login_forget_after <= Duration::from_secs(366 * 24 * 3600));
     // A key of the file that no setting reads is a typo, not a default silently taken.
     let e = config(
         &[],
@@ -83,6 +103,44 @@ fn values_that_would_break_the_service_are_refused() {
     assert!(e.to_string().contains("\"databse_url\""), "{e}");
     assert!(!e.to_string().contains("\"bind\""), "{e}");
     assert!(config(&[], "database_url = \"postgres://x/y\"\ndigest_hour = 3").is_ok());
+}
+
+#[test]
+fn the_file_takes_the_log_filter_and_its_errors_quote_no_line() {
+    let c = config(&[], "log = \"debug\"").unwrap();
+    assert_eq!(c.log.as_deref(), Some("debug"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.toml");
+    std::fs::write(
+        &path,
+        "bind = \"127.0.0.1:1\"\njwt_secret = \"S3CRET-never-shown-0123456789abcdef\n",
+    )
+    .unwrap();
+    let e = read_file(path.to_str().unwrap()).unwrap_err().to_string();
+    assert!(
+        e.contains("is not valid TOML") && e.contains("(line 2)"),
+        "{e}"
+    );
+    assert!(!e.contains("S3CRET"), "{e}");
+}
+
+#[test]
+fn the_public_address_is_a_web_address() {
+    for bad in ["not a url", "ftp://x.example", "http://", "example.org"] {
+        let e = config(&[("REGISTRY_PUBLIC_URL", bad)], "").unwrap_err();
+        assert!(e.to_string().contains("REGISTRY_PUBLIC_URL"), "{bad}: {e}");
+    }
+    for good in [
+        "https://registro.example.org",
+        "http://10.0.0.5:8080/registro",
+    ] {
+        assert_eq!(
+            config(&[("REGISTRY_PUBLIC_URL", good)], "")
+                .unwrap()
+                .public_url,
+            good
+        );
+    }
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn parse_attribute(s: &str) -> Result<(String, Value), String> {
     // As JSON only when nothing typed is lost: `1e3` stays the text `1e3`, not 1000.
     let value = serde_json::from_str::<Value>(value)
         .ok()
-        .filter(|v| v.to_string() == value)
+        .filter(|v| serde_json::to_string(v).is_ok_and(|written| written == value))
         .unwrap_or_else(|| json!(value));
     Ok((key.to_owned(), value))
 }
