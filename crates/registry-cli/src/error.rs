@@ -71,30 +71,6 @@ fn causes(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
-/// The server's counts put in the singular after a 1 (`used by 1 facilities`, `try again in 1
-/// seconds` → `1 facility`, `1 second`); other counts as they are.
-fn singular_after_one(text: &str) -> String {
-    const PLURALS: &[(&str, &str)] = &[
-        ("1 facilities", "1 facility"),
-        ("1 seconds", "1 second"),
-        ("1 test types", "1 test type"),
-    ];
-    let mut out = text.to_owned();
-    for (plural, singular) in PLURALS {
-        let mut from = 0;
-        while let Some(at) = out[from..].find(plural).map(|i| i + from) {
-            let end = at + plural.len();
-            let starts_word = !out[..at].ends_with(|c: char| c.is_alphanumeric() || c == '.');
-            let ends_word = !out[end..].starts_with(char::is_alphanumeric);
-            if starts_word && ends_word {
-                out.replace_range(at..end, singular);
-            }
-            from = at + 1;
-        }
-    }
-    out
-}
-
 /// `text` without a leading `prefix` (ASCII case ignored) and the spaces after it.
 fn strip_prefix_ci<'a>(text: &'a str, prefix: &str) -> &'a str {
     match text.get(..prefix.len()) {
@@ -151,10 +127,6 @@ impl ClientError {
             errors: None,
             id: None,
         });
-        let body = ErrorBody {
-            message: singular_after_one(&body.message),
-            ..body
-        };
         match status.as_u16() {
             401 => ClientError::Unauthorized(body),
             403 => ClientError::PermissionDenied(body),
@@ -190,22 +162,6 @@ mod tests {
         assert_eq!(
             causes(&Outer(refused)),
             "error sending request: Connection refused"
-        );
-    }
-
-    #[test]
-    fn a_count_of_one_is_singular() {
-        assert_eq!(
-            singular_after_one("The group is used by 1 facilities; move them"),
-            "The group is used by 1 facility; move them"
-        );
-        assert_eq!(
-            singular_after_one("try again in 1 seconds."),
-            "try again in 1 second."
-        );
-        assert_eq!(
-            singular_after_one("used by 11 facilities and 21 seconds, 1.1 seconds"),
-            "used by 11 facilities and 21 seconds, 1.1 seconds"
         );
     }
 

@@ -129,9 +129,22 @@ pub fn state_keys(state: &str) -> Vec<String> {
     std::iter::once(key).chain(other.map(search_key)).collect()
 }
 
+/// A count and what it counts, in the singular after a 1: `count(1, "facility", "facilities")`
+/// is `1 facility`, `count(2, …)` is `2 facilities`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_of_one_is_singular() {
+        assert_eq!(count(1, "facility", "facilities"), "1 facility");
+        assert_eq!(count(0, "facility", "facilities"), "0 facilities");
+        assert_eq!(count(11, "second", "seconds"), "11 seconds");
+    }
 
     #[test]
     fn keys_fold_case_and_accents() {

@@ -202,7 +202,10 @@ impl IntoResponse for ApiError {
             ApiError::RateLimited { retry_after_secs } => (
                 StatusCode::TOO_MANY_REQUESTS,
                 "rate_limited",
-                format!("Too many attempts; try again in {retry_after_secs} seconds."),
+                format!(
+                    "Too many attempts; try again in {}.",
+                    registry_core::text::count(*retry_after_secs, "second", "seconds")
+                ),
             ),
             ApiError::Unavailable(cause) => {
                 tracing::warn!(error = %cause, "database unavailable");

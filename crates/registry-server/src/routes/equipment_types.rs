@@ -15,6 +15,7 @@ use registry_core::equipment::{
 };
 use registry_core::inputs::{CatalogueInput, TestTypeInput};
 use registry_core::payload::{reference_id, without_failing};
+use registry_core::text::count;
 use registry_core::{ErrorBody, FieldError};
 use serde_json::Value;
 
@@ -75,8 +76,9 @@ impl Catalogue for EquipmentType {
                 "in_use",
                 format!(
                     "The equipment type is used by {equipment} equipment (archived equipment included: its \
-                     history keeps the type) and {test_types} test types; it can be renamed, but not deleted \
-                     while they refer to it."
+                     history keeps the type) and {}; it can be renamed, but not deleted \
+                     while they refer to it.",
+                    count(test_types as u64, "test type", "test types")
                 ),
             ));
         }
@@ -281,7 +283,9 @@ impl Catalogue for TestType {
             return Err(ApiError::conflict(
                 "in_use",
                 format!(
-                    "{records} QC tests of this type were recorded; the type cannot be deleted."
+                    "{} of this type {} recorded; the type cannot be deleted.",
+                    count(records as u64, "QC test", "QC tests"),
+                    if records == 1 { "was" } else { "were" }
                 ),
             ));
         }

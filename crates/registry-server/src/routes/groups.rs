@@ -17,6 +17,7 @@ use registry_core::api::{Group, ListEnvelope, Message};
 use registry_core::api::{GroupInput, IdInput};
 use registry_core::audit::Action;
 use registry_core::group::{GroupChanges, read_group};
+use registry_core::text::count;
 use registry_core::{ErrorBody, FieldError};
 use serde_json::{Value, json};
 
@@ -62,7 +63,8 @@ impl Catalogue for Group {
             return Err(ApiError::conflict(
                 "in_use",
                 format!(
-                    "The group is used by {used_by} facilities; move them to another group first."
+                    "The group is used by {}; move them to another group first.",
+                    count(used_by as u64, "facility", "facilities")
                 ),
             ));
         }
