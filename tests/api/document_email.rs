@@ -156,6 +156,19 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     let res = anonymous(path.to_owned()).await.unwrap();
     assert_eq!(res.status(), 200, "{path}");
     assert_eq!(res.headers()["content-type"], "application/pdf");
+    // Whatever token an HTTP client sends with it by default: a forged one, or someone's who
+    // may not read the document.
+    let (_, outsider) = app.user_with(&["Cliente"], "Cliente de Fora").await;
+    for token in ["forged", outsider.as_str()] {
+        let res = app
+            .client
+            .get(app.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "{path} with a token");
+    }
     let mut changed = path.to_owned();
     let last = changed.pop().unwrap();
     changed.push(if last == 'A' { 'B' } else { 'A' });

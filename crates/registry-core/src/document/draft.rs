@@ -66,6 +66,32 @@ pub fn file_name(given: &str) -> Result<String, String> {
     })
 }
 
+/// A file name in ASCII for the `filename` of a download (its `filename*` carries the name as
+/// it is), as near the name as ASCII comes (RFC 6266, appendix D): `Relatório de proteção.pdf`
+/// is `Relatorio de protecao.pdf`; what has no ASCII form is `_`, and a name left without a
+/// letter or digit before its extension is `document` (`日本語.pdf` → `document.pdf`).
+pub fn ascii_file_name(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    let ascii: String = name
+        .nfkd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .map(|c| match c {
+            '"' | '\\' => '_',
+            c if c.is_ascii() && !c.is_ascii_control() => c,
+            _ => '_',
+        })
+        .collect();
+    let (stem, extension) = match ascii.rfind('.') {
+        Some(dot) if dot > 0 => ascii.split_at(dot),
+        _ => (ascii.as_str(), ""),
+    };
+    if stem.chars().any(|c| c.is_ascii_alphanumeric()) {
+        ascii
+    } else {
+        format!("document{extension}")
+    }
+}
+
 /// `validity` must fall after `date` (both `YYYY-MM-DD`, so text order is date order): the
 /// refusal of `validity`, naming the `date` it was held against.
 pub fn validity_after_date(date: &str, validity: &str) -> Result<(), FieldError> {

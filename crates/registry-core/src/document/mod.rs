@@ -12,7 +12,9 @@ use utoipa::ToSchema;
 
 mod draft;
 mod email;
-pub use draft::{DocumentDraft, file_name, parse_date, read_document, validity_after_date};
+pub use draft::{
+    DocumentDraft, ascii_file_name, file_name, parse_date, read_document, validity_after_date,
+};
 pub use email::{EmailSchedule, FileLink, LINK_DAYS, read_email_schedule, uses_default_recipients};
 
 /// Where a document is in its review: the exact Portuguese values of the API.

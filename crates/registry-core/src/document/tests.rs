@@ -325,3 +325,19 @@ fn an_uploaded_file_keeps_its_last_name_composed_and_bounded() {
     let refused = file_name(&format!("{}.pdf", "a".repeat(197))).unwrap_err();
     assert!(refused.contains("at most 200"), "{refused}");
 }
+
+#[test]
+fn a_downloads_ascii_name_is_as_near_the_name_as_ascii_comes() {
+    for (name, ascii) in [
+        ("Relatório de proteção.pdf", "Relatorio de protecao.pdf"),
+        ("ção.pdf", "cao.pdf"),
+        ("ﬁle.pdf", "file.pdf"),
+        ("naïve résumé.pdf", "naive resume.pdf"),
+        ("日本語.pdf", "document.pdf"),
+        ("say \"hi\".pdf", "say _hi_.pdf"),
+        ("plain.pdf", "plain.pdf"),
+        ("日本語", "document"),
+    ] {
+        assert_eq!(ascii_file_name(name), ascii, "{name}");
+    }
+}

@@ -61,15 +61,20 @@ pub(super) struct FileQuery {
 )]
 pub(super) async fn download(
     State(state): State<AppState>,
-    MaybeCaller(caller): MaybeCaller,
+    caller: std::result::Result<MaybeCaller, ApiError>,
     Path(id): Path<String>,
     Query(query): Query<FileQuery>,
     headers: HeaderMap,
 ) -> Result<Response> {
+    // A signed link opens its file whatever token comes with it (an HTTP client may send one
+    // by default, expired or someone else's); without one that holds, the token decides.
+    let by_link = query.signature.is_some() && linked(&state, &id, &query).is_ok();
     let file = {
         let mut conn = state.db.read().await?;
         match caller {
-            Some(caller) => {
+            _ if by_link => {}
+            Err(refused) => return Err(refused),
+            Ok(MaybeCaller(Some(caller))) => {
                 // A client's view lists the current file only: an earlier version (a draft,
                 // never released to them) is not theirs to download.
                 let document = load(&mut conn, &caller, &id).await?;
@@ -79,7 +84,7 @@ pub(super) async fn download(
                     return Err(ApiError::not_found("file version"));
                 }
             }
-            None => linked(&state, &id, &query)?,
+            Ok(MaybeCaller(None)) => linked(&state, &id, &query)?,
         }
         store::file(&mut conn, &id, query.version)
             .await?
@@ -109,11 +114,7 @@ pub(super) async fn download(
     let body = Body::from_stream(stream.map_err(std::io::Error::other));
     let disposition = format!(
         "attachment; filename=\"{}\"; filename*=UTF-8''{}",
-        file.name
-            .replace(['"', '\\', '\r', '\n'], "_")
-            .chars()
-            .filter(char::is_ascii)
-            .collect::<String>(),
+        registry_core::document::ascii_file_name(&file.name),
         utf8_percent_encode(&file.name, NOT_ATTR_CHAR)
     );
     Ok((
