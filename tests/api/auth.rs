@@ -68,6 +68,18 @@ async fn login_gives_a_token_with_the_documented_claims(app: TestApp) {
             .status();
         assert_eq!(got.as_u16(), status, "{scheme}");
     }
+    // Two Authorization headers are one too many, whichever holds the token.
+    for second in ["Bearer forged", &format!("Bearer {token}")] {
+        let res = app
+            .client
+            .get(app.url("/api/users"))
+            .header("authorization", format!("Bearer {token}"))
+            .header("authorization", second)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), 401, "{second}");
+    }
 }
 
 async fn wrong_email_and_wrong_password_look_the_same(app: TestApp) {

@@ -268,6 +268,8 @@ async fn openapi_paging_parameters_start_at_one(app: TestApp) {
         "/api/group?filters=%7B%22pageSize%22%3A3%2C%22limit%22%3A2%7D",
         // Each is read as a page number: one that is not is refused as such.
         "/api/group?pageNum=1&filters=%7B%22pageNum%22%3A%221.0%22%7D",
+        // A value in another encoding than UTF-8 (Latin-1's `é`).
+        "/api/facilities?q=Jos%E9",
     ])
     .await;
     // Twice with the same value is that value: a number and its text are the same, and a null

@@ -9,6 +9,12 @@ async fn health_docs_and_unknown_routes(app: TestApp) {
         let res = app.call(Method::GET, path, None, None).await;
         assert_eq!(res.status, 200, "{path}");
     }
+    // A client's request id is kept when it is fit for the log, else one is made.
+    assert_eq!(request_id(&app, "proxy-7f3a.1_b").await, "proxy-7f3a.1_b");
+    for unfit in ["", "<script>", "a b", &"a".repeat(65)] {
+        let made = request_id(&app, unfit).await;
+        assert!(uuid::Uuid::parse_str(&made).is_ok(), "{unfit:?} → {made}");
+    }
     // /readyz says which deployment answers (REGISTRY_ENV; the tests run the default).
     let ready = app.call(Method::GET, "/readyz", None, None).await;
     assert_eq!(ready.body["environment"], "development");
@@ -63,6 +69,17 @@ on_both_databases!(
     long_uri_answers_the_envelope,
     huge_page_numbers_never_break_the_connection,
 );
+
+/// The request id answered to a `/healthz` sent with `given` as its `X-Request-Id` (none when
+/// empty).
+async fn request_id(app: &TestApp, given: &str) -> String {
+    let mut req = app.client.get(app.url("/healthz"));
+    if !given.is_empty() {
+        req = req.header("x-request-id", given);
+    }
+    let res = req.send().await.unwrap();
+    res.headers()["x-request-id"].to_str().unwrap().to_owned()
+}
 
 async fn expect_json_error(app: &TestApp, path: &str, status: u16, code: &str) {
     let res = app.call(Method::GET, path, Some(&app.admin), None).await;

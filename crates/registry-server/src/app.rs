@@ -250,7 +250,7 @@ fn trim_trailing_slash<B>(mut req: Request<B>) -> Request<B> {
 }
 
 pub fn router(state: AppState) -> Router {
-    let request_id = HeaderName::from_static("x-request-id");
+    let request_id = HeaderName::from_static(crate::request_guard::REQUEST_ID);
     Router::new()
         .nest(crate::routes::describe::PREFIX, crate::routes::api().fallback(not_found).method_not_allowed_fallback(method_not_allowed))
         .merge(crate::openapi::router())
@@ -267,6 +267,7 @@ pub fn router(state: AppState) -> Router {
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .layer(axum::middleware::from_fn(crate::request_guard::drop_unfit_request_id))
         // So that errors made by any layer above also leave in the envelope.
         .layer(axum::middleware::from_fn(crate::envelope::every_error_in_the_envelope))
         // Outside the envelope, so that its own answers (414) carry them too. Browsers must not

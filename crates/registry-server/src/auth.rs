@@ -288,6 +288,16 @@ fn token_claims(parts: &Parts, state: &AppState) -> Result<Claims> {
     let header = parts.headers.get(header::AUTHORIZATION).ok_or_else(|| {
         unauthorized("Authentication required: send Authorization: Bearer <token>.")
     })?;
+    // Two are ambiguous: a proxy could judge one while the server took the other.
+    if parts
+        .headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .nth(1)
+        .is_some()
+    {
+        return Err(unauthorized("Send one Authorization header, not several."));
+    }
     let token = header
         .to_str()
         .ok()

@@ -2,7 +2,8 @@
 //! cannot even be stored in PostgreSQL text, so such a path is answered here, the same way on both
 //! databases: 404 (no record id holds one). Query values are checked where they are read
 //! (`extract::ListParams`: 422, after the caller's token and permission).
-//! And an answer given before the request's body was read to its end says `Connection: close`.
+//! And an answer given before the request's body was read to its end says `Connection: close`;
+//! a client's `X-Request-Id` is kept only when it is fit to stand in the log.
 
 use crate::error::ApiError;
 use axum::body::{Body, Bytes};
@@ -74,6 +75,27 @@ impl http_body::Body for Watched {
         self.inner.size_hint()
     }
 }
+
+/// A client's `X-Request-Id` names the request in the log and in the answer: kept when it is 1
+/// to 64 letters, digits, `-`, `_` or `.` (a UUID, a proxy's id), else dropped so that one is
+/// made for the request (markup, kilobytes or control bytes in the log would be the caller's).
+pub async fn drop_unfit_request_id(mut req: Request, next: Next) -> Response {
+    let fit = |v: &HeaderValue| {
+        let id = v.as_bytes();
+        (1..=64).contains(&id.len())
+            && id
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    };
+    let ids = req.headers().get_all(REQUEST_ID);
+    if ids.iter().count() > 1 || ids.iter().any(|v| !fit(v)) {
+        req.headers_mut().remove(REQUEST_ID);
+    }
+    next.run(req).await
+}
+
+/// The request id's header.
+pub const REQUEST_ID: &str = "x-request-id";
 
 pub async fn refuse_control_characters(req: Request, next: Next) -> Response {
     if has_encoded_control(req.uri().path()) {

@@ -296,6 +296,18 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        // Read as text below with every byte that is not UTF-8 replaced: a value in another
+        // encoding (Latin-1 `%E9`) would search for something else and find nothing.
+        let query = parts.uri.query().unwrap_or_default();
+        if query.split('&').any(|piece| {
+            percent_encoding::percent_decode_str(piece)
+                .decode_utf8()
+                .is_err()
+        }) {
+            return Err(ApiError::BadRequest(
+                "The query string is not UTF-8 text once its %-escapes are decoded.".into(),
+            ));
+        }
         let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state).await?;
         let mut filters = Map::new();
         for (k, v) in pairs {
