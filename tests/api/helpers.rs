@@ -183,8 +183,19 @@ impl TestApp {
     }
 
     /// A POST by `token` that must create a record (201): the answer's body.
+    /// A POST that must create (201): the record, which its `Location` reads back the same.
     pub async fn post_created(&self, path: &str, token: &str, body: Value) -> Value {
-        self.post(path, token, body).await.expect(201)
+        let answer = self.post(path, token, body).await;
+        let location = answer
+            .headers
+            .get("location")
+            .map(|l| l.to_str().unwrap().to_owned());
+        let created = answer.expect(201);
+        let location = location.unwrap_or_else(|| panic!("{path}: a 201 without Location"));
+        let id = created["_id"].as_str().unwrap();
+        assert!(location.ends_with(&format!("/{id}")), "{path}: {location}");
+        assert_eq!(self.get_ok(&location, token).await["_id"], id, "{location}");
+        created
     }
 
     /// A GET by the Administrator, which must succeed (200): the answer's body.

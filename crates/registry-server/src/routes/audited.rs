@@ -10,7 +10,7 @@ use crate::extract::ListParams;
 use crate::state::AppState;
 use crate::store::{Saved, audit};
 use axum::Json;
-use axum::http::StatusCode;
+use axum::http::{HeaderName, StatusCode, header};
 use registry_core::api::{AuditEvent, ListEnvelope};
 use registry_core::audit::Action;
 use serde::Serialize;
@@ -73,17 +73,29 @@ pub(crate) async fn edited<T: Saved + Serialize + PartialEq>(
     Ok(Json(after))
 }
 
+/// A 201: the record created, and where it is read (`Location`, RFC 9110 §15.3.2).
+pub(crate) type Created<T> = (StatusCode, [(HeaderName, String); 1], Json<T>);
+
+/// The answer [`Created`] for the record `id` read at `{at}/{id}` (`/api/equipment`).
+pub(crate) fn created_at<T>(at: &str, id: &str, record: T) -> Created<T> {
+    (
+        StatusCode::CREATED,
+        [(header::LOCATION, format!("{at}/{id}"))],
+        Json(record),
+    )
+}
+
 /// Ends a request that created the record `id` in `tx`: audits `create`, commits, and answers 201
-/// with the record.
+/// with the record and its `Location`, `{at}/{id}`.
 pub(crate) async fn created<T: Serialize>(
     tx: Tx,
     caller: &Caller,
-    entity: &str,
+    (entity, at): (&str, &str),
     id: &str,
     record: T,
-) -> Result<(StatusCode, Json<T>)> {
+) -> Result<Created<T>> {
     commit(tx, caller, entity, id, Action::Create, None, Some(&record)).await?;
-    Ok((StatusCode::CREATED, Json(record)))
+    Ok(created_at(at, id, record))
 }
 
 /// `GET /<resource>/{id}/history` (staff): a page of the audit events of the record `id` that the

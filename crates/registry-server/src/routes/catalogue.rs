@@ -13,7 +13,6 @@ use crate::extract::{JsonBody, ListParams};
 use crate::state::AppState;
 use crate::store::catalogue::{self as store, CatalogueFilter, Named, NamedRow, Stored};
 use axum::Json;
-use axum::http::StatusCode;
 use registry_core::api::{ListEnvelope, Message};
 use registry_core::{FieldError, Role};
 use serde::Serialize;
@@ -23,6 +22,8 @@ use serde_json::Value;
 pub(crate) trait Catalogue: Stored + Serialize + Clone + PartialEq + Send + Sync {
     /// What the audit log calls a record (`equipment_type`).
     const ENTITY: &'static str;
+    /// Where a record is read: `{PATH}/{id}`.
+    const PATH: &'static str;
     /// The table whose row an edit or a deletion locks.
     const TABLE: &'static str;
     /// What a 404 calls a record (`equipment type`).
@@ -109,14 +110,14 @@ pub(crate) async fn register<T: Catalogue>(
     state: &AppState,
     caller: &Caller,
     body: JsonBody,
-) -> Result<(StatusCode, Json<T>)> {
+) -> Result<audited::Created<T>> {
     caller.require_staff()?;
     let changes = read::<T>(state, &body.value()?, true).await?;
     let mut tx = state.db.begin().await?;
     let id = new_id();
     let record = T::create(&mut tx, changes, id.clone(), now()).await?;
     record.save(&mut tx, true).await?;
-    audited::created(tx, caller, T::ENTITY, &id, record).await
+    audited::created(tx, caller, (T::ENTITY, T::PATH), &id, record).await
 }
 
 /// `POST /<resource>/edit` (staff): applies `{_id, …}`; a payload that changes nothing writes

@@ -15,7 +15,6 @@ use crate::state::AppState;
 use crate::store::{equipment as store, equipment_types, facilities};
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
 use registry_core::api::{AuditEvent, IdInput, ListEnvelope, Message};
 use registry_core::equipment::{Equipment, Reference, read_equipment};
 use registry_core::inputs::EquipmentInput;
@@ -144,7 +143,7 @@ async fn register(
     State(state): State<AppState>,
     Staff(caller): Staff,
     body: JsonBody,
-) -> Result<(StatusCode, Json<Equipment>)> {
+) -> Result<audited::Created<Equipment>> {
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     let changes = match read_equipment(&value, true) {
@@ -177,7 +176,7 @@ async fn register(
     };
     store::save(&mut tx, &equipment, true).await?;
     let id = equipment.id.clone();
-    audited::created(tx, &caller, "equipment", &id, equipment).await
+    audited::created(tx, &caller, ("equipment", "/api/equipment"), &id, equipment).await
 }
 
 #[utoipa::path(

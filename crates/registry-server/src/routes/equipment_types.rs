@@ -39,6 +39,7 @@ const A_TYPE: &str = "An equipment type";
 
 impl Catalogue for EquipmentType {
     const ENTITY: &'static str = "equipment_type";
+    const PATH: &'static str = "/api/typeOfEquipment";
     const TABLE: &'static str = "equipment_types";
     const WHAT: &'static str = "equipment type";
     const DELETED: &'static str = "Equipment type deleted.";
@@ -179,6 +180,7 @@ async fn ensure_unique_test_name(conn: &mut Conn, t: &TestType) -> Result<()> {
 
 impl Catalogue for TestType {
     const ENTITY: &'static str = "test_type";
+    const PATH: &'static str = "/api/typeOfTest";
     const TABLE: &'static str = "test_types";
     const WHAT: &'static str = "test type";
     const DELETED: &'static str = "Test type deleted.";

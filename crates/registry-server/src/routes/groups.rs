@@ -30,6 +30,7 @@ const A_GROUP: &str = "A group";
 
 impl Catalogue for Group {
     const ENTITY: &'static str = "group";
+    const PATH: &'static str = "/api/group";
     const TABLE: &'static str = "facility_groups";
     const WHAT: &'static str = "group";
     const DELETED: &'static str = "Group deleted.";

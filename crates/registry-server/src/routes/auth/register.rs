@@ -139,7 +139,8 @@ pub(super) async fn register(
     if caller.is_none() {
         return Ok(registration_received());
     }
-    Ok((StatusCode::CREATED, Json(user.profile)).into_response())
+    let id = user.profile.id.clone();
+    Ok(crate::routes::audited::created_at("/api/user", &id, user.profile).into_response())
 }
 
 /// The answer to every self-registration that passed validation, whether the address was new.

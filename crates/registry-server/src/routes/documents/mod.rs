@@ -135,7 +135,8 @@ async fn load_state(conn: &mut Conn, id: &str) -> Result<DocumentState> {
 
 /// Ends a write by which the document `id` gains something without changing itself (a comment,
 /// an e-mail schedule): records the `action` with its `detail` in the audit log, commits, and
-/// answers `status` with the document as it now is.
+/// answers `status` with the document as it now is (a 201 — a comment — says where: the
+/// document, which holds it).
 async fn finish_event(
     mut tx: Tx,
     caller: &Caller,
@@ -149,5 +150,8 @@ async fn finish_event(
     let actor = Some(caller.id.as_str());
     audit::record_change(&mut tx, actor, "document", id, action, None, Some(detail)).await?;
     tx.commit().await?;
+    if status == StatusCode::CREATED {
+        return Ok(super::audited::created_at("/api/document", id, after).into_response());
+    }
     Ok((status, Json(after)).into_response())
 }

@@ -11,9 +11,7 @@ use crate::objects::{StagedFile, sniff_document, stage};
 use crate::routes::shared::Forbidden;
 use crate::state::AppState;
 use crate::store::documents::{self as store};
-use axum::Json;
 use axum::extract::{FromRequest, Multipart, Request, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures::TryStreamExt;
 use registry_core::audit::Action;
@@ -324,5 +322,5 @@ pub(super) async fn register(
     let doc = load(&mut tx, &caller, &id).await?;
     record(&mut tx, &id, Action::Create, &caller, None, Some(&doc)).await?;
     tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(doc)).into_response())
+    Ok(crate::routes::audited::created_at("/api/document", &id, doc).into_response())
 }

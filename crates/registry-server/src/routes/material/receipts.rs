@@ -15,7 +15,6 @@ use crate::state::AppState;
 use crate::store::material as store;
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
 use chrono::Utc;
 use registry_core::api::ListEnvelope;
 use registry_core::equipment::Reference;
@@ -56,7 +55,7 @@ pub(super) async fn receive(
     Staff(caller): Staff,
     Path(id): Path<String>,
     body: JsonBody,
-) -> Result<(StatusCode, Json<Receipt>)> {
+) -> Result<audited::Created<Receipt>> {
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     store::lock_facility(&mut tx, &id).await?;
@@ -114,7 +113,7 @@ pub(super) async fn receive(
     };
     store::insert_receipt(&mut tx, &receipt).await?;
     let id = receipt.id.clone();
-    audited::created(tx, &caller, "receipt", &id, receipt).await
+    audited::created(tx, &caller, ("receipt", "/api/receipt"), &id, receipt).await
 }
 
 async fn receipts(

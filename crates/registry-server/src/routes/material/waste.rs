@@ -15,7 +15,6 @@ use crate::state::AppState;
 use crate::store::material::{self as store, WasteQuery};
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
 use chrono::{NaiveDate, Utc};
 use registry_core::FieldError;
 use registry_core::api::ListEnvelope;
@@ -45,7 +44,7 @@ pub(super) async fn store_waste(
     Staff(caller): Staff,
     Path(id): Path<String>,
     body: JsonBody,
-) -> Result<(StatusCode, Json<WastePackage>)> {
+) -> Result<audited::Created<WastePackage>> {
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     let facility = facility_ref(&mut tx, &id).await?;
@@ -77,7 +76,7 @@ pub(super) async fn store_waste(
     package.close_at(closed_at, clearance(&state), today());
     store::save_waste(&mut tx, &package, true).await?;
     let id = package.id.clone();
-    audited::created(tx, &caller, "waste", &id, package).await
+    audited::created(tx, &caller, ("waste", "/api/waste"), &id, package).await
 }
 
 async fn waste_list(

@@ -15,7 +15,6 @@ use crate::store::qc_tests as store;
 use crate::store::{documents, equipment, equipment_types, facilities, users};
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
 use registry_core::api::{IdInput, Message};
 use registry_core::equipment::{
     Conclusion, QcTest, QcTestChanges, Reference, TestType, parse_date, read_qc_test_of,
@@ -295,7 +294,7 @@ pub(super) async fn create(
     State(state): State<AppState>,
     Staff(caller): Staff,
     body: JsonBody,
-) -> Result<(StatusCode, Json<QcTest>)> {
+) -> Result<audited::Created<QcTest>> {
     let value = body.value()?;
     let mut tx = state.db.begin().await?;
     let computed = computed_type(&mut tx, &value, None).await?;
@@ -326,7 +325,7 @@ pub(super) async fn create(
     apply(&mut tx, &mut record, changes).await?;
     store::save(&mut tx, &record, true).await?;
     let id = record.id.clone();
-    audited::created(tx, &caller, "qc_test", &id, record).await
+    audited::created(tx, &caller, ("qc_test", "/api/test"), &id, record).await
 }
 
 #[utoipa::path(
