@@ -195,6 +195,32 @@ async fn raw_exchange(app: &TestApp, request: &[u8]) -> (u16, String, String) {
     (status, head.to_ascii_lowercase(), body.to_owned())
 }
 
+on_both_databases!(declared_oversize_bodies_are_refused_before_they_are_sent);
+
+/// A body declared (`Content-Length`) larger than its endpoint takes is refused with 413 before
+/// any of it is read: a client waiting for `100 Continue` before sending hears the refusal
+/// instead, on a JSON endpoint and on the upload.
+async fn declared_oversize_bodies_are_refused_before_they_are_sent(app: TestApp) {
+    for (path, content_type, length) in [
+        ("/api/group/register", "application/json", 2_000_000),
+        (
+            "/api/document/register/",
+            "multipart/form-data; boundary=x",
+            50_000_000,
+        ),
+    ] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: {content_type}\r\nContent-Length: {length}\r\n\
+             Expect: 100-continue\r\n\r\n",
+            app.admin
+        );
+        let (status, head, body) = raw_exchange(&app, head.as_bytes()).await;
+        assert_eq!(status, 413, "{path}: {head}");
+        assert!(body.contains("payload_too_large"), "{path}: {body}");
+    }
+}
+
 /// What hyper refuses before the router sees it — a URI over its 64 KiB limit, a header it
 /// cannot parse, a head over its buffer — answers the error envelope too, not an empty body.
 async fn requests_hyper_cannot_parse_answer_the_envelope(app: TestApp) {

@@ -258,6 +258,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .fallback(not_found)
         .layer(axum::middleware::from_fn(crate::request_guard::refuse_control_characters))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::request_guard::refuse_declared_oversize))
         .layer(axum::middleware::from_fn(crate::request_guard::close_after_unread_body))
         .layer(DefaultBodyLimit::max(JSON_BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(state.config.limits.body_timeout))

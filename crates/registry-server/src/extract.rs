@@ -50,15 +50,29 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             .get(header::CONTENT_ENCODING)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
             .filter(|e| !e.eq_ignore_ascii_case("identity"));
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|rejection| rejection.status());
+        // A length declared over the limit is refused without reading a byte: a client that
+        // waits for `100 Continue` hears at once, not after sending it all.
+        let bytes = if declared_length(req.headers()) > Some(JSON_BODY_LIMIT as u64) {
+            Err(StatusCode::PAYLOAD_TOO_LARGE)
+        } else {
+            Bytes::from_request(req, state)
+                .await
+                .map_err(|rejection| rejection.status())
+        };
         Ok(JsonBody {
             bytes,
             is_json,
             encoding,
         })
     }
+}
+
+/// The body's length as its `Content-Length` declares it.
+pub fn declared_length(headers: &axum::http::HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// `bytes` read as JSON, or why they cannot be.

@@ -76,6 +76,25 @@ impl http_body::Body for Watched {
     }
 }
 
+/// A body whose declared length is more than any endpoint takes (the largest upload with its
+/// fields) is refused with 413 before it is read: a client waiting for `100 Continue` hears at
+/// once, and nothing is streamed to disk.
+pub async fn refuse_declared_oversize(
+    axum::extract::State(state): axum::extract::State<crate::state::AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let most = state.config.documents.upload_limit + 2 * crate::extract::JSON_BODY_LIMIT as u64;
+    if crate::extract::declared_length(req.headers()).is_some_and(|n| n > most) {
+        return ApiError::PayloadTooLarge(format!(
+            "The request body is larger than any this service takes ({} MiB).",
+            most / (1024 * 1024)
+        ))
+        .into_response();
+    }
+    next.run(req).await
+}
+
 /// A client's `X-Request-Id` names the request in the log and in the answer: kept when it is 1
 /// to 64 letters, digits, `-`, `_` or `.` (a UUID, a proxy's id), else dropped so that one is
 /// made for the request (markup, kilobytes or control bytes in the log would be the caller's).
