@@ -201,13 +201,16 @@ on_both_databases!(declared_oversize_bodies_are_refused_before_they_are_sent);
 /// any of it is read: a client waiting for `100 Continue` before sending hears the refusal
 /// instead, on a JSON endpoint and on the upload.
 async fn declared_oversize_bodies_are_refused_before_they_are_sent(app: TestApp) {
+    let facility = app
+        .create_facility(crate::helpers::facility_payload("Clínica Grande"))
+        .await;
+    let logo = format!("/api/facility/{}/logo", facility["_id"].as_str().unwrap());
+    let multipart = "multipart/form-data; boundary=x";
     for (path, content_type, length) in [
         ("/api/group/register", "application/json", 2_000_000),
-        (
-            "/api/document/register/",
-            "multipart/form-data; boundary=x",
-            50_000_000,
-        ),
+        ("/api/document/edit", "application/json", 2_000_000),
+        ("/api/document/register/", multipart, 50_000_000),
+        (&logo, multipart, 3_000_000),
     ] {
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\

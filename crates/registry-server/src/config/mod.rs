@@ -274,7 +274,9 @@ impl Config {
         if let Some(bind) = var("REGISTRY_BIND") {
             c.bind = bind;
         }
-        c.public_url = var("REGISTRY_PUBLIC_URL").unwrap_or_else(|| format!("http://{}", c.bind));
+        c.public_url = var("REGISTRY_PUBLIC_URL")
+            .map(|url| url.trim().to_owned())
+            .unwrap_or_else(|| format!("http://{}", c.bind));
         // Written into the e-mails' links: one that is no web address would break them all.
         if !is_web_address(&c.public_url) {
             bail!(

@@ -64,8 +64,9 @@ impl Catalogue for Group {
             return Err(ApiError::conflict(
                 "in_use",
                 format!(
-                    "The group is used by {}; move them to another group first.",
-                    count(used_by as u64, "facility", "facilities")
+                    "The group is used by {}; move {} to another group first.",
+                    count(used_by as u64, "facility", "facilities"),
+                    if used_by == 1 { "it" } else { "them" }
                 ),
             ));
         }

@@ -25,11 +25,14 @@ use serde_json::Value;
 
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
 
+/// An image's multipart body: the image and its part's headers.
+const IMAGE_BODY_LIMIT: usize = MAX_IMAGE_BYTES + 64 * 1024;
+
 pub fn routes() -> Routes {
     // The upload has a body limit of its own, over the JSON one.
     Routes::new()
         .route(route!(read))
-        .route(route!(upload).layer(DefaultBodyLimit::max(MAX_IMAGE_BYTES + 64 * 1024)))
+        .route(route!(upload).layer(DefaultBodyLimit::max(IMAGE_BODY_LIMIT)))
         .route(route!(remove_by_path))
         .route(route!(remove_logo))
         .route(route!(remove_background))
@@ -137,6 +140,10 @@ async fn upload(
 ) -> Result<Response> {
     let kind = kind(&segment)?;
     caller.require_staff()?;
+    // Declared larger than it may be: refused before it is read (no `100 Continue`).
+    if crate::extract::declared_length(&headers) > Some(IMAGE_BODY_LIMIT as u64) {
+        return Err(too_large());
+    }
     let mut multipart = multipart.map_err(|_| {
         ApiError::BadRequest("Expected a multipart/form-data body with a `file` part.".into())
     })?;

@@ -36,6 +36,12 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
         return read_upload(state, multipart).await;
     }
     let (parts, body) = request.into_parts();
+    // Declared larger than it may be: refused before it is read (no `100 Continue`).
+    if crate::extract::declared_length(&parts.headers) > Some(JSON_BODY_LIMIT as u64) {
+        return Err(ApiError::PayloadTooLarge(
+            "The request body is larger than allowed.".into(),
+        ));
+    }
     let bytes = axum::body::to_bytes(body, JSON_BODY_LIMIT)
         .await
         .map_err(|_| {
