@@ -141,6 +141,8 @@ fn the_public_address_is_a_web_address() {
             good
         );
     }
+    let spaced = config(&[("REGISTRY_PUBLIC_URL", " https://r.example ")], "").unwrap();
+    assert_eq!(spaced.public_url, "https://r.example");
 }
 
 #[test]
