@@ -160,14 +160,8 @@ async fn scheduled_email_goes_out_once_through_smtp(backend: Backend) {
     // may not read the document.
     let (_, outsider) = app.user_with(&["Cliente"], "Cliente de Fora").await;
     for token in ["forged", outsider.as_str()] {
-        let res = app
-            .client
-            .get(app.url(path))
-            .bearer_auth(token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 200, "{path} with a token");
+        let (status, ..) = crate::documents::download(&app, token, path).await;
+        assert_eq!(status, 200, "{path} with a token");
     }
     let mut changed = path.to_owned();
     let last = changed.pop().unwrap();

@@ -3,7 +3,8 @@
 //! databases: 404 (no record id holds one). Query values are checked where they are read
 //! (`extract::ListParams`: 422, after the caller's token and permission).
 //! And an answer given before the request's body was read to its end says `Connection: close`;
-//! a client's `X-Request-Id` is kept only when it is fit to stand in the log.
+//! a client's `X-Request-Id` is kept only when it is fit to stand in the log; a body declared
+//! larger than any endpoint takes is refused before it is read.
 
 use crate::error::ApiError;
 use axum::body::{Body, Bytes};

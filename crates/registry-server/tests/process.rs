@@ -59,6 +59,20 @@ fn healthy(port: u16) -> bool {
     false
 }
 
+/// What a server that must refuse to start said on stderr, once it has exited unsuccessfully.
+fn refused(mut server: Child) -> String {
+    let status = exited_within(&mut server, 30).expect("a server started that should not have");
+    assert!(!status.success());
+    let mut said = String::new();
+    server
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut said)
+        .unwrap();
+    said
+}
+
 #[cfg(unix)]
 fn mode(path: &std::path::Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -82,31 +96,13 @@ fn private_files_one_process_per_sqlite_folder_and_a_clean_stop() {
     }
 
     // A second server on the same SQLite folder refuses to start, saying why.
-    let mut second = start(&data, free_port());
-    let refused = exited_within(&mut second, 30).expect("a second server started on the folder");
-    assert!(!refused.success());
-    let mut said = String::new();
-    second
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut said)
-        .unwrap();
+    let said = refused(start(&data, free_port()));
     assert!(said.contains("in use by another registry-server"), "{said}");
     assert!(healthy(port), "the first server keeps serving");
 
     // An address that cannot be listened on stops the start before anything is written.
     let elsewhere = parent.path().join("elsewhere");
-    let mut taken = start(&elsewhere, port);
-    let refused = exited_within(&mut taken, 30).expect("a server started on a taken address");
-    assert!(!refused.success());
-    let mut said = String::new();
-    taken
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut said)
-        .unwrap();
+    let said = refused(start(&elsewhere, port));
     assert!(said.contains("cannot listen on"), "{said}");
     assert!(
         !elsewhere.exists(),
