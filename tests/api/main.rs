@@ -5,6 +5,7 @@ mod answer;
 #[path = "../common/mod.rs"]
 mod common;
 mod helpers;
+mod instances;
 
 mod abuse;
 mod account_races;
