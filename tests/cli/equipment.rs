@@ -233,12 +233,7 @@ async fn tests_are_recorded_with_history_and_due_dates() {
         "Uniformidade",
     ];
     let history = env.json(&history_args).await;
-    let dates: Vec<&str> = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["date"].as_str().unwrap())
-        .collect();
+    let dates = crate::harness::each(&history, "date");
     assert_eq!(dates, [days_ago(5), days_ago(40)], "newest first");
     // A test type is named as its equipment type is: case and accents do not count, and a
     // part of a name that several hold is refused with their names.

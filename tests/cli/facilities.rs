@@ -101,12 +101,7 @@ async fn create_by_flags_and_by_file_then_edit_and_list() {
     // Archive; the history stays readable by `_id`, and a look-up by cnpj says how to find it.
     env.archive_after_confirming("facility", &id).await;
     let history = env.json(&["facility", "history", &id]).await;
-    let actions: Vec<&str> = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["action"].as_str().unwrap())
-        .collect();
+    let actions = crate::harness::each(&history, "action");
     assert_eq!(actions[0], "archive", "{history}");
     assert_eq!(actions.last(), Some(&"create"), "{history}");
     env.run(&["facility", "history", &bare])

@@ -22,6 +22,12 @@ use tokio::io::AsyncWriteExt;
 mod args;
 mod pty;
 
+/// The text `key` of each record of a JSON list printed with `-o json`.
+pub fn each<'a>(list: &'a Value, key: &str) -> Vec<&'a str> {
+    let records = list.as_array().expect("a JSON list");
+    records.iter().map(|r| r[key].as_str().unwrap()).collect()
+}
+
 /// `target/<profile>/registry`: this executable lives in `target/<profile>/deps/`.
 pub fn registry_bin() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");

@@ -187,12 +187,7 @@ async fn parallel_logins_into_different_profiles_keep_each_other() {
     });
     futures::future::join_all(logins).await;
     let listed = env.json(&["profiles"]).await;
-    let mut names: Vec<&str> = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
+    let mut names = crate::harness::each(&listed, "name");
     names.sort();
     assert_eq!(names, ["p1", "p2", "p3", "p4", "p5", "p6"]);
     let leftovers: Vec<_> = std::fs::read_dir(env.config.path())

@@ -3,7 +3,7 @@
 //! (`list_params.rs`: `?filters=<json>` as the web client sends them, or plain params).
 
 use crate::error::ApiError;
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
@@ -51,11 +51,14 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_owned())
             .filter(|e| !e.eq_ignore_ascii_case("identity"));
         // A length declared over the limit is refused without reading a byte: a client that
-        // waits for `100 Continue` hears at once, not after sending it all.
+        // waits for `100 Continue` hears at once, not after sending it all. A body read is cut at
+        // the limit whatever the route's own (a multipart route's is an upload's).
         let bytes = if declared_length(req.headers()) > Some(JSON_BODY_LIMIT as u64) {
             Err(StatusCode::PAYLOAD_TOO_LARGE)
         } else {
-            Bytes::from_request(req, state)
+            let (parts, body) = req.into_parts();
+            let body = Body::new(http_body_util::Limited::new(body, JSON_BODY_LIMIT));
+            Bytes::from_request(Request::from_parts(parts, body), state)
                 .await
                 .map_err(|rejection| rejection.status())
         };

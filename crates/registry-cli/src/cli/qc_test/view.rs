@@ -231,48 +231,57 @@ mod tests {
         json!({"sources": [source.clone(), source], "measuredAt": "2026-11-27T02:00:00Z"})
     }
 
-    #[test]
-    fn figures_are_in_reading_order_with_the_verdict_last() {
-        let text = figures_text(&figures(), None);
-        let header = text.lines().find(|l| l.contains("nuclide")).unwrap();
-        let at = |key: &str| {
-            header
-                .find(key)
-                .unwrap_or_else(|| panic!("{key}: {header}"))
-        };
-        assert!(at("nuclide") < at("readings"), "{header}");
-        assert!(at("readings") < at("certificateActivity"), "{header}");
-        assert!(at("expectedActivity") < at("mean"), "{header}");
-        assert!(at("deviationPercent") < at("conclusion"), "{header}");
-        assert!(
-            header.trim_end_matches(['│', ' ']).ends_with("conclusion"),
-            "{header}"
-        );
-        let points = json!({"points": [{"activity": 1000.0, "at": "2026-11-20T11:00:00Z",
-            "deviationPercent": 0.1, "elapsedHours": 0.0, "fittedActivity": 999.0}]});
-        let text = figures_text(&points, None);
-        let header = text.lines().find(|l| l.contains("activity")).unwrap();
-        let at = |key: &str| {
-            header
-                .find(key)
-                .unwrap_or_else(|| panic!("{key}: {header}"))
-        };
-        assert!(at("at ") < at("elapsedHours"), "{header}");
-        assert!(at("elapsedHours") < at("activity"), "{header}");
-        assert!(at("fittedActivity") < at("deviationPercent"), "{header}");
-        let recorded = json!({"values": [{"conclusion": "Satisfatório", "label": "Integral",
-            "limit": 5, "name": "integralUfov", "unit": "%", "value": 3.2, "warn": 4}]});
-        let text = figures_text(&recorded, None);
-        let header: Vec<&str> = text
+    /// The column names of the table of `figures` whose header names `key`.
+    fn columns(figures: &Value, key: &str) -> Vec<String> {
+        figures_text(figures, None)
             .lines()
-            .find(|l| l.contains("label"))
-            .unwrap()
+            .find(|l| l.split(['│', '┆']).any(|c| c.trim() == key))
+            .unwrap_or_else(|| panic!("no table with {key}"))
             .split(['│', '┆'])
             .map(str::trim)
             .filter(|c| !c.is_empty())
-            .collect();
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// Whether `keys` stand in `columns` in that order.
+    fn in_order(columns: &[String], keys: &[&str]) -> bool {
+        let at = |key: &&str| columns.iter().position(|c| c == key);
+        keys.iter()
+            .map(at)
+            .collect::<Option<Vec<_>>>()
+            .is_some_and(|at| at.is_sorted())
+    }
+
+    #[test]
+    fn figures_are_in_reading_order_with_the_verdict_last() {
+        let sources = columns(&figures(), "nuclide");
+        let order = [
+            "nuclide",
+            "readings",
+            "certificateActivity",
+            "expectedActivity",
+            "mean",
+            "deviationPercent",
+            "conclusion",
+        ];
+        assert!(in_order(&sources, &order), "{sources:?}");
+        assert_eq!(sources.last().map(String::as_str), Some("conclusion"));
+        let points = json!({"points": [{"activity": 1000.0, "at": "2026-11-20T11:00:00Z",
+            "deviationPercent": 0.1, "elapsedHours": 0.0, "fittedActivity": 999.0}]});
+        let points = columns(&points, "activity");
+        let order = [
+            "at",
+            "elapsedHours",
+            "activity",
+            "fittedActivity",
+            "deviationPercent",
+        ];
+        assert!(in_order(&points, &order), "{points:?}");
+        let recorded = json!({"values": [{"conclusion": "Satisfatório", "label": "Integral",
+            "limit": 5, "name": "integralUfov", "unit": "%", "value": 3.2, "warn": 4}]});
         assert_eq!(
-            header,
+            columns(&recorded, "label"),
             [
                 "name",
                 "label",

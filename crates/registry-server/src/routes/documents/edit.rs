@@ -5,14 +5,12 @@ use super::{SIGNERS, invalid_transition, load, load_state, record};
 use crate::auth::{Caller, Staff};
 use crate::db::{Conn, now};
 use crate::error::{ApiError, Result};
-use crate::extract::JSON_BODY_LIMIT;
 use crate::extract::JsonBody;
 use crate::routes::audited;
 use crate::routes::shared::{Forbidden, InvalidTransition, NotFound};
 use crate::state::AppState;
 use crate::store::documents::{self as store, DocumentState, MetadataChanges};
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -35,20 +33,8 @@ async fn edit_input(state: &AppState, request: Request) -> Result<Upload> {
             .map_err(|_| ApiError::BadRequest("Malformed multipart body.".into()))?;
         return read_upload(state, multipart).await;
     }
-    let (parts, body) = request.into_parts();
-    // Declared larger than it may be: refused before it is read (no `100 Continue`).
-    if crate::extract::declared_length(&parts.headers) > Some(JSON_BODY_LIMIT as u64) {
-        return Err(ApiError::PayloadTooLarge(
-            "The request body is larger than allowed.".into(),
-        ));
-    }
-    let bytes = axum::body::to_bytes(body, JSON_BODY_LIMIT)
-        .await
-        .map_err(|_| {
-            ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
-        })?;
-    let body = JsonBody::from_request(Request::from_parts(parts, Body::from(bytes)), state).await?;
-    let fields = body.object()?;
+    // Read up to a JSON body's limit, though the route takes an upload's.
+    let fields = JsonBody::from_request(request, state).await?.object()?;
     Ok(Upload { fields, file: None })
 }
 
