@@ -162,6 +162,21 @@ async fn an_export_imports_on_another_server() {
     // The CSV names the same facilities: all already registered.
     let again = b.import_summary(&csv_path, &[], 0).await;
     assert_eq!(again["alreadyRegistered"], 2);
+    // So is the JSON's row whose linked user has been deactivated since: skipped, not failed.
+    b.run(&["user", "deactivate", &linked, "--yes"])
+        .await
+        .expect(0);
+    for dry_run in [&["--dry-run"][..], &[]] {
+        let again = b.import_summary(&json_path, dry_run, 0).await;
+        assert_eq!(
+            (
+                again["alreadyRegistered"].as_u64(),
+                again["failed"].as_u64()
+            ),
+            (Some(2), Some(0)),
+            "{again}"
+        );
+    }
 }
 
 /// `facility import -` reads stdin: CSV, or JSON when it starts with `[`.

@@ -1,7 +1,7 @@
 //! `registry facility import`'s checks before sending: what a dry run predicts or refuses, and
 //! every problem of a row named at once, by its CSV column.
 
-use crate::harness::{Env, cnpj};
+use crate::harness::{Env, cnpj, facility_flags, strs};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -183,6 +183,17 @@ async fn a_dry_run_does_not_promise_a_custom_responsibility() {
         dry["responsibilitiesToCheck"],
         json!(["Enfermeiro"]),
         "{dry}"
+    );
+    // The server refuses the responsibility before it looks for a duplicate: a row it refuses
+    // whose facility is registered already is skipped, not failed.
+    env.run(&strs(&facility_flags("Com Enfermeiro", &cnpj(65))))
+        .await
+        .expect(0);
+    let run = env.json(&["facility", "import", &path]).await;
+    assert_eq!(
+        (run["created"].as_u64(), run["alreadyRegistered"].as_u64()),
+        (Some(1), Some(1)),
+        "{run}"
     );
 }
 

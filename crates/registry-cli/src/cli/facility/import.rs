@@ -8,7 +8,7 @@ use crate::cli::context::{Ctx, Fail};
 use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
-use registry_client::{ClientError, facility_csv};
+use registry_client::{Client, ClientError, ListQuery, facility_csv};
 use registry_core::MainRole;
 use registry_core::api::Facility;
 use serde::Serialize;
@@ -121,11 +121,24 @@ fn stops_the_import(e: &ClientError) -> bool {
     )
 }
 
+/// Whether a row refused for its payload (here or by the server) is registered already: a
+/// re-run skips it like any other, though a user it links has been deactivated since, say. The
+/// server judges the payload before it looks for a duplicate.
+async fn registered(client: &Client, item: &Item) -> bool {
+    let (cnpj, department) = key(item);
+    if cnpj.is_empty() {
+        return false;
+    }
+    let query = ListQuery::default()
+        .filter("q", cnpj.as_str())
+        .filter("department", department);
+    let found: Result<Vec<Facility>, _> = client.all_pages("/facilities", &query).await;
+    found.is_ok_and(|found| found.iter().any(|f| f.cnpj == cnpj))
+}
+
 /// A row's key among facilities: its cnpj and department.
 fn key(item: &Item) -> (String, String) {
-    let department = item.payload.as_ref().ok().map(|p| &p["department"]);
-    let department = department.and_then(|d| d.as_str()).unwrap_or_default();
-    (item.cnpj.clone(), department.to_owned())
+    (item.cnpj.clone(), item.department.clone())
 }
 
 /// The items whose key no earlier item has, in order, and each other one's row with the row of
@@ -178,7 +191,28 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
         ));
     }
     summary.already_registered += repeats.len();
+    // What the dry run holds registered; the real run asks about each refused row.
+    let mut known: HashSet<(String, String)> = HashSet::new();
+    if args.dry_run {
+        let existing: Vec<Facility> = ctx
+            .client
+            .all_pages("/facilities", &Default::default())
+            .await?;
+        known.extend(
+            existing
+                .into_iter()
+                .map(|f| (f.cnpj, f.department.to_string())),
+        );
+    }
     for i in invalid {
+        let skipped = match args.dry_run {
+            true => known.contains(&key(&i)),
+            false => registered(&ctx.client, &i).await,
+        };
+        if skipped {
+            summary.already_registered += 1;
+            continue;
+        }
         summary.failures.push(Failure {
             row: i.row,
             name: i.name,
@@ -187,14 +221,6 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
         });
     }
     if args.dry_run {
-        let existing: Vec<Facility> = ctx
-            .client
-            .all_pages("/facilities", &Default::default())
-            .await?;
-        let mut known: HashSet<(String, String)> = existing
-            .into_iter()
-            .map(|f| (f.cnpj, f.department.to_string()))
-            .collect();
         for i in valid {
             let custom = custom_responsibilities(&i);
             if !known.insert(key(&i)) {
@@ -256,7 +282,11 @@ pub async fn run(ctx: &Ctx, args: ImportArgs) -> Result<(), Fail> {
                     done[0].fetch_add(1, Ordering::SeqCst);
                     answered();
                 }
-                Err(e) if e.existing_id().is_some() => {
+                Err(e)
+                    if e.existing_id().is_some()
+                        || matches!(e, ClientError::Validation(_))
+                            && registered(client, &item).await =>
+                {
                     summary.already_registered += 1;
                     done[1].fetch_add(1, Ordering::SeqCst);
                     answered();

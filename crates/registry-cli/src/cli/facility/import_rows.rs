@@ -12,6 +12,8 @@ pub struct Item {
     pub row: usize,
     pub name: String,
     pub cnpj: String,
+    /// As written (with `cnpj`, the facility's key).
+    pub department: String,
     /// The cnpj was written with punctuation or spaces around it, which were taken out (the API
     /// takes the bare form).
     pub cnpj_stripped: bool,
@@ -120,7 +122,7 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
                 Ok(p) => p[k].as_str().unwrap_or_default().to_owned(),
                 Err(_) => String::new(),
             };
-            let (name, raw_cnpj) = (text("name"), text("cnpj"));
+            let (name, raw_cnpj, department) = (text("name"), text("cnpj"), text("department"));
             let stripped = strip_cnpj_punctuation(&raw_cnpj);
             let cnpj_stripped = stripped.is_some();
             let cnpj = stripped.unwrap_or(raw_cnpj);
@@ -140,6 +142,7 @@ pub fn read_items(path: &Path) -> Result<Vec<Item>, Fail> {
                 row,
                 name,
                 cnpj,
+                department,
                 cnpj_stripped,
                 payload,
                 unread,
