@@ -216,3 +216,30 @@ async fn a_row_without_an_address_says_its_columns_are_required() {
         out.stdout
     );
 }
+
+/// What a file holds reaches the terminal escaped where it would steer it: an escape sequence
+/// in a name would clear the screen and print a green "all good" over the failures.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_imported_files_control_characters_are_shown_escaped() {
+    let env = Env::logged_in().await;
+    let csv = format!(
+        "name,companyName,cnpj,telephone,department,street,city,state,radioisotopes\n\
+         Imp\u{1b}[2J\u{1b}[32mALL GOOD,X Ltda,{},(81) 3333-4444,Medicina Nuclear,Rua,Recife,PE,Tc\u{1b}[8m=5\n",
+        cnpj(69)
+    );
+    let path = env.write("escapes.csv", &csv);
+    for flags in [&["--dry-run"][..], &[]] {
+        let mut args = vec!["facility", "import", &path];
+        args.extend_from_slice(flags);
+        let out = env.run(&args).await.expect(1);
+        for said in [&out.stdout, &out.stderr] {
+            assert!(!said.contains('\u{1b}'), "{said:?}");
+        }
+        assert!(
+            out.stdout.contains("Imp\\u{1b}[2J\\u{1b}[32mALL GOOD")
+                && out.stdout.contains("Tc\\u{1b}[8m=5"),
+            "{}",
+            out.stdout
+        );
+    }
+}

@@ -41,15 +41,18 @@ pub fn trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || is_invisible(c))
 }
 
-/// Characters that show nothing: zero-width spaces and joiners, direction marks, embeddings and
-/// isolates, the word joiner and its invisible operators, the byte-order mark, the soft hyphen,
-/// the combining grapheme joiner, the Mongolian vowel separator, the Hangul fillers, the blank
-/// braille pattern and the tag characters.
+/// Characters that show nothing: zero-width spaces and joiners, direction marks (the Arabic
+/// letter mark too), embeddings and isolates, the word joiner and its invisible operators, the
+/// byte-order mark, the soft hyphen, the combining grapheme joiner, the Mongolian vowel
+/// separator, the Hangul fillers, the interlinear annotation marks, the shorthand and musical
+/// format controls, the blank braille pattern and the tag characters. (Variation selectors are
+/// marks: keys leave them out as they do accents, and an emoji keeps its own.)
 pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
         '\u{00ad}'
             | '\u{034f}'
+            | '\u{061c}'
             | '\u{115f}'
             | '\u{1160}'
             | '\u{180e}'
@@ -60,8 +63,37 @@ pub fn is_invisible(c: char) -> bool {
             | '\u{3164}'
             | '\u{feff}'
             | '\u{ffa0}'
+            | '\u{fff0}'..='\u{fffb}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
             | '\u{e0000}'..='\u{e007f}'
     )
+}
+
+/// `s` as a terminal may be given it: a control character (an escape sequence that would clear
+/// the screen or recolour it, a lone carriage return that would write the rest of a line over
+/// its start) and the direction overrides and isolates that would reorder what is shown are
+/// written escaped (`\u{1b}`). A line break stays one (`\r\n` is `\n`), and so does a tab.
+/// Text from a file or another person is shown so; the server refuses most of it, not a lone
+/// `\r` in prose.
+pub fn for_terminal(s: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && !matches!(c, '\n' | '\t'))
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.contains(unsafe_char) {
+        return s.into();
+    }
+    let mut shown = String::with_capacity(s.len() + 8);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {}
+            c if unsafe_char(c) => shown.extend(c.escape_unicode()),
+            c => shown.push(c),
+        }
+    }
+    shown.into()
 }
 
 /// What separates the parts of a record's search text (its name, company name, cities…): a
@@ -184,6 +216,10 @@ mod tests {
             "\u{2800}",
             "\u{e0020}",
             "\u{34f}",
+            "\u{61c}",
+            "\u{fffb}",
+            "\u{1bca0}",
+            "\u{1d173}",
         ] {
             assert_eq!(trim(blank), "", "{blank:?}");
         }
@@ -192,6 +228,28 @@ mod tests {
         assert_eq!(search_key("Grupo \u{200b} Z"), "grupo z");
         // Inside the text they stay (a joiner is part of some emoji).
         assert_eq!(trim("👩\u{200d}⚕️ Ana"), "👩\u{200d}⚕️ Ana");
+    }
+
+    #[test]
+    fn a_terminal_is_given_no_control_sequence() {
+        assert_eq!(for_terminal("Clínica\tSol\nRua 1"), "Clínica\tSol\nRua 1");
+        assert!(matches!(
+            for_terminal("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            for_terminal("Imp\u{1b}[2J\u{1b}[32mOK"),
+            "Imp\\u{1b}[2J\\u{1b}[32mOK"
+        );
+        assert_eq!(
+            for_terminal("Reprovado\rAprovado  \r\nfim"),
+            "Reprovado\\u{d}Aprovado  \nfim"
+        );
+        assert_eq!(for_terminal("a\u{9b}b\u{7f}"), "a\\u{9b}b\\u{7f}");
+        assert_eq!(for_terminal("abc\u{202e}fed"), "abc\\u{202e}fed");
+        // Shown once, it is shown as it is.
+        let once = for_terminal("x\u{1b}\r").into_owned();
+        assert_eq!(for_terminal(&once), once);
     }
 
     #[test]

@@ -95,6 +95,14 @@ async fn clients_see_only_released_documents_of_their_facilities(app: TestApp) {
     assert_eq!(seen["versions"][0]["version"], 2);
     // The review talk about the draft is not theirs either; what is said after the release is.
     assert_eq!(seen["comments"], json!([]), "{seen}");
+    // A comment of invisible characters only says nothing.
+    app.post(
+        &format!("/api/document/{draft}/comment"),
+        &app.admin,
+        json!({"text": "\u{200b}\u{feff} "}),
+    )
+    .await
+    .expect_error(422, "validation_failed");
     let after = app
         .post_created(
             &format!("/api/document/{draft}/comment"),

@@ -9,6 +9,7 @@ use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use dialoguer::console::{Term, measure_text_width};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use registry_client::{ListQuery, MAX_PAGE_SIZE, facility_csv};
+use registry_core::text::for_terminal;
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
 use std::pin::Pin;
@@ -92,9 +93,10 @@ impl<W: tokio::io::AsyncWrite + Unpin> tokio::io::AsyncWrite for Stdout<W> {
     }
 }
 
-/// A line of text on stdout: `println!` that returns its error.
+/// A line of text for the person at the terminal on stdout: `println!` that returns its error,
+/// with what would steer the terminal escaped ([`for_terminal`]).
 pub fn print_line(text: impl std::fmt::Display) -> io::Result<()> {
-    writeln!(stdout(), "{text}")
+    writeln!(stdout(), "{}", for_terminal(&text.to_string()))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -233,10 +235,7 @@ fn print_rows<T: Serialize>(
 ) -> anyhow::Result<()> {
     let mut out = stdout();
     match format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, records)?;
-            writeln!(out)?;
-        }
+        Format::Json => print_json(&records)?,
         Format::Csv => {
             let mut w = csv::Writer::from_writer(out);
             w.write_record(headers)?;
@@ -247,6 +246,10 @@ fn print_rows<T: Serialize>(
         }
         Format::Table => {
             let width = terminal_width();
+            let cells: Vec<Vec<String>> = cells
+                .iter()
+                .map(|row| row.iter().map(|c| for_terminal(c).into_owned()).collect())
+                .collect();
             let table = list_table(headers, rank, &cells, width);
             writeln!(out, "{table}")?;
             if cells.is_empty() {
@@ -361,9 +364,10 @@ pub fn record_table(fields: &[(&str, String)], width: Option<u16>) -> Table {
     // `│ key │ value │`: 7 columns of frame.
     let room = width.map(|w| usize::from(w).saturating_sub(key_width + 7).max(10));
     for (k, v) in fields {
+        let v = for_terminal(v);
         let value = match room {
-            Some(room) => columns::wrap_words(v, room),
-            None => v.clone(),
+            Some(room) => columns::wrap_words(&v, room),
+            None => v.into_owned(),
         };
         table.add_row(vec![(*k).to_owned(), value]);
     }
@@ -391,7 +395,9 @@ pub fn brasilia_opt(time: &Option<String>) -> String {
 
 /// A value as pretty JSON on stdout.
 pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    print_line(serde_json::to_string_pretty(value)?)?;
+    let mut out = stdout();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
     Ok(())
 }
 
@@ -410,9 +416,11 @@ pub fn or_empty(text: &Option<String>) -> String {
     text.clone().unwrap_or_default()
 }
 
-/// A sentence for the person at the terminal; on stderr, so stdout stays parseable.
+/// A sentence for the person at the terminal; on stderr, so stdout stays parseable. What it
+/// quotes from a file or the server is shown escaped where it would steer the terminal
+/// ([`for_terminal`]).
 pub fn note(text: impl std::fmt::Display) {
-    eprintln!("{text}");
+    eprintln!("{}", for_terminal(&text.to_string()));
 }
 
 /// The server's sentence on stderr and, with `-o json`, its answer on stdout for a script.

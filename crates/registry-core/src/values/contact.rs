@@ -4,16 +4,22 @@
 use serde::Serialize;
 
 /// A telephone number that includes the area code: after removing spaces, `()` and `-`, 10–11
-/// digits, optionally preceded by `+55`. Stored as given, trimmed.
+/// digits, optionally preceded by `+55`. Stored as given, trimmed. A space is any white space
+/// (the non-breaking one of a number copied from a web page, a tab) and a `-` any hyphen or dash
+/// (U+2010–U+2015, the minus sign), as a word processor writes them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Telephone(String);
 
 impl Telephone {
     pub fn parse(s: &str) -> Option<Self> {
-        let trimmed = s.trim();
+        let trimmed = crate::text::trim(s);
         let compact: String = trimmed
             .chars()
-            .filter(|c| !matches!(c, ' ' | '(' | ')' | '-'))
+            .filter(|&c| {
+                !(c.is_whitespace()
+                    || crate::text::is_invisible(c)
+                    || matches!(c, '(' | ')' | '-' | '\u{2010}'..='\u{2015}' | '\u{2212}'))
+            })
             .collect();
         let digits = compact.strip_prefix("+55").unwrap_or(&compact);
         let ok = (10..=11).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
@@ -131,6 +137,11 @@ mod tests {
                 "11987654321",
                 "+55 (11) 98765-4321",
                 "  (61) 3333-4444 ",
+                // Copied from a web page or a word processor.
+                "(11)\u{a0}3456-7890",
+                "(11) 3456\u{2011}7890",
+                "(11)\t3456\u{2013}7890",
+                "+55\u{202f}11\u{a0}3456\u{2212}7890",
             ],
             &[
                 "98765-4321",

@@ -2,10 +2,18 @@
 //! is printed; and the refusals of flag values that make one.
 
 use crate::cli::cancel;
+use crate::cli::output::note;
 use registry_client::ClientError;
 use registry_core::text::search_key;
 use registry_core::values::names_of;
 use registry_core::{ErrorBody, FieldCode, FieldError};
+
+/// A line on stderr, shown as [`note`] shows it (an input's control characters escaped).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        note(format!($($arg)*))
+    };
+}
 
 /// Why a command failed, and so its exit code.
 #[derive(Debug)]
@@ -191,44 +199,44 @@ impl Fail {
             Fail::Cancelled => cancel::say(),
             Fail::Hinted(inner, hint) => {
                 inner.print();
-                eprintln!("hint: {hint}");
+                say!("hint: {hint}");
             }
             Fail::Relabelled(inner, shown) => {
                 match inner.as_ref() {
                     Fail::Client(ClientError::Validation(b)) => validation_headline(b),
-                    _ => eprintln!("error: the input is not valid:"),
+                    _ => say!("error: the input is not valid:"),
                 }
                 print_field_errors(shown);
             }
-            Fail::Usage(m) => eprintln!("error: {m}"),
-            Fail::NotFound(m) | Fail::Rejected(m) | Fail::Auth(m) => eprintln!("error: {m}"),
-            Fail::Other(e) => eprintln!("error: {e:#}"),
+            Fail::Usage(m) => say!("error: {m}"),
+            Fail::NotFound(m) | Fail::Rejected(m) | Fail::Auth(m) => say!("error: {m}"),
+            Fail::Other(e) => say!("error: {e:#}"),
             Fail::Invalid(errors) => {
-                eprintln!("error: the input is not valid:");
+                say!("error: the input is not valid:");
                 print_field_errors(errors);
             }
             Fail::Client(e) => {
                 match e {
                     ClientError::Validation(b) => validation_headline(b),
-                    _ => eprintln!("error: {e}"),
+                    _ => say!("error: {e}"),
                 }
                 print_field_errors(e.field_errors());
                 match e {
                     ClientError::Conflict(b) if b.code == "duplicate_facility" => {
                         if let Some(id) = &b.id {
-                            eprintln!("the facility already registered is {id}");
+                            say!("the facility already registered is {id}");
                         }
                     }
                     ClientError::Server { status, .. }
                         if *status == reqwest::StatusCode::PAYLOAD_TOO_LARGE =>
                     {
-                        eprintln!(
+                        say!(
                             "hint: the file is over the server's upload limit \
                              (REGISTRY_UPLOAD_LIMIT_MIB on the server, 25 MiB by default)"
                         )
                     }
                     ClientError::Conflict(b) if b.code == "version_mismatch" => {
-                        eprintln!("hint: someone changed it meanwhile; show it again and retry")
+                        say!("hint: someone changed it meanwhile; show it again and retry")
                     }
                     _ => {}
                 }
@@ -323,9 +331,9 @@ fn validation_headline(body: &ErrorBody) {
     if body.errors.as_ref().is_some_and(|e| !e.is_empty())
         && body.message.starts_with("Invalid input:")
     {
-        eprintln!("error: the input is not valid:");
+        say!("error: the input is not valid:");
     } else {
-        eprintln!("error: {}", body.message);
+        say!("error: {}", body.message);
     }
 }
 
@@ -333,6 +341,6 @@ fn validation_headline(body: &ErrorBody) {
 pub fn print_field_errors(errors: &[FieldError]) {
     for e in errors {
         let field = if e.field.is_empty() { "body" } else { &e.field };
-        eprintln!("  - {field}: {}", e.message);
+        say!("  - {field}: {}", e.message);
     }
 }

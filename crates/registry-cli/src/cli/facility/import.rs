@@ -11,6 +11,7 @@ use futures::StreamExt;
 use registry_client::{Client, ClientError, ListQuery, facility_csv};
 use registry_core::MainRole;
 use registry_core::api::Facility;
+use registry_core::text::for_terminal;
 use serde::Serialize;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -468,7 +469,8 @@ fn print_summary(format: Format, s: &Summary) -> Result<(), Fail> {
     writeln!(out, "{:>6} {existing}", s.already_registered)?;
     writeln!(out, "{:>6} failed", s.failed)?;
     for f in s.failures.iter().take(20) {
-        writeln!(out, "  row {}: {} {} — {}", f.row, f.name, f.cnpj, f.reason)?;
+        let line = format!("  row {}: {} {} — {}", f.row, f.name, f.cnpj, f.reason);
+        writeln!(out, "{}", for_terminal(&line))?;
     }
     if s.failures.len() > 20 {
         writeln!(out, "  … and {} more", s.failures.len() - 20)?;

@@ -13,6 +13,7 @@ use chrono::Utc;
 use registry_core::ErrorBody;
 use registry_core::api::LoginRequest;
 use registry_core::api::LoginResponse;
+use registry_core::text;
 
 /// Reserves a password check for `email` under the per-account rule, or answers 429.
 pub(super) async fn reserve_login(state: &AppState, email: &str) -> Result<()> {
@@ -50,7 +51,7 @@ pub(super) async fn login(
     state.limiters.login_failures.check(&client)?;
     let value = body.value()?;
     let [email, password] = required_strs(&value, ["email", "password"])?;
-    let (email, password) = (email.trim().to_lowercase(), password.to_owned());
+    let (email, password) = (text::trim(email).to_lowercase(), password.to_owned());
     // Counted before the check (and cleared by a success), one login of the account at a time.
     let _turn = state.limiters.account_turn(&email).await;
     reserve_login(&state, &email).await?;

@@ -22,7 +22,7 @@ use registry_core::api::Message;
 use registry_core::api::{ChangePasswordInput, PasswordRecoverInput};
 use registry_core::audit::Action;
 use registry_core::payload::MAX_PASSWORD;
-use registry_core::{FieldCode, FieldError, Role};
+use registry_core::{FieldCode, FieldError, Role, text};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -272,7 +272,7 @@ pub(super) async fn password_recover(
         ));
     }
     let [email] = required_strs(&value, ["email"])?;
-    let email = email.trim().to_lowercase();
+    let email = text::trim(email).to_lowercase();
     let user = {
         let mut conn = state.db.read().await?;
         users::by_email(&mut conn, &email).await?

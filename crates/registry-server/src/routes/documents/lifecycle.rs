@@ -166,7 +166,9 @@ pub(super) async fn comment(
 ) -> Result<Response> {
     let value = body.object()?;
     let text = match value.get("text") {
-        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_owned(),
+        Some(Value::String(s)) if !registry_core::text::trim(s).is_empty() => {
+            registry_core::text::trim(s).to_owned()
+        }
         Some(Value::String(_)) | Some(Value::Null) | None => {
             return Err(ApiError::field("text", FieldCode::Required, "is required"));
         }
