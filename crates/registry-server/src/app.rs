@@ -106,7 +106,8 @@ impl Application {
         &self.state
     }
 
-    /// Serves HTTP/1.1 until `shutdown`, then lets open requests finish. Each connection must
+    /// Serves HTTP/1.1 until `shutdown`, then lets open requests finish for up to
+    /// `shutdown_grace` and closes what is left. Each connection must
     /// send a request head within `read_timeout`, and a kept-alive connection is closed after
     /// that long idle; the peer address reaches the handlers as `ConnectInfo` (per-client limits).
     pub async fn run_until(
@@ -169,7 +170,16 @@ impl Application {
         }
         drop(self.listener);
         let _ = stop.send(());
-        while connections.join_next().await.is_some() {}
+        let grace = self.state.config.limits.shutdown_grace;
+        let finished = async { while connections.join_next().await.is_some() {} };
+        if tokio::time::timeout(grace, finished).await.is_err() {
+            tracing::warn!(
+                open = connections.len(),
+                "closing the connections whose requests did not finish within {} s of the stop",
+                grace.as_secs()
+            );
+            connections.shutdown().await;
+        }
         worker.abort();
         sweeper.abort();
         Ok(())

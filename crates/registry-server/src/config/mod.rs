@@ -149,6 +149,10 @@ pub struct Limits {
     pub read_timeout: Duration,
     /// The longest pause while a request body is being sent (`REGISTRY_BODY_TIMEOUT_SECONDS`, default 60).
     pub body_timeout: Duration,
+    /// How long a stop (SIGTERM, Ctrl-C) waits for the requests under way before it closes their
+    /// connections (`REGISTRY_SHUTDOWN_GRACE_SECONDS`, default 20, at most an hour): a download
+    /// to a client that reads a byte a second would hold a stop, and a deployment, forever.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for Limits {
@@ -164,6 +168,7 @@ impl Default for Limits {
             mails_per_address_per_hour: 5,
             read_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(60),
+            shutdown_grace: Duration::from_secs(20),
         }
     }
 }
@@ -459,6 +464,9 @@ fn read_limits(var: &impl Fn(&str) -> Option<String>, l: &mut Limits) -> anyhow:
     }
     if let Some(n) = number(var, "REGISTRY_BODY_TIMEOUT_SECONDS")? {
         l.body_timeout = secs(n);
+    }
+    if let Some(n) = number::<u64>(var, "REGISTRY_SHUTDOWN_GRACE_SECONDS")? {
+        l.shutdown_grace = secs(n.min(3600));
     }
     Ok(())
 }
