@@ -130,6 +130,7 @@ impl Application {
             .header_read_timeout(self.state.config.limits.read_timeout);
         let (stop, stopped) = tokio::sync::watch::channel(());
         let mut connections = tokio::task::JoinSet::new();
+        let open = OpenConnections::new(self.state.config.limits.max_connections_per_client);
         tokio::pin!(shutdown);
         loop {
             let (stream, peer) = tokio::select! {
@@ -145,6 +146,10 @@ impl Application {
                 () = &mut shutdown => break,
             };
             while connections.try_join_next().is_some() {}
+            let Some(held) = open.hold(peer.ip()) else {
+                tracing::debug!(%peer, "connection closed: the client holds too many already");
+                continue;
+            };
             let router = self.router.clone();
             let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
                 req.extensions_mut().insert(ConnectInfo(peer));
@@ -166,6 +171,7 @@ impl Application {
                 if let Err(e) = ended {
                     tracing::debug!(error = %e, "connection ended");
                 }
+                drop(held);
             });
         }
         drop(self.listener);
@@ -183,6 +189,55 @@ impl Application {
         worker.abort();
         sweeper.abort();
         Ok(())
+    }
+}
+
+/// The connections open per client address, each at most `max`.
+#[derive(Clone)]
+struct OpenConnections {
+    max: u32,
+    by_client: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, u32>>>,
+}
+
+/// One open connection of a client, counted until dropped.
+struct Held {
+    open: OpenConnections,
+    client: std::net::IpAddr,
+}
+
+impl OpenConnections {
+    fn new(max: u32) -> Self {
+        OpenConnections {
+            max,
+            by_client: Default::default(),
+        }
+    }
+
+    /// One more connection of `client`, or `None` when it holds `max` already.
+    fn hold(&self, client: std::net::IpAddr) -> Option<Held> {
+        let mut by_client = self.by_client.lock().expect("not poisoned");
+        let count = by_client.entry(client).or_default();
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(Held {
+            open: self.clone(),
+            client,
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut by_client = self.open.by_client.lock().expect("not poisoned");
+        if let std::collections::hash_map::Entry::Occupied(mut count) = by_client.entry(self.client)
+        {
+            *count.get_mut() -= 1;
+            if *count.get() == 0 {
+                count.remove();
+            }
+        }
     }
 }
 

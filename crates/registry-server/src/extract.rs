@@ -3,9 +3,11 @@
 //! (`list_params.rs`: `?filters=<json>` as the web client sends them, or plain params).
 
 use crate::error::ApiError;
+use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{StatusCode, header, request::Parts};
+use http_body_util::BodyExt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -31,10 +33,10 @@ pub struct JsonBody {
     encoding: Option<String>,
 }
 
-impl<S: Send + Sync> FromRequest<S> for JsonBody {
+impl FromRequest<AppState> for JsonBody {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
         let is_json = req
             .headers()
             .get(header::CONTENT_TYPE)
@@ -56,11 +58,12 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         let bytes = if declared_length(req.headers()) > Some(JSON_BODY_LIMIT as u64) {
             Err(StatusCode::PAYLOAD_TOO_LARGE)
         } else {
-            let (parts, body) = req.into_parts();
-            let body = Body::new(http_body_util::Limited::new(body, JSON_BODY_LIMIT));
-            Bytes::from_request(Request::from_parts(parts, body), state)
+            // Whole within the body timeout: a body that never pauses long but never ends (a
+            // byte every few seconds) would hold its connection and memory for ever.
+            let within = state.config.limits.body_timeout;
+            tokio::time::timeout(within, read_body(req.into_body(), JSON_BODY_LIMIT))
                 .await
-                .map_err(|rejection| rejection.status())
+                .unwrap_or(Err(StatusCode::REQUEST_TIMEOUT))
         };
         Ok(JsonBody {
             bytes,
@@ -68,6 +71,24 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             encoding,
         })
     }
+}
+
+/// `body` in one buffer, up to `limit` bytes (413 past it). Each piece is copied as it comes and
+/// let go: kept as they came (as `Bytes::from_request` keeps them), the pieces of a body sent a
+/// byte at a time would each hold on to a read buffer of the connection, some KiB a byte.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, StatusCode> {
+    let mut body = http_body_util::Limited::new(body, limit);
+    let mut read = bytes::BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| match e.is::<http_body_util::LengthLimitError>() {
+            true => StatusCode::PAYLOAD_TOO_LARGE,
+            false => StatusCode::BAD_REQUEST,
+        })?;
+        if let Some(data) = frame.data_ref() {
+            read.extend_from_slice(data);
+        }
+    }
+    Ok(read.freeze())
 }
 
 /// The body's length as its `Content-Length` declares it.
@@ -123,6 +144,10 @@ impl JsonBody {
         self.bytes.as_ref().map_err(|status| {
             if *status == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge("The request body is larger than allowed.".into())
+            } else if *status == StatusCode::REQUEST_TIMEOUT {
+                ApiError::BadRequest(
+                    "The request body did not arrive whole within the time allowed.".into(),
+                )
             } else {
                 ApiError::BadRequest("The request body could not be read.".into())
             }
@@ -258,5 +283,39 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Query<T
                     .unwrap_or(&text);
                 ApiError::BadRequest(format!("The query string could not be read: {detail}."))
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::StreamExt;
+    use http_body_util::StreamBody;
+    use hyper::body::Frame;
+    use std::sync::Arc;
+
+    /// A body sent a byte at a time holds no piece once it is read. Each piece here is a slice
+    /// of a 4 KiB buffer of its own, as a connection's reads are: when the next piece is asked
+    /// for, the buffer of the one before must be free again.
+    #[tokio::test]
+    async fn a_body_read_a_byte_at_a_time_holds_no_piece() {
+        let text = r#"{"name": "Clínica"}"#.as_bytes();
+        let buffers: Arc<Vec<Bytes>> =
+            Arc::new(text.iter().map(|&b| Bytes::from(vec![b; 4096])).collect());
+        let pieces = futures::stream::iter(0..text.len()).map({
+            let buffers = Arc::clone(&buffers);
+            move |i| {
+                if i > 0 {
+                    assert!(buffers[i - 1].is_unique(), "piece {} is still held", i - 1);
+                }
+                Ok::<_, std::convert::Infallible>(Frame::data(buffers[i].slice(0..1)))
+            }
+        });
+        let read = read_body(Body::new(StreamBody::new(pieces)), JSON_BODY_LIMIT)
+            .await
+            .unwrap();
+        assert_eq!(&read[..], text);
+        let over = read_body(Body::from(vec![b' '; 11]), 10).await;
+        assert_eq!(over, Err(StatusCode::PAYLOAD_TOO_LARGE));
     }
 }

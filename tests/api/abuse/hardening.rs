@@ -68,6 +68,27 @@ async fn half_sent_requests_and_idle_connections_are_closed(app: TestApp) {
             "a half-sent {what} is still open after {limit:?}"
         );
     }
+    // A JSON body that never pauses long but never ends: refused once the body timeout has
+    // passed since it began, not held for as long as it trickles.
+    let mut trickled = sent(
+        &addr,
+        b"POST /api/login/ HTTP/1.1\r\nHost: registry\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+    )
+    .await;
+    let start = Instant::now();
+    let mut answer = [0u8; 12];
+    let answered = loop {
+        assert!(
+            start.elapsed() < limit,
+            "a trickled body is still read after {limit:?}"
+        );
+        let _ = trickled.write_all(b" ").await;
+        match tokio::time::timeout(Duration::from_millis(300), trickled.read(&mut answer)).await {
+            Err(_) => continue,
+            Ok(read) => break read.unwrap_or_default(),
+        }
+    };
+    assert_eq!(&answer[..answered], b"HTTP/1.1 400");
     // A kept-alive connection that goes idle after its answer.
     let mut idle = sent(&addr, b"GET /healthz HTTP/1.1\r\nHost: registry\r\n\r\n").await;
     let mut first = [0u8; 12];
@@ -78,6 +99,37 @@ async fn half_sent_requests_and_idle_connections_are_closed(app: TestApp) {
         "an idle kept-alive connection is still open after {limit:?}"
     );
     // A prompt client is unaffected.
+    app.admin_get("/api/users").await;
+}
+
+on_both_databases!(
+    configured(|c| c.limits.max_connections_per_client = 8);
+    a_client_holds_a_limited_number_of_connections
+);
+
+/// One more connection than a client may hold is closed at once; one given up frees its place.
+async fn a_client_holds_a_limited_number_of_connections(app: TestApp) {
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        held.push(TcpStream::connect(&addr).await.unwrap());
+    }
+    // Eight here (the test's own client may hold one more, idle): the next is closed unanswered.
+    let mut one_more = sent(&addr, b"GET /healthz HTTP/1.1\r\nHost: registry\r\n\r\n").await;
+    let mut answer = Vec::new();
+    let _ = one_more.read_to_end(&mut answer).await;
+    assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    // The first one held is served.
+    let first = &mut held[0];
+    first
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: registry\r\n\r\n")
+        .await
+        .unwrap();
+    let mut head = [0u8; 12];
+    first.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(200)).await;
     app.admin_get("/api/users").await;
 }
 

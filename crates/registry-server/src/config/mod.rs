@@ -153,6 +153,10 @@ pub struct Limits {
     /// connections (`REGISTRY_SHUTDOWN_GRACE_SECONDS`, default 20, at most an hour): a download
     /// to a client that reads a byte a second would hold a stop, and a deployment, forever.
     pub shutdown_grace: Duration,
+    /// Connections one client address may hold open at once
+    /// (`REGISTRY_MAX_CONNECTIONS_PER_CLIENT`, default 1000); one more is closed at once. Each
+    /// open connection costs memory, and a client holding thousands would starve the others.
+    pub max_connections_per_client: u32,
 }
 
 impl Default for Limits {
@@ -169,6 +173,7 @@ impl Default for Limits {
             read_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(60),
             shutdown_grace: Duration::from_secs(20),
+            max_connections_per_client: 1000,
         }
     }
 }
@@ -453,6 +458,10 @@ fn read_limits(var: &impl Fn(&str) -> Option<String>, l: &mut Limits) -> anyhow:
         (
             "REGISTRY_MAILS_PER_ADDRESS_PER_HOUR",
             &mut l.mails_per_address_per_hour,
+        ),
+        (
+            "REGISTRY_MAX_CONNECTIONS_PER_CLIENT",
+            &mut l.max_connections_per_client,
         ),
     ] {
         if let Some(n) = number::<u32>(var, name)? {
