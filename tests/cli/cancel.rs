@@ -1,6 +1,6 @@
 //! Ctrl-C at a prompt cancels the command: "Cancelled." on stderr, exit code 130, nothing sent.
 
-use crate::harness::{ADMIN_EMAIL, Env, dialogue, reply, spawn};
+use crate::harness::{ADMIN_EMAIL, Env, dialogue, facility_flags, reply, spawn, strs};
 
 /// Reads until the command says "Cancelled." and ends, with exit code 130: what it said after.
 fn ends_cancelled(p: &mut rexpect::session::PtySession) -> Result<String, rexpect::error::Error> {
@@ -41,11 +41,48 @@ async fn ctrl_c_at_a_prompt_says_cancelled_and_exits_130() {
         p.exp_string("Password")?;
         p.send_control('c')?;
         let after = ends_cancelled(&mut p)?;
-        assert!(after.contains(r#""code": "cancelled""#), "{after}");
+        assert_eq!(
+            after.matches(r#""code": "cancelled""#).count(),
+            1,
+            "{after}"
+        );
         Ok(())
     })
     .await;
     assert_eq!(env.facility_count().await, 0, "nothing was sent");
+}
+
+/// Ctrl-C at a yes/no question, which hides the cursor, shows it again; with `-o json` the
+/// envelope comes once, though the key reaches the question and the signal the watcher.
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_at_a_question_shows_the_cursor_and_answers_once() {
+    let env = Env::logged_in().await;
+    let cnpj = crate::harness::cnpj(92);
+    env.run(&strs(&facility_flags("Pergunta", &cnpj)))
+        .await
+        .expect(0);
+    let archive = env.at_terminal(&["facility", "archive", &cnpj, "-o", "json"]);
+    dialogue("Ctrl-C at a question", move || {
+        let mut p = spawn(archive)?;
+        p.exp_string("(y/n)")?;
+        p.send_control('c')?;
+        let before = p.exp_string("Cancelled.")?;
+        let after = p.exp_eof()?;
+        let status = format!("{:?}", p.process.wait()?);
+        assert!(status.ends_with(", 130)"), "{status}");
+        assert!(
+            before.contains("\u{1b}[?25h"),
+            "the cursor stays hidden: {before:?}"
+        );
+        assert_eq!(
+            after.matches(r#""code": "cancelled""#).count(),
+            1,
+            "{after}"
+        );
+        Ok(())
+    })
+    .await;
+    assert_eq!(env.facility_count().await, 1, "nothing was archived");
 }
 
 /// Ctrl-D on an empty answer cancels like Ctrl-C; Ctrl-U erases a value offered to correct, so

@@ -1,7 +1,8 @@
 //! Login, profiles, whoami, logout; the exit codes of product.md §7 (and the failures behind them)
 //! are in `exit_codes`.
 
-use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, login_args};
+use crate::common::ADMIN_PASSWORD;
+use crate::harness::{ADMIN_EMAIL, Env, PASSWORD, dialogue, login_args, spawn};
 use serde_json::Value;
 
 /// `registry whoami -o json` with `envs` set, which must succeed: the user it names.
@@ -364,4 +365,41 @@ async fn log_in_again_hints_name_the_profile() {
             "profile `staging` pointed at {} and now points at {moved}",
             env.server
         ));
+}
+
+/// `--password-stdin` typed at a terminal is not shown: read as the prompt reads it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_password_from_stdin_typed_at_a_terminal_is_not_shown() {
+    let env = Env::logged_in().await;
+    let login = env.at_terminal(&login_args(&env.server, Some("typed"), ADMIN_EMAIL));
+    let shown = dialogue("--password-stdin at a terminal", move || {
+        let mut p = spawn(login)?;
+        p.exp_string("Password")?;
+        p.send_line(ADMIN_PASSWORD)?;
+        let shown = p.exp_eof()?;
+        let status = format!("{:?}", p.process.wait()?);
+        assert!(status.ends_with(", 0)"), "{status}: {shown}");
+        Ok(shown)
+    })
+    .await;
+    assert!(!shown.contains(ADMIN_PASSWORD), "{shown}");
+    env.run(&["--profile", "typed", "whoami"]).await.expect(0);
+}
+
+/// A profiles file that cannot be read says how to get out: mend it or move it away.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_broken_profiles_file_says_how_to_get_out() {
+    let env = Env::logged_in().await;
+    let file = env.config.path().join("profiles.json");
+    std::fs::write(&file, r#"{"current": "production", "profiles": {"#).unwrap();
+    let out = env.run(&["whoami"]).await.expect(1);
+    let moved = format!("{}.broken", file.display());
+    assert!(
+        out.stderr.contains("is not a valid profiles file") && out.stderr.contains(&moved),
+        "{}",
+        out.stderr
+    );
+    std::fs::rename(&file, &moved).unwrap();
+    env.login_admin().await;
+    env.run(&["whoami"]).await.expect(0);
 }

@@ -3,7 +3,8 @@
 //! turns echo off), the cursor shown, and exit code [`CANCELLED`] (docs/cli.md, exit codes).
 //! Nothing half-done is sent: a prompt's answers go to the server only after the last one.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::{Mutex, Once};
 
 /// The exit code of a cancelled command: 128 + SIGINT, as shells report an interrupted one.
@@ -33,16 +34,70 @@ pub fn report(report: impl Fn() -> String + Send + Sync + 'static) {
     }
 }
 
+/// Files a cancellation removes: what a command writes before it is whole (a download's
+/// `.part`).
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Has a cancellation from now on remove `path`, until [`finished`] says it is whole (or gone).
+pub fn unfinished(path: PathBuf) {
+    if let Ok(mut files) = UNFINISHED.lock() {
+        files.push(path);
+    }
+}
+
+/// `path` is no longer for a cancellation to remove.
+pub fn finished(path: &std::path::Path) {
+    if let Ok(mut files) = UNFINISHED.lock() {
+        files.retain(|p| p != path);
+    }
+}
+
+/// The terminal's settings when the command started (a password prompt turns echo off).
+#[cfg(unix)]
+static SAVED: std::sync::OnceLock<rustix::termios::Termios> = std::sync::OnceLock::new();
+
+/// Ends a cancelled command, whichever thread saw the cancellation (the watching one the signal,
+/// the prompt's the key; both may): the terminal as it was and its cursor shown, the unfinished
+/// files removed, "Cancelled." and, with `json`, the `cancelled` envelope on stdout once, unless
+/// the command printed its outcome already; then exit code [`CANCELLED`]. A second caller waits
+/// here until the first has ended the process.
+pub fn finish(json: bool) -> ! {
+    static FINISHING: Mutex<()> = Mutex::new(());
+    let _first = FINISHING.lock();
+    #[cfg(unix)]
+    if let Some(saved) = SAVED.get() {
+        let _ = rustix::termios::tcsetattr(
+            std::io::stdin(),
+            rustix::termios::OptionalActions::Now,
+            saved,
+        );
+    }
+    let _ = dialoguer::console::Term::stderr().show_cursor();
+    if let Ok(files) = UNFINISHED.lock() {
+        for file in files.iter() {
+            let _ = std::fs::remove_file(file);
+        }
+    }
+    say();
+    if json && !super::output::stdout_written() {
+        let envelope = serde_json::json!({"message": "Cancelled.", "code": "cancelled"});
+        let _ = super::output::print_json(&envelope);
+    }
+    let _ = std::io::stdout().flush();
+    std::process::exit(CANCELLED.into());
+}
+
 /// When stdin is a terminal (a prompt may be shown), watches for Ctrl-C on a thread of its own,
-/// since the command's thread is blocked in the prompt's read. The handler is in place before
-/// this returns, so a Ctrl-C at the very first prompt is caught too. With `json` (`-o json`) it
-/// also prints the `cancelled` envelope on stdout, as a cancellation seen by the command does.
+/// since the command's thread is blocked in the prompt's read, and then [`finish`]es. The handler
+/// is in place before this returns, so a Ctrl-C at the very first prompt is caught too.
 pub fn watch(json: bool) {
     if !std::io::stdin().is_terminal() {
         return;
     }
     #[cfg(unix)]
-    let saved = rustix::termios::tcgetattr(std::io::stdin()).ok();
+    if let Ok(saved) = rustix::termios::tcgetattr(std::io::stdin()) {
+        let _ = SAVED.set(saved);
+    }
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .build()
@@ -69,21 +124,7 @@ pub fn watch(json: bool) {
             if runtime.block_on(tokio::signal::ctrl_c()).is_err() {
                 return;
             }
-            #[cfg(unix)]
-            if let Some(saved) = &saved {
-                let _ = rustix::termios::tcsetattr(
-                    std::io::stdin(),
-                    rustix::termios::OptionalActions::Now,
-                    saved,
-                );
-            }
-            let _ = dialoguer::console::Term::stderr().show_cursor();
-            say();
-            if json && !super::output::stdout_written() {
-                let envelope = serde_json::json!({"message": "Cancelled.", "code": "cancelled"});
-                let _ = super::output::print_json(&envelope);
-            }
-            std::process::exit(CANCELLED.into());
+            finish(json);
         });
     // Without the thread, Ctrl-C ends the command as before, without the message.
     drop(spawned);

@@ -80,7 +80,11 @@ impl Profiles {
         let path = dir()?.join(FILE_NAME);
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                anyhow::anyhow!("{} is not a valid profiles file: {e}", path.display())
+                let path = path.display();
+                anyhow::anyhow!(
+                    "{path} is not a valid profiles file ({e}): mend it, or move it away \
+                     (`mv {path} {path}.broken`) and log in again"
+                )
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Profiles::default()),
             Err(e) => Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),

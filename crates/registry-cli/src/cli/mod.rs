@@ -251,6 +251,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         // printing, which nobody reads; end quietly, like any Unix tool in a pipe. A command's
         // own outcome (a file that does not verify, rows that failed) keeps its exit code.
         Err(fail) if output::stdout_closed() && fail.is_closed_stdout() => ExitCode::SUCCESS,
+        Err(Fail::Cancelled) => cancel::finish(format == Format::Json),
         Err(fail) => {
             fail.print();
             if format == Format::Json && !output::stdout_written() {

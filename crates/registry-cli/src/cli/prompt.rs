@@ -7,7 +7,7 @@ use dialoguer::console::{Term, truncate_str};
 use dialoguer::{Confirm, FuzzySelect, MultiSelect, Select};
 use registry_client::ClientError;
 use registry_core::api::Message;
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 
 pub use super::line::{Check, theme};
 
@@ -135,6 +135,10 @@ pub fn password(
     kind: PasswordKind,
 ) -> Result<String, Fail> {
     if from_stdin {
+        // Typed at a terminal, it is not shown (as at the prompt); a pipe's line is read as is.
+        if std::io::stdin().is_terminal() && dialoguer::console::Term::stderr().is_term() {
+            return line::secret(label, &|_| Ok(()));
+        }
         let mut line = String::new();
         std::io::stdin().lock().read_line(&mut line)?;
         let p = line.trim_end_matches(['\n', '\r']).to_owned();

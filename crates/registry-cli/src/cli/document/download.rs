@@ -2,7 +2,7 @@
 //! SHA-256.
 
 use crate::cli::context::{Ctx, Fail, refuse_to_overwrite};
-use crate::cli::{output, resolve};
+use crate::cli::{cancel, output, resolve};
 use clap::Args;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -70,9 +70,12 @@ pub async fn run(ctx: &Ctx, a: DownloadArgs) -> Result<(), Fail> {
     let mut out: Box<dyn tokio::io::AsyncWrite + Unpin> = if to_stdout {
         Box::new(output::async_stdout())
     } else {
-        Box::new(tokio::fs::File::create(&partial).await.map_err(|e| {
+        let file = tokio::fs::File::create(&partial).await.map_err(|e| {
             Fail::Other(anyhow::anyhow!("cannot create {}: {e}", partial.display()))
-        })?)
+        })?;
+        // Ctrl-C removes it too.
+        cancel::unfinished(partial.clone());
+        Box::new(file)
     };
     let mut hasher = Sha256::new();
     let mut written = 0u64;
@@ -105,9 +108,12 @@ pub async fn run(ctx: &Ctx, a: DownloadArgs) -> Result<(), Fail> {
     }
     if let Err(e) = result {
         let _ = tokio::fs::remove_file(&partial).await;
+        cancel::finished(&partial);
         return Err(e);
     }
-    tokio::fs::rename(&partial, &target).await?;
+    let renamed = tokio::fs::rename(&partial, &target).await;
+    cancel::finished(&partial);
+    renamed?;
     output::note(format!(
         "Saved {} ({written} bytes, SHA-256 checked) to {}",
         d.name,
