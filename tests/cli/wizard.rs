@@ -249,7 +249,11 @@ async fn prompts_ask_again_until_the_answer_is_valid() {
     let last_digit = good[13..].to_owned();
     dialogue("the checked prompts", move || {
         let mut p = spawn(user)?;
-        reply(&mut p, "Name", "Eva Checks")?;
+        // A terminal in a Latin-1 locale sends `çã` as two bytes that are not UTF-8: refused and
+        // asked again, not read as "Eva Conceio".
+        p.exp_string("Name")?;
+        std::io::Write::write_all(&mut p.writer, b"Eva Concei\xe7\xe3o\n")?;
+        reply(&mut p, "is not UTF-8", "Eva Checks")?;
         reply(&mut p, "E-mail", "not-an-email")?;
         reply(
             &mut p,
@@ -418,6 +422,39 @@ async fn a_blank_password_is_asked_again_saying_it_is_required() {
         p.exp_string("is required")?;
         reply(&mut p, "Password", crate::common::ADMIN_PASSWORD)?;
         ends_saying(&mut p, "Logged in")
+    })
+    .await;
+}
+
+/// Two facilities of one cnpj (one per department) are told apart at the pick list by their
+/// department, shown before a name long enough to be cut at the terminal's edge.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pick_list_shows_what_tells_the_facilities_apart_first() {
+    let env = Env::logged_in().await;
+    let name =
+        "Clínica São João de Radiodiagnóstico Avançado e Medicina Nuclear do Nordeste Brasileiro";
+    let cnpj = cnpj(84);
+    let mut flags = facility_flags(name, &cnpj);
+    env.run(&strs(&flags)).await.expect(0);
+    let department = flags.iter().position(|f| f == "Medicina Nuclear").unwrap();
+    flags[department] = "Radiodiagnóstico".into();
+    env.run(&strs(&flags)).await.expect(0);
+    let show = env.at_terminal(&["facility", "show", &cnpj]);
+    dialogue("the facility pick list", move || {
+        let mut p = spawn(show)?;
+        p.exp_string("Which facility?")?;
+        // Newest first, each department before the cnpj (the session reads bytes as Latin-1:
+        // only ASCII is matched).
+        let departments = [p.exp_string(&cnpj)?, p.exp_string(&cnpj)?];
+        assert!(departments[0].contains("Radiodiagn"), "{departments:?}");
+        assert!(
+            departments[1].ends_with("Medicina Nuclear \u{c2}\u{b7} "),
+            "{departments:?}"
+        );
+        p.send("\r")?;
+        p.flush()?;
+        p.exp_eof()?;
+        Ok(())
     })
     .await;
 }

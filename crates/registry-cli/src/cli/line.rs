@@ -44,7 +44,7 @@ pub fn read(q: Question) -> Result<String, Fail> {
     let head = text(|s| theme.format_input_prompt(s, q.label, q.default));
     loop {
         let typed = edit(&term, &head, q.initial)?;
-        match taken(&q, typed) {
+        match typed.and_then(|typed| taken(&q, typed)) {
             Ok(answer) => {
                 term.clear_line()?;
                 term.write_line(&text(|s| {
@@ -63,6 +63,11 @@ pub fn read(q: Question) -> Result<String, Fail> {
 /// The reason given for a blank answer to a question that needs one.
 pub const REQUIRED: &str = "is required";
 
+/// The reason given for an answer of which some keys were not UTF-8 text (a terminal in a Latin-1
+/// locale sends `ã` as one byte): read as they came, its letters would be lost without a word.
+pub const NOT_UTF8: &str = "the terminal sent text that is not UTF-8: set a UTF-8 locale in it \
+     (LANG=pt_BR.UTF-8) and type the answer again";
+
 /// What `typed` answers to `q`: the answer (the default for a blank one), or the reason it is
 /// asked again — [`REQUIRED`] for a blank answer with no default, else the check's.
 fn taken(q: &Question, typed: String) -> Result<String, String> {
@@ -79,10 +84,12 @@ fn taken(q: &Question, typed: String) -> Result<String, String> {
     }
 }
 
-/// One line edited after `head`, starting from `initial`, until Enter.
-fn edit(term: &Term, head: &str, initial: &str) -> Result<String, Fail> {
+/// One line edited after `head`, starting from `initial`, until Enter: the line, or [`NOT_UTF8`]
+/// when a key typed was not UTF-8 text.
+fn edit(term: &Term, head: &str, initial: &str) -> Result<Result<String, String>, Fail> {
     let mut chars: Vec<char> = initial.chars().collect();
     let mut pos = chars.len();
+    let mut garbled = false;
     redraw(term, head, &chars, pos)?;
     loop {
         let key = match term.read_key() {
@@ -91,7 +98,9 @@ fn edit(term: &Term, head: &str, initial: &str) -> Result<String, Fail> {
             Err(e) => return Err(e.into()),
         };
         match key {
-            Key::Enter => return Ok(chars.into_iter().collect()),
+            Key::Enter if garbled => return Ok(Err(NOT_UTF8.to_owned())),
+            Key::Enter => return Ok(Ok(chars.into_iter().collect())),
+            Key::Unknown => garbled = true,
             Key::Char('\u{4}') if chars.is_empty() => {
                 term.write_line("")?;
                 return Err(Fail::Cancelled);
@@ -147,6 +156,7 @@ pub fn secret(label: &str, check: Check) -> Result<String, Fail> {
         term.write_str(&head)?;
         term.flush()?;
         let mut typed = String::new();
+        let mut garbled = false;
         loop {
             let key = match term.read_key() {
                 Ok(key) => key,
@@ -166,13 +176,15 @@ pub fn secret(label: &str, check: Check) -> Result<String, Fail> {
                     typed.pop();
                 }
                 Key::Char(c) if !c.is_control() => typed.push(c),
+                Key::Unknown => garbled = true,
                 _ => {}
             }
         }
         term.clear_line()?;
-        let reason = match typed.is_empty() {
-            true => Err(REQUIRED.to_owned()),
-            false => check(&typed),
+        let reason = match (garbled, typed.is_empty()) {
+            (true, _) => Err(NOT_UTF8.to_owned()),
+            (false, true) => Err(REQUIRED.to_owned()),
+            (false, false) => check(&typed),
         };
         match reason {
             Ok(()) => {

@@ -84,8 +84,10 @@ pub async fn facility(ctx: &Ctx, text: &str) -> Result<Facility, Fail> {
             "no facility with _id, cnpj or name `{text}`"
         ))),
         1 => Ok(exact.into_iter().next().expect("one")),
+        // What tells them apart first (one cnpj's departments, or one name's cnpjs): a long name
+        // is cut at the terminal's edge, not what follows it.
         _ if ctx.interactive => choose("Which facility?", exact, |f| {
-            format!("{} — {} ({})", f.name, f.department, f.id)
+            format!("{} · {} · {} ({})", f.department, f.cnpj, f.name, f.id)
         }),
         _ => Err(Fail::NotFound(format!(
             "`{text}` matches {} facilities ({}); give the _id",
