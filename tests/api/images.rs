@@ -90,6 +90,24 @@ async fn logo_and_background_upload_read_remove(app: TestApp) {
         (status, body["code"].as_str()),
         (422, Some("validation_failed"))
     );
+    // A few bytes that declare 100,000 × 100,000 pixels: a decompression bomb for every browser
+    // showing the facility. A photo's size is taken.
+    let png = |width: u32, height: u32| {
+        let mut png = PNG.to_vec();
+        png.extend(width.to_be_bytes());
+        png.extend(height.to_be_bytes());
+        png.extend([8, 6, 0, 0, 0]);
+        png
+    };
+    let (status, body) = set_image(&app, &app.admin, id, "logo", png(100_000, 100_000)).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["errors"][0]["field"], "file", "{body}");
+    assert!(
+        body.to_string().contains("declares 100000 × 100000 pixels"),
+        "{body}"
+    );
+    let (status, body) = set_image(&app, &app.admin, id, "logo", png(4032, 3024)).await;
+    assert_eq!(status, 200, "{body}");
     let mut big = PNG.to_vec();
     big.resize(2 * 1024 * 1024 + 1, 0);
     let (status, body) = set_image(&app, &app.admin, id, "logo", big).await;

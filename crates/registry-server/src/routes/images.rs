@@ -178,6 +178,9 @@ async fn upload(
             "must be a PNG, JPEG or WebP image",
         )
     })?;
+    if let Some(refusal) = oversized(&data) {
+        return Err(ApiError::field("file", FieldCode::InvalidValue, refusal));
+    }
     let mut tx = locked(&state, &caller, &id, &headers).await?;
     let at = now();
     let detail = |content_type: &str, size: i64| serde_json::json!({ "kind": kind.as_str(), "contentType": content_type, "size": size });
@@ -190,6 +193,27 @@ async fn upload(
     let (before, after) = (before.as_ref(), Some(&after));
     image_event(&mut tx, &caller, &id, &at, Action::SetImage, before, after).await?;
     answer(tx, &id).await
+}
+
+/// The most pixels an image may declare, and the most on either side: a few bytes may declare
+/// 100,000 × 100,000 pixels, which every browser showing the facility would try to decode
+/// (tens of GB). 40 megapixels is more than a camera's photo.
+const MAX_IMAGE_PIXELS: usize = 40_000_000;
+const MAX_IMAGE_SIDE: usize = 16_384;
+
+/// Why an image's declared size is refused, read from its header (nothing is decoded); `None`
+/// when it is within the limits or its header does not say.
+fn oversized(data: &[u8]) -> Option<String> {
+    let size = imagesize::blob_size(data).ok()?;
+    let (w, h) = (size.width, size.height);
+    (w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE || w.saturating_mul(h) > MAX_IMAGE_PIXELS).then(
+        || {
+            format!(
+                "declares {w} × {h} pixels: an image may have at most {MAX_IMAGE_SIDE} pixels on a \
+             side and 40 megapixels in all"
+            )
+        },
+    )
 }
 
 #[utoipa::path(
