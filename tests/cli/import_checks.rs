@@ -195,6 +195,21 @@ async fn a_dry_run_does_not_promise_a_custom_responsibility() {
         (Some(1), Some(1)),
         "{run}"
     );
+    // A row of that cnpj whose department is missing or not one of the list names no facility:
+    // it fails, in the dry run and the real one alike.
+    let mut missing = row("Sem Departamento", cnpj(65), "Titular");
+    missing["department"] = json!("");
+    let mut unknown = row("Departamento Errado", cnpj(65), "Titular");
+    unknown["department"] = json!("medicina nuclear");
+    let path = env.write("no-department.json", &json!([missing, unknown]).to_string());
+    for dry_run in [&["--dry-run"][..], &[]] {
+        let run = env.import_summary(&path, dry_run, 1).await;
+        assert_eq!(
+            (run["alreadyRegistered"].as_u64(), run["failed"].as_u64()),
+            (Some(0), Some(2)),
+            "{run}"
+        );
+    }
 }
 
 /// A CSV row with no address names its three columns in the plural.

@@ -395,7 +395,8 @@ async fn a_broken_profiles_file_says_how_to_get_out() {
     let out = env.run(&["whoami"]).await.expect(1);
     let moved = format!("{}.broken", file.display());
     assert!(
-        out.stderr.contains("is not a valid profiles file") && out.stderr.contains(&moved),
+        out.stderr.contains("is not a valid profiles file")
+            && out.stderr.contains(&format!("'{moved}'")),
         "{}",
         out.stderr
     );

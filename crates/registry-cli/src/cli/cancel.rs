@@ -80,7 +80,16 @@ pub fn finish(json: bool) -> ! {
     }
     say();
     if json && !super::output::stdout_written() {
-        let envelope = serde_json::json!({"message": "Cancelled.", "code": "cancelled"});
+        // In the order of every other envelope (`Fail::envelope`).
+        #[derive(serde::Serialize)]
+        struct Envelope {
+            message: &'static str,
+            code: &'static str,
+        }
+        let envelope = Envelope {
+            message: "Cancelled.",
+            code: "cancelled",
+        };
         let _ = super::output::print_json(&envelope);
     }
     let _ = std::io::stdout().flush();

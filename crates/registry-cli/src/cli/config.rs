@@ -80,10 +80,17 @@ impl Profiles {
         let path = dir()?.join(FILE_NAME);
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                let path = path.display();
+                // Quoted for a shell, to be pasted as it is.
+                let quoted = |p: String| format!("'{}'", p.replace('\'', r"'\''"));
+                let (file, broken) = (
+                    path.display().to_string(),
+                    path.with_extension("json.broken"),
+                );
                 anyhow::anyhow!(
-                    "{path} is not a valid profiles file ({e}): mend it, or move it away \
-                     (`mv {path} {path}.broken`) and log in again"
+                    "{file} is not a valid profiles file ({e}): mend it, or move it away \
+                     (`mv {} {}`) and log in again",
+                    quoted(file.clone()),
+                    quoted(broken.display().to_string())
                 )
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Profiles::default()),

@@ -17,7 +17,6 @@ impl Telephone {
             .chars()
             .filter(|&c| {
                 !(c.is_whitespace()
-                    || crate::text::is_invisible(c)
                     || matches!(c, '(' | ')' | '-' | '\u{2010}'..='\u{2015}' | '\u{2212}'))
             })
             .collect();
@@ -150,6 +149,9 @@ mod tests {
                 "phone",
                 "",
                 "(11) 9876a-4321",
+                // Invisible characters inside are not spaces: hidden text is not a number.
+                "(11)\u{200b}3456-7890",
+                "(11)\u{e0041}3456-7890",
             ],
         );
         assert_eq!(

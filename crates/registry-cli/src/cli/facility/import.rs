@@ -9,9 +9,9 @@ use crate::cli::output::{self, Format};
 use clap::Args;
 use futures::StreamExt;
 use registry_client::{Client, ClientError, ListQuery, facility_csv};
-use registry_core::MainRole;
 use registry_core::api::Facility;
 use registry_core::text::for_terminal;
+use registry_core::{Department, MainRole};
 use serde::Serialize;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -127,14 +127,18 @@ fn stops_the_import(e: &ClientError) -> bool {
 /// server judges the payload before it looks for a duplicate.
 async fn registered(client: &Client, item: &Item) -> bool {
     let (cnpj, department) = key(item);
+    // A row without a valid department names no facility (as in the dry run's comparison).
+    let Some(department) = Department::parse(&department) else {
+        return false;
+    };
     if cnpj.is_empty() {
         return false;
     }
     let query = ListQuery::default()
         .filter("q", cnpj.as_str())
-        .filter("department", department);
+        .filter("department", department.as_str());
     let found: Result<Vec<Facility>, _> = client.all_pages("/facilities", &query).await;
-    found.is_ok_and(|found| found.iter().any(|f| f.cnpj == cnpj))
+    found.is_ok_and(|found| (found.iter()).any(|f| f.cnpj == cnpj && f.department == department))
 }
 
 /// A row's key among facilities: its cnpj and department.

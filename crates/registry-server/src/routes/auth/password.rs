@@ -282,30 +282,15 @@ pub(super) async fn password_recover(
     let user = user
         .filter(|u| u.profile.active)
         .filter(|u| crate::limits::allowed(&state.limiters.mails, &u.profile.email));
+    // The code is stored and mailed after the answer: writing it first would make the answer
+    // for an account slower than for an unknown address (a read only), telling anyone which
+    // addresses have accounts. A failure is only logged.
     if let Some(user) = user {
-        let mut raw = [0u8; 32];
-        rand::rng().fill_bytes(&mut raw);
-        let token = hex::encode(raw);
-        let expires = timestamp(Utc::now() + chrono::Duration::hours(1));
-        let mut tx = state.db.begin().await?;
-        users::add_reset(&mut tx, &token_hash(&token), &user.profile.id, &expires).await?;
-        tx.commit().await?;
-        let body = format!(
-            "Hello {},\n\nA password recovery was requested for your Facility Registry account.\n\
-             Your recovery code (valid for 1 hour, usable once):\n\n    {token}\n\n\
-             Set a new password with: POST {}/api/password_recover/ {{\"token\": \"<code>\", \"newPassword\": \"...\"}}\n\
-             or `registry user reset-password --code <code>`.\n\nIf you did not ask for this, ignore this message.\n",
-            user.profile.name, state.config.public_url
-        );
-        // Sent in the background: waiting for the mail server here would make the answer for an
-        // account slower than for an unknown address (by up to the SMTP timeout when the server
-        // is down), telling anyone which addresses have accounts. A failure is only logged.
-        state.mailer.send_in_background(
-            user.profile.email.clone(),
-            "Password recovery — Facility Registry",
-            body,
-            "password recovery e-mail",
-        );
+        tokio::spawn(async move {
+            if let Err(e) = send_recovery_code(&state, &user).await {
+                tracing::error!(error = %e, "cannot store a password recovery code");
+            }
+        });
     }
     Ok((
         StatusCode::ACCEPTED,
@@ -317,4 +302,29 @@ pub(super) async fn password_recover(
             token: None,
         }),
     ))
+}
+
+/// Stores a new recovery code of `user` and mails it.
+async fn send_recovery_code(state: &AppState, user: &UserRow) -> anyhow::Result<()> {
+    let mut raw = [0u8; 32];
+    rand::rng().fill_bytes(&mut raw);
+    let token = hex::encode(raw);
+    let expires = timestamp(Utc::now() + chrono::Duration::hours(1));
+    let mut tx = state.db.begin().await?;
+    users::add_reset(&mut tx, &token_hash(&token), &user.profile.id, &expires).await?;
+    tx.commit().await?;
+    let body = format!(
+        "Hello {},\n\nA password recovery was requested for your Facility Registry account.\n\
+             Your recovery code (valid for 1 hour, usable once):\n\n    {token}\n\n\
+             Set a new password with: POST {}/api/password_recover/ {{\"token\": \"<code>\", \"newPassword\": \"...\"}}\n\
+             or `registry user reset-password --code <code>`.\n\nIf you did not ask for this, ignore this message.\n",
+        user.profile.name, state.config.public_url
+    );
+    state.mailer.send_in_background(
+        user.profile.email.clone(),
+        "Password recovery — Facility Registry",
+        body,
+        "password recovery e-mail",
+    );
+    Ok(())
 }
