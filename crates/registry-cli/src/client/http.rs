@@ -311,13 +311,36 @@ impl Client {
         })
     }
 
-    /// Every page of a list, walked with the largest page size.
+    /// Every record of a list, each once, in the list's order ([`super::pages`]: a list written
+    /// to while it is walked is walked again).
     pub async fn all_pages<T: DeserializeOwned>(
         &self,
         path: &str,
         query: &ListQuery,
     ) -> Result<Vec<T>> {
-        let mut out = Vec::new();
+        let mut walks = Vec::new();
+        for _ in 0..super::pages::WALKS {
+            let walk = self.walk(path, query).await?;
+            let steady = walk.steady;
+            walks.push(walk);
+            if steady {
+                break;
+            }
+        }
+        super::pages::merged(walks)
+            .into_iter()
+            .map(|record| {
+                serde_json::from_value(record).map_err(|e| ClientError::Decode {
+                    url: self.url(path),
+                    message: e.to_string(),
+                })
+            })
+            .collect()
+    }
+
+    /// One walk over every page of a list with the largest page size.
+    async fn walk(&self, path: &str, query: &ListQuery) -> Result<super::pages::Walk> {
+        let mut walk = super::pages::Walk::default();
         let mut page = 1;
         loop {
             let q = ListQuery {
@@ -325,11 +348,9 @@ impl Client {
                 page_size: Some(MAX_PAGE_SIZE),
                 filters: query.filters.clone(),
             };
-            let env: ListEnvelope<T> = self.get(path, &q).await?;
-            let got = env.list.len();
-            out.extend(env.list);
-            if got == 0 || out.len() as i64 >= env.paging.total {
-                return Ok(out);
+            let env: ListEnvelope<serde_json::Value> = self.get(path, &q).await?;
+            if !walk.add(env.list, env.paging.total) {
+                return Ok(walk);
             }
             page += 1;
         }

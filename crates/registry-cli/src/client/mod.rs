@@ -24,6 +24,7 @@ mod equipment;
 mod facilities;
 mod http;
 mod material;
+mod pages;
 
 pub use http::{
     CONNECT_TIMEOUT, Client, DEFAULT_TIMEOUT, FileDownload, ListQuery, MAX_PAGE_SIZE, Result,
