@@ -204,6 +204,13 @@ async fn openapi_documents_every_error_status(app: TestApp) {
             if public.contains(&path.as_str()) || path == "/api/register" {
                 assert!(has("429"), "{what} has no 429");
             }
+            // Every 201 carries `Location` (tests/api's `post_created` reads each one back).
+            if has("201") {
+                assert!(
+                    responses["201"]["headers"]["Location"].is_object(),
+                    "{what}: its 201 declares no Location header"
+                );
+            }
             if !public.contains(&path.as_str()) {
                 assert!(has("401"), "{what} has no 401");
                 let security = op["security"].as_array();

@@ -83,8 +83,8 @@ async fn recovery_answers_do_not_wait_for_a_hanging_mail_server(backend: Backend
         |n| *n >= 1,
     )
     .await;
-    // The codes were stored before the answers: a wrong one is refused as such, and the server
-    // still answers at once while its mails hang.
+    // A wrong code is refused as such, and the server still answers at once while its mails
+    // hang.
     let started = Instant::now();
     app.post_anon(
         "/api/password_recover/",

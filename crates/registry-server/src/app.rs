@@ -241,6 +241,17 @@ impl Drop for Held {
     }
 }
 
+/// Hands the memory freed since the last time back to the system. glibc keeps what a burst of
+/// requests freed in its arenas, so a server idle after a busy hour would stay at its peak
+/// (docs/benchmarks.md: idle ≤ 40 MiB); trimming once a minute costs a few milliseconds.
+fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's own heaps to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Keeps the abuse limits' memory small: idle clients every minute, forgotten login counts
 /// every hour. Every minute too, folds the due lists' kept counts (PostgreSQL).
 async fn sweep(state: AppState) {
@@ -249,6 +260,7 @@ async fn sweep(state: AppState) {
     loop {
         tokio::select! {
             _ = minutes.tick() => {
+                give_back_freed_memory();
                 state.limiters.forget_idle();
                 if let Err(e) = compact_due_counts(&state).await {
                     tracing::warn!(error = %e, "cannot fold the due lists' counts");

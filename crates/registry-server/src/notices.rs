@@ -110,13 +110,16 @@ pub async fn gather(
             date: monday,
         });
     }
-    notices.sort_by(|a, b| {
-        (&a.facility.name, &a.facility.id, a.kind, &a.date).cmp(&(
-            &b.facility.name,
-            &b.facility.id,
-            b.kind,
-            &b.date,
-        ))
+    // By name as a reader sorts it (`alfa` and `Álfa` beside `Ana`, not after `Zeta`), each
+    // facility's together (two of one name: the older first), then kind, then date.
+    notices.sort_by_cached_key(|n| {
+        (
+            registry_core::text::search_key(&n.facility.name),
+            n.facility.name.clone(),
+            n.facility.id.clone(),
+            n.kind,
+            n.date.clone(),
+        )
     });
     Ok(notices)
 }

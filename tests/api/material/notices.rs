@@ -174,6 +174,18 @@ async fn notices_list_what_needs_attention(app: TestApp) {
         app.get_ok("/api/notices?kind=qc_due_soon", &fisico).await["paging"]["total"],
         0
     );
+    // Ordered by name as a reader sorts it: `Álfa` before `Clinica`, `Zeta` after.
+    for name in ["Zeta Avisos", "Álfa Avisos"] {
+        facility_with_notices(&app, name).await;
+    }
+    let overdue = app.admin_get("/api/notices?kind=qc_overdue").await;
+    let names: Vec<&str> = overdue["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["facility"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Álfa Avisos", "Clinica Avisos", "Zeta Avisos"]);
     // Every route is in the OpenAPI description.
     let doc = app.openapi().await;
     for path in [

@@ -137,7 +137,7 @@ async fn with_fixed_fields(
 #[utoipa::path(
     post, path = "/api/equipment/register", tag = "equipment",
     request_body = EquipmentInput,
-    responses((status = 201, body = Equipment), Forbidden)
+    responses((status = 201, headers(("Location" = String, description = "The created record's path")), body = Equipment), Forbidden)
 )]
 async fn register(
     State(state): State<AppState>,

@@ -92,7 +92,7 @@ catalogue::handler! {
         get, path = "/api/typeOfEquipment", tag = "equipment types",
         params(("q" = Option<String>, Query, description = "Part of the name"), PageParams),
         responses(
-            (status = 200, description = "Equipment types by name", body = ListEnvelope<EquipmentType>),
+            (status = 200, description = "Equipment types, newest first", body = ListEnvelope<EquipmentType>),
             (status = 401, body = ErrorBody)
         )
     )]
@@ -113,7 +113,7 @@ catalogue::handler! {
         post, path = "/api/typeOfEquipment/register", tag = "equipment types",
         request_body = CatalogueInput,
         responses(
-            (status = 201, body = EquipmentType), Forbidden,
+            (status = 201, headers(("Location" = String, description = "The created record's path")), body = EquipmentType), Forbidden,
             (status = 409, description = "Name taken", body = ErrorBody)
         )
     )]
@@ -323,7 +323,7 @@ catalogue::handler! {
         request_body(content = TestTypeInput, description = "`name`, `typeOfEquipment` and `expirationInDays` required: \
             `kind` (constancy, accuracy, precision, linearity, geometry, reproducibility, recorded) makes the registry compute \
             the records' verdict; `tolerances` default to the kind's (docs/qc.md)"),
-        responses((status = 201, body = TestType), Forbidden, Conflict)
+        responses((status = 201, headers(("Location" = String, description = "The created record's path")), body = TestType), Forbidden, Conflict)
     )]
     register_test_type = register::<TestType>
 }

@@ -124,7 +124,7 @@ catalogue::handler! {
         post, path = "/api/group/register", tag = "groups", summary = "Create a group",
         request_body = GroupInput,
         responses(
-            (status = 201, description = "Created", body = Group), Forbidden,
+            (status = 201, headers(("Location" = String, description = "The created record's path")), description = "Created", body = Group), Forbidden,
             (status = 409, description = "Name already used", body = ErrorBody)
         )
     )]

@@ -26,7 +26,7 @@ use registry_core::user::{may_create_with, read_user, requested_roles};
     summary = "Create a user (without a token: self-registration as Cliente)",
     request_body = UserInput,
     responses(
-        (status = 201, description = "Created (with a staff token)", body = User),
+        (status = 201, headers(("Location" = String, description = "The created record's path")), description = "Created (with a staff token)", body = User),
         (status = 202, description = "Without a token: registration received, the same answer \
             whether or not the address already had an account", body = Message),
         (status = 429, description = "Too many registrations from this client (Retry-After)",

@@ -156,7 +156,7 @@ pub(super) async fn exclude(
     post, path = "/api/document/{id}/comment", tag = "documents",
     params(("id" = String, Path, description = "Document `_id`")),
     request_body = CommentBody,
-    responses((status = 201, description = "The document with its comments", body = Document))
+    responses((status = 201, headers(("Location" = String, description = "The document's path")), description = "The document with its comments", body = Document))
 )]
 pub(super) async fn comment(
     State(state): State<AppState>,

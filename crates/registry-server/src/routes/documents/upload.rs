@@ -168,7 +168,7 @@ pub(super) async fn check_references(
     post, path = "/api/document/register", tag = "documents",
     request_body(content = UploadForm, content_type = "multipart/form-data"),
     responses(
-        (status = 201, description = "Stored; starts `Falta assinar` (or `Em andamento` with \
+        (status = 201, headers(("Location" = String, description = "The created record's path")), description = "Stored; starts `Falta assinar` (or `Em andamento` with \
             `draft`)", body = Document),
         Forbidden, (status = 413, description = "File over the upload limit", body = ErrorBody)
     )

@@ -24,7 +24,7 @@ use registry_core::facility::{Mode, read_facility_partial};
     post, path = "/api/facility/register", tag = "facilities", summary = "Create a facility",
     request_body = FacilityInput,
     responses(
-        (status = 201, description = "Created", body = Facility), Forbidden,
+        (status = 201, headers(("Location" = String, description = "The created record's path")), description = "Created", body = Facility), Forbidden,
         (status = 409, description = "duplicate_facility: already registered; the body carries its \
             _id", body = ErrorBody)
     )

@@ -48,7 +48,7 @@ fn unauthorised(r: Radioisotope) -> FieldError {
     request_body(content = ReceiptInput, description = "The isotope \
         must be authorised at the facility (`invalid_radioisotope`). A receipt that takes its week \
         over the authorised quantity is stored with `overQuantity: true`."),
-    responses((status = 201, body = Receipt), Forbidden)
+    responses((status = 201, headers(("Location" = String, description = "The created record's path")), body = Receipt), Forbidden)
 )]
 pub(super) async fn receive(
     State(state): State<AppState>,

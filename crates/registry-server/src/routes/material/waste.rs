@@ -37,7 +37,7 @@ fn clearance(state: &AppState) -> &ClearanceLevels {
     params(("id" = String, Path, description = "The facility")),
     request_body(content = WasteInput, description = "The release date is computed from the half-lives and the clearance \
         levels."),
-    responses((status = 201, body = WastePackage), Forbidden)
+    responses((status = 201, headers(("Location" = String, description = "The created record's path")), body = WastePackage), Forbidden)
 )]
 pub(super) async fn store_waste(
     State(state): State<AppState>,

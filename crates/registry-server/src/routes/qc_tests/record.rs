@@ -285,7 +285,7 @@ async fn computed_type(
         the registry stores the computed `figures` and sets `conclusion` itself: a `conclusion` \
         sent is refused (422 `conclusion` `invalid_value`)."),
     responses(
-        (status = 201, body = QcTest), Forbidden,
+        (status = 201, headers(("Location" = String, description = "The created record's path")), body = QcTest), Forbidden,
         (status = 422, description = "Field errors, e.g. a test type of another equipment type",
             body = ErrorBody)
     )
