@@ -159,3 +159,31 @@ async fn sqlite_reader_threads_read_what_sqlx_reads() {
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
     }
 }
+
+/// An idle server has its SQLite readers give back their page caches (`Db::release_memory`):
+/// each reader thread takes its turn, and all of them read as before afterwards.
+#[tokio::test]
+async fn readers_read_as_before_after_giving_back_their_memory() {
+    let app = TestApp::spawn(Backend::Sqlite).await.expect("SQLite app");
+    varied_registry(&app).await;
+    let db = &app.state.db;
+    for _ in 0..3 {
+        db.release_memory();
+    }
+    // More searches at once than there are threads: every thread reads.
+    let search = FacilityFilter {
+        q: Some("número".into()),
+        ..Default::default()
+    };
+    let reads = (0..32).map(|_| async {
+        let mut conn = db.read().await.unwrap();
+        facilities::list(&mut conn, &search, 20, 0).await.unwrap().1
+    });
+    let totals = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        futures::future::join_all(reads),
+    )
+    .await
+    .expect("the reader threads answer after giving back their memory");
+    assert!(totals.iter().all(|t| *t == 10), "{totals:?}");
+}

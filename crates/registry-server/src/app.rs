@@ -124,7 +124,8 @@ impl Application {
                 );
             }
         });
-        let sweeper = tokio::spawn(sweep(self.state.clone()));
+        let requests = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let sweeper = tokio::spawn(sweep(self.state.clone(), requests.clone()));
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(hyper_util::rt::TokioTimer::new())
             .header_read_timeout(self.state.config.limits.read_timeout);
@@ -151,7 +152,9 @@ impl Application {
                 continue;
             };
             let router = self.router.clone();
+            let requests = requests.clone();
             let service = hyper::service::service_fn(move |mut req: Request<Incoming>| {
+                requests.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 req.extensions_mut().insert(ConnectInfo(peer));
                 router.clone().oneshot(trim_trailing_slash(req))
             });
@@ -241,10 +244,13 @@ impl Drop for Held {
     }
 }
 
-/// Hands the memory freed since the last time back to the system. glibc keeps what a burst of
-/// requests freed in its arenas, so a server idle after a busy hour would stay at its peak
-/// (docs/benchmarks.md: idle ≤ 40 MiB); trimming once a minute costs a few milliseconds.
-fn give_back_freed_memory() {
+/// Gives back what a busy time left in memory, once a server has had a minute without a
+/// request: the read cache, the SQLite readers' page caches, and what glibc kept in its arenas
+/// of what was freed. Otherwise a server idle after a busy hour would stay at its peak
+/// (docs/benchmarks.md: idle ≤ 40 MiB). The first requests after are read afresh.
+fn release_memory(state: &AppState) {
+    state.cache.empty();
+    state.db.release_memory();
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages of the allocator's own heaps to the system.
     unsafe {
@@ -254,13 +260,21 @@ fn give_back_freed_memory() {
 
 /// Keeps the abuse limits' memory small: idle clients every minute, forgotten login counts
 /// every hour. Every minute too, folds the due lists' kept counts (PostgreSQL).
-async fn sweep(state: AppState) {
+async fn sweep(state: AppState, requests: Arc<std::sync::atomic::AtomicU64>) {
     let mut minutes = tokio::time::interval(std::time::Duration::from_secs(60));
     let mut hours = tokio::time::interval(std::time::Duration::from_secs(3600));
+    // The requests counted at the last tick, and whether the memory was given back since.
+    let (mut counted, mut released) = (u64::MAX, false);
     loop {
         tokio::select! {
             _ = minutes.tick() => {
-                give_back_freed_memory();
+                let now = requests.load(std::sync::atomic::Ordering::Relaxed);
+                if now != counted {
+                    (counted, released) = (now, false);
+                } else if !released {
+                    release_memory(&state);
+                    released = true;
+                }
                 state.limiters.forget_idle();
                 if let Err(e) = compact_due_counts(&state).await {
                     tracing::warn!(error = %e, "cannot fold the due lists' counts");

@@ -68,6 +68,14 @@ impl ReadCache {
         }))
     }
 
+    /// Drops every answer and user kept (an idle server gives their memory back).
+    pub fn empty(&self) {
+        if let Some(caches) = &self.0 {
+            caches.answers.clear();
+            caches.users.clear();
+        }
+    }
+
     /// The user row behind a token: from `load` on PostgreSQL (another instance's commit may not
     /// have been announced here yet), from the cache or `load` on SQLite.
     pub async fn user<F, Fut>(&self, db: &Db, id: &str, load: F) -> Result<Option<Arc<UserAuth>>>

@@ -330,6 +330,13 @@ impl Db {
         })
     }
 
+    /// Has SQLite's reader connections give back their page caches' memory (an idle server's).
+    pub fn release_memory(&self) {
+        if let Pools::Sqlite { threads, .. } = &self.pools {
+            threads.release_memory();
+        }
+    }
+
     /// The stamp of an answer read from `read` ([`Generations::stamp`]); take it *before*
     /// reading the data whose answer is to be cached.
     pub fn stamp(&self, read: ReadOf) -> u64 {

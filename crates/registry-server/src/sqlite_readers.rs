@@ -19,6 +19,8 @@ type Job = Box<dyn FnOnce(&Connection) + Send>;
 #[derive(Clone)]
 pub struct SqliteReaders {
     jobs: mpsc::Sender<Job>,
+    /// How many reader threads take jobs.
+    threads: usize,
     /// Idle connections for [`SqliteReaders::run_short`], one per core.
     idle: Arc<Mutex<Vec<Connection>>>,
     /// What the reads learn of this database's data to plan their queries.
@@ -65,6 +67,7 @@ impl SqliteReaders {
             .collect::<Result<_, _>>()?;
         Ok(SqliteReaders {
             jobs,
+            threads,
             idle: Arc::new(Mutex::new(idle)),
             statistics: Arc::default(),
         })
@@ -87,6 +90,25 @@ impl SqliteReaders {
             idle.push(conn);
         }
         answer.map_err(|_| sqlx::Error::WorkerCrashed)?
+    }
+
+    /// Has every connection give back the memory of its page cache (an idle server's): those
+    /// idle here at once, and each thread's as it takes its turn (each waits for the others, so
+    /// that every thread takes one).
+    pub fn release_memory(&self) {
+        if let Ok(idle) = self.idle.lock() {
+            for conn in idle.iter() {
+                let _ = conn.execute_batch("PRAGMA shrink_memory");
+            }
+        }
+        let all = Arc::new(std::sync::Barrier::new(self.threads));
+        for _ in 0..self.threads {
+            let all = all.clone();
+            let _ = self.jobs.send(Box::new(move |conn| {
+                let _ = conn.execute_batch("PRAGMA shrink_memory");
+                all.wait();
+            }));
+        }
     }
 
     /// Runs `read` on the next free reader thread and waits for its answer.
