@@ -230,6 +230,43 @@ async fn export_gives_every_page_as_csv_or_json() {
     assert_eq!(piped.stdout, csv);
     assert!(!env.work.path().join("-").exists());
     assert_eq!(env.facility_count().await, 205);
+
+    // Exported while facilities are created (the pages shift under the walk): each once, and
+    // every one that was there before.
+    let ids = |export: &serde_json::Value| -> Vec<String> {
+        (export.as_array().unwrap().iter())
+            .map(|f| f["_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let before: std::collections::HashSet<String> = ids(&json).into_iter().collect();
+    let writer = env.admin.clone();
+    let creating = tokio::spawn(async move {
+        for n in 0..300 {
+            let payload = serde_json::json!({
+                "name": format!("Meanwhile {n}"), "companyName": "X", "cnpj": cnpj(2000 + n),
+                "telephone": "(11) 3333-4444", "department": "Medicina Nuclear",
+                "address": {"street": "R", "city": "C", "state": "SP"},
+            });
+            writer.register_facility(&payload).await.unwrap();
+        }
+    });
+    let mut exports = 0;
+    while !creating.is_finished() || exports == 0 {
+        let export = env
+            .run(&["facility", "export", "--format", "json"])
+            .await
+            .expect(0)
+            .json();
+        let ids = ids(&export);
+        let once: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(once.len(), ids.len(), "a facility exported twice");
+        assert!(
+            before.iter().all(|id| once.contains(id)),
+            "a facility left out"
+        );
+        exports += 1;
+    }
+    creating.await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

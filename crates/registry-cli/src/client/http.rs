@@ -318,14 +318,26 @@ impl Client {
         path: &str,
         query: &ListQuery,
     ) -> Result<Vec<T>> {
+        self.all_pages_told(path, query, |_, _| {}).await
+    }
+
+    /// [`Client::all_pages`], telling `progress` after each page how many records were read of
+    /// how many.
+    pub async fn all_pages_told<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &ListQuery,
+        mut progress: impl FnMut(usize, i64),
+    ) -> Result<Vec<T>> {
         let mut walks = Vec::new();
         for _ in 0..super::pages::WALKS {
-            let walk = self.walk(path, query).await?;
-            let steady = walk.steady;
-            walks.push(walk);
-            if steady {
+            let walk = self.walk(path, query, &mut progress).await?;
+            // A walk over a list that held still is the list: the others are not needed.
+            if walk.steady {
+                walks = vec![walk];
                 break;
             }
+            walks.push(walk);
         }
         super::pages::merged(walks)
             .into_iter()
@@ -339,7 +351,12 @@ impl Client {
     }
 
     /// One walk over every page of a list with the largest page size.
-    async fn walk(&self, path: &str, query: &ListQuery) -> Result<super::pages::Walk> {
+    async fn walk(
+        &self,
+        path: &str,
+        query: &ListQuery,
+        progress: &mut impl FnMut(usize, i64),
+    ) -> Result<super::pages::Walk> {
         let mut walk = super::pages::Walk::default();
         let mut page = 1;
         loop {
@@ -349,7 +366,9 @@ impl Client {
                 filters: query.filters.clone(),
             };
             let env: ListEnvelope<serde_json::Value> = self.get(path, &q).await?;
-            if !walk.add(env.list, env.paging.total) {
+            let more = walk.add(env.list, env.paging.total);
+            progress(walk.len(), env.paging.total);
+            if !more {
                 return Ok(walk);
             }
             page += 1;

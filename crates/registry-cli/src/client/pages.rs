@@ -3,8 +3,9 @@
 //! one of a page is read again on the next), and one archived before the walk's place moves them
 //! back (one is never read). A walk keeps each record once, by `_id`, and tells whether the list
 //! held still: its total the same on every page and as many records read. One that did not is
-//! walked again, up to [`WALKS`] times; the records of all the walks are kept, so a record that
-//! was there throughout is missed only if every walk missed it.
+//! walked again, up to [`WALKS`] times, until a walk holds still; when none does, the records of
+//! all the walks are kept, so a record that was there throughout is missed only if every walk
+//! missed it.
 
 use serde_json::Value;
 use std::collections::HashSet;
@@ -34,6 +35,11 @@ fn key(record: &Value) -> String {
 }
 
 impl Walk {
+    /// How many records the walk read.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
     /// Adds a page whose envelope said `total`: whether there are more pages to read.
     pub fn add(&mut self, page: Vec<Value>, total: i64) -> bool {
         let first_total = *self.total.get_or_insert(total);
@@ -47,12 +53,12 @@ impl Walk {
                 repeated = true;
             }
         }
+        // A record read twice: the list moved on under the pages. The walk goes on to its end
+        // (to an empty page when records were created meanwhile), and another follows.
         self.changed |= repeated || total != first_total;
         let read = self.records.len() as i64;
-        // A record read twice: the list moved on under the pages; the rest is for another walk.
-        let more = !empty && read < total && !repeated;
         self.steady = !self.changed && read == total;
-        more
+        !empty && read < total
     }
 }
 
@@ -125,9 +131,16 @@ mod tests {
 
     #[test]
     fn a_record_created_meanwhile_is_not_read_twice() {
-        // `f` created after the first page: `d` comes again at the head of the second.
-        let walk = walked(&[(&["e", "d"], 5), (&["d", "c"], 6), (&["b", "a"], 6)]);
+        // `f` created after the first page: `d` comes again at the head of the second. The walk
+        // reads on to its end, an empty page.
+        let walk = walked(&[
+            (&["e", "d"], 5),
+            (&["d", "c"], 6),
+            (&["b", "a"], 6),
+            (&[], 6),
+        ]);
         assert!(!walk.steady);
+        assert_eq!(walk.records.len(), 5);
         let again = walked(&[(&["f", "e"], 6), (&["d", "c"], 6), (&["b", "a"], 6)]);
         assert!(again.steady);
         assert_eq!(

@@ -65,24 +65,13 @@ pub async fn run(ctx: &Ctx, a: ExportArgs) -> Result<(), Fail> {
         refuse_to_overwrite(path, a.force)?;
     }
     let bar = output::progress_bar(0, "facilities");
-    let mut all: Vec<Facility> = Vec::new();
-    let mut page = 1;
-    loop {
-        let q = ListQuery {
-            page_num: Some(page),
-            page_size: Some(registry_client::MAX_PAGE_SIZE),
-            filters: Vec::new(),
-        };
-        let env = ctx.client.facilities(&q).await?;
-        bar.set_length(env.paging.total as u64);
-        let got = env.list.len();
-        all.extend(env.list);
-        bar.set_position(all.len() as u64);
-        if got == 0 || all.len() as i64 >= env.paging.total {
-            break;
-        }
-        page += 1;
-    }
+    let all: Vec<Facility> = ctx
+        .client
+        .all_pages_told("/facilities", &ListQuery::default(), |read, total| {
+            bar.set_length(total as u64);
+            bar.set_position(read as u64);
+        })
+        .await?;
     bar.finish_and_clear();
     let out: Box<dyn std::io::Write> = match &file {
         Some(path) => Box::new(std::fs::File::create(path)?),
