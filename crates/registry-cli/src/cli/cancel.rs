@@ -34,6 +34,16 @@ pub fn report(report: impl Fn() -> String + Send + Sync + 'static) {
     }
 }
 
+/// The `-o json` envelope of a cancelled command (`Fail::Cancelled`'s).
+pub fn envelope() -> registry_core::ErrorBody {
+    registry_core::ErrorBody {
+        message: "Cancelled.".into(),
+        code: "cancelled".into(),
+        errors: None,
+        id: None,
+    }
+}
+
 /// Files a cancellation removes: what a command writes before it is whole (a download's
 /// `.part`).
 static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -80,17 +90,7 @@ pub fn finish(json: bool) -> ! {
     }
     say();
     if json && !super::output::stdout_written() {
-        // In the order of every other envelope (`Fail::envelope`).
-        #[derive(serde::Serialize)]
-        struct Envelope {
-            message: &'static str,
-            code: &'static str,
-        }
-        let envelope = Envelope {
-            message: "Cancelled.",
-            code: "cancelled",
-        };
-        let _ = super::output::print_json(&envelope);
+        let _ = super::output::print_json(&envelope());
     }
     let _ = std::io::stdout().flush();
     std::process::exit(CANCELLED.into());

@@ -189,7 +189,7 @@ impl Fail {
             Fail::Rejected(m) => made("rejected", m.clone(), None),
             Fail::NotFound(m) => made("not_found", m.clone(), None),
             Fail::Other(e) => made("error", format!("{e:#}"), None),
-            Fail::Cancelled => made("cancelled", "Cancelled.".to_owned(), None),
+            Fail::Cancelled => cancel::envelope(),
             Fail::Hinted(inner, _) | Fail::Relabelled(inner, _) => inner.envelope(),
         }
     }
